@@ -1,0 +1,53 @@
+"""Input checks shared by the public functions.
+
+Each helper raises :class:`ValueError` whose message starts with the name of the
+offending argument, so that a user (or the command line) sees exactly what to fix.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def as_float_array(x, name: str, *, min_ndim: int = 0) -> np.ndarray:
+    """Return ``x`` as a float array, rejecting NaN and too few dimensions."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected numbers, got {type(x).__name__}") from exc
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got shape {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name}: contains NaN")
+    return arr
+
+
+def as_sample(x, name: str = "x", *, min_n: int = 1) -> np.ndarray:
+    """A sample array whose last axis is the sample axis, with at least ``min_n`` values."""
+    arr = as_float_array(x, name, min_ndim=1)
+    if arr.shape[-1] < min_n:
+        raise ValueError(f"{name}: the last (sample) axis needs at least {min_n} value(s), got shape {arr.shape}")
+    if np.isinf(arr).any():
+        raise ValueError(f"{name}: contains infinite values")
+    return arr
+
+
+def check_alpha(alpha, name: str = "alpha") -> float:
+    """A significance level strictly inside (0, 1)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < float(alpha) < 1.0:
+        raise ValueError(f"{name}: must be a number strictly between 0 and 1, got {alpha!r}")
+    return float(alpha)
+
+
+def check_positive(value, name: str, *, integer: bool = False, allow_zero: bool = False):
+    """A positive (or non-negative) scalar, optionally an integer."""
+    ok_type = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, ok_type):
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name}: must be {kind}, got {value!r}")
+    if (value < 0) if allow_zero else (value <= 0):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name}: must be {bound}, got {value!r}")
+    return value

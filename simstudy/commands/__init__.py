@@ -1,0 +1,6 @@
+"""Sub-commands of the ``simstudy`` command line; each module has ``register(subparsers)``."""
+
+COMMAND_MODULES = (
+    "simstudy.commands.replication_probability",
+    "simstudy.commands.engine",
+)

@@ -1,0 +1,1 @@
+"""Study declarations: one module per published study (see :mod:`simstudy.engine`)."""
