@@ -1,0 +1,64 @@
+"""Resampling designs: which cases train and which test in each fold.
+
+Splitting is separate from fitting and testing so that every learner and every
+significance test of one replication sees the same folds (common random numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_positive
+
+__all__ = ["stratified_fold_ids", "repeated_fold_ids", "folds"]
+
+
+def stratified_fold_ids(y, n_folds: int, rng) -> np.ndarray:
+    """Assign each case to one of ``n_folds`` folds, stratified by class.
+
+    Cases of each class are shuffled and dealt to the folds in turn, starting the
+    deal of each class where the previous class stopped, so fold sizes differ by
+    at most one overall and class counts per fold by at most one.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Class labels.
+    n_folds : int
+        Number of folds, 2 <= n_folds <= n.
+    rng : numpy Generator or seed
+
+    Returns
+    -------
+    ndarray of shape (n,), int
+        Fold index of every case.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y: expected a 1-d array of labels, got shape {y.shape}")
+    check_positive(n_folds, "n_folds", integer=True)
+    if n_folds < 2 or n_folds > y.shape[0]:
+        raise ValueError(f"n_folds: must be between 2 and the number of cases ({y.shape[0]}), got {n_folds}")
+    rng = np.random.default_rng(rng)
+    fold = np.empty(y.shape[0], dtype=np.int64)
+    start = 0
+    for label in np.unique(y):
+        idx = np.flatnonzero(y == label)
+        idx = idx[rng.permutation(idx.shape[0])]
+        fold[idx] = (start + np.arange(idx.shape[0])) % n_folds
+        start = (start + idx.shape[0]) % n_folds
+    return fold
+
+
+def repeated_fold_ids(y, n_runs: int, n_folds: int, rng) -> np.ndarray:
+    """Fold ids of ``n_runs`` independent stratified partitions: shape (n_runs, n)."""
+    check_positive(n_runs, "n_runs", integer=True)
+    rng = np.random.default_rng(rng)
+    return np.stack([stratified_fold_ids(y, n_folds, rng) for _ in range(n_runs)])
+
+
+def folds(fold_ids):
+    """Yield ``(train_index, test_index)`` for each fold of one partition."""
+    fold_ids = np.asarray(fold_ids)
+    for f in range(int(fold_ids.max()) + 1):
+        yield np.flatnonzero(fold_ids != f), np.flatnonzero(fold_ids == f)
