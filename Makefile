@@ -1,12 +1,17 @@
 # simstudy: every target sets up its own virtual environment on first use.
+#   make study1            Berrar study 1 at the quick profile (PROFILE=smoke|quick|paper, JOBS=N)
+#   make test              the test suite (make test-slow: the slow statistical checks)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+SIMSTUDY := $(VENV)/bin/simstudy
 PROFILE ?= quick
 JOBS ?= 2
+RESULTS ?= results
 STAMP := $(VENV)/.installed
+FIG := $(PY) figures
 
-.PHONY: setup test test-slow clean
+.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +26,41 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
+
+# Berrar's four studies: simulate (resumable), compare with the paper, draw the figures.
+define berrar_study
+	$(SIMSTUDY) run berrar$(1) --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/berrar$(1)/$(PROFILE)
+	$(SIMSTUDY) compare berrar$(1) --profile $(PROFILE) --out $(RESULTS)/berrar$(1)/$(PROFILE)
+endef
+
+study1: $(STAMP)
+	$(call berrar_study,1)
+	$(PY) figures/figure9.py --profile $(PROFILE) --results $(RESULTS)
+	$(PY) figures/figure10.py --profile $(PROFILE) --results $(RESULTS)
+
+study2: $(STAMP)
+	$(call berrar_study,2)
+	$(PY) figures/figure11.py --profile $(PROFILE) --results $(RESULTS)
+	$(PY) figures/figure12.py --profile $(PROFILE) --results $(RESULTS)
+
+study3: $(STAMP)
+	$(call berrar_study,3)
+	$(PY) figures/figure13.py --profile $(PROFILE) --results $(RESULTS)
+
+study4: $(STAMP)
+	$(call berrar_study,4)
+	$(PY) figures/figure14.py --profile $(PROFILE) --results $(RESULTS)
+
+# Table 1 of Berrar from whichever of the four studies are stored at PROFILE.
+table1-berrar: $(STAMP)
+	$(PY) figures/table1.py --profile $(PROFILE) --results $(RESULTS)
+
+berrar: study1 study2 study3 study4 table1-berrar figures
+
+# The analytic figures (no simulation): Berrar's Figures 2 and 4.
+figures: $(STAMP)
+	$(PY) figures/figure2.py --out $(RESULTS)/figures/analytic
+	$(PY) figures/figure4.py --out $(RESULTS)/figures/analytic
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

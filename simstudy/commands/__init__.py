@@ -3,4 +3,5 @@
 COMMAND_MODULES = (
     "simstudy.commands.replication_probability",
     "simstudy.commands.engine",
+    "simstudy.commands.compare",
 )
