@@ -1,0 +1,242 @@
+"""Learners that reproduce Weka 3.6's NaiveBayes and IB1 (Bouckaert 2004).
+
+Bouckaert (2004, Sec. 4) compares Weka's NaiveBayes, J48 and IB1.  The classes
+here follow Weka's algorithms, including its handling of missing values, so that
+per-fold predictions agree with Weka run on the same folds (see
+``benchmarks/learners_weka.md``).  Inputs: ``X`` float (n, p) with nominal
+attributes coded 0..k-1 and NaN for missing; ``nominal`` a boolean mask (or index
+list) of the nominal columns; ``y`` integer class codes 0..c-1.
+
+Both are scikit-learn compatible (``fit``/``predict``/``predict_proba``,
+``get_params``) without importing scikit-learn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import ndtr
+
+__all__ = ["WekaNaiveBayes", "IB1"]
+
+_DEFAULT_PRECISION = 0.01
+
+
+class _Base:
+    def __init__(self, nominal=None, n_categories=None, n_classes=None):
+        self.nominal = nominal
+        self.n_categories = n_categories
+        self.n_classes = n_classes
+
+    def get_params(self, deep=True):
+        return {"nominal": self.nominal, "n_categories": self.n_categories, "n_classes": self.n_classes}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    def _prepare(self, X, y):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2:
+            raise ValueError(f"X: expected a 2-d array, got shape {X.shape}")
+        y = np.asarray(y, dtype=float)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y: expected shape ({X.shape[0]},), got {y.shape}")
+        p = X.shape[1]
+        if self.nominal is None:
+            mask = np.zeros(p, dtype=bool)
+        else:
+            nom = np.asarray(self.nominal)
+            if nom.dtype == bool:
+                if nom.shape != (p,):
+                    raise ValueError(f"nominal: expected {p} flags, got shape {nom.shape}")
+                mask = nom.copy()
+            else:
+                mask = np.zeros(p, dtype=bool)
+                mask[nom.astype(int)] = True
+        ok = ~np.isnan(y)
+        if np.any((y[ok] < 0) | (y[ok] != np.round(y[ok]))):
+            raise ValueError("y: class values must be integer codes 0..c-1")
+        c = int(self.n_classes) if self.n_classes is not None else (int(y[ok].max()) + 1 if ok.any() else 1)
+        if ok.any() and y[ok].max() >= c:
+            raise ValueError(f"n_classes: {c} is smaller than the largest class code + 1")
+        ncat = np.zeros(p, dtype=int)
+        for j in np.flatnonzero(mask):
+            col = X[:, j][~np.isnan(X[:, j])]
+            if np.any((col < 0) | (col != np.round(col))):
+                raise ValueError(f"X: nominal column {j} must hold integer codes 0..k-1 or NaN")
+            given = None if self.n_categories is None else int(np.asarray(self.n_categories)[j])
+            ncat[j] = given if given is not None else (int(col.max()) + 1 if col.size else 1)
+        self.nominal_mask_ = mask
+        self.n_categories_ = ncat
+        self.n_classes_ = c
+        self.classes_ = np.arange(c)
+        self.n_features_in_ = p
+        return X, y
+
+    def _check_X(self, X):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X: expected shape (n, {self.n_features_in_}), got {X.shape}")
+        return X
+
+    def predict(self, X):
+        """Class codes; ties go to the lowest class code (Weka's ``Utils.maxIndex``)."""
+        return np.argmax(self.predict_proba(X), axis=1)
+
+
+class WekaNaiveBayes(_Base):
+    """Weka 3.6 ``weka.classifiers.bayes.NaiveBayes`` with default options.
+
+    * Class prior and nominal attributes: counts start at 1 (Laplace, Weka's
+      ``DiscreteEstimator(k, true)``), so P(a=v | c) = (n_cv + 1) / (n_c + k)
+      where n_c counts the class-c instances with ``a`` observed.
+    * Numeric attributes: Weka's ``NormalEstimator`` with precision
+      ``delta = (max - min) / (number of distinct values - 1)`` computed on all
+      training values of the attribute (0.01 if it has a single value).  Values are
+      rounded to multiples of ``delta``; per class the mean and the standard
+      deviation ``sqrt(|S2 - m S1| / W)`` are taken from the rounded values, the
+      deviation floored at ``delta / 6`` (and equal to ``delta / 6`` when the
+      estimate is below 1e-10 or the class has no values); the likelihood is the
+      normal probability of the interval ``x +- delta / 2`` around the rounded ``x``.
+    * Missing attribute values are skipped in training and prediction; training
+      instances with a missing class are dropped.
+    """
+
+    def fit(self, X, y):
+        X, y = self._prepare(X, y)
+        keep = ~np.isnan(y)
+        X, y = X[keep], y[keep].astype(int)
+        c = self.n_classes_
+        self.class_log_prior_ = np.log((np.bincount(y, minlength=c) + 1.0) / (y.size + c))
+        onehot = np.zeros((y.size, c))
+        onehot[np.arange(y.size), y] = 1.0
+        self.tables_ = {}
+        self.normals_ = {}
+        for j in range(X.shape[1]):
+            col = X[:, j]
+            obs = ~np.isnan(col)
+            if self.nominal_mask_[j]:
+                k = self.n_categories_[j]
+                counts = np.zeros((c, k)) + 1.0
+                np.add.at(counts, (y[obs], col[obs].astype(int)), 1.0)
+                self.tables_[j] = np.log(counts / counts.sum(axis=1, keepdims=True))
+            else:
+                vals = np.unique(col[obs])
+                prec = (vals[-1] - vals[0]) / (vals.size - 1) if vals.size > 1 else _DEFAULT_PRECISION
+                r = np.rint(col[obs] / prec) * prec
+                oh = onehot[obs]
+                w = oh.sum(axis=0)
+                s1 = r @ oh
+                s2 = (r * r) @ oh
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mean = np.where(w > 0, s1 / np.where(w > 0, w, 1), 0.0)
+                    sd = np.sqrt(np.abs(s2 - mean * s1) / np.where(w > 0, w, 1))
+                floor = prec / 6.0
+                sd = np.where((w > 0) & (sd > 1e-10), np.maximum(floor, sd), floor)
+                self.normals_[j] = (prec, mean, sd)
+        return self
+
+    def _joint_log(self, X):
+        X = self._check_X(X)
+        out = np.tile(self.class_log_prior_, (X.shape[0], 1))
+        for j, table in self.tables_.items():
+            col = X[:, j]
+            obs = ~np.isnan(col)
+            v = col[obs].astype(int)
+            if np.any((v < 0) | (v >= table.shape[1])):
+                raise ValueError(f"X: column {j} has a category code outside the training range")
+            out[obs] += table[:, v].T
+        for j, (prec, mean, sd) in self.normals_.items():
+            col = X[:, j]
+            obs = ~np.isnan(col)
+            r = (np.rint(col[obs] / prec) * prec)[:, None]
+            p = ndtr((r - mean + prec / 2) / sd) - ndtr((r - mean - prec / 2) / sd)
+            with np.errstate(divide="ignore"):
+                out[obs] += np.log(p)
+        return out
+
+    def predict_proba(self, X):
+        """Posterior class probabilities (rows of -inf log-likelihoods give uniform)."""
+        lj = self._joint_log(X)
+        m = lj.max(axis=1, keepdims=True)
+        bad = ~np.isfinite(m[:, 0])
+        m[bad] = 0.0
+        with np.errstate(invalid="ignore"):
+            e = np.exp(lj - m)
+        e[bad] = 1.0
+        return e / e.sum(axis=1, keepdims=True)
+
+
+class IB1(_Base):
+    """Weka 3.6 ``weka.classifiers.lazy.IB1``: one nearest neighbour.
+
+    Squared distance summed over attributes: nominal 0 if equal else 1 (1 if either
+    is missing); numeric on values scaled by the training range,
+    ``(x - min) / (max - min)`` (0 when the range is zero or the attribute was never
+    observed); if both values are missing the difference is 1, if one is missing it
+    is ``max(v, 1 - v)`` for the scaled other value ``v``.  Ties: the first
+    training instance.  Training instances with a missing class are dropped.
+
+    Weka's IB1 also widens the ranges with every instance it classifies
+    (``updateMinMax`` in ``classifyInstance``), so its predictions depend on the
+    order of the test instances; ``update_ranges_on_predict=True`` reproduces that
+    (test rows are then processed in order).
+    """
+
+    def __init__(self, nominal=None, n_categories=None, n_classes=None, update_ranges_on_predict=False):
+        super().__init__(nominal, n_categories, n_classes)
+        self.update_ranges_on_predict = update_ranges_on_predict
+
+    def get_params(self, deep=True):
+        return {**super().get_params(deep), "update_ranges_on_predict": self.update_ranges_on_predict}
+
+    def fit(self, X, y):
+        X, y = self._prepare(X, y)
+        keep = ~np.isnan(y)
+        self.X_ = X[keep]
+        self.y_ = y[keep].astype(int)
+        with np.errstate(all="ignore"):
+            self.min_ = np.where(np.isnan(X).all(axis=0), np.nan, np.nanmin(np.where(np.isnan(X), np.inf, X), axis=0))
+            self.max_ = np.where(np.isnan(X).all(axis=0), np.nan, np.nanmax(np.where(np.isnan(X), -np.inf, X), axis=0))
+        return self
+
+    def _distances(self, x, lo, hi):
+        A = self.X_
+        nom = self.nominal_mask_
+        d = np.zeros(A.shape[0])
+        if nom.any():
+            a, b = A[:, nom], x[nom]
+            diff = (a != b) | np.isnan(a) | np.isnan(b)
+            d += diff.sum(axis=1)
+        num = ~nom
+        if num.any():
+            rng = hi[num] - lo[num]
+            ok = np.isfinite(rng) & (rng != 0)
+            safe = np.where(ok, rng, 1.0)
+            sa = np.where(ok, (A[:, num] - lo[num]) / safe, 0.0)
+            sb = np.where(ok, (x[num] - lo[num]) / safe, 0.0)
+            ma, mb = np.isnan(A[:, num]), np.isnan(x[num])
+            sa = np.where(ma, np.nan, sa)
+            sb = np.where(mb, np.nan, sb)
+            one = np.where(ma, sb, sa)
+            one = np.maximum(one, 1.0 - one)
+            diff = np.where(ma & mb, 1.0, np.where(ma | mb, one, sa - sb))
+            d += (diff * diff).sum(axis=1)
+        return d
+
+    def predict_proba(self, X):
+        """One-hot rows for the nearest training instance's class."""
+        X = self._check_X(X)
+        out = np.zeros((X.shape[0], self.n_classes_))
+        lo, hi = self.min_.copy(), self.max_.copy()
+        for i, x in enumerate(X):
+            if self.update_ranges_on_predict:
+                num = ~self.nominal_mask_ & ~np.isnan(x)
+                lo[num] = np.where(np.isnan(lo[num]), x[num], np.minimum(lo[num], x[num]))
+                hi[num] = np.where(np.isnan(hi[num]), x[num], np.maximum(hi[num], x[num]))
+            if self.y_.size == 0:
+                out[i] = 1.0 / self.n_classes_
+                continue
+            out[i, self.y_[int(np.argmin(self._distances(x, lo, hi)))]] = 1.0
+        return out
