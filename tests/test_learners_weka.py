@@ -1,0 +1,126 @@
+import os
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simstudy.learners.weka import IB1, WekaNaiveBayes
+
+# weather.nominal (Weka examples): outlook, temperature, humidity, windy -> play (yes=0, no=1)
+WEATHER = np.array([
+    [0, 0, 0, 0, 1], [0, 0, 0, 1, 1], [1, 0, 0, 0, 0], [2, 1, 0, 0, 0], [2, 2, 1, 0, 0],
+    [2, 2, 1, 1, 1], [1, 2, 1, 1, 0], [0, 1, 0, 0, 1], [0, 2, 1, 0, 0], [2, 1, 1, 0, 0],
+    [0, 1, 1, 1, 0], [1, 1, 0, 1, 0], [1, 0, 1, 0, 0], [2, 1, 0, 1, 1]], dtype=float)
+
+
+def test_nb_laplace_by_hand():
+    X, y = WEATHER[:, :4], WEATHER[:, 4]
+    m = WekaNaiveBayes(nominal=[True] * 4).fit(X, y)
+    # P(yes) = (9+1)/(14+2); P(outlook=sunny|yes) = (2+1)/(9+3); P(sunny|no) = (3+1)/(5+3)
+    np.testing.assert_allclose(np.exp(m.class_log_prior_), [10 / 16, 6 / 16])
+    np.testing.assert_allclose(np.exp(m.tables_[0][:, 0]), [3 / 12, 4 / 8])
+    x = np.array([[0, 2, 0, 1]])  # sunny, cool, high, true
+    py = 10 / 16 * 3 / 12 * 4 / 12 * 4 / 11 * 4 / 11
+    pn = 6 / 16 * 4 / 8 * 2 / 8 * 5 / 7 * 4 / 7
+    np.testing.assert_allclose(m.predict_proba(x)[0], [py / (py + pn), pn / (py + pn)])
+    assert m.predict(x)[0] == 1
+
+
+def test_nb_missing_values_ignored():
+    X, y = WEATHER[:, :4].copy(), WEATHER[:, 4]
+    m = WekaNaiveBayes(nominal=[True] * 4).fit(X, y)
+    x = np.array([[0, np.nan, np.nan, np.nan]])
+    py, pn = 10 / 16 * 3 / 12, 6 / 16 * 4 / 8
+    np.testing.assert_allclose(m.predict_proba(x)[0, 0], py / (py + pn))
+    X[0, 0] = np.nan  # a missing training value is not counted
+    m2 = WekaNaiveBayes(nominal=[True] * 4).fit(X, y)
+    np.testing.assert_allclose(np.exp(m2.tables_[0][1, 0]), 3 / 7)
+
+
+def test_nb_numeric_precision_and_constant_attribute():
+    X = np.array([[1.0, 5.0], [2.0, 5.0], [4.0, 5.0], [5.0, 5.0]])
+    y = np.array([0, 0, 1, 1])
+    m = WekaNaiveBayes().fit(X, y)
+    prec, mean, sd = m.normals_[0]
+    assert prec == pytest.approx(4 / 3)  # (max - min) / (distinct - 1)
+    prec1, _, sd1 = m.normals_[1]
+    assert prec1 == 0.01 and np.allclose(sd1, 0.01 / 6)  # constant: default precision, floor sd
+    assert m.predict(X).tolist() == [0, 0, 1, 1]
+    assert np.all(np.isfinite(m.predict_proba(X)))
+
+
+def test_single_class():
+    X = np.array([[0.0, 1.2], [1.0, 3.4]])
+    y = np.array([0, 0])
+    for m in (WekaNaiveBayes(nominal=[True, False]), IB1(nominal=[True, False])):
+        assert m.fit(X, y).predict(X).tolist() == [0, 0]
+
+
+def test_ib1_scaling_missing_and_ties():
+    X = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 100.0]])
+    y = np.array([0, 1, 2])
+    m = IB1().fit(X, y)
+    # scaled: (0,0), (1,0), (0,1); query (0.4, 0.5) scaled -> (0.04, 0.005)
+    assert m.predict([[0.4, 0.5]]).tolist() == [0]
+    # equidistant from rows 1 and 2 -> the first of them
+    assert m.predict([[5.0, 50.0]]).tolist() == [0]
+    assert m.predict([[10.0, 100.0]]).tolist() == [1]
+    # missing query value: difference max(v, 1 - v) of the other's scaled value
+    assert m.predict([[np.nan, 100.0]]).tolist() == [2]
+    n = IB1(nominal=[True]).fit(np.array([[0.0], [1.0]]), np.array([1, 0]))
+    assert n.predict([[np.nan], [1.0]]).tolist() == [1, 0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_determinism_and_probabilities(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(30, 4)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 3] = rng.normal(size=30)
+    y = rng.integers(0, 2, size=30)
+    nom = [True, True, True, False]
+    for cls in (WekaNaiveBayes, IB1):
+        a = cls(nominal=nom, n_categories=[3, 3, 3, 0]).fit(X, y)
+        b = cls(nominal=nom, n_categories=[3, 3, 3, 0]).fit(X.copy(), y.copy())
+        pa = a.predict_proba(X)
+        np.testing.assert_array_equal(pa, b.predict_proba(X))
+        np.testing.assert_allclose(pa.sum(axis=1), 1.0)
+
+
+def test_ib1_training_points_recovered():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 3, size=40)
+    assert IB1().fit(X, y).predict(X).tolist() == y.tolist()
+
+
+def test_invalid_input():
+    with pytest.raises(ValueError, match="^X"):
+        WekaNaiveBayes().fit(np.zeros(3), [0, 1, 0])
+    with pytest.raises(ValueError, match="^y"):
+        WekaNaiveBayes().fit(np.zeros((3, 1)), [0, 1])
+    with pytest.raises(ValueError, match="^X"):
+        WekaNaiveBayes(nominal=[True]).fit(np.array([[0.5], [1.0]]), [0, 1])
+
+
+HAVE_WEKA = shutil.which("java") is not None and os.path.exists("/usr/share/java/weka.jar")
+
+
+@pytest.mark.needs_weka
+@pytest.mark.skipif(not HAVE_WEKA, reason="java or /usr/share/java/weka.jar missing")
+@pytest.mark.parametrize("name", ["vote", "iris"])
+def test_cross_check_against_weka(name):
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
+    import crosscheck
+
+    path = os.path.join(crosscheck.EXAMPLES, name + ".arff")
+    if not os.path.exists(path):
+        pytest.skip("weka examples not installed")
+    from simstudy.data import read_arff
+
+    rows = crosscheck.crosscheck(read_arff(path), n_folds=3)
+    assert sum(r[4] for r in rows) == 0
