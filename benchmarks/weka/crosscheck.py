@@ -7,6 +7,7 @@ Prints, per data set, learner and fold: Weka's accuracy, ours, and the number of
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,9 +28,9 @@ def weka_predictions(cls, train, test):
                          capture_output=True, text=True, check=True).stdout
     preds = []
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) >= 3 and parts[0].isdigit() and ":" in parts[2]:
-            preds.append(int(parts[2].split(":")[0]) - 1)
+        codes = re.findall(r"\s(\d+):", " " + line)
+        if len(codes) >= 2 and line.split()[0].isdigit():
+            preds.append(int(codes[1]) - 1)  # inst#, actual, predicted (labels may hold spaces)
     return np.array(preds)
 
 
