@@ -1,0 +1,405 @@
+"""Learners that reproduce the R defaults used by Berrar (e1071 and randomForest).
+
+Berrar (2017, Sec. 4; Algorithms 2-4) compares naive Bayes, a support vector
+machine and a random forest, all fitted in R with their package defaults:
+
+* e1071 ``naiveBayes``: one Gaussian per class and feature, the mean and the
+  standard deviation from R's ``mean`` and ``sd`` (ddof = 1), no smoothing;
+  ``predict.naiveBayes`` replaces a standard deviation ``<= eps`` (0) and a
+  density ``<= eps`` by ``threshold`` (0.001) and takes the class with the
+  largest ``log(count) + sum(log density)``.
+* e1071 ``svm``: C-classification with libsvm, radial kernel, cost 1,
+  ``gamma = 1/ncol(x)``, tolerance 0.001, shrinking on, and every input column
+  centred and divided by its training standard deviation (``scale = TRUE``).
+* ``randomForest``: 500 trees grown on bootstrap samples of size n, Gini splits
+  on ``mtry = floor(sqrt(p))`` candidate features per node, nodes split down to
+  size 1 (``nodesize = 1``), majority vote with ties broken at random.
+
+The classes are scikit-learn estimators (``fit``/``predict``/``score``,
+``get_params``/``set_params``, ``clone``-able).  :class:`E1071SVC` and
+:class:`RandomForestR` delegate to scikit-learn's compiled libsvm and tree code;
+the agreement with R measured on Berrar's data is recorded in
+``benchmarks/learners_r.md``.  :func:`naive_bayes_predict_batch` fits and
+applies e1071's naive Bayes to a whole stack of equally shaped problems at once
+(e.g. data set i of every replication of Algorithm 2).
+
+References
+----------
+D. Berrar (2017). Confidence curves: an alternative to null hypothesis
+significance testing for the comparison of classifiers. Machine Learning 106,
+911-949 (Algorithms 2-4 and Sec. 4).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+__all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch"]
+
+_BACKENDS = ("sklearn", "intelex")
+# R's M_1_SQRT_2PI, used by dnorm().
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _check_Xy(X, y):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-d array (n_cases, n_features), got shape {X.shape}")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X: needs at least one case and one feature, got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError("X: contains NaN or infinite values")
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y: expected shape ({X.shape[0]},), got {y.shape}")
+    return X, y
+
+
+def _check_X(estimator, X):
+    if not hasattr(estimator, "classes_"):
+        raise ValueError(f"X: {type(estimator).__name__} is not fitted yet; call fit first")
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X: expected shape (n, {estimator.n_features_in_}), got {X.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError("X: contains NaN or infinite values")
+    return X
+
+
+def _check_backend(backend):
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend: must be one of {_BACKENDS}, got {backend!r}")
+
+
+# --------------------------------------------------------------------------- naive Bayes
+
+
+def _nb_tables(X, onehot):
+    """Class counts, means and sds (ddof = 1) over the case axis -2; leading axes kept."""
+    counts = onehot.sum(axis=-2)  # (..., c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.einsum("...nc,...np->...cp", onehot, X) / counts[..., :, None]
+        # Two-pass sum of squares, as R's var(): sum((x - mean)^2) / (n - 1).
+        centred = X[..., :, None, :] - means[..., None, :, :]  # (..., n, c, p)
+        ss = np.einsum("...nc,...ncp->...cp", onehot, centred * centred)
+        sds = np.sqrt(ss / (counts[..., :, None] - 1.0))
+    # R's sd() of one value is NA and of none is NA too.
+    sds = np.where(counts[..., :, None] >= 2, sds, np.nan)
+    return counts, means, sds
+
+
+def _nb_log_scores(Xt, counts, means, sds, threshold, eps):
+    """e1071's predict.naiveBayes: log(apriori) + sum over features of log(density)."""
+    sds = np.where(sds <= eps, threshold, sds)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        z = (Xt[..., :, None, :] - means[..., None, :, :]) / sds[..., None, :, :]  # (..., m, c, p)
+        dens = _INV_SQRT_2PI * np.exp(-0.5 * z * z) / sds[..., None, :, :]
+        dens = np.where(dens <= eps, threshold, dens)
+        scores = np.log(counts)[..., None, :] + np.log(dens).sum(axis=-1)
+    # which.max() skips NA: a class whose score is NaN (one training case, sd = NA) never wins.
+    return np.where(np.isnan(scores), -np.inf, scores)
+
+
+def naive_bayes_predict_batch(X_train, y_train, X_test, *, n_classes=2, threshold=0.001, eps=0.0):
+    """Fit e1071's naive Bayes on a stack of problems and predict their test sets.
+
+    Parameters
+    ----------
+    X_train : array (..., n, p)
+        Training inputs; the leading axes index independent problems of equal shape.
+    y_train : int array (..., n)
+        Class codes 0 .. n_classes - 1.
+    X_test : array (..., m, p)
+        Test inputs, leading axes as ``X_train``.
+    n_classes : int
+        Number of classes c.
+    threshold, eps : float
+        As in e1071's ``predict.naiveBayes``: standard deviations and densities
+        ``<= eps`` are replaced by ``threshold``.
+
+    Returns
+    -------
+    int array (..., m)
+        Predicted class codes: the class maximising ``log(count) + sum(log density)``
+        (Berrar 2017, Sec. 4, e1071 defaults); ties go to the lowest code (R's
+        ``which.max``).  A class absent from a problem's training set is never
+        predicted; if no class has a finite score the prediction is 0.
+    """
+    X_train = np.asarray(X_train, dtype=float)
+    X_test = np.asarray(X_test, dtype=float)
+    y_train = np.asarray(y_train)
+    if X_train.ndim < 2:
+        raise ValueError(f"X_train: expected shape (..., n, p), got {X_train.shape}")
+    if X_test.ndim != X_train.ndim or X_test.shape[:-2] != X_train.shape[:-2] or X_test.shape[-1] != X_train.shape[-1]:
+        raise ValueError(f"X_test: expected shape {X_train.shape[:-2]} + (m, {X_train.shape[-1]}), got {X_test.shape}")
+    if y_train.shape != X_train.shape[:-1]:
+        raise ValueError(f"y_train: expected shape {X_train.shape[:-1]}, got {y_train.shape}")
+    if not (np.isfinite(X_train).all() and np.isfinite(X_test).all()):
+        raise ValueError("X_train: X_train and X_test must be finite")
+    if y_train.size and (y_train.min() < 0 or y_train.max() >= n_classes):
+        raise ValueError(f"y_train: class codes must lie in 0..{n_classes - 1}")
+    onehot = (y_train[..., None] == np.arange(n_classes)).astype(float)
+    counts, means, sds = _nb_tables(X_train, onehot)
+    scores = _nb_log_scores(X_test, counts, means, sds, threshold, eps)
+    return scores.argmax(axis=-1)
+
+
+class E1071NaiveBayes(ClassifierMixin, BaseEstimator):
+    """Gaussian naive Bayes as R's ``e1071::naiveBayes`` with ``predict`` defaults.
+
+    Parameters
+    ----------
+    threshold : float, default 0.001
+        Replaces standard deviations and densities ``<= eps`` (e1071's ``threshold``).
+    eps : float, default 0
+        e1071's ``eps``.
+
+    Notes
+    -----
+    Differences from scikit-learn's ``GaussianNB``: the standard deviation has
+    ddof = 1 and no variance smoothing; a constant feature within a class has
+    sd 0, which e1071 replaces by 0.001, so a test value off that constant gets
+    a density of (almost) 0, replaced by 0.001 again.  Class priors are the
+    training counts (e1071's ``apriori``).  A class with one training case has
+    sd NA in R, so its score is NA and ``which.max`` never picks it; we do the
+    same.  With one class in the training data every prediction is that class.
+    Berrar (2017, Sec. 4) used these defaults in studies 1 and 2.
+    """
+
+    def __init__(self, threshold=0.001, eps=0.0):
+        self.threshold = threshold
+        self.eps = eps
+
+    def fit(self, X, y):
+        X, y = _check_Xy(X, y)
+        if not (np.isfinite(self.threshold) and self.threshold > 0):
+            raise ValueError(f"threshold: must be a positive number, got {self.threshold!r}")
+        if not (np.isfinite(self.eps) and self.eps >= 0):
+            raise ValueError(f"eps: must be a number >= 0, got {self.eps!r}")
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_features_in_ = X.shape[1]
+        onehot = (codes[:, None] == np.arange(self.classes_.size)).astype(float)
+        self.class_count_, self.theta_, self.sd_ = _nb_tables(X, onehot)
+        return self
+
+    def _log_scores(self, X):
+        X = _check_X(self, X)
+        return _nb_log_scores(X, self.class_count_, self.theta_, self.sd_, self.threshold, self.eps)
+
+    def predict(self, X):
+        """Class with the largest ``log(count) + sum(log density)`` (ties: first class)."""
+        return self.classes_[self._log_scores(X).argmax(axis=1)]
+
+    def predict_proba(self, X):
+        """Posterior probabilities as e1071's ``type = "raw"``."""
+        s = self._log_scores(X)
+        s = s - s.max(axis=1, keepdims=True)
+        p = np.exp(s)
+        return p / p.sum(axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------------------- SVM
+
+
+class E1071SVC(ClassifierMixin, BaseEstimator):
+    """Support vector classifier with the defaults of R's ``e1071::svm``.
+
+    Parameters
+    ----------
+    cost : float, default 1
+        C of C-classification.
+    gamma : float or None, default None
+        Radial kernel parameter; None means ``1 / n_features`` (e1071's default).
+    scale : bool, default True
+        Centre and scale every input column by its training mean and standard
+        deviation (ddof = 1), as e1071's ``scale = TRUE``.  As in e1071, if any
+        column is constant in the training data, no column is scaled (e1071 warns;
+        we record it in ``scaled_`` instead).
+    tol : float, default 0.001
+        libsvm stopping tolerance (e1071's ``tolerance``).
+    shrinking : bool, default True
+    cache_size : float, default 40
+        Kernel cache in MB (e1071's ``cachesize``); affects speed only.
+    backend : {"sklearn", "intelex"}
+        ``"sklearn"``: scikit-learn's bundled libsvm (the same solver as e1071).
+        ``"intelex"``: ``sklearnex.svm.SVC`` from scikit-learn-intelex (optional).
+
+    Notes
+    -----
+    Berrar (2017, Sec. 4) used these defaults in all four studies.  With one
+    class in the training data libsvm cannot be fitted; every prediction is then
+    that class and ``decision_function`` is 0.
+    """
+
+    def __init__(self, cost=1.0, gamma=None, scale=True, tol=0.001, shrinking=True, cache_size=40.0, backend="sklearn"):
+        self.cost = cost
+        self.gamma = gamma
+        self.scale = scale
+        self.tol = tol
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.backend = backend
+
+    def _svc(self, gamma):
+        if self.backend == "intelex":
+            from sklearnex.svm import SVC
+        else:
+            from sklearn.svm import SVC
+        return SVC(C=self.cost, kernel="rbf", gamma=gamma, tol=self.tol, shrinking=self.shrinking,
+                   cache_size=self.cache_size)
+
+    def fit(self, X, y):
+        X, y = _check_Xy(X, y)
+        _check_backend(self.backend)
+        if not (np.isfinite(self.cost) and self.cost > 0):
+            raise ValueError(f"cost: must be a positive number, got {self.cost!r}")
+        if self.gamma is not None and not (np.isfinite(self.gamma) and self.gamma > 0):
+            raise ValueError(f"gamma: must be None or a positive number, got {self.gamma!r}")
+        self.classes_ = np.unique(y)
+        self.n_features_in_ = X.shape[1]
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+        self.center_ = np.zeros(X.shape[1])
+        self.scale_ = np.ones(X.shape[1])
+        self.scaled_ = False
+        if self.scale and X.shape[0] >= 2:
+            sd = X.std(axis=0, ddof=1)
+            if np.all(sd > 0):
+                self.center_ = X.mean(axis=0)
+                self.scale_ = sd
+                self.scaled_ = True
+        if self.classes_.size < 2:
+            self.svc_ = None
+            return self
+        self.svc_ = self._svc(self.gamma_).fit((X - self.center_) / self.scale_, y)
+        return self
+
+    def decision_function(self, X):
+        X = _check_X(self, X)
+        if self.svc_ is None:
+            return np.zeros(X.shape[0])
+        return self.svc_.decision_function((X - self.center_) / self.scale_)
+
+    def predict(self, X):
+        X = _check_X(self, X)
+        if self.svc_ is None:
+            return np.repeat(self.classes_, X.shape[0])
+        return self.svc_.predict((X - self.center_) / self.scale_)
+
+
+# --------------------------------------------------------------------------- random forest
+
+
+class RandomForestR(ClassifierMixin, BaseEstimator):
+    """Random forest with the defaults of R's ``randomForest`` (classification).
+
+    Parameters
+    ----------
+    n_estimators : int, default 500
+        ``ntree``.
+    mtry : int or None, default None
+        Candidate features per split; None means ``floor(sqrt(p))``.
+    nodesize : int, default 1
+        Nodes with at most ``nodesize`` cases are not split (``min_samples_split
+        = nodesize + 1`` in scikit-learn).
+    backend : {"sklearn", "intelex"}
+        ``"sklearn"``: scikit-learn's exact (best-split) trees.  ``"intelex"``:
+        ``sklearnex.ensemble.RandomForestClassifier`` (optional package; its
+        split search differs, see ``benchmarks/learners_r.md``).
+    n_jobs : int or None
+        Threads for fitting and prediction; does not change the result.
+    random_state : None, int or numpy Generator
+        Seeds the bootstrap samples, the feature draws and the tie-breaking of
+        the vote.
+
+    Notes
+    -----
+    Each tree votes for one class (its leaf's majority class; leaves are pure
+    unless the training data have equal inputs with different labels) and the
+    forest predicts the majority of the votes; a tie is broken at random, as in
+    ``predict.randomForest``.  scikit-learn averages leaf probabilities instead,
+    which differs from the vote only when leaves are impure.  Berrar (2017,
+    Sec. 4) used these defaults in study 4.  R's and scikit-learn's random
+    streams differ, so agreement with R is in distribution (mean accuracy), not
+    per prediction.
+    """
+
+    def __init__(self, n_estimators=500, mtry=None, nodesize=1, backend="sklearn", n_jobs=None, random_state=None):
+        self.n_estimators = n_estimators
+        self.mtry = mtry
+        self.nodesize = nodesize
+        self.backend = backend
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        X, y = _check_Xy(X, y)
+        _check_backend(self.backend)
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators: must be a positive integer, got {self.n_estimators!r}")
+        if isinstance(self.nodesize, bool) or not isinstance(self.nodesize, (int, np.integer)) or self.nodesize < 1:
+            raise ValueError(f"nodesize: must be a positive integer, got {self.nodesize!r}")
+        p = X.shape[1]
+        mtry = max(1, int(math.floor(math.sqrt(p)))) if self.mtry is None else self.mtry
+        if isinstance(mtry, bool) or not isinstance(mtry, (int, np.integer)) or not 1 <= mtry <= p:
+            raise ValueError(f"mtry: must be None or an integer in 1..{p}, got {self.mtry!r}")
+        self.mtry_ = int(mtry)
+        rng = np.random.default_rng(self.random_state)
+        seed_forest, seed_vote = (int(s) for s in rng.integers(0, 2**31 - 1, size=2))
+        self._vote_seed = seed_vote
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_features_in_ = p
+        if self.classes_.size < 2:
+            self.forest_ = None
+            return self
+        if self.backend == "intelex":
+            from sklearnex.ensemble import RandomForestClassifier
+        else:
+            from sklearn.ensemble import RandomForestClassifier
+        self.forest_ = RandomForestClassifier(
+            n_estimators=int(self.n_estimators), criterion="gini", max_features=self.mtry_,
+            min_samples_split=int(self.nodesize) + 1, min_samples_leaf=1, bootstrap=True,
+            n_jobs=self.n_jobs, random_state=seed_forest,
+        ).fit(X, codes)
+        if self.backend == "sklearn":
+            # The class each leaf votes for, all trees concatenated, for one gather per prediction.
+            trees = [est.tree_ for est in self.forest_.estimators_]
+            self._leaf_class = np.concatenate([t.value[:, 0, :].argmax(axis=1) for t in trees])
+            self._leaf_offset = np.cumsum([0] + [t.node_count for t in trees[:-1]])
+        return self
+
+    def vote_counts(self, X):
+        """Number of trees voting for each class, shape (n_cases, n_classes)."""
+        X = _check_X(self, X)
+        if self.forest_ is None:
+            return np.full((X.shape[0], 1), self.n_estimators)
+        n_classes = self.classes_.size
+        counts = np.zeros((X.shape[0], n_classes), dtype=np.int64)
+        if self.backend == "sklearn":
+            leaves = self.forest_.apply(X)  # (n, n_trees), leaf index within each tree
+            votes = self._leaf_class[leaves + self._leaf_offset]
+            for k in range(n_classes):
+                counts[:, k] = (votes == k).sum(axis=1)
+        else:
+            # sklearnex trees are not exposed; the averaged leaf probabilities times
+            # the number of trees equal the votes when the leaves are pure.
+            proba = self.forest_.predict_proba(X)
+            counts[:] = np.rint(proba * self.n_estimators).astype(np.int64)
+        return counts
+
+    def predict(self, X):
+        """Majority vote of the trees, ties broken at random (``predict.randomForest``)."""
+        counts = self.vote_counts(X)
+        if self.forest_ is None:
+            return np.repeat(self.classes_, counts.shape[0])
+        rng = np.random.default_rng(self._vote_seed)
+        # Random tie-break: add uniform noise below one vote, then take the maximum.
+        noisy = counts + rng.random(counts.shape) * 0.5
+        return self.classes_[noisy.argmax(axis=1)]
+
+    def predict_proba(self, X):
+        """Fraction of trees voting for each class."""
+        counts = self.vote_counts(X)
+        return counts / counts.sum(axis=1, keepdims=True)
