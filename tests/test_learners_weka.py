@@ -124,3 +124,13 @@ def test_cross_check_against_weka(name):
 
     rows = crosscheck.crosscheck(read_arff(path), n_folds=3)
     assert sum(r[4] for r in rows) == 0
+
+
+def test_nb_likelihood_floor_breaks_underflow_as_weka():
+    # A value far from every class mean: each likelihood is floored at 1e-75 (Weka's
+    # NaiveBayes), so the other attribute still decides instead of a uniform posterior.
+    X = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 1.0], [1.1, 1.0], [1.2, 1.0]])
+    y = np.array([0, 0, 1, 1, 1])
+    m = WekaNaiveBayes(nominal=[False, True]).fit(X, y)
+    assert m.predict([[1e6, 0.0]]).tolist() == [0]
+    assert m.predict([[1e6, 1.0]]).tolist() == [1]

@@ -19,6 +19,7 @@ from scipy.special import ndtr
 __all__ = ["WekaNaiveBayes", "IB1"]
 
 _DEFAULT_PRECISION = 0.01
+_LIKELIHOOD_FLOOR = 1e-75  # Weka's NaiveBayes floors each attribute's likelihood here
 
 
 class _Base:
@@ -98,7 +99,8 @@ class WekaNaiveBayes(_Base):
       deviation ``sqrt(|S2 - m S1| / W)`` are taken from the rounded values, the
       deviation floored at ``delta / 6`` (and equal to ``delta / 6`` when the
       estimate is below 1e-10 or the class has no values); the likelihood is the
-      normal probability of the interval ``x +- delta / 2`` around the rounded ``x``.
+      normal probability of the interval ``x +- delta / 2`` around the rounded ``x``,
+      floored at 1e-75 as in Weka's ``distributionForInstance``.
     * Missing attribute values are skipped in training and prediction; training
       instances with a missing class are dropped.
     """
@@ -152,8 +154,7 @@ class WekaNaiveBayes(_Base):
             obs = ~np.isnan(col)
             r = (np.rint(col[obs] / prec) * prec)[:, None]
             p = ndtr((r - mean + prec / 2) / sd) - ndtr((r - mean - prec / 2) / sd)
-            with np.errstate(divide="ignore"):
-                out[obs] += np.log(p)
+            out[obs] += np.log(np.maximum(p, _LIKELIHOOD_FLOOR))
         return out
 
     def predict_proba(self, X):
