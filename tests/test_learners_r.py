@@ -1,0 +1,192 @@
+"""Tests of the learners with R's defaults (simstudy.learners.rdefaults).
+
+Layers: reference values from R (e1071 1.7-13, R call pasted next to the
+numbers), invariants (shapes, determinism, scaling on training data only,
+degenerate inputs), a property test, and a cross-check against Rscript on
+Berrar's data sets (``needs_r``; skipped without R, e1071 and randomForest).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+
+from simstudy.learners import E1071NaiveBayes, E1071SVC, RandomForestR, naive_bayes_predict_batch
+from simstudy.sources import berrar_cv_source
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "r"))
+import rbridge  # noqa: E402
+
+
+def _data(n=200, d=5, seed=0):
+    return berrar_cv_source(d).sample(n, seed)
+
+
+# --------------------------------------------------------------------- reference values
+
+
+def test_naive_bayes_matches_e1071_with_constant_class_feature():
+    # library(e1071); x <- data.frame(a=c(1,2,3,4,5,6), b=c(1,1,1,2,2,3)); y <- factor(c(0,0,0,1,1,1))
+    # m <- naiveBayes(x, y); xt <- data.frame(a=c(3.5,2,5), b=c(1,1.5,2))
+    # predict(m, xt, type="raw"); predict(m, xt)   -> 0 1 1
+    # (b is constant in class 0: sd 0 is replaced by threshold 0.001)
+    X = np.array([[1, 1], [2, 1], [3, 1], [4, 2], [5, 2], [6, 3]], dtype=float)
+    y = np.array([0, 0, 0, 1, 1, 1])
+    Xt = np.array([[3.5, 1], [2, 1.5], [5, 2]])
+    nb = E1071NaiveBayes().fit(X, y)
+    expected = np.array([[9.9987966561430386e-01, 0.00012033438569604974],
+                         [2.6963874037844615e-01, 0.73036125962155395985],
+                         [1.8992332441523349e-05, 0.99998100766755848579]])
+    np.testing.assert_allclose(nb.predict_proba(Xt), expected, rtol=1e-12)
+    np.testing.assert_array_equal(nb.predict(Xt), [0, 1, 1])
+
+
+# --------------------------------------------------------------------- invariants
+
+
+@pytest.mark.parametrize("est", [E1071NaiveBayes(), E1071SVC(), RandomForestR(n_estimators=20, random_state=1)])
+def test_shapes_clone_and_score(est):
+    X, y = _data()
+    fitted = clone(est).fit(X[:150], y[:150])
+    pred = fitted.predict(X[150:])
+    assert pred.shape == (50,)
+    assert set(np.unique(pred)) <= {0, 1}
+    assert 0.0 <= fitted.score(X[150:], y[150:]) <= 1.0
+    assert clone(est).get_params() == est.get_params()
+
+
+def test_forest_is_deterministic_given_random_state():
+    X, y = _data()
+    a = RandomForestR(n_estimators=30, random_state=7).fit(X[:150], y[:150]).predict(X[150:])
+    b = RandomForestR(n_estimators=30, random_state=7).fit(X[:150], y[:150]).predict(X[150:])
+    c = RandomForestR(n_estimators=30, random_state=7, n_jobs=2).fit(X[:150], y[:150]).predict(X[150:])
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+
+
+def test_forest_votes_sum_to_number_of_trees():
+    X, y = _data()
+    rf = RandomForestR(n_estimators=25, random_state=0).fit(X[:150], y[:150])
+    votes = rf.vote_counts(X[150:])
+    assert (votes.sum(axis=1) == 25).all()
+    np.testing.assert_array_equal(rf.forest_.max_features, int(np.floor(np.sqrt(5))))
+
+
+def test_svm_scales_with_training_data_only():
+    X, y = _data()
+    svm = E1071SVC().fit(X[:150], y[:150])
+    np.testing.assert_allclose(svm.center_, X[:150].mean(axis=0))
+    np.testing.assert_allclose(svm.scale_, X[:150].std(axis=0, ddof=1))
+    assert svm.gamma_ == pytest.approx(1 / 5)
+    # Changing the test cases changes nothing learnt from training.
+    before = svm.predict(X[150:151])
+    svm.predict(X[150:] * 100)
+    np.testing.assert_array_equal(svm.predict(X[150:151]), before)
+
+
+def test_svm_constant_feature_turns_scaling_off_as_e1071():
+    X, y = _data()
+    X[:, 2] = 4.0
+    svm = E1071SVC().fit(X, y)
+    assert not svm.scaled_
+    np.testing.assert_array_equal(svm.scale_, 1.0)
+    assert svm.predict(X).shape == (200,)
+
+
+@pytest.mark.parametrize("est", [E1071NaiveBayes(), E1071SVC(), RandomForestR(n_estimators=5, random_state=0)])
+def test_single_class_training_predicts_that_class(est):
+    X, _ = _data(n=20)
+    est = clone(est).fit(X, np.full(20, 1))
+    np.testing.assert_array_equal(est.predict(X[:4]), [1, 1, 1, 1])
+
+
+def test_naive_bayes_constant_feature_has_no_warning():
+    X, y = _data()
+    X[:, 0] = 0.0
+    with np.errstate(all="raise"):
+        pred = E1071NaiveBayes().fit(X, y).predict(X)
+    assert pred.shape == (200,)
+
+
+@pytest.mark.parametrize("bad", [dict(threshold=0), dict(eps=-1)])
+def test_invalid_parameters_name_the_argument(bad):
+    X, y = _data()
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        E1071NaiveBayes(**bad).fit(X, y)
+
+
+def test_invalid_inputs_name_the_argument():
+    X, y = _data()
+    with pytest.raises(ValueError, match="^y"):
+        E1071SVC().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="^backend"):
+        RandomForestR(backend="weka").fit(X, y)
+    with pytest.raises(ValueError, match="^mtry"):
+        RandomForestR(mtry=99).fit(X, y)
+    with pytest.raises(ValueError, match="^X"):
+        E1071NaiveBayes().fit(X, y).predict(X[:, :2])
+
+
+def test_batch_naive_bayes_equals_one_fit_per_problem():
+    rng = np.random.default_rng(3)
+    src = berrar_cv_source(7)
+    problems = [src.sample(80, rng) for _ in range(6)]
+    Xtr = np.stack([p[0][:60] for p in problems])
+    ytr = np.stack([p[1][:60] for p in problems])
+    Xte = np.stack([p[0][60:] for p in problems])
+    batch = naive_bayes_predict_batch(Xtr, ytr, Xte)
+    for k in range(6):
+        np.testing.assert_array_equal(batch[k], E1071NaiveBayes().fit(Xtr[k], ytr[k]).predict(Xte[k]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.1, 100.0))
+def test_property_naive_bayes_invariant_to_feature_scale(seed, factor):
+    X, y = _data(n=40, d=3, seed=seed)
+    a = E1071NaiveBayes().fit(X, y).predict_proba(X)
+    b = E1071NaiveBayes().fit(X * factor, y).predict_proba(X * factor)
+    np.testing.assert_allclose(a, b, atol=1e-8)
+
+
+# --------------------------------------------------------------------- cross-check with R
+
+_HAVE_R = rbridge.r_available()
+needs_r = pytest.mark.skipif(not _HAVE_R, reason="Rscript with e1071 and randomForest not available")
+
+
+@pytest.mark.needs_r
+@needs_r
+def test_nb_and_svm_agree_with_r_on_berrar_data():
+    tasks = rbridge.study1_tasks(3, 101, datasets=[1, 20]) + rbridge.cv_tasks(20, 102, learners=("nb", "svm"))[:2]
+    with tempfile.TemporaryDirectory() as d:
+        out, _ = rbridge.run_r(d, tasks)
+    for t in tasks:
+        nb = E1071NaiveBayes().fit(t.X_train, t.y_train).predict(t.X_test)
+        svm = E1071SVC().fit(t.X_train, t.y_train)
+        assert (nb != out[(t.id, "nb")]).sum() == 0, t.id
+        assert (svm.predict(t.X_test) != out[(t.id, "svm")]).sum() == 0, t.id
+        # libsvm stops at tolerance 0.001; the two builds reach slightly different optima.
+        np.testing.assert_allclose(svm.decision_function(t.X_test), out[(t.id, "svm_dv")], atol=5e-3)
+
+
+@pytest.mark.needs_r
+@pytest.mark.slow
+@needs_r
+def test_forest_accuracy_agrees_with_r_in_mean():
+    tasks = rbridge.cv_tasks(20, 103, learners=("rf",), rf_seeds=3)
+    with tempfile.TemporaryDirectory() as d:
+        out, _ = rbridge.run_r(d, tasks)
+    acc_r, acc_py = [], []
+    for t in tasks:
+        acc_r.append((out[(t.id, "rf")] == t.y_test[:, None]).mean())
+        acc_py.append(np.mean([RandomForestR(random_state=s).fit(t.X_train, t.y_train).score(t.X_test, t.y_test)
+                               for s in range(3)]))
+    # 10 folds x 3 seeds of 100 test cases: the MC error of a mean accuracy is about 0.01.
+    assert abs(np.mean(acc_r) - np.mean(acc_py)) < 0.03
