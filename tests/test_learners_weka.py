@@ -134,3 +134,27 @@ def test_nb_likelihood_floor_breaks_underflow_as_weka():
     m = WekaNaiveBayes(nominal=[False, True]).fit(X, y)
     assert m.predict([[1e6, 0.0]]).tolist() == [0]
     assert m.predict([[1e6, 1.0]]).tolist() == [1]
+
+
+def test_stump_by_hand_and_missing_branch():
+    from simstudy.learners.weka import DecisionStump
+
+    # attribute 1 separates the classes perfectly; attribute 0 is noise
+    X = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [0, 1], [np.nan, 0]], dtype=float)
+    y = np.array([0, 0, 1, 1, 1, 0])
+    m = DecisionStump(nominal=[True, True]).fit(X, y)
+    assert m.attribute_ == 1 and m.split_point_ == 0.0
+    assert m.predict(X).tolist() == y.tolist()
+    # no missing values of attribute 1 in training: the missing branch is the class prior
+    np.testing.assert_allclose(m.predict_proba([[0, np.nan]])[0], [0.5, 0.5])
+    n = DecisionStump().fit(np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([0, 0, 1, 1]))
+    assert n.split_point_ == 2.5
+
+
+def test_stump_constant_attribute_and_single_class():
+    from simstudy.learners.weka import DecisionStump
+
+    X = np.ones((5, 2))
+    m = DecisionStump().fit(X, np.array([0, 1, 1, 0, 1]))
+    assert m.predict(X).tolist() == [1] * 5
+    assert DecisionStump(nominal=[True, False]).fit(X, np.zeros(5)).predict(X).tolist() == [0] * 5

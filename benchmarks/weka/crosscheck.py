@@ -15,11 +15,12 @@ import tempfile
 import numpy as np
 
 from simstudy.data import read_arff, write_arff
-from simstudy.learners.weka import IB1, WekaNaiveBayes
+from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes
 
 WEKA_JAR = "/usr/share/java/weka.jar"
 EXAMPLES = "/usr/share/doc/weka/examples"
-WEKA_CLASSES = {"NaiveBayes": "weka.classifiers.bayes.NaiveBayes", "IB1": "weka.classifiers.lazy.IB1"}
+WEKA_CLASSES = {"NaiveBayes": "weka.classifiers.bayes.NaiveBayes", "IB1": "weka.classifiers.lazy.IB1",
+                 "DecisionStump": "weka.classifiers.trees.DecisionStump"}
 
 
 def weka_predictions(cls, train, test):
@@ -39,12 +40,14 @@ def ours(name, d, Xtr, ytr, Xte, ncat):
     nc = len(d.class_categories)
     if name == "NaiveBayes":
         m = WekaNaiveBayes(nominal=nom, n_categories=ncat, n_classes=nc)
+    elif name == "DecisionStump":
+        m = DecisionStump(nominal=nom, n_categories=ncat, n_classes=nc)
     else:
         m = IB1(nominal=nom, n_categories=ncat, n_classes=nc, update_ranges_on_predict=True)
     return m.fit(Xtr, ytr).predict(Xte)
 
 
-def crosscheck(d, n_folds=10, seed=1, learners=("NaiveBayes", "IB1")):
+def crosscheck(d, n_folds=10, seed=1, learners=("NaiveBayes", "IB1", "DecisionStump")):
     """Rows (learner, fold, weka_acc, our_acc, n_diff, n_test)."""
     rng = np.random.default_rng(seed)
     n = d.X.shape[0]
@@ -84,7 +87,7 @@ def main(argv):
     for nm in names:
         d = random_binary() if nm == "binary" else read_arff(os.path.join(EXAMPLES, nm + ".arff"))
         rows = crosscheck(d)
-        for learner in ("NaiveBayes", "IB1"):
+        for learner in ("NaiveBayes", "IB1", "DecisionStump"):
             r = [x for x in rows if x[0] == learner]
             wa = sum(x[2] * x[5] for x in r) / sum(x[5] for x in r)
             oa = sum(x[3] * x[5] for x in r) / sum(x[5] for x in r)

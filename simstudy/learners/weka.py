@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-__all__ = ["WekaNaiveBayes", "IB1"]
+__all__ = ["WekaNaiveBayes", "IB1", "DecisionStump"]
 
 _DEFAULT_PRECISION = 0.01
 _LIKELIHOOD_FLOOR = 1e-75  # Weka's NaiveBayes floors each attribute's likelihood here
@@ -241,3 +241,93 @@ class IB1(_Base):
                 continue
             out[i, self.y_[int(np.argmin(self._distances(x, lo, hi)))]] = 1.0
         return out
+
+
+def _cond_entropy(rows):
+    """Weka's ``ContingencyTables.entropyConditionedOnRows`` over the last two axes (bits)."""
+    rows = np.asarray(rows, dtype=float)
+    total = rows.sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cl = np.where(rows > 0, rows * np.log(np.where(rows > 0, rows, 1.0)), 0.0).sum(axis=(-2, -1))
+        r = rows.sum(axis=-1)
+        rl = np.where(r > 0, r * np.log(np.where(r > 0, r, 1.0)), 0.0).sum(axis=-1)
+        out = -(cl - rl) / (np.where(total > 0, total, 1.0) * np.log(2.0))
+    return np.where(total > 0, out, 0.0)
+
+
+class DecisionStump(_Base):
+    """Weka 3.6 ``weka.classifiers.trees.DecisionStump`` for a nominal class.
+
+    One binary test: ``a == v`` against ``a != v`` for a nominal attribute, ``a <= t``
+    against ``a > t`` for a numeric one (``t`` the midpoint between consecutive distinct
+    training values), plus a third branch for a missing value.  The test minimises the
+    class entropy conditioned on the three branches (missing-value instances form the
+    third row); ties go to the first attribute and the first value/threshold.  Each
+    branch predicts its majority class; the missing branch uses the training instances
+    with the attribute missing, or all training instances when there were none.
+    """
+
+    def fit(self, X, y):
+        X, y = self._prepare(X, y)
+        keep = ~np.isnan(y)
+        X, y = X[keep], y[keep].astype(int)
+        c = self.n_classes_
+        onehot = np.zeros((y.size, c))
+        onehot[np.arange(y.size), y] = 1.0
+        best = (np.inf, None, None, None)
+        for j in range(X.shape[1]):
+            col = X[:, j]
+            miss = np.isnan(col)
+            mdist = onehot[miss].sum(axis=0)
+            if self.nominal_mask_[j]:
+                k = self.n_categories_[j]
+                counts = np.zeros((k, c))
+                np.add.at(counts, col[~miss].astype(int), onehot[~miss])
+                tot = counts.sum(axis=0)
+                tables = np.stack([counts, tot - counts, np.broadcast_to(mdist, counts.shape)], axis=1)
+                ent = _cond_entropy(tables)
+                i = int(np.argmin(ent))
+                val, split, dist = ent[i], float(i), tables[i].copy()
+            else:
+                order = np.argsort(col[~miss], kind="stable")
+                v = col[~miss][order]
+                if v.size < 2:
+                    continue
+                oh = onehot[~miss][order]
+                left = np.cumsum(oh, axis=0)[:-1]
+                tot = oh.sum(axis=0)
+                ok = v[:-1] < v[1:]
+                if not ok.any():
+                    continue
+                tables = np.stack([left, tot - left, np.broadcast_to(mdist, left.shape)], axis=1)[ok]
+                ent = _cond_entropy(tables)
+                i = int(np.argmin(ent))
+                mids = ((v[:-1] + v[1:]) / 2.0)[ok]
+                val, split, dist = ent[i], float(mids[i]), tables[i].copy()
+            if not miss.any():
+                dist[2] = dist[0] + dist[1]
+            if val < best[0]:
+                best = (val, j, split, dist)
+        if best[1] is None:
+            dist = np.tile(onehot.sum(axis=0), (3, 1))
+            best = (0.0, -1, 0.0, dist)
+        _, self.attribute_, self.split_point_, dist = best
+        for i in range(3):
+            if dist[i].sum() == 0:
+                dist[i] = dist[2]
+        s = dist.sum(axis=1, keepdims=True)
+        self.distribution_ = np.where(s > 0, dist / np.where(s > 0, s, 1.0), 1.0 / c)
+        return self
+
+    def predict_proba(self, X):
+        """Class distribution of the branch each row falls into."""
+        X = self._check_X(X)
+        if self.attribute_ < 0:
+            return np.tile(self.distribution_[2], (X.shape[0], 1))
+        col = X[:, self.attribute_]
+        if self.nominal_mask_[self.attribute_]:
+            branch = np.where(col == self.split_point_, 0, 1)
+        else:
+            branch = np.where(col <= self.split_point_, 0, 1)
+        branch = np.where(np.isnan(col), 2, branch)
+        return self.distribution_[branch]
