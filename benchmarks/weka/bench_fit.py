@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
-from simstudy.learners.weka import WekaNaiveBayes
+from simstudy.learners.weka import DecisionStump, WekaNaiveBayes
 
 
 def rate(make, X, y, seconds=2.0):
@@ -32,7 +32,9 @@ def main():
     ours = rate(lambda: WekaNaiveBayes(nominal=nom, n_categories=[2] * 10, n_classes=2), X, y)
     cnb = rate(lambda: CategoricalNB(alpha=1.0, min_categories=2), X, y)
     tree = rate(lambda: DecisionTreeClassifier(random_state=0), X, y)
+    stump = rate(lambda: DecisionStump(nominal=nom, n_categories=[2] * 10, n_classes=2), X, y)
     print(f"WekaNaiveBayes fits/s: {ours:.0f}")
+    print(f"DecisionStump fits/s: {stump:.0f}")
     print(f"CategoricalNB fits/s:  {cnb:.0f}  (ratio ours/CategoricalNB = {ours / cnb:.2f})")
     print(f"DecisionTreeClassifier fits/s: {tree:.0f}  (ratio WekaNaiveBayes/tree = {ours / tree:.2f})")
 
