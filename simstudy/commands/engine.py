@@ -1,0 +1,139 @@
+"""Engine sub-commands: ``list``, ``run``, ``status``, ``summarize`` and ``replay``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def _fmt_seconds(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def register(subparsers):
+    p = subparsers.add_parser("list", help="list the studies, their profiles and estimated cost")
+    p.add_argument("--jobs", type=int, default=2, help="workers assumed for the wall-time estimate (default 2)")
+    p.set_defaults(func=cmd_list)
+
+    p = subparsers.add_parser("run", help="run (or resume) a study and store its raw rows",
+                              description="Run STUDY at a profile; rerunning the same command resumes.")
+    p.add_argument("study")
+    p.add_argument("--profile", default="quick", help="smoke, quick (default) or paper")
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
+    p.add_argument("--backend", default="loky", help="loky (default, this machine) or dask")
+    p.add_argument("--scheduler", default=None, help="dask scheduler address (default: a local cluster)")
+    p.add_argument("--out", default=None, help="run directory (default results/STUDY/PROFILE)")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = subparsers.add_parser("status", help="progress of a stored run")
+    p.add_argument("study")
+    p.add_argument("--profile", default="quick")
+    p.add_argument("--out", default=None)
+    p.set_defaults(func=cmd_status)
+
+    p = subparsers.add_parser("summarize", help="summary tables recomputed from stored rows")
+    p.add_argument("study")
+    p.add_argument("--profile", default="quick")
+    p.add_argument("--out", default=None)
+    p.add_argument("--csv", action="store_true", help="also write each table as CSV beside the results")
+    p.set_defaults(func=cmd_summarize)
+
+    p = subparsers.add_parser("replay", help="re-run one replication (e.g. a stored failure) in this process")
+    p.add_argument("study")
+    p.add_argument("--condition", required=True)
+    p.add_argument("--replication", type=int, required=True)
+    p.add_argument("--profile", default="quick")
+    p.add_argument("--seed", type=int, default=None)
+    p.set_defaults(func=cmd_replay)
+
+
+def cmd_list(args) -> int:
+    from ..engine import get_study, list_studies
+
+    if args.jobs < 1:
+        raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
+    print(f"{'study':<10} {'profile':<7} {'conditions':>10} {'replications':>12} {'est. wall (' + str(args.jobs) + ' jobs)':>20}  title")
+    for name in list_studies():
+        st = get_study(name)
+        for pname, prof in st.profiles.items():
+            conds = st.conditions_for(prof)
+            n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
+            wall = st.cost_seconds(prof) / args.jobs
+            print(f"{name:<10} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20}  {st.title if pname == 'smoke' else ''}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from ..engine import DEFAULT_SEED, run_study
+
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    run = run_study(args.study, args.profile, out=args.out, jobs=args.jobs, backend=args.backend,
+                    scheduler=args.scheduler, seed=seed, progress=not args.quiet)
+    info = run.manifest["runs"][-1]
+    n_fail = len(run.failures)
+    print(f"{args.study}/{args.profile}: {run.manifest['status']}; computed {info['replications_computed']} "
+          f"replications in {info['seconds']:.1f} s; {n_fail} failed replication(s); stored in {run.path}")
+    if n_fail:
+        f = run.failures.iloc[0]
+        print(f"  first failure: condition {f['condition']} replication {f['replication']}: {f['error']}\n"
+              f"  replay it with: simstudy replay {args.study} --profile {args.profile} "
+              f"--condition {f['condition']} --replication {f['replication']}"
+              + (f" --seed {seed}" if seed != DEFAULT_SEED else ""))
+    return 0
+
+
+def _load(args):
+    from ..engine import get_study, load_run
+
+    st = get_study(args.study)
+    return st, load_run(st, profile=args.profile, out=args.out)
+
+
+def cmd_status(args) -> int:
+    st, run = _load(args)
+    prog = run.progress()
+    done, planned = int(prog["done"].sum()), int(prog["planned"].sum())
+    print(f"{st.name}/{args.profile} in {run.path}: {done}/{planned} replications stored "
+          f"({100 * done / planned:.0f}%), {len(run.failures)} failed; status {run.manifest.get('status')}")
+    secs = sum(r.get("seconds", 0) for r in run.manifest.get("runs", []))
+    print(f"  runs: {len(run.manifest.get('runs', []))}, compute wall time so far {secs:.1f} s, "
+          f"root seed {run.manifest['root_seed']}, config {run.manifest['config_hash'][:12]}")
+    print(prog.to_string(index=False))
+    return 0
+
+
+def cmd_summarize(args) -> int:
+    import pandas as pd
+
+    st, run = _load(args)
+    tables = st.summarize(run)
+    with pd.option_context("display.width", 200, "display.max_columns", 40, "display.max_rows", 500):
+        for name, df in tables.items():
+            print(f"\n== {name} ==")
+            print(df.to_string(index=False))
+            if args.csv:
+                df.to_csv(Path(run.path) / f"summary_{name}.csv", index=False)
+    if not run.complete:
+        print(f"\n(run incomplete: {int(run.progress()['done'].sum())} of "
+              f"{int(run.progress()['planned'].sum())} replications stored)")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    import pandas as pd
+
+    from ..engine import DEFAULT_SEED, replay
+
+    tables = replay(args.study, args.condition, args.replication, profile=args.profile,
+                    seed=DEFAULT_SEED if args.seed is None else args.seed)
+    with pd.option_context("display.width", 200, "display.max_columns", 40):
+        for name, df in tables.items():
+            print(f"== {name} ==\n{df.to_string(index=False)}")
+    return 0
