@@ -16,7 +16,7 @@ FIG := $(PY) figures
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,fast]'
 	touch $(STAMP)
 
 setup: $(STAMP)
