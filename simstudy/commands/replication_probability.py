@@ -1,0 +1,176 @@
+"""``simstudy replication-probability MODEL``: Berrar's replication probability of one result.
+
+A calculator over :mod:`simstudy.replication`::
+
+    simstudy replication-probability binomial --wins 29 --n 44
+    simstudy replication-probability bayes --wins 29 --n 44
+    simstudy replication-probability wilcoxon --z 2.437 --s-star 0.779   (or --p)
+    simstudy replication-probability t --t 2.262 --df 9                  (or --p 0.00281 --df 9)
+
+prints the inputs, the initial experiment's p-value, the effect the estimate
+uses, the point estimate and its prediction interval; ``--json`` prints the same
+as one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+# argument names of simstudy.replication -> the options that carry them
+_OPTIONS = {"wins": "--wins", "n": "--n", "z": "--z", "s_star": "--s-star", "p": "--p", "t": "--t",
+            "df": "--df", "alpha": "--alpha", "confidence": "--confidence"}
+
+_TITLES = {
+    "binomial": "binomial model (Berrar, Lemma 1)",
+    "bayes": "Bayesian model, uniform prior (Berrar, Lemma 2)",
+    "wilcoxon": "Wilcoxon model (Berrar, Proposition 1)",
+    "t": "non-central t model, k-fold cross-validation (Berrar, Proposition 2)",
+}
+
+
+def register(subparsers):
+    p = subparsers.add_parser(
+        "replication-probability", help="estimated replication probability of a significant result",
+        description="Probability that an exact replication of an experiment is significant again in the "
+                    "same direction (A better), with a prediction interval, under Berrar's models.")
+    models = p.add_subparsers(dest="model", metavar="MODEL")
+    models.required = True
+
+    def common(sp):
+        sp.add_argument("--alpha", default="0.05", help="two-sided significance level (default 0.05; significant means p <= alpha)")
+        sp.add_argument("--confidence", default="0.95", help="level of the prediction interval (default 0.95)")
+        sp.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        sp.set_defaults(func=run)
+
+    for name, text in (("binomial", "wins of A over N data sets, theta = wins/N, Clopper-Pearson interval"),
+                       ("bayes", "wins of A over N data sets, uniform prior, highest-density interval")):
+        sp = models.add_parser(name, help=text, description=text)
+        sp.add_argument("--wins", required=True, help="data sets on which A beat B (ties removed)")
+        sp.add_argument("--n", required=True, help="number of data sets compared")
+        common(sp)
+
+    sp = models.add_parser("wilcoxon", help="Wilcoxon signed-rank Z_w with bootstrapped s*",
+                           description="Z_w of the Wilcoxon signed-rank test (normal approximation) and s*, "
+                                       "its bootstrapped standard deviation (Algorithm 1; 1 = the null's).")
+    g = sp.add_mutually_exclusive_group(required=True)
+    g.add_argument("--z", help="observed Z_w (positive: A better)")
+    g.add_argument("--p", help="two-sided p-value instead of Z_w (A taken to be better)")
+    sp.add_argument("--s-star", dest="s_star", default="1", help="bootstrapped standard deviation of Z_w (default 1)")
+    common(sp)
+
+    sp = models.add_parser("t", help="variance-corrected t of k-fold cross-validation, non-central t",
+                           description="Observed t of the variance-corrected resampled t-test with df = k - 1.")
+    g = sp.add_mutually_exclusive_group(required=True)
+    g.add_argument("--t", help="observed t (positive: A better)")
+    g.add_argument("--p", help="two-sided p-value instead of t (A taken to be better)")
+    sp.add_argument("--df", required=True, help="degrees of freedom (k - 1 for k folds)")
+    common(sp)
+
+
+def _number(args, name: str, *, integer: bool = False):
+    raw = getattr(args, name)
+    option = _OPTIONS[name]
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{option}: expected a number, got {raw!r}") from None
+    if math.isnan(value):
+        raise ValueError(f"{option}: expected a number, got {raw!r}")
+    if integer:
+        if not value.is_integer():
+            raise ValueError(f"{option}: must be a whole number, got {raw!r}")
+        return int(value)
+    return value
+
+
+def _estimate(args):
+    """The model's result and the parsed inputs (as printed)."""
+    from .. import replication as rp
+
+    kind = args.model
+    kw = {"alpha": _number(args, "alpha"), "confidence": _number(args, "confidence")}
+    if kind in ("binomial", "bayes"):
+        inputs = {"wins": _number(args, "wins", integer=True), "n": _number(args, "n", integer=True)}
+        model = rp.binomial_model if kind == "binomial" else rp.bayesian_model
+        return model(inputs["wins"], inputs["n"], **kw), inputs
+    if kind == "wilcoxon":
+        inputs = {"s_star": _number(args, "s_star")}
+        if args.p is not None:
+            inputs["p"] = _number(args, "p")
+            return rp.wilcoxon_model_from_p(inputs["p"], inputs["s_star"], **kw), inputs
+        inputs["z"] = _number(args, "z")
+        return rp.wilcoxon_model(inputs["z"], inputs["s_star"], **kw), inputs
+    inputs = {"df": _number(args, "df")}
+    if args.p is not None:
+        inputs["p"] = _number(args, "p")
+        return rp.t_model_from_p(inputs["p"], inputs["df"], **kw), inputs
+    inputs["t"] = _number(args, "t")
+    return rp.t_model(inputs["t"], inputs["df"], **kw), inputs
+
+
+def _as_option_error(exc: ValueError) -> ValueError:
+    """``wins: ...`` from the library becomes ``--wins: ...``."""
+    message = str(exc)
+    name, sep, rest = message.partition(":")
+    if sep and name in _OPTIONS:
+        return ValueError(f"{_OPTIONS[name]}:{rest}")
+    return exc
+
+
+def _record(model, r, inputs) -> dict:
+    inputs = dict(inputs, alpha=r.alpha, confidence=r.confidence)
+    parameter = {"binomial": "theta_hat", "bayes": "theta_m", "wilcoxon": "z", "t": "t"}[model]
+    limits = {"binomial": "clopper_pearson", "bayes": "hdi", "wilcoxon": "z_range", "t": "nct_quantiles"}[model]
+    threshold = {"binomial": "min_significant_wins", "bayes": "min_significant_wins",
+                 "wilcoxon": "critical_z", "t": "critical_t"}[model]
+    return {
+        "model": r.model,
+        "inputs": inputs,
+        "pvalue": r.pvalue,
+        parameter: r.parameter,
+        limits: [r.parameter_low, r.parameter_high],
+        threshold: int(r.threshold) if model in ("binomial", "bayes") else r.threshold,
+        "estimate": r.estimate,
+        "interval": [r.low, r.high],
+    }
+
+
+def _text(model, r, inputs) -> str:
+    pct = f"{100 * r.confidence:g}%"
+    rows = []
+    if model in ("binomial", "bayes"):
+        s = int(r.threshold)
+        rows.append(("wins of A", f"{inputs['wins']} of {inputs['n']}"))
+        rows.append(("p-value", f"{r.pvalue:.4g} (exact two-sided binomial, H0 theta = 1/2)"))
+        if model == "binomial":
+            rows.append(("theta", f"{r.parameter:.4f} = wins/N; {pct} Clopper-Pearson [{r.parameter_low:.4f}, {r.parameter_high:.4f}]"))
+        else:
+            rows.append(("theta_m", f"{r.parameter:.4f} = (wins+1)/(N+2); {pct} HDI [{r.parameter_low:.4f}, {r.parameter_high:.4f}]"))
+        needed = f">= {s} wins" if s <= inputs["n"] else "no number of wins is significant"
+        rows.append(("significant", f"{needed} (p <= {r.alpha:g})"))
+    elif model == "wilcoxon":
+        rows.append(("Z_w", f"{r.parameter:.4f}" + (f" (from p = {inputs['p']:g})" if "p" in inputs else "")))
+        rows.append(("s*", f"{inputs['s_star']:g}"))
+        rows.append(("p-value", f"{r.pvalue:.4g} (two-sided, normal)"))
+        rows.append(("Z_w range", f"[{r.parameter_low:.4f}, {r.parameter_high:.4f}] (Z_w -/+ z_(1-c/2) s*)"))
+        rows.append(("significant", f"Z >= {r.threshold:.4f} (alpha {r.alpha:g})"))
+    else:
+        rows.append(("T", f"{r.parameter:.4f}" + (f" (from p = {inputs['p']:g})" if "p" in inputs else "")))
+        rows.append(("df", f"{inputs['df']:g}"))
+        rows.append(("p-value", f"{r.pvalue:.4g} (two-sided Student t)"))
+        rows.append(("nct quantiles", f"[{r.parameter_low:.4f}, {r.parameter_high:.4f}] (c/2 and 1-c/2, non-centrality T)"))
+        rows.append(("significant", f"t >= {r.threshold:.4f} (alpha {r.alpha:g})"))
+    rows.append(("replication probability", f"{r.estimate:.4f}"))
+    rows.append((f"{pct} prediction interval", f"[{r.low:.4f}, {r.high:.4f}]"))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join([_TITLES[model]] + [f"  {k:<{width}}  {v}" for k, v in rows])
+
+
+def run(args) -> int:
+    try:
+        r, inputs = _estimate(args)
+    except ValueError as exc:
+        raise _as_option_error(exc) from None
+    print(json.dumps(_record(args.model, r, inputs), indent=2) if args.json else _text(args.model, r, inputs))
+    return 0
