@@ -363,7 +363,7 @@ def _hdi(a, b, confidence):
     def g(u):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lo = stats.beta.ppf(u, a, b)
-            hi = stats.beta.ppf(u + confidence, a, b)
+            hi = stats.beta.ppf(np.minimum(u + confidence, 1.0), a, b)
             return stats.beta.pdf(hi, a, b) - stats.beta.pdf(lo, a, b)
 
     left = np.zeros(a.shape)
@@ -510,7 +510,8 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.
         lo_z, hi_z = z - half, z + half
 
     def prob(m):
-        return stats.norm.sf((crit - m) / s_star)
+        with np.errstate(over="ignore"):  # extreme z / s_star saturates to P = 0 or 1
+            return stats.norm.sf((crit - m) / s_star)
 
     return ReplicationEstimate(
         estimate=_out(prob(z)), low=_out(prob(lo_z)), high=_out(prob(hi_z)), model="wilcoxon",

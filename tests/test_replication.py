@@ -47,10 +47,10 @@ def test_min_significant_wins_matches_the_papers_examples():
 
 def test_min_significant_wins_is_the_smallest_significant_count_by_brute_force():
     for alpha in (0.01, 0.05, 0.1, 0.3):
-        for n in range(1, 80):
-            p = np.array([binomial_pvalue(s, n) for s in range(n + 1)])
-            sig = [s for s in range(n + 1) if s > n / 2 and p[s] <= alpha]
-            expected = sig[0] if sig else n + 1
+        for n in list(range(1, 80)) + [200, 1001, 5000]:
+            s = np.arange(n + 1)
+            sig = s[(s > n / 2) & (binomial_pvalue(s, n) <= alpha)]
+            expected = sig[0] if sig.size else n + 1
             assert min_significant_wins(n, alpha) == expected, (n, alpha)
 
 
@@ -187,10 +187,16 @@ def test_wilcoxon_model_example_3():
     assert e.pvalue == pytest.approx(0.05)
 
 
-def test_wilcoxon_model_broadcasts_s_star_and_handles_infinite_z():
-    r = wilcoxon_model([[np.inf], [-np.inf]], [1.0, 0.5])
-    assert r.estimate.shape == (2, 2)
-    assert (r.estimate[0] == 1).all() and (r.estimate[1] == 0).all()
+def test_wilcoxon_model_broadcasts_s_star_and_handles_extreme_z():
+    r = wilcoxon_model([[np.inf], [-np.inf], [1e308]], [1.0, 1e-300])
+    assert r.estimate.shape == (3, 2)
+    assert (r.estimate[0] == 1).all() and (r.estimate[1] == 0).all() and (r.estimate[2] == 1).all()
+
+
+def test_t_model_at_extreme_non_centralities():
+    r = t_model([-50.0, 0.0, 50.0], 1)
+    assert r.estimate[0] == 0.0 and r.estimate[2] > 0.999
+    assert r.estimate[1] == pytest.approx(0.025)  # T = 0: the size alpha/2 of one tail
 
 
 # ----------------------------------------------------------------- t
