@@ -7,6 +7,25 @@ runs 10000 tests in one call.  Each returns a :class:`SignificanceResult`.
 Sign convention: a sample value is "A minus B" (e.g. accuracy of A minus
 accuracy of B).  ``decision(alpha)`` is +1 when A is significantly better, -1
 when B is, 0 otherwise.
+
+Tests
+-----
+On one sample of differences ``(..., n)``:
+:func:`paired_t_test`, :func:`resampled_t_test`,
+:func:`corrected_resampled_t_test` (Nadeau and Bengio 2003),
+:func:`sign_test` and :func:`signed_rank_test` (Bouckaert 2004; Berrar's Eq. 10).
+On a repeated-cv matrix ``(..., n_runs, n_folds)``: :func:`repeated_cv_t_test`,
+:func:`corrected_repeated_cv_t_test` (Bouckaert and Frank 2004; Berrar's Eq. 15).
+On 5x2 cv ``(..., 5, 2)``: :func:`five_by_two_cv_t_test` (Dietterich 1998),
+:func:`five_by_two_cv_f_test` (Alpaydin 1999).
+On counts or rates: :func:`binomial_test`, :func:`mcnemar_test`,
+:func:`proportions_z_test`.
+
+All p-values are two-sided.  Degenerate samples never raise or warn: a
+t statistic with zero variance is 0 (p = 1) when the mean is 0 and +-inf
+(p = 0) otherwise; each function documents its own case.  Invalid input
+(NaN, a sample that is too small, a wrong shape, a non-positive size) raises
+:class:`ValueError` whose message starts with the argument's name.
 """
 
 from __future__ import annotations
@@ -42,7 +61,9 @@ class SignificanceResult:
     Attributes
     ----------
     statistic : ndarray or float
-        The test statistic, oriented so that positive means "A better".
+        The test statistic, oriented so that positive means "A better" where
+        it has a sign (the McNemar chi-square and the 5x2cv F are
+        non-negative: their direction is in ``direction``).
     pvalue : ndarray or float
         Two-sided p-value in [0, 1].
     df : ndarray, float or None

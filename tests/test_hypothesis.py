@@ -450,7 +450,8 @@ def test_binomial_test_is_symmetric(n, data):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 40), st.integers(0, 40), st.booleans(), st.booleans())
 def test_mcnemar_is_symmetric(b, c, exact, continuity):
-    r, s = mcnemar_test(b, c, exact=exact, continuity=continuity), mcnemar_test(c, b, exact=exact, continuity=continuity)
+    kw = {"exact": exact, "continuity": continuity}
+    r, s = mcnemar_test(b, c, **kw), mcnemar_test(c, b, **kw)
     assert 0.0 <= r.pvalue <= 1.0
     assert r.pvalue == pytest.approx(s.pvalue)
     assert r.direction == -s.direction
