@@ -238,6 +238,28 @@ def test_t_model_matches_simulated_replications():
     assert abs(hit - P) < 4 * np.sqrt(P * (1 - P) / n_sim)
 
 
+def test_t_model_matches_replicated_one_sample_t_tests():
+    # The same from data: n = 10 normal differences with mean delta = T / sqrt(n) have a t
+    # statistic with non-centrality T, so P_t is the rate of significant replications.
+    rng = np.random.default_rng(7)
+    n, T, n_sim = 10, 2.262, 100_000
+    x = rng.normal(T / np.sqrt(n), 1.0, size=(n_sim, n))
+    t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / np.sqrt(n))
+    hit = np.mean(t >= stats.t.isf(0.025, n - 1))
+    P = t_model(T, n - 1).estimate
+    assert abs(hit - P) < 4 * np.sqrt(P * (1 - P) / n_sim)
+
+
+def test_binomial_model_matches_replicated_binomial_tests():
+    # P_b is the rate at which Bin(N, wins/N) replications are significant in A's favour
+    rng = np.random.default_rng(11)
+    n_sim = 200_000
+    w = rng.binomial(44, 29 / 44, n_sim)
+    hit = np.mean((w > 22) & (binomial_pvalue(w, 44) <= 0.05))
+    P = binomial_model(29, 44).estimate
+    assert abs(hit - P) < 4 * np.sqrt(P * (1 - P) / n_sim)
+
+
 # ----------------------------------------------------------------- vectorisation
 
 
