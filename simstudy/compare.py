@@ -99,8 +99,9 @@ def markdown_table(df: pd.DataFrame, digits: int = 4) -> str:
     """Render a DataFrame as a GitHub Markdown table (no extra dependency)."""
     cols = list(df.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for _, r in df.iterrows():
-        lines.append("| " + " | ".join(_fmt(r[c], digits) for c in cols) + " |")
+    columns = [df[c].tolist() for c in cols]  # per column, so integer columns stay integers
+    for values in zip(*columns):
+        lines.append("| " + " | ".join(_fmt(v, digits) for v in values) + " |")
     return "\n".join(lines)
 
 

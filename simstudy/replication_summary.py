@@ -114,13 +114,18 @@ def replication_table(outcomes: pd.DataFrame, *, by: list[str], models: list[Mod
         row.update(k=k, mean_statistic=mean, se_statistic=se,
                    mean_statistic_mc_low=mean - z * se, mean_statistic_mc_high=mean + z * se,
                    n_significant=s, n_significant_mc_low=s_lo, n_significant_mc_high=s_hi,
+                   share_significant=s / k, share_significant_mc_low=s_lo / k, share_significant_mc_high=s_hi / k,
                    F=float(f), F_mc_low=float(f_lo), F_mc_high=float(f_hi))
+        # The Monte Carlo interval of p and P: their range over the mean statistic's interval.
+        # The map is not monotone (a two-sided p is largest at 0), so the ends are not enough.
+        grid = np.append(np.linspace(mean - z * se, mean + z * se, 201), [mean, 0.0]) if k > 1 else np.array([mean])
+        if k > 1 and not (mean - z * se <= 0.0 <= mean + z * se):
+            grid = grid[:-1]
         for m in models:
             stat, res, p = m.at(mean)
-            lo_stat, lo_res, lo_p = m.at(mean - z * se)
-            hi_stat, hi_res, hi_p = m.at(mean + z * se)
-            ends_p = sorted([float(lo_p), float(hi_p)])
-            ends_P = sorted([float(lo_res.estimate), float(hi_res.estimate)])
+            _, grid_res, grid_p = m.at(grid)
+            ends_p = [float(np.min(grid_p)), float(np.max(grid_p))]
+            ends_P = [float(np.min(grid_res.estimate)), float(np.max(grid_res.estimate))]
             row.update({
                 f"{m.name}_statistic": float(stat),
                 f"{m.name}_p": float(p), f"{m.name}_p_mc_low": ends_p[0], f"{m.name}_p_mc_high": ends_p[1],
