@@ -1,0 +1,69 @@
+"""Berrar, study 1: NB vs SVM over N = 20 benchmark data sets, 21 groups (Algorithm 2).
+
+Group g has start size a_g = 240 + 50 g (data set i has a_g + 10 i cases in its
+training set and in its test set): SPEC section 4 explains why the text and
+figures, not Algorithm 2's line 2, give the sizes.  See ``_berrar_benchmarks``
+for what a replication does.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from simstudy.compare import Published
+from simstudy.engine import Profile, Study
+
+from . import _berrar_benchmarks as bench
+
+N_DATASETS = 20
+STARTS = {g: 240 + 50 * g for g in range(1, 22)}
+
+
+def conditions(profile: Profile):
+    groups = profile.settings.get("groups", tuple(STARTS))
+    return bench.make_conditions(STARTS, N_DATASETS, groups, profile.settings.get("n_boot", 0))
+
+
+def validate(condition):
+    condition.__post_init__()
+
+
+summarize = partial(bench.summarize, n_datasets=N_DATASETS)
+
+S1 = "Berrar, Sect. 3.1.1"
+PUBLISHED = [
+    Published("group 3: mean success rate of NB", "binomial", "mean_statistic", 0.752, (("g", 3),), S1),
+    Published("group 3: binomial p-value (15 of 20)", "binomial", "binomial_p", 0.0414, (("g", 3),), S1),
+    Published("group 3: share of replications significant, binomial (537 of 1000)", "binomial", "share_significant", 0.537, (("g", 3),), S1),
+    Published("group 3: empirical F (binomial)", "binomial", "F", 0.5365, (("g", 3),), S1),
+    Published("group 3: P_b (binomial model)", "binomial", "binomial_P", 0.6172, (("g", 3),), S1),
+    Published("group 3: P_B (Bayesian model)", "binomial", "bayes_P", 0.5246, (("g", 3),), S1),
+    Published("group 3: share of replications significant, Wilcoxon (778 of 1000)", "wilcoxon", "share_significant", 0.778, (("g", 3),), S1),
+    Published("group 3: empirical F (Wilcoxon)", "wilcoxon", "F", 0.778, (("g", 3),), S1),
+    Published("group 3: mean Z_w", "wilcoxon", "mean_statistic", 2.437, (("g", 3),), S1),
+    Published("group 3: bootstrapped s*", "wilcoxon", "s_star", 0.779, (("g", 3),), S1),
+    Published("group 3: P_w", "wilcoxon", "wilcoxon_P", 0.730, (("g", 3),), S1),
+    Published("group 7: Wilcoxon p-value", "wilcoxon", "wilcoxon_p", 0.00274, (("g", 7),), S1 + ", Fig. 10"),
+    Published("group 7: empirical F (Wilcoxon)", "wilcoxon", "F", 0.9570, (("g", 7),), S1 + ", Table 1"),
+    Published("group 7: P_w", "wilcoxon", "wilcoxon_P", 0.9665, (("g", 7),), S1 + ", Table 1"),
+    Published("mean |P_w - F| over groups", "study", "mad", 0.009792, (), S1),
+    Published("mean |P_w - F| with s* = 1", "study", "mad_s1", 0.07318, (), S1),
+]
+
+STUDY = Study(
+    name="berrar1",
+    title="Berrar study 1: NB vs SVM over 20 data sets (Algorithm 2)",
+    conditions=conditions,
+    replicate=bench.replicate,
+    setup=bench.setup,
+    summarize=summarize,
+    validate=validate,
+    profiles={
+        "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
+        "quick": Profile("quick", n_replications=40, settings={"groups": tuple(range(1, 11)), "n_boot": 30}),
+        "paper": Profile("paper", n_replications=1000, settings={"groups": tuple(range(1, 22)), "n_boot": 300}),
+    },
+    reference={"published": PUBLISHED},
+    seconds_per_replication=1.5,
+    chunk_size=5,
+)

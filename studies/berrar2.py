@@ -1,0 +1,58 @@
+"""Berrar, study 2: NB vs SVM over N = 44 benchmark data sets, 10 groups (Appendix D).
+
+Sizes from Appendix D: data set i of group g has a_g + 10 i cases with
+a_g in (70, 100, 140, 190, 200, 240, 260, 360, 460, 560).  The paper says the rest
+is "essentially the same" as study 1; Algorithm 2 writes the number of features and
+the class-conditional moments in N (d_i = i + 10, mu_i = 0.3 + (N + 1 - i)/200,
+sigma_i = 1 + (N + 1 - i)/50), so we use those formulas with N = 44.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from simstudy.compare import Published
+from simstudy.engine import Profile, Study
+
+from . import _berrar_benchmarks as bench
+
+N_DATASETS = 44
+STARTS = dict(zip(range(1, 11), (70, 100, 140, 190, 200, 240, 260, 360, 460, 560)))
+
+
+def conditions(profile: Profile):
+    groups = profile.settings.get("groups", tuple(STARTS))
+    return bench.make_conditions(STARTS, N_DATASETS, groups, profile.settings.get("n_boot", 0))
+
+
+def validate(condition):
+    condition.__post_init__()
+
+
+summarize = partial(bench.summarize, n_datasets=N_DATASETS)
+
+S2 = "Berrar, Sect. 3.1.2"
+PUBLISHED = [
+    Published("group 7: Wilcoxon p-value", "wilcoxon", "wilcoxon_p", 0.0016, (("g", 7),), S2),
+    Published("group 7: empirical F (Wilcoxon)", "wilcoxon", "F", 0.94394, (("g", 7),), S2 + ", Table 1"),
+    Published("group 7: P_w", "wilcoxon", "wilcoxon_P", 0.96742, (("g", 7),), S2 + ", Table 1"),
+    Published("mean |P_w - F| over groups", "study", "mad", 0.0162, (), S2),
+]
+
+STUDY = Study(
+    name="berrar2",
+    title="Berrar study 2: NB vs SVM over 44 data sets (Appendix D)",
+    conditions=conditions,
+    replicate=bench.replicate,
+    setup=bench.setup,
+    summarize=summarize,
+    validate=validate,
+    profiles={
+        "smoke": Profile("smoke", n_replications=3, settings={"groups": (2, 7), "n_boot": 3}),
+        "quick": Profile("quick", n_replications=30, settings={"groups": (2, 3, 4, 7, 8, 9), "n_boot": 20}),
+        "paper": Profile("paper", n_replications=1000, settings={"groups": tuple(STARTS), "n_boot": 300}),
+    },
+    reference={"published": PUBLISHED},
+    seconds_per_replication=1.5,
+    chunk_size=5,
+)

@@ -1,0 +1,117 @@
+"""Berrar, study 4: SVM vs random forest, 10-fold cross-validation, d = 4..30 (Algorithm 4).
+
+SPEC section 4: the text's "d = 5..20" is a typo; Algorithm 4 and Figure 14 use
+d = 4..30.  SVM is classifier A, RF classifier B.
+
+The forest is ``RandomForestR`` (R's randomForest defaults).  Its ``forest``
+backend is part of each condition, so it is recorded in the run's configuration
+and a run is never resumed with another backend: ``"intelex"`` (Intel's oneDAL
+forest, about 4x faster; installed with the ``fast`` extra) is chosen when it is
+importable and the profile does not say otherwise, else scikit-learn's.  Both
+match R's mean accuracy (``benchmarks/learners_r.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from simstudy.compare import Published
+from simstudy.engine import Profile, Study
+from simstudy.learners import E1071SVC, RandomForestR
+from simstudy.sources import berrar_cv_source
+from simstudy.splits import folds, stratified_fold_ids
+
+from . import _berrar_cv as cv
+
+
+@dataclass(frozen=True)
+class FeatureGroup:
+    d: int
+    n_cases: int = 1000
+    n_folds: int = 10
+    forest: str = "sklearn"
+
+    def __post_init__(self):
+        if self.forest not in ("sklearn", "intelex"):
+            raise ValueError(f"forest: must be 'sklearn' or 'intelex', got {self.forest!r}")
+        if self.d < 1:
+            raise ValueError(f"d: need at least one feature, got {self.d}")
+        if not 2 <= self.n_folds <= self.n_cases:
+            raise ValueError(f"n_folds: must be between 2 and n_cases ({self.n_cases}), got {self.n_folds}")
+
+    @property
+    def key(self) -> str:
+        return f"d{self.d:02d}"
+
+
+def forest_backend(requested: str = "auto") -> str:
+    """``"intelex"`` when requested or (for ``"auto"``) when sklearnex is importable, else ``"sklearn"``."""
+    if requested != "auto":
+        return requested
+    try:
+        import sklearnex  # noqa: F401
+    except ImportError:
+        return "sklearn"
+    return "intelex"
+
+
+def conditions(profile: Profile):
+    forest = forest_backend(profile.settings.get("forest", "auto"))
+    return [FeatureGroup(d, forest=forest) for d in profile.settings.get("d_values", range(4, 31))]
+
+
+def validate(condition):
+    condition.__post_init__()
+
+
+def replicate(cond: FeatureGroup, rng):
+    X, y = berrar_cv_source(cond.d).sample(cond.n_cases, rng)
+    fold_ids = stratified_fold_ids(y, cond.n_folds, rng)
+    # one integer seed per replication for the forest, drawn from the replication's stream
+    forest_seed = int(rng.integers(2**31 - 1))
+    acc = []
+    for train, test in folds(fold_ids):
+        a = np.mean(E1071SVC().fit(X[train], y[train]).predict(X[test]) == y[test])
+        b = np.mean(RandomForestR(backend=cond.forest, random_state=forest_seed).fit(X[train], y[train]).predict(X[test]) == y[test])
+        acc.append((float(a), float(b)))
+    acc = np.array(acc)
+    n_test = int(np.bincount(fold_ids).max())
+    n_train = cond.n_cases - n_test
+    scores = [{"fold": f, "acc_a": a, "acc_b": b} for f, (a, b) in enumerate(acc)]
+    outcomes = cv.t_test_rows((acc[:, 0] - acc[:, 1])[None, :], n_train, n_test, [{}])
+    return {"scores": scores, "outcomes": outcomes}
+
+
+summarize = partial(cv.summarize_t, by="d", df=9)
+
+S4 = "Berrar, Sect. 3.2.2"
+PUBLISHED = [
+    Published("d = 11: mean t", "t", "mean_statistic", 2.2619, (("d", 11),), S4),
+    Published("d = 11: p-value of mean t", "t", "t_p", 0.050, (("d", 11),), S4),
+    Published("d = 11: P_t", "t", "t_P", 0.5235, (("d", 11),), S4),
+    Published("d = 11: share of replications significant (449 of 1000)", "t", "share_significant", 0.449, (("d", 11),), S4),
+    Published("d = 11: empirical F", "t", "F", 0.4484, (("d", 11),), S4),
+    Published("d = 24: p-value of mean t", "t", "t_p", 0.00253, (("d", 24),), S4 + ", Table 1"),
+    Published("d = 24: empirical F", "t", "F", 0.95896, (("d", 24),), S4 + ", Table 1"),
+    Published("d = 24: P_t", "t", "t_P", 0.95612, (("d", 24),), S4 + ", Table 1"),
+]
+
+STUDY = Study(
+    name="berrar4",
+    title="Berrar study 4: SVM vs random forest, 10-fold CV, d = 4..30 (Algorithm 4)",
+    conditions=conditions,
+    replicate=replicate,
+    summarize=summarize,
+    validate=validate,
+    profiles={
+        "smoke": Profile("smoke", n_replications=2, settings={"d_values": (11, 24)}),
+        "quick": Profile("quick", n_replications=24, settings={"d_values": (4, 8, 11, 14, 17, 20, 24, 27, 30)}),
+        "paper": Profile("paper", n_replications=1000),
+    },
+    reference={"published": PUBLISHED},
+    seconds_per_replication=6.0,
+    chunk_size=2,
+)
