@@ -1,0 +1,28 @@
+"""``simstudy compare STUDY``: the published numbers next to ours, from stored results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def register(subparsers):
+    p = subparsers.add_parser("compare", help="compare a stored run with the published numbers",
+                              description="Print (and save beside the results as comparison.md/.csv) "
+                                          "every published number of STUDY next to ours with its Monte Carlo interval.")
+    p.add_argument("study")
+    p.add_argument("--profile", default="quick")
+    p.add_argument("--out", default=None, help="results directory (default results/STUDY/PROFILE)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..engine import get_study
+    from ..reproduce import comparison_report
+
+    get_study(args.study)  # unknown study -> one-line error
+    out = Path(args.out) if args.out else Path("results") / args.study / args.profile
+    if not out.exists():
+        raise ValueError(f"study {args.study!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
+    print(comparison_report(args.study, profile=args.profile, out=out))
+    print(f"(saved to {out / 'comparison.md'})")
+    return 0
