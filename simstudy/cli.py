@@ -50,6 +50,11 @@ def main(argv=None) -> int:
     except (UsageError, ValueError) as exc:
         print(f"simstudy: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into e.g. `head`: not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("simstudy: interrupted", file=sys.stderr)
         return 130

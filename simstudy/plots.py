@@ -28,6 +28,12 @@ def estimate_vs_p(p, estimate, low, high, *, ax=None, color="black", label=None,
     ax.vlines(x, low, high, color=color, lw=1.2)
     ax.plot(x, estimate, linestyle="none", marker=marker, color=color, ms=6, label=label)
     ax.set_xscale("log")
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
+
+    # labels at 1, 2 and 5 x 10^k: readable on short ranges, where labelled minor ticks overlap
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("p-value (log scale)")
     ax.set_ylabel("replication probability")
     ax.set_ylim(-0.02, 1.02)
