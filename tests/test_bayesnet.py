@@ -1,0 +1,238 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from simstudy.sources.bayesnet import (
+    BayesNetSource,
+    GapEstimate,
+    independent_source,
+    load_source,
+    measure_gap,
+    random_augmented_nb,
+    read_source,
+    search_source,
+    stored_sources,
+    write_source,
+)
+
+
+def small_network():
+    """a1 -> a2, class -> a1, class -> a2, class -> a3; a 3-class class with prior (0.2, 0.3, 0.5)."""
+    names = ("a1", "a2", "a3", "class")
+    cards = (2, 2, 3, 3)
+    parents = ((3,), (0, 3), (3,), ())
+    tables = (
+        [[0.9, 0.1], [0.4, 0.6], [0.2, 0.8]],
+        # rows (a1, class) = (0,0), (0,1), (0,2), (1,0), (1,1), (1,2): last parent fastest
+        [[0.7, 0.3], [0.1, 0.9], [0.5, 0.5], [0.05, 0.95], [0.8, 0.2], [0.3, 0.7]],
+        [[0.6, 0.3, 0.1], [0.0, 0.5, 0.5], [0.2, 0.0, 0.8]],
+        [[0.2, 0.3, 0.5]],
+    )
+    return BayesNetSource(names, cards, parents, tables)
+
+
+def test_log_probability_by_hand():
+    src = small_network()
+    # P(a1=1, a2=0, a3=2, class=1) = 0.3 * 0.6 * 0.8 * 0.5 (table rows written out above)
+    expected = 0.3 * 0.6 * 0.8 * 0.5
+    assert np.exp(src.log_probability([1, 0, 2], 1)) == pytest.approx(expected, rel=1e-12)
+    # a3 = 0 is impossible in class 1
+    assert src.log_probability([[0, 0, 0]], [1])[0] == -np.inf
+
+
+def test_joint_distribution_sums_to_one_and_gives_the_class_prior():
+    src = small_network()
+    X, p = src.joint_distribution()
+    assert X.shape == (2 * 2 * 3, 3) and p.shape == (12, 3)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.allclose(p.sum(axis=0), [0.2, 0.3, 0.5], atol=1e-12)
+    assert src.bayes_accuracy() == pytest.approx(p.max(axis=1).sum())
+
+
+def test_sample_shapes_types_and_reproducibility():
+    src = small_network()
+    X, y = src.sample(50, np.random.default_rng(3))
+    assert X.shape == (50, 3) and y.shape == (50,)
+    assert X.dtype == np.int64 and y.dtype == np.int64 and X.flags.c_contiguous
+    X2, y2 = src.sample(50, np.random.default_rng(3))
+    assert np.array_equal(X, X2) and np.array_equal(y, y2)
+    Xs, ys = src.sample(40, 5, n_sets=7)
+    assert Xs.shape == (7, 40, 3) and ys.shape == (7, 40)
+
+
+def test_sample_never_draws_impossible_states():
+    src = small_network()
+    X, y = src.sample(20_000, np.random.default_rng(1))
+    assert not np.any((y == 1) & (X[:, 2] == 0))
+    assert not np.any((y == 2) & (X[:, 2] == 1))
+    det = BayesNetSource(("a", "class"), (3, 2), ((1,), ()), ([[0, 0, 1], [1, 0, 0]], [[0.5, 0.5]]))
+    X, y = det.sample(5_000, 0)
+    assert np.array_equal(X[:, 0], np.where(y == 0, 2, 0))
+
+
+def test_sample_frequencies_match_the_exact_joint():
+    # Goodness of fit of the whole 36-cell joint distribution; the level is strict
+    # (1e-4) so that the fixed seed is not a borderline draw.
+    src = small_network()
+    X, y = src.sample(50_000, np.random.default_rng(11))
+    Xall, p = src.joint_distribution()
+    cell = np.ravel_multi_index((X[:, 0], X[:, 1], X[:, 2], y), (2, 2, 3, 3))
+    observed = np.bincount(cell, minlength=36)
+    expected = (p.ravel() * len(y)).reshape(-1)
+    keep = expected > 0
+    assert observed[~keep].sum() == 0
+    assert stats.chisquare(observed[keep], expected[keep]).pvalue > 1e-4
+
+
+def test_pgmpy_round_trip_and_exact_marginals():
+    pytest.importorskip("pgmpy")
+    from pgmpy.inference import VariableElimination
+
+    src = small_network()
+    model = src.to_pgmpy()
+    assert model.check_model()
+    assert BayesNetSource.from_pgmpy(model) == src
+    # pgmpy's exact inference agrees with our enumeration on a joint marginal.
+    q = VariableElimination(model).query(["a2", "a3", "class"], show_progress=False)
+    table = q.values.transpose([q.variables.index(v) for v in ("a2", "a3", "class")])
+    _, p = src.joint_distribution()
+    ours = p.reshape(2, 2, 3, 3).sum(axis=0)
+    assert np.allclose(table, ours, atol=1e-12)
+
+
+def test_sampler_draws_from_the_same_distribution_as_pgmpy():
+    pytest.importorskip("pgmpy")
+    from pgmpy.sampling import BayesianModelSampling
+
+    src = random_augmented_nb(6, 5, np.random.default_rng(4), n_classes=3, concentration=0.5)
+    n = 20_000
+    df = BayesianModelSampling(src.to_pgmpy()).forward_sample(size=n, seed=7, show_progress=False)
+    theirs = df[list(src.names)].to_numpy(dtype=np.int64)
+    X, y = src.sample(n, np.random.default_rng(8))
+    ours = np.column_stack([X, y])
+    # Homogeneity of the joint frequencies of (class, a_i, a_j) for several pairs,
+    # each at level 1e-4 (Bonferroni over the pairs keeps the family level small).
+    for i, j in [(0, 1), (2, 3), (4, 5), (1, 4)]:
+        cols = [i, j, len(src.names) - 1]
+        shape = tuple(src.cardinalities[c] for c in cols)
+        counts = np.stack(
+            [np.bincount(np.ravel_multi_index(tuple(d[:, c] for c in cols), shape), minlength=np.prod(shape)) for d in (ours, theirs)]
+        )
+        counts = counts[:, counts.sum(axis=0) > 0]
+        assert stats.chi2_contingency(counts).pvalue > 1e-4, (i, j)
+
+
+def test_xmlbif_and_bif_files_round_trip(tmp_path):
+    pytest.importorskip("pgmpy")
+    from pgmpy.readwrite import BIFWriter
+
+    src = random_augmented_nb(12, 8, 2, concentration=0.3)
+    write_source(src, tmp_path / "net.xml")
+    back = read_source(tmp_path / "net.xml")
+    assert back == src
+    assert back.attribute_names == tuple(f"a{i:02d}" for i in range(1, 13))
+    BIFWriter(src.to_pgmpy()).write(str(tmp_path / "net.bif"))
+    assert np.allclose(np.concatenate(read_source(tmp_path / "net.bif").tables), np.concatenate(src.tables))
+
+
+def test_source_is_hashable_and_has_a_stable_repr():
+    a = random_augmented_nb(4, 2, 9)
+    b = random_augmented_nb(4, 2, 9)
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b)
+    assert a != random_augmented_nb(4, 2, 10)
+
+
+def test_independent_source_has_no_arcs_and_no_signal():
+    src = independent_source(10, rng=0)
+    assert src.n_attributes == 10 and src.n_classes == 2 and src.n_arcs == 0
+    assert np.allclose(src.cpt("class"), [[0.5, 0.5]])
+    assert src.bayes_accuracy() == pytest.approx(0.5)
+    three = independent_source(4, [0.2, 0.3, 0.5], 1, n_classes=3)
+    assert three.bayes_accuracy() == pytest.approx(0.5)
+    assert np.allclose(independent_source(3, 0.3, 0).cpt("class"), [[0.7, 0.3]])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_augmented_nb_structure(seed):
+    src = random_augmented_nb(10, 9, seed, max_parents=2, concentration=0.5)
+    c = src.n_attributes
+    assert src.parents[c] == ()
+    assert all(c in ps for ps in src.parents[:c])
+    attribute_arcs = [len(ps) - 1 for ps in src.parents[:c]]
+    assert sum(attribute_arcs) == 9 and max(attribute_arcs) <= 2
+    assert np.allclose(src.cpt(c), [[0.5, 0.5]])
+
+
+def test_random_augmented_nb_can_fill_every_slot():
+    # 0 + 1 + 2 + 2 + 2 arcs fit among 5 attributes with at most 2 attribute parents
+    src = random_augmented_nb(5, 7, 0, max_parents=2)
+    assert src.n_arcs == 5 + 7
+    with pytest.raises(ValueError, match="n_extra_arcs"):
+        random_augmented_nb(5, 8, 0, max_parents=2)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: BayesNetSource(("a", "b", "class"), (2, 2, 2), ((1,), (0,), ()), ([[1, 0]] * 2, [[1, 0]] * 2, [[0.5, 0.5]])), "parents"),
+        (lambda: BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.5, 0.6], [0.5, 0.5]], [[0.5, 0.5]])), "tables"),
+        (lambda: BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.5, 0.5]], [[0.5, 0.5]])), "tables"),
+        (lambda: BayesNetSource(("a", "class"), (1, 2), ((), ()), ([[1.0]], [[0.5, 0.5]])), "cardinalities"),
+        (lambda: BayesNetSource(("a", "a"), (2, 2), ((), ()), ([[1, 0]], [[0.5, 0.5]])), "names"),
+        (lambda: independent_source(3, n_classes=5), "n_classes"),
+        (lambda: independent_source(3, 0.5, n_classes=3), "class_prior"),
+        (lambda: independent_source(3, 1.0), "class_prior"),
+        (lambda: independent_source(0), "n_attributes"),
+        (lambda: random_augmented_nb(4, 2, 0, concentration=0.0), "concentration"),
+        (lambda: small_network().sample(0, 0), "n_cases"),
+        (lambda: small_network().log_probability([[0, 0]], [0]), "X"),
+    ],
+)
+def test_invalid_input_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=f"^{name}"):
+        call()
+
+
+class MajorityClass:
+    """Predicts the most frequent training class (ties to the lowest code)."""
+
+    def fit(self, X, y):
+        self.c_ = int(np.argmax(np.bincount(y)))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.c_)
+
+
+class FirstAttribute:
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return X[:, 0]
+
+
+def test_measure_gap_exact_and_on_test_sets():
+    # a is a noisy copy of the class: predicting y = a is right with probability 0.8.
+    src = BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.8, 0.2], [0.2, 0.8]], [[0.5, 0.5]]))
+    assert src.expected_accuracy(FirstAttribute()) == pytest.approx(0.8)
+    exact = measure_gap(src, FirstAttribute, MajorityClass, 0, n_train=30, n_train_sets=5, n_test=None)
+    assert isinstance(exact, GapEstimate)
+    assert exact.gap == pytest.approx(30.0) and exact.se == pytest.approx(0.0, abs=1e-12)
+    sampled = measure_gap(src, FirstAttribute, MajorityClass, 1, n_train=30, n_train_sets=20, n_test=2000)
+    assert abs(sampled.gap - 30.0) < 4 * sampled.se + 1e-9 and sampled.n_test == 2000
+
+
+def test_search_stops_at_the_first_candidate_within_tolerance():
+    gaps = iter([0.1, 0.3, 0.6, 0.9])
+
+    def propose(rng):
+        p = next(gaps)
+        src = BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.5 + p / 2, 0.5 - p / 2], [0.5 - p / 2, 0.5 + p / 2]], [[0.5, 0.5]]))
+        return src, {"p": p}
+
+    # FirstAttribute beats the majority class by 50 p points.
+    res = search_source(30.0, FirstAttribute, MajorityClass, 0, propose=propose, n_candidates=4, tolerance=1.0, n_screen_sets=2, n_confirm_sets=3)
+    assert res.found and res.params == {"p": 0.6} and res.n_tried == 3
+    assert res.estimate.gap == pytest.approx(30.0)
+
