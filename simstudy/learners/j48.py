@@ -1,0 +1,578 @@
+"""Weka 3.6's J48: C4.5 release 8 decision trees (Quinlan 1993, 1996).
+
+Bouckaert (2004, Sec. 4) uses J48 with its defaults beside NaiveBayes and IB1.
+The class here follows Weka's algorithm step by step (tolerances, tie rules and
+the order of growing, collapsing and pruning included) so that per-fold
+predictions agree with Weka run on the same folds; the agreement is recorded in
+``benchmarks/learners_weka.md`` (section "J48").
+
+Input conventions are those of :mod:`simstudy.learners.weka`: ``X`` float (n, p)
+with nominal attributes coded 0..k-1 and NaN for missing; ``nominal`` a boolean
+mask (or index list) of the nominal columns; ``y`` integer class codes 0..c-1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import ndtri
+
+from .weka import _Base
+
+__all__ = ["J48", "add_errs"]
+
+_SMALL = 1e-6  # Weka's Utils.SMALL: every comparison below is made with this tolerance
+_LOG2 = math.log(2.0)
+
+
+def _gr(a, b):
+    return a - b > _SMALL
+
+
+def _sm(a, b):
+    return a - b < -_SMALL
+
+
+def _eq(a, b):
+    return a == b or (a - b < _SMALL and b - a < _SMALL)
+
+
+def _sm_or_eq(a, b):
+    return a - b < _SMALL
+
+
+def _gr_or_eq(a, b):
+    return b - a < _SMALL
+
+
+def add_errs(n, e, confidence=0.25):
+    """Extra errors of C4.5's pessimistic estimate (Weka's ``Stats.addErrs``).
+
+    Parameters
+    ----------
+    n : float
+        Weight of the instances at a leaf.
+    e : float
+        Weight of the misclassified ones.
+    confidence : float
+        The confidence factor ``CF``; the upper limit of the binomial confidence
+        interval at level ``1 - CF`` (one-sided) is used as the error rate.
+
+    Returns
+    -------
+    float
+        ``n * U_CF(e, n) - e``.  For ``e == 0`` the exact limit
+        ``n * (1 - CF ** (1 / n))``; for ``0 < e < 1`` linear interpolation between
+        ``e = 0`` and ``e = 1``; for ``e + 0.5 >= n`` the remainder ``n - e``;
+        otherwise the normal approximation with continuity correction
+        (``f = (e + 0.5) / n``) and ``z`` the ``1 - CF`` quantile.  Confidence
+        factors above 0.5 give 0, as in Weka.
+    """
+    if confidence > 0.5:
+        return 0.0
+    if e < 1:
+        base = n * (1.0 - math.pow(confidence, 1.0 / n))
+        if e == 0:
+            return base
+        return base + e * (add_errs(n, 1.0, confidence) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    z = float(ndtri(1.0 - confidence))
+    f = (e + 0.5) / n
+    r = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
+    return r * n - e
+
+
+def _xlog2x(a):
+    """Weka's ``EntropyBasedSplitCrit.logFunc`` elementwise: ``a log2 a``, 0 below 1e-6."""
+    a = np.asarray(a, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a < 1e-6, 0.0, a * np.log(np.where(a < 1e-6, 1.0, a)) / _LOG2)
+
+
+def _old_ent(per_class, total):
+    return float(_xlog2x(total) - _xlog2x(per_class).sum(axis=-1))
+
+
+def _new_ent(bags):
+    """Entropy after the split, unnormalised (bits times weight); ``bags`` (..., k, c)."""
+    return -(_xlog2x(bags).sum(axis=(-2, -1)) - _xlog2x(bags.sum(axis=-1)).sum(axis=-1))
+
+
+def _max_class(per_class):
+    """Weka's ``Distribution.maxClass``: the first class beating the running maximum by 1e-6."""
+    best, idx = 0.0, 0
+    for i, v in enumerate(per_class):
+        if _gr(v, best):
+            best, idx = v, i
+    return idx
+
+
+def _max_bag(per_bag):
+    """Weka's ``Distribution.maxBag``: ties go to the last bag (``grOrEq``)."""
+    best, idx = 0.0, -1
+    for i, v in enumerate(per_bag):
+        if _gr_or_eq(v, best):
+            best, idx = v, i
+    return idx
+
+
+def _num_incorrect(dist):
+    per_class = dist.sum(axis=0)
+    return float(per_class.sum() - per_class[_max_class(per_class)])
+
+
+class _Split:
+    """A test at a node: attribute, multiway (nominal) or binary (numeric) with its threshold."""
+
+    __slots__ = ("attribute", "nominal", "n_subsets", "threshold")
+
+    def __init__(self, attribute, nominal, n_subsets, threshold):
+        self.attribute = attribute
+        self.nominal = nominal
+        self.n_subsets = n_subsets
+        self.threshold = threshold
+
+    def subsets(self, col):
+        """Branch of each value; -1 for missing."""
+        miss = np.isnan(col)
+        if self.nominal:
+            s = np.where(miss, 0, col).astype(int)
+        else:
+            s = np.where(col <= self.threshold, 0, 1)
+        return np.where(miss, -1, s)
+
+
+class _Node:
+    __slots__ = ("split", "dist", "sons", "is_leaf", "is_empty", "idx", "w")
+
+    def __init__(self):
+        self.split = None  # None: a leaf (Weka's NoSplit)
+        self.dist = None  # (n_bags, n_classes) weights; one bag for a leaf
+        self.sons = None
+        self.is_leaf = True
+        self.is_empty = False
+        self.idx = None  # training rows reaching the node and their weights
+        self.w = None
+
+
+class J48(_Base):
+    """Weka 3.6 ``weka.classifiers.trees.J48`` (C4.5 release 8) for a nominal class.
+
+    Parameters
+    ----------
+    confidence : float, default 0.25
+        Confidence factor of the pessimistic error estimate (Weka ``-C``); stored, as in
+        Weka, as a single-precision float.
+    min_leaf : int, default 2
+        Minimum weight of instances in at least two branches of a split (Weka ``-M``).
+    subtree_raising : bool, default True
+        Consider replacing a node by its largest branch while pruning (off: Weka ``-S``).
+    unpruned : bool, default False
+        Skip the pruning (Weka ``-U``); the tree is still collapsed, as in Weka 3.6.
+    nominal, n_categories, n_classes
+        As in :class:`simstudy.learners.weka.WekaNaiveBayes`.
+
+    Notes
+    -----
+    Growing (Weka's ``C45ModelSelection``/``C45Split``):
+
+    * A node becomes a leaf if its weight is below ``2 * min_leaf`` or it is pure.
+    * Nominal attributes split multiway, one branch per category (empty branches kept).
+      Numeric attributes split binary at ``a <= t``; candidate cuts lie between sorted
+      known values differing by more than 1e-5, each side must hold at least
+      ``clip(0.1 * W_known / c, min_leaf, 25)`` weight, and the gain of the best cut is
+      reduced by ``log2(number of candidate cuts) / W`` (release 8's MDL correction).
+      ``t`` is the largest value of the attribute in the whole training set that does
+      not exceed the midpoint of the cut.
+    * Gain of a split with unknown values: ``(W_known / W) * gain on the known ones``;
+      split information counts the unknowns as an extra branch.  A split needs at
+      least two branches with ``min_leaf`` known weight and a positive gain ratio.
+    * Among the attributes with a usable split, only those with gain at least the
+      average gain minus 1e-3 compete; the highest gain ratio wins (first attribute on
+      ties).  Nominal attributes with at least ``0.3 n`` categories are left out of the
+      average unless all attributes are such.
+    * Instances with a missing value go down every branch with their weight times the
+      branch's share of the known weight.
+
+    Then the tree is collapsed (a subtree whose leaves make no fewer training errors
+    than its root as a leaf, minus 1e-3, becomes a leaf), and pruned bottom-up: a node
+    becomes a leaf if its estimated errors (:func:`add_errs`) are at most those of the
+    subtree + 0.1 and of its largest branch + 0.1; otherwise the largest branch
+    replaces it if that branch, refitted to all the node's training instances, has at
+    most the subtree's estimated errors + 0.1.
+
+    Prediction follows Weka's ``getProbs``: a missing value sends the instance down all
+    non-empty branches with the branch weights; an empty branch answers with the
+    class distribution of its parent's branch (or of the parent when that is empty).
+    ``predict`` takes the first class whose probability beats the running maximum by
+    more than 1e-6 (Weka's ``classifyInstance``).  Training instances with a missing
+    class are dropped.
+    """
+
+    def __init__(self, confidence=0.25, min_leaf=2, subtree_raising=True, unpruned=False,
+                 nominal=None, n_categories=None, n_classes=None):
+        super().__init__(nominal, n_categories, n_classes)
+        self.confidence = confidence
+        self.min_leaf = min_leaf
+        self.subtree_raising = subtree_raising
+        self.unpruned = unpruned
+
+    def get_params(self, deep=True):
+        return {"confidence": self.confidence, "min_leaf": self.min_leaf,
+                "subtree_raising": self.subtree_raising, "unpruned": self.unpruned,
+                **super().get_params(deep)}
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y):
+        """Grow, collapse and (unless ``unpruned``) prune the tree.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, p)
+        y : array_like, shape (n,)
+            Class codes; NaN rows are ignored except for the split thresholds.
+
+        Returns
+        -------
+        self
+        """
+        cf = float(self.confidence)
+        if not (0.0 < cf < 1.0):
+            raise ValueError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
+        if float(self.min_leaf) < 0:
+            raise ValueError(f"min_leaf: expected a non-negative number, got {self.min_leaf!r}")
+        X, y = self._prepare(X, y)
+        self._cf = float(np.float32(cf))
+        self._min = float(self.min_leaf)
+        # Weka's m_allData: the training set before instances with a missing class are dropped.
+        self._all_X = X
+        n_all = X.shape[0]
+        p = X.shape[1]
+        self._multi_val = p > 0 and all(
+            self.nominal_mask_[j] and not _sm(self.n_categories_[j], 0.3 * n_all) for j in range(p))
+        self._many_values = np.array(
+            [self.nominal_mask_[j] and not _sm(self.n_categories_[j], 0.3 * n_all) for j in range(p)], dtype=bool)
+        keep = ~np.isnan(y)
+        self._X = X[keep]
+        self._y = y[keep].astype(int)
+        idx = np.arange(self._X.shape[0])
+        self.tree_ = self._build(idx, np.ones(idx.size))
+        self._collapse(self.tree_)
+        if not self.unpruned:
+            self._prune(self.tree_)
+        del self._X, self._y, self._all_X
+        self._clear_train(self.tree_)
+        return self
+
+    def _class_dist(self, idx, w):
+        return np.bincount(self._y[idx], weights=w, minlength=self.n_classes_).astype(float)
+
+    def _build(self, idx, w):
+        node = _Node()
+        node.idx, node.w = idx, w
+        model = self._select(idx, w)
+        if model is None:
+            node.dist = self._class_dist(idx, w)[None, :]
+            node.is_empty = _eq(float(w.sum()), 0.0)
+            return node
+        split, dist = model
+        node.split, node.dist, node.is_leaf = split, dist, False
+        node.sons = [self._build(i, ww) for i, ww in self._split_data(split, dist, idx, w)]
+        return node
+
+    def _select(self, idx, w):
+        """Weka's ``C45ModelSelection.selectModel``; None for a leaf."""
+        per_class = self._class_dist(idx, w)
+        total = float(per_class.sum())
+        if _sm(total, 2 * self._min) or _eq(total, float(per_class[_max_class(per_class)])):
+            return None
+        cands = []
+        for j in range(self._X.shape[1]):
+            cands.append(self._candidate(j, idx, w, total))
+        gains = [c[0] for j, c in enumerate(cands)
+                 if c is not None and (self._multi_val or not self._many_values[j])]
+        if not gains:
+            return None
+        average = 0.0
+        for g in gains:
+            average += g
+        average /= len(gains)
+        best, best_ratio = None, 0.0
+        for j, c in enumerate(cands):
+            if c is not None and c[0] >= average - 1e-3 and _gr(c[1], best_ratio):
+                best, best_ratio = j, c[1]
+        if _eq(best_ratio, 0.0):
+            return None
+        _, _, known, threshold = cands[best]
+        col = self._X[idx, best]
+        miss = np.isnan(col)
+        # the instances with an unknown value join every bag in proportion to the known weight
+        kt = known.sum()
+        probs = known.sum(axis=1) / kt if kt != 0 else np.full(known.shape[0], 1.0 / known.shape[0])
+        dist = known.copy()
+        if miss.any():
+            dist += probs[:, None] * self._class_dist(idx[miss], w[miss])[None, :]
+        nominal = bool(self.nominal_mask_[best])
+        if not nominal:
+            allc = self._all_X[:, best]
+            allc = allc[~np.isnan(allc)]
+            below = allc[allc - threshold < _SMALL]
+            threshold = float(below.max()) if below.size else -np.finfo(float).max
+        split = _Split(best, nominal, dist.shape[0], threshold)
+        return split, dist
+
+    def _candidate(self, j, idx, w, total):
+        """Weka's ``C45Split.buildClassifier``: (gain, gain ratio, known bags, threshold) or None."""
+        col = self._X[idx, j]
+        known = ~np.isnan(col)
+        yk, wk, vk = self._y[idx][known], w[known], col[known]
+        c = self.n_classes_
+        if self.nominal_mask_[j]:
+            k = int(self.n_categories_[j])
+            bags = np.zeros((k, c))
+            np.add.at(bags, (vk.astype(int), yk), wk)
+            per_bag = bags.sum(axis=1)
+            if sum(1 for b in per_bag if _gr_or_eq(b, self._min)) <= 1:
+                return None
+            kt = float(bags.sum())
+            gain = self._gain(bags, total, _old_ent(bags.sum(axis=0), kt))
+            return gain, self._ratio(bags, total, gain), bags, None
+        order = np.argsort(vk, kind="stable")
+        vk, yk, wk = vk[order], yk[order], wk[order]
+        m = vk.size
+        onehot = np.zeros((m, c))
+        onehot[np.arange(m), yk] = wk
+        kt = float(wk.sum())
+        min_split = 0.1 * kt / c
+        if _sm_or_eq(min_split, self._min):
+            min_split = self._min
+        elif _gr(min_split, 25):
+            min_split = 25.0
+        if _sm(float(m), 2 * min_split):
+            return None
+        per_class = onehot.sum(axis=0)
+        default_ent = _old_ent(per_class, kt)
+        cut = np.flatnonzero(vk[:-1] + 1e-5 < vk[1:])  # cut after sorted position i
+        if cut.size == 0:
+            return None
+        left = np.cumsum(onehot, axis=0)[cut]
+        right = per_class - left
+        lw, rw = left.sum(axis=1), right.sum(axis=1)
+        ok = (lw - min_split > -_SMALL) & (rw - min_split > -_SMALL)
+        n_cand = int(ok.sum())
+        if n_cand == 0:
+            return None
+        cut, left, right = cut[ok], left[ok], right[ok]
+        bags = np.stack([left, right], axis=1)
+        unknown_rate = (total - kt) / total
+        num = (1 - unknown_rate) * (default_ent - _new_ent(bags))
+        gains = np.where(np.abs(num) < _SMALL, 0.0, num / kt)
+        best_gain, best = 0.0, -1
+        for i, g in enumerate(gains.tolist()):
+            if _gr(g, best_gain):
+                best_gain, best = g, i
+        if best < 0:
+            return None
+        gain = best_gain - math.log2(n_cand) / total
+        if _sm_or_eq(gain, 0.0):
+            return None
+        i = cut[best]
+        mid = (vk[i] + vk[i + 1]) / 2
+        if mid == vk[i + 1]:
+            mid = vk[i]
+        return gain, self._ratio(bags[best], total, gain), bags[best], float(mid)
+
+    @staticmethod
+    def _gain(bags, total, old_ent):
+        kt = float(bags.sum())
+        num = (1 - (total - kt) / total) * (old_ent - float(_new_ent(bags)))
+        return 0.0 if _eq(num, 0.0) else num / kt
+
+    @staticmethod
+    def _ratio(bags, total, gain):
+        kt = float(bags.sum())
+        split_ent = 0.0
+        if _gr(kt, 0.0):
+            split_ent = float(-_xlog2x(bags.sum(axis=1)).sum() - _xlog2x(total - kt) + _xlog2x(total))
+        if _eq(split_ent, 0.0):
+            return 0.0
+        return gain / (split_ent / total)
+
+    def _split_data(self, split, dist, idx, w):
+        """Weka's ``ClassifierSplitModel.split``: (rows, weights) per branch."""
+        sub = split.subsets(self._X[idx, split.attribute])
+        per_bag = dist.sum(axis=1)
+        tot = per_bag.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = per_bag / tot
+        miss = sub < 0
+        out = []
+        for b in range(split.n_subsets):
+            keep = sub == b
+            wb = w.copy()
+            if miss.any() and share[b] - 0 > _SMALL:
+                keep = keep | miss
+                wb = np.where(miss, w * share[b], w)
+            out.append((idx[keep], wb[keep]))
+        return out
+
+    def _dist_for(self, split, old_dist, idx, w):
+        """Weka's ``Distribution(data, model)``: unknowns weighted by the model's current bags."""
+        c = self.n_classes_
+        if split is None:
+            return self._class_dist(idx, w)[None, :]
+        sub = split.subsets(self._X[idx, split.attribute])
+        dist = np.zeros((split.n_subsets, c))
+        known = sub >= 0
+        np.add.at(dist, (sub[known], self._y[idx][known]), w[known])
+        miss = ~known
+        if miss.any():
+            per_bag = old_dist.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = per_bag / per_bag.sum()
+            cm = self._class_dist(idx[miss], w[miss])
+            for b in range(split.n_subsets):
+                if share[b] > 0:
+                    dist[b] += share[b] * cm
+        return dist
+
+    # ------------------------------------------------------- collapse and prune
+    def _training_errors(self, node):
+        if node.is_leaf:
+            return _num_incorrect(node.dist)
+        return sum(self._training_errors(s) for s in node.sons)
+
+    def _collapse(self, node):
+        if node.is_leaf:
+            return
+        if self._training_errors(node) >= _num_incorrect(node.dist) - 1e-3:
+            self._make_leaf(node)
+        else:
+            for s in node.sons:
+                self._collapse(s)
+
+    @staticmethod
+    def _make_leaf(node):
+        node.sons, node.split, node.is_leaf = None, None, True
+        node.dist = node.dist.sum(axis=0, keepdims=True)
+
+    def _errors_for_dist(self, dist):
+        per_class = dist.sum(axis=0)
+        total = float(per_class.sum())
+        if _eq(total, 0.0):
+            return 0.0
+        wrong = total - float(per_class[_max_class(per_class)])
+        return wrong + add_errs(total, wrong, self._cf)
+
+    def _estimated_errors(self, node):
+        if node.is_leaf:
+            return self._errors_for_dist(node.dist)
+        return sum(self._estimated_errors(s) for s in node.sons)
+
+    def _errors_for_branch(self, node, idx, w):
+        if node.is_leaf:
+            return self._errors_for_dist(self._class_dist(idx, w)[None, :])
+        dist = self._dist_for(node.split, node.dist, idx, w)
+        parts = self._split_data(node.split, dist, idx, w)
+        return sum(self._errors_for_branch(s, i, ww) for s, (i, ww) in zip(node.sons, parts))
+
+    def _new_distribution(self, node, idx, w):
+        node.dist = self._dist_for(node.split, node.dist, idx, w)
+        node.idx, node.w = idx, w
+        if not node.is_leaf:
+            for s, (i, ww) in zip(node.sons, self._split_data(node.split, node.dist, idx, w)):
+                self._new_distribution(s, i, ww)
+        elif not _eq(float(w.sum()), 0.0):
+            node.is_empty = False
+
+    def _prune(self, node):
+        if node.is_leaf:
+            return
+        for s in node.sons:
+            self._prune(s)
+        largest = _max_bag(node.dist.sum(axis=1))
+        if self.subtree_raising:
+            err_branch = self._errors_for_branch(node.sons[largest], node.idx, node.w)
+        else:
+            err_branch = np.finfo(float).max
+        err_leaf = self._errors_for_dist(node.dist)
+        err_tree = self._estimated_errors(node)
+        if _sm_or_eq(err_leaf, err_tree + 0.1) and _sm_or_eq(err_leaf, err_branch + 0.1):
+            self._make_leaf(node)
+            return
+        if _sm_or_eq(err_branch, err_tree + 0.1):
+            big = node.sons[largest]
+            node.sons, node.split, node.is_leaf = big.sons, big.split, big.is_leaf
+            node.dist = big.dist
+            self._new_distribution(node, node.idx, node.w)
+            self._prune(node)
+
+    def _clear_train(self, node):
+        node.idx = node.w = None
+        if not node.is_leaf:
+            for s in node.sons:
+                self._clear_train(s)
+
+    # ---------------------------------------------------------------- prediction
+    def predict_proba(self, X):
+        """Class probabilities as Weka's ``distributionForInstance`` (no Laplace correction)."""
+        X = self._check_X(X)
+        out = np.zeros((X.shape[0], self.n_classes_))
+        self._probs(self.tree_, X, np.arange(X.shape[0]), np.ones(X.shape[0]), out)
+        return out
+
+    @staticmethod
+    def _leaf_probs(per_class):
+        total = float(per_class.sum())
+        return per_class / total if not _eq(total, 0.0) else np.zeros_like(per_class)
+
+    def _probs(self, node, X, rows, weight, out):
+        if rows.size == 0:
+            return
+        if node.is_leaf:
+            out[rows] += weight[:, None] * self._leaf_probs(node.dist.sum(axis=0))[None, :]
+            return
+        sub = node.split.subsets(X[rows, node.split.attribute])
+        per_bag = node.dist.sum(axis=1)
+        for b, son in enumerate(node.sons):
+            sel = sub == b
+            if not sel.any():
+                continue
+            if son.is_empty:
+                p = node.dist[b] / per_bag[b] if _gr(per_bag[b], 0.0) else self._leaf_probs(node.dist.sum(axis=0))
+                out[rows[sel]] += weight[sel, None] * p[None, :]
+            else:
+                self._probs(son, X, rows[sel], weight[sel], out)
+        miss = sub < 0
+        if miss.any():
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = per_bag / per_bag.sum()
+            for b, son in enumerate(node.sons):
+                if not son.is_empty:
+                    self._probs(son, X, rows[miss], weight[miss] * share[b], out)
+
+    def predict(self, X):
+        """Class codes: the first class beating the running maximum by more than 1e-6."""
+        p = self.predict_proba(X)
+        best = np.full(p.shape[0], -1.0)
+        cls = np.zeros(p.shape[0], dtype=int)
+        for j in range(p.shape[1]):
+            upd = p[:, j] - best > _SMALL
+            cls = np.where(upd, j, cls)
+            best = np.where(upd, p[:, j], best)
+        return cls
+
+    # ------------------------------------------------------------------ inspection
+    def n_leaves(self):
+        """Number of leaves of the fitted tree (Weka's ``measureNumLeaves``)."""
+        def count(node):
+            return 1 if node.is_leaf else sum(count(s) for s in node.sons)
+        return count(self.tree_)
+
+    def tree_size(self):
+        """Number of nodes of the fitted tree (Weka's ``measureTreeSize``)."""
+        def count(node):
+            return 1 if node.is_leaf else 1 + sum(count(s) for s in node.sons)
+        return count(self.tree_)
