@@ -18,8 +18,8 @@ derives point estimates and approximate prediction intervals under four models:
   Eq. 13-14).
 
 and the empirical replication probability of a group of replications
-(Definition 2, Eq. 16): :func:`empirical_replication_probability` and
-:func:`empirical_F`.
+(Definition 2, Eq. 16): :func:`empirical_replication_probability` from counts
+and :func:`empirical_F_from_decisions` from the decisions themselves.
 
 Conventions shared by every function
 ------------------------------------
@@ -31,8 +31,8 @@ Conventions shared by every function
 * "Same direction" means A better than B: the statistic (wins of A, ``Z_w``,
   ``T``) is oriented so that large values favour A.  For the other direction,
   pass ``n - wins``, ``-z`` or ``-t``.
-* ``confidence`` is the level of the prediction interval; Berrar's ``c`` is
-  ``1 - confidence``.
+* ``level`` is the coverage of the prediction interval (0.95 for 95%);
+  Berrar's ``c`` is ``1 - level``.
 * Nothing is rounded: Berrar's Example 1 used theta rounded to 0.66 and
   reports 0.5746, the exact ``29/44`` gives 0.5696.
 * Functions are vectorised over their main argument (and broadcast the
@@ -63,7 +63,7 @@ __all__ = [
     "t_model",
     "t_model_from_p",
     "empirical_replication_probability",
-    "empirical_F",
+    "empirical_F_from_decisions",
     "bootstrap_s_star",
 ]
 
@@ -85,7 +85,7 @@ class ReplicationEstimate:
         Point estimate P of the probability that an exact replication is
         significant in the same direction (A better).
     low, high : float or ndarray
-        Limits of the approximate ``confidence`` prediction interval of P.
+        Limits of the approximate ``level`` prediction interval of P.
     model : str
         ``"binomial"``, ``"bayes"``, ``"wilcoxon"`` or ``"t"``.
     parameter : float or ndarray
@@ -103,7 +103,7 @@ class ReplicationEstimate:
         Two-sided p-value of the initial experiment under the model's test.
     alpha : float
         Significance level.
-    confidence : float
+    level : float
         Level of the prediction interval (Berrar's ``1 - c``).
     """
 
@@ -117,7 +117,7 @@ class ReplicationEstimate:
     threshold: np.ndarray | float
     pvalue: np.ndarray | float
     alpha: float
-    confidence: float
+    level: float
 
     @property
     def interval(self):
@@ -134,12 +134,12 @@ class SStarEstimate:
     s_star : float or ndarray
         Sample standard deviation (``ddof=1``) of the bootstrapped statistics.
     low, high : float or ndarray
-        Monte Carlo ``confidence`` interval of ``s*`` from the chi-square
+        Monte Carlo ``level`` interval of ``s*`` from the chi-square
         distribution of ``(b - 1) s*^2 / sigma^2`` with ``b - 1`` df (exact for
         normal statistics, which ``Z_w`` approximately is).
     n_boot : int
         Number ``b`` of bootstrap statistics per estimate.
-    confidence : float
+    level : float
         Level of the interval.
     """
 
@@ -147,7 +147,7 @@ class SStarEstimate:
     low: np.ndarray | float
     high: np.ndarray | float
     n_boot: int
-    confidence: float
+    level: float
 
 
 # ---------------------------------------------------------------- helpers
@@ -288,20 +288,20 @@ def min_significant_wins(n, alpha: float = 0.05):
     return _out(_min_wins(n, alpha))
 
 
-def _cp_limits(wins, n, confidence):
-    c = 1.0 - confidence
+def _cp_limits(wins, n, level):
+    c = 1.0 - level
     # safe shape parameters where the limit is 0 or 1 by definition
     lo = stats.beta.ppf(c / 2, np.maximum(wins, 1), n - wins + 1)
     hi = stats.beta.ppf(1 - c / 2, wins + 1, np.maximum(n - wins, 1))
     return np.where(wins > 0, lo, 0.0), np.where(wins < n, hi, 1.0)
 
 
-def binomial_model(wins, n, *, alpha: float = 0.05, confidence: float = 0.95) -> ReplicationEstimate:
+def binomial_model(wins, n, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
     """Replication probability under the binomial model (Berrar, Lemma 1).
 
     ``P_b = sum_{i >= s} Bin(i; n, theta_hat)`` with ``theta_hat = wins / n``
     and ``s = min_significant_wins(n, alpha)``; the prediction interval is
-    ``P_b`` evaluated at the exact Clopper-Pearson ``confidence`` limits of
+    ``P_b`` evaluated at the exact Clopper-Pearson ``level`` limits of
     theta (Eq. 6-7).
 
     Parameters
@@ -314,7 +314,7 @@ def binomial_model(wins, n, *, alpha: float = 0.05, confidence: float = 0.95) ->
         Number of comparisons, ``n >= 1``; broadcast against ``wins``.
     alpha : float
         Two-sided significance level of the exact binomial test (``p <= alpha``).
-    confidence : float
+    level : float
         Level of the prediction interval.
 
     Returns
@@ -333,37 +333,37 @@ def binomial_model(wins, n, *, alpha: float = 0.05, confidence: float = 0.95) ->
     probability that A wins significantly (Berrar's 24 of 44 example, 0.0856).
     """
     alpha = check_alpha(alpha)
-    confidence = check_alpha(confidence, "confidence")
+    level = check_alpha(level, "level")
     wins, n = _wins_and_n(wins, n)
     s = _min_wins(n, alpha)
     theta = wins / n
-    lo, hi = _cp_limits(wins, n, confidence)
+    lo, hi = _cp_limits(wins, n, level)
     return ReplicationEstimate(
         estimate=_out(_upper_tail(s, n, theta)), low=_out(_upper_tail(s, n, lo)),
         high=_out(_upper_tail(s, n, hi)), model="binomial", parameter=_out(theta),
         parameter_low=_out(lo), parameter_high=_out(hi), threshold=_out(s),
-        pvalue=_out(_binomial_p(wins, n)), alpha=alpha, confidence=confidence)
+        pvalue=_out(_binomial_p(wins, n)), alpha=alpha, level=level)
 
 
 # ---------------------------------------------------------------- Bayesian
 
 
-def _hdi(a, b, confidence):
+def _hdi(a, b, level):
     """HDI of Beta(a, b) for a, b >= 1 (unimodal, or uniform when a = b = 1).
 
-    The shortest interval with mass ``confidence`` has equal density at both
+    The shortest interval with mass ``level`` has equal density at both
     ends.  With ``u`` the mass below it, ``g(u) = pdf(hi(u)) - pdf(lo(u))``
     decreases from ``g(0) >= 0`` to ``g(c) <= 0`` for a unimodal density, so a
     vectorised bisection on ``u`` finds the root; when ``g`` does not change
     sign (a monotone density: ``a = 1`` or ``b = 1``) the HDI touches 0 or 1.
     """
-    c = 1.0 - confidence
+    c = 1.0 - level
     a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
 
     def g(u):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lo = stats.beta.ppf(u, a, b)
-            hi = stats.beta.ppf(np.minimum(u + confidence, 1.0), a, b)
+            hi = stats.beta.ppf(np.minimum(u + level, 1.0), a, b)
             return stats.beta.pdf(hi, a, b) - stats.beta.pdf(lo, a, b)
 
     left = np.zeros(a.shape)
@@ -380,11 +380,11 @@ def _hdi(a, b, confidence):
     # uniform density: every interval of the right mass is shortest; take the central one
     u = np.where((a == 1) & (b == 1), c / 2, u)
     lo = np.where(u > 0, stats.beta.ppf(u, a, b), 0.0)
-    hi = np.where(u < c, stats.beta.ppf(np.minimum(u + confidence, 1.0), a, b), 1.0)
+    hi = np.where(u < c, stats.beta.ppf(np.minimum(u + level, 1.0), a, b), 1.0)
     return lo, hi
 
 
-def beta_hdi(a, b, *, confidence: float = 0.95):
+def beta_hdi(a, b, *, level: float = 0.95):
     """Highest-density interval of Beta(a, b) for ``a, b >= 1``.
 
     Parameters
@@ -392,41 +392,41 @@ def beta_hdi(a, b, *, confidence: float = 0.95):
     a, b : array_like
         Shape parameters, ``>= 1`` (so the density is unimodal or monotone),
         broadcast against each other.
-    confidence : float
+    level : float
         Posterior mass of the interval.
 
     Returns
     -------
     (low, high)
-        Floats or arrays: the shortest interval holding ``confidence`` of the
+        Floats or arrays: the shortest interval holding ``level`` of the
         mass, found by bisection on the mass below it (accurate to about 1e-12
         in the limits).  For Beta(30, 16) (29 wins of 44, uniform prior):
         [0.515, 0.785] (Berrar, Example 2).  ``a = 1`` gives ``[0, ...]``,
         ``b = 1`` gives ``[..., 1]``, ``a = b = 1`` the central interval.
     """
-    confidence = check_alpha(confidence, "confidence")
+    level = check_alpha(level, "level")
     a = _finite(a, "a")
     b = _finite(b, "b")
     if (a < 1).any():
         raise ValueError("a: must be >= 1")
     if (b < 1).any():
         raise ValueError("b: must be >= 1")
-    lo, hi = _hdi(a, b, confidence)
+    lo, hi = _hdi(a, b, level)
     return _out(lo), _out(hi)
 
 
-def bayesian_model(wins, n, *, alpha: float = 0.05, confidence: float = 0.95) -> ReplicationEstimate:
+def bayesian_model(wins, n, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
     """Replication probability under the Bayesian model with a uniform prior (Berrar, Lemma 2).
 
     The posterior of theta after ``wins`` of ``n`` is Beta(1 + wins, 1 + n - wins)
     with mean ``theta_m = (wins + 1)/(n + 2)``;
     ``P_B = sum_{i >= s} Bin(i; n, theta_m)``, and the prediction interval is
-    ``P_B`` at the limits of the ``confidence`` highest-density interval of the
+    ``P_B`` at the limits of the ``level`` highest-density interval of the
     posterior (Eq. 8-9).
 
     Parameters
     ----------
-    wins, n, alpha, confidence
+    wins, n, alpha, level
         As in :func:`binomial_model` (same ``s``, same ``p <= alpha`` rule).
 
     Returns
@@ -439,28 +439,28 @@ def bayesian_model(wins, n, *, alpha: float = 0.05, confidence: float = 0.95) ->
     Notes
     -----
     The posterior mean need not lie in the HDI (a skewed posterior and a low
-    ``confidence``, e.g. 0 wins of 1 at 50%), and then ``estimate`` lies
+    ``level``, e.g. 0 wins of 1 at level 0.5), and then ``estimate`` lies
     outside ``[low, high]``; at 95% and the paper's cases it lies inside.
     29 of 44: theta_m = 0.652, P_B = 0.5311, HDI [0.515, 0.785], interval
     [0.0384, 0.983]; 15 of 20: P_B = 0.5246 (Berrar, Example 2 and study 1).
     """
     alpha = check_alpha(alpha)
-    confidence = check_alpha(confidence, "confidence")
+    level = check_alpha(level, "level")
     wins, n = _wins_and_n(wins, n)
     s = _min_wins(n, alpha)
     theta_m = (wins + 1) / (n + 2)
-    lo, hi = _hdi(1 + wins, 1 + n - wins, confidence)
+    lo, hi = _hdi(1 + wins, 1 + n - wins, level)
     return ReplicationEstimate(
         estimate=_out(_upper_tail(s, n, theta_m)), low=_out(_upper_tail(s, n, lo)),
         high=_out(_upper_tail(s, n, hi)), model="bayes", parameter=_out(theta_m),
         parameter_low=_out(lo), parameter_high=_out(hi), threshold=_out(s),
-        pvalue=_out(_binomial_p(wins, n)), alpha=alpha, confidence=confidence)
+        pvalue=_out(_binomial_p(wins, n)), alpha=alpha, level=level)
 
 
 # ---------------------------------------------------------------- Wilcoxon
 
 
-def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.95) -> ReplicationEstimate:
+def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
     """Replication probability under the Wilcoxon model (Berrar, Proposition 1).
 
     With the replication's statistic distributed as ``N(Z_w, s*^2)``,
@@ -481,7 +481,7 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.
     alpha : float
         Two-sided significance level; a replication is significant when its
         statistic is ``>= z_{1-alpha/2}``.
-    confidence : float
+    level : float
         Level of the prediction interval.
 
     Returns
@@ -497,7 +497,7 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.
     ``Z_w = 1.96, s* = 1`` gives 0.5 with interval [0.025, 0.975] (Example 3).
     """
     alpha = check_alpha(alpha)
-    confidence = check_alpha(confidence, "confidence")
+    level = check_alpha(level, "level")
     z = as_float_array(z, "z")
     s_star = _positive(s_star, "s_star")
     try:
@@ -505,7 +505,7 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.
     except ValueError as exc:
         raise ValueError(f"s_star: shape {np.shape(s_star)} does not broadcast with z of shape {np.shape(z)}") from exc
     crit = stats.norm.isf(alpha / 2)
-    half = stats.norm.isf((1.0 - confidence) / 2) * s_star
+    half = stats.norm.isf((1.0 - level) / 2) * s_star
     with np.errstate(invalid="ignore"):
         lo_z, hi_z = z - half, z + half
 
@@ -517,23 +517,23 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.
         estimate=_out(prob(z)), low=_out(prob(lo_z)), high=_out(prob(hi_z)), model="wilcoxon",
         parameter=_out(z), parameter_low=_out(lo_z), parameter_high=_out(hi_z),
         threshold=_out(np.broadcast_to(crit, z.shape)),
-        pvalue=_out(2 * stats.norm.sf(np.abs(z))), alpha=alpha, confidence=confidence)
+        pvalue=_out(2 * stats.norm.sf(np.abs(z))), alpha=alpha, level=level)
 
 
-def wilcoxon_model_from_p(p, s_star=1.0, *, alpha: float = 0.05, confidence: float = 0.95) -> ReplicationEstimate:
+def wilcoxon_model_from_p(p, s_star=1.0, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
     """:func:`wilcoxon_model` at ``Z_w = z_{1 - p/2}`` for a two-sided p-value ``p``.
 
     ``p`` must be in (0, 1]; the direction is taken to be A better
     (``Z_w >= 0``).  ``p = 0.05, s* = 1`` reproduces Example 3.
     """
     z = stats.norm.isf(_pvalues(p) / 2)
-    return wilcoxon_model(z, s_star, alpha=alpha, confidence=confidence)
+    return wilcoxon_model(z, s_star, alpha=alpha, level=level)
 
 
 # ---------------------------------------------------------------- t
 
 
-def t_model(t, df, *, alpha: float = 0.05, confidence: float = 0.95) -> ReplicationEstimate:
+def t_model(t, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
     """Replication probability in k-fold cross-validation (Berrar, Proposition 2).
 
     The replication's t statistic is taken to follow the non-central t with
@@ -551,7 +551,7 @@ def t_model(t, df, *, alpha: float = 0.05, confidence: float = 0.95) -> Replicat
         Degrees of freedom ``> 0`` (``k - 1`` for k folds), broadcast against ``t``.
     alpha : float
         Two-sided significance level.
-    confidence : float
+    level : float
         Level of the prediction interval.
 
     Returns
@@ -568,14 +568,14 @@ def t_model(t, df, *, alpha: float = 0.05, confidence: float = 0.95) -> Replicat
     [0.417, 1.000] (Figure 4).
     """
     alpha = check_alpha(alpha)
-    confidence = check_alpha(confidence, "confidence")
+    level = check_alpha(level, "level")
     t = _finite(t, "t")
     df = _positive(df, "df")
     try:
         t, df = np.broadcast_arrays(t, df)
     except ValueError as exc:
         raise ValueError(f"df: shape {np.shape(df)} does not broadcast with t of shape {np.shape(t)}") from exc
-    c = 1.0 - confidence
+    c = 1.0 - level
     crit = stats.t.isf(alpha / 2, df)
     q_lo = stats.nct.ppf(c / 2, df, t)
     q_hi = stats.nct.ppf(1 - c / 2, df, t)
@@ -586,10 +586,10 @@ def t_model(t, df, *, alpha: float = 0.05, confidence: float = 0.95) -> Replicat
     return ReplicationEstimate(
         estimate=_out(prob(t)), low=_out(prob(q_lo)), high=_out(prob(q_hi)), model="t",
         parameter=_out(t), parameter_low=_out(q_lo), parameter_high=_out(q_hi), threshold=_out(crit),
-        pvalue=_out(2 * stats.t.sf(np.abs(t), df)), alpha=alpha, confidence=confidence)
+        pvalue=_out(2 * stats.t.sf(np.abs(t), df)), alpha=alpha, level=level)
 
 
-def t_model_from_p(p, df, *, alpha: float = 0.05, confidence: float = 0.95) -> ReplicationEstimate:
+def t_model_from_p(p, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
     """:func:`t_model` at ``T = t_{df, 1 - p/2}`` for a two-sided p-value ``p``.
 
     ``p`` must be in (0, 1]; the direction is taken to be A better (``T >= 0``).
@@ -597,13 +597,13 @@ def t_model_from_p(p, df, *, alpha: float = 0.05, confidence: float = 0.95) -> R
     """
     p = _pvalues(p)
     df = _positive(df, "df")
-    return t_model(stats.t.isf(p / 2, df), df, alpha=alpha, confidence=confidence)
+    return t_model(stats.t.isf(p / 2, df), df, alpha=alpha, level=level)
 
 
 # ---------------------------------------------------------------- empirical
 
 
-def empirical_F(n_significant, k):
+def empirical_replication_probability(n_significant, n_total):
     """Empirical replication probability ``F = (s - 1)/(k - 1)`` (Berrar, Definition 2, Eq. 16).
 
     Parameters
@@ -612,8 +612,8 @@ def empirical_F(n_significant, k):
         ``s``: experiments of the group significant in the initial
         experiment's direction, **counting the initial experiment itself**
         (it is one of the ``k``), so ``1 <= s <= k``.
-    k : array_like of int
-        Experiments in the group (initial one included), ``k >= 2``;
+    n_total : array_like of int
+        ``k``: experiments in the group (initial one included), ``k >= 2``;
         broadcast against ``n_significant``.
 
     Returns
@@ -622,24 +622,28 @@ def empirical_F(n_significant, k):
         ``(s - 1)/(k - 1)``: the share of significant results among the
         ``k - 1`` replications of a significant initial experiment.  Study 1,
         group 3: 537 of 1000 gives 0.5365.
+
+    See Also
+    --------
+    empirical_F_from_decisions : the same from an array of +1/0/-1 decisions.
     """
     s = _counts(n_significant, "n_significant")
-    k = _counts(k, "k")
+    k = _counts(n_total, "n_total")
     if (k < 2).any():
-        raise ValueError(f"k: must be >= 2, got {k.min():g}")
+        raise ValueError(f"n_total: must be >= 2, got {k.min():g}")
     if (s < 1).any():
         raise ValueError("n_significant: must be >= 1 (the significant initial experiment is one of them)")
     try:
         s, k = np.broadcast_arrays(s, k)
     except ValueError as exc:
-        raise ValueError(f"k: shape {np.shape(k)} does not broadcast with n_significant") from exc
+        raise ValueError(f"n_total: shape {np.shape(k)} does not broadcast with n_significant") from exc
     if (s > k).any():
-        raise ValueError("n_significant: must be <= k")
+        raise ValueError("n_significant: must be <= n_total")
     return _out((s - 1) / (k - 1))
 
 
-def empirical_replication_probability(decisions, direction: int = 1):
-    """Empirical replication probability of groups of experiments (Berrar, Eq. 16).
+def empirical_F_from_decisions(decisions, direction: int = 1):
+    """Empirical replication probability of groups of experiments given their decisions (Eq. 16).
 
     Parameters
     ----------
@@ -656,8 +660,9 @@ def empirical_replication_probability(decisions, direction: int = 1):
     -------
     float or ndarray, shape (...)
         ``(s - 1)/(k - 1)`` with ``s`` the number of decisions equal to
-        ``direction`` (see :func:`empirical_F`).  A group without any such
-        decision has no significant initial experiment and raises ValueError.
+        ``direction`` (see :func:`empirical_replication_probability`).  A group
+        without any such decision has no significant initial experiment and
+        raises ValueError.
     """
     if isinstance(direction, bool) or not isinstance(direction, numbers.Integral) or direction not in (-1, 1):
         raise ValueError(f"direction: must be +1 or -1, got {direction!r}")
@@ -676,7 +681,7 @@ def empirical_replication_probability(decisions, direction: int = 1):
 # ---------------------------------------------------------------- Algorithm 1
 
 
-def bootstrap_s_star(z_values, *, confidence: float = 0.95) -> SStarEstimate:
+def bootstrap_s_star(z_values, *, level: float = 0.95) -> SStarEstimate:
     """``s*`` of Algorithm 1 from bootstrapped statistics, with a Monte Carlo interval.
 
     The refitting (``b`` bootstrap pairs of training and test sets per data
@@ -686,7 +691,7 @@ def bootstrap_s_star(z_values, *, confidence: float = 0.95) -> SStarEstimate:
     ----------
     z_values : array_like, shape (..., b)
         Bootstrapped ``Z_w`` along the last axis, ``b >= 2``, finite.
-    confidence : float
+    level : float
         Level of the interval.
 
     Returns
@@ -697,7 +702,7 @@ def bootstrap_s_star(z_values, *, confidence: float = 0.95) -> SStarEstimate:
         Identical values give ``s* = 0`` with interval [0, 0] (then
         :func:`wilcoxon_model` rejects ``s_star``: the bootstrap was degenerate).
     """
-    confidence = check_alpha(confidence, "confidence")
+    level = check_alpha(level, "level")
     z = as_float_array(z_values, "z_values", min_ndim=1)
     if np.isinf(z).any():
         raise ValueError("z_values: contains infinite values")
@@ -706,7 +711,7 @@ def bootstrap_s_star(z_values, *, confidence: float = 0.95) -> SStarEstimate:
         raise ValueError(f"z_values: the last (bootstrap) axis needs at least 2 values, got shape {z.shape}")
     s = z.std(axis=-1, ddof=1)
     s = np.where(np.ptp(z, axis=-1) == 0, 0.0, s)
-    c = 1.0 - confidence
+    c = 1.0 - level
     lo = s * math.sqrt((b - 1) / stats.chi2.isf(c / 2, b - 1))
     hi = s * math.sqrt((b - 1) / stats.chi2.ppf(c / 2, b - 1))
-    return SStarEstimate(s_star=_out(s), low=_out(lo), high=_out(hi), n_boot=b, confidence=confidence)
+    return SStarEstimate(s_star=_out(s), low=_out(lo), high=_out(hi), n_boot=b, level=level)

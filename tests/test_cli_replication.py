@@ -13,16 +13,16 @@ def run_json(capsys, *argv):
 
 
 def test_binomial_example_1_text(capsys):
-    assert main(["replication-probability", "binomial", "--wins", "29", "--n", "44"]) == 0
+    assert main(["replication-probability", "--model", "binomial", "--wins", "29", "--n", "44"]) == 0
     out = capsys.readouterr().out
     assert "0.5696" in out and "[0.0250, 0.9890]" in out
     assert "29 of 44" in out and ">= 29 wins" in out and "0.04877" in out
 
 
 def test_binomial_example_1_json(capsys):
-    rec = run_json(capsys, "binomial", "--wins", "29", "--n", "44")
+    rec = run_json(capsys, "--model", "binomial", "--wins", "29", "--n", "44")
     assert rec["model"] == "binomial"
-    assert rec["inputs"] == {"wins": 29, "n": 44, "alpha": 0.05, "confidence": 0.95}
+    assert rec["inputs"] == {"wins": 29, "n": 44, "alpha": 0.05, "level": 0.95}
     assert rec["estimate"] == pytest.approx(0.5696, abs=5e-5)
     assert rec["interval"] == pytest.approx([0.0250, 0.9890], abs=5e-5)
     assert rec["clopper_pearson"] == pytest.approx([0.501, 0.795], abs=5e-4)
@@ -31,7 +31,7 @@ def test_binomial_example_1_json(capsys):
 
 
 def test_bayes_example_2(capsys):
-    rec = run_json(capsys, "bayes", "--wins", "29", "--n", "44")
+    rec = run_json(capsys, "--model", "bayes", "--wins", "29", "--n", "44")
     assert rec["theta_m"] == pytest.approx(0.652, abs=5e-4)
     assert rec["estimate"] == pytest.approx(0.5311, abs=5e-5)
     assert rec["hdi"] == pytest.approx([0.515, 0.785], abs=5e-4)
@@ -39,52 +39,52 @@ def test_bayes_example_2(capsys):
 
 
 def test_wilcoxon_from_z_and_from_p(capsys):
-    rec = run_json(capsys, "wilcoxon", "--z", "2.437", "--s-star", "0.779")
+    rec = run_json(capsys, "--model", "wilcoxon", "--statistic", "2.437", "--s-star", "0.779")
     assert rec["estimate"] == pytest.approx(0.730, abs=5e-4)
-    rec = run_json(capsys, "wilcoxon", "--p", "0.05")
+    rec = run_json(capsys, "--model", "wilcoxon", "--p", "0.05")
     assert rec["estimate"] == pytest.approx(0.5, abs=1e-9)
     assert rec["interval"] == pytest.approx([0.025, 0.975], abs=1e-9)
 
 
 def test_t_example_4_and_figure_4(capsys):
-    rec = run_json(capsys, "t", "--t", "2.262", "--df", "9")
+    rec = run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9")
     assert rec["estimate"] == pytest.approx(0.5235, abs=5e-5)
     assert rec["nct_quantiles"] == pytest.approx([0.305, 5.489], abs=5e-4)
     assert rec["interval"] == pytest.approx([0.046, 0.998], abs=5e-4)
-    rec = run_json(capsys, "t", "--p", "0.00281", "--df", "9")
+    rec = run_json(capsys, "--model", "t", "--p", "0.00281", "--df", "9")
     assert rec["estimate"] == pytest.approx(0.95, abs=5e-3)
     assert rec["interval"] == pytest.approx([0.417, 1.000], abs=5e-4)
 
 
-def test_alpha_and_confidence_options(capsys):
-    wide = run_json(capsys, "t", "--t", "2.262", "--df", "9")
-    narrow = run_json(capsys, "t", "--t", "2.262", "--df", "9", "--confidence", "0.5", "--alpha", "0.1")
-    assert narrow["inputs"]["alpha"] == 0.1 and narrow["inputs"]["confidence"] == 0.5
+def test_alpha_and_level_options(capsys):
+    wide = run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9")
+    narrow = run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9", "--level", "0.5", "--alpha", "0.1")
+    assert narrow["inputs"]["alpha"] == 0.1 and narrow["inputs"]["level"] == 0.5
     assert narrow["estimate"] > wide["estimate"]
     assert narrow["interval"][1] - narrow["interval"][0] < wide["interval"][1] - wide["interval"][0]
 
 
 def test_text_output_of_every_model(capsys):
-    for argv in (["bayes", "--wins", "15", "--n", "20"], ["wilcoxon", "--z", "1.96"],
-                 ["t", "--p", "0.05", "--df", "9"], ["binomial", "--wins", "5", "--n", "5"]):
+    for argv in (["--model", "bayes", "--wins", "15", "--n", "20"], ["--model", "wilcoxon", "--statistic", "1.96"],
+                 ["--model", "t", "--p", "0.05", "--df", "9"], ["--model", "binomial", "--wins", "5", "--n", "5"]):
         assert main(["replication-probability", *argv]) == 0
         out = capsys.readouterr().out
         assert "replication probability" in out and "prediction interval" in out and "p-value" in out
 
 
 @pytest.mark.parametrize("argv,option", [
-    (["binomial", "--wins", "45", "--n", "44"], "--wins"),
-    (["binomial", "--wins", "-1", "--n", "44"], "--wins"),
-    (["binomial", "--wins", "2.5", "--n", "44"], "--wins"),
-    (["bayes", "--wins", "x", "--n", "44"], "--wins"),
-    (["bayes", "--wins", "0", "--n", "0"], "--n"),
-    (["binomial", "--wins", "3", "--n", "10", "--alpha", "1"], "--alpha"),
-    (["binomial", "--wins", "3", "--n", "10", "--confidence", "nan"], "--confidence"),
-    (["wilcoxon", "--z", "2", "--s-star", "0"], "--s-star"),
-    (["wilcoxon", "--p", "0"], "--p"),
-    (["t", "--t", "2", "--df", "0"], "--df"),
-    (["t", "--t", "inf", "--df", "9"], "--t"),
-    (["t", "--p", "1.5", "--df", "9"], "--p"),
+    (["--model", "binomial", "--wins", "45", "--n", "44"], "--wins"),
+    (["--model", "binomial", "--wins", "-1", "--n", "44"], "--wins"),
+    (["--model", "binomial", "--wins", "2.5", "--n", "44"], "--wins"),
+    (["--model", "bayes", "--wins", "x", "--n", "44"], "--wins"),
+    (["--model", "bayes", "--wins", "0", "--n", "0"], "--n"),
+    (["--model", "binomial", "--wins", "3", "--n", "10", "--alpha", "1"], "--alpha"),
+    (["--model", "binomial", "--wins", "3", "--n", "10", "--level", "nan"], "--level"),
+    (["--model", "wilcoxon", "--statistic", "2", "--s-star", "0"], "--s-star"),
+    (["--model", "wilcoxon", "--p", "0"], "--p"),
+    (["--model", "t", "--statistic", "2", "--df", "0"], "--df"),
+    (["--model", "t", "--statistic", "inf", "--df", "9"], "--statistic"),
+    (["--model", "t", "--p", "1.5", "--df", "9"], "--p"),
 ])
 def test_bad_input_is_a_one_line_error_naming_the_option(capsys, argv, option):
     assert main(["replication-probability", *argv]) == 2
@@ -94,12 +94,41 @@ def test_bad_input_is_a_one_line_error_naming_the_option(capsys, argv, option):
 
 @pytest.mark.parametrize("argv", [
     [],
-    ["wilcoxon"],
-    ["t", "--t", "2", "--p", "0.05", "--df", "9"],
-    ["binomial", "--wins", "3"],
-    ["poisson", "--wins", "3"],
+    ["--model", "poisson", "--wins", "3"],
+    ["--wins", "3", "--n", "10"],
+    ["binomial", "--wins", "3", "--n", "10"],
 ])
 def test_usage_errors_exit_2(capsys, argv):
     assert main(["replication-probability", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("simstudy: error:")
+
+
+@pytest.mark.parametrize("argv,option", [
+    (["--model", "t", "--statistic", "2.262"], "--df"),
+    (["--model", "t", "--df", "9"], "--statistic"),
+    (["--model", "t", "--statistic", "2", "--p", "0.05", "--df", "9"], "--statistic"),
+    (["--model", "wilcoxon"], "--statistic"),
+    (["--model", "binomial", "--wins", "3"], "--n"),
+    (["--model", "bayes", "--n", "44"], "--wins"),
+    (["--model", "t", "--statistic", "2", "--df", "9", "--wins", "3"], "--wins"),
+    (["--model", "binomial", "--wins", "3", "--n", "10", "--df", "9"], "--df"),
+    (["--model", "wilcoxon", "--statistic", "2", "--df", "9"], "--df"),
+    (["--model", "bayes", "--wins", "3", "--n", "10", "--s-star", "1"], "--s-star"),
+])
+def test_missing_or_foreign_option_is_named(capsys, argv, option):
+    assert main(["replication-probability", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"simstudy: error: {option}:")
+
+
+def test_issue_examples(capsys):
+    # the four calls as the issue writes them
+    assert run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9")["estimate"] == pytest.approx(0.5235, abs=5e-5)
+    assert run_json(capsys, "--model", "binomial", "--wins", "29", "--n", "44")["estimate"] == pytest.approx(0.5696, abs=5e-5)
+    assert run_json(capsys, "--model", "bayes", "--wins", "29", "--n", "44")["estimate"] == pytest.approx(0.5311, abs=5e-5)
+    rec = run_json(capsys, "--model", "wilcoxon", "--statistic", "1.96", "--s-star", "1")
+    assert rec["estimate"] == pytest.approx(0.5, abs=1e-4)
+    assert rec["inputs"] == {"statistic": 1.96, "s_star": 1.0, "alpha": 0.05, "level": 0.95}
+    # --s-star defaults to 1
+    assert run_json(capsys, "--model", "wilcoxon", "--statistic", "1.96")["estimate"] == rec["estimate"]

@@ -18,7 +18,7 @@ from simstudy.replication import (
     binomial_model,
     binomial_pvalue,
     bootstrap_s_star,
-    empirical_F,
+    empirical_F_from_decisions,
     empirical_replication_probability,
     min_significant_wins,
     t_model,
@@ -149,7 +149,7 @@ def _hdi_by_optimiser(a, b, conf):
 @pytest.mark.parametrize("a,b", [(30, 16), (2, 2), (3, 40), (101, 2), (1.5, 7.25), (500, 480)])
 @pytest.mark.parametrize("conf", [0.5, 0.9, 0.95, 0.99])
 def test_hdi_is_accurate_to_1e6(a, b, conf):
-    lo, hi = beta_hdi(a, b, confidence=conf)
+    lo, hi = beta_hdi(a, b, level=conf)
     ref_lo, ref_hi = _hdi_by_optimiser(a, b, conf)
     assert lo == pytest.approx(ref_lo, abs=1e-6) and hi == pytest.approx(ref_hi, abs=1e-6)
     assert stats.beta.cdf(hi, a, b) - stats.beta.cdf(lo, a, b) == pytest.approx(conf, abs=1e-9)
@@ -157,7 +157,7 @@ def test_hdi_is_accurate_to_1e6(a, b, conf):
 
 
 def test_hdi_of_monotone_and_flat_densities():
-    lo, hi = beta_hdi([1, 5, 1], [5, 1, 1], confidence=0.9)
+    lo, hi = beta_hdi([1, 5, 1], [5, 1, 1], level=0.9)
     assert lo[0] == 0.0 and hi[0] == pytest.approx(stats.beta.ppf(0.9, 1, 5))
     assert hi[1] == 1.0 and lo[1] == pytest.approx(stats.beta.ppf(0.1, 5, 1))
     assert (lo[2], hi[2]) == pytest.approx((0.05, 0.95))
@@ -267,11 +267,11 @@ def test_binomial_model_matches_replicated_binomial_tests():
 def test_count_models_vectorised_equals_elementwise(model):
     wins = np.array([[0, 5, 13], [15, 20, 7]])
     n = np.array([20, 20, 13])
-    r = model(wins, n, alpha=0.1, confidence=0.9)
+    r = model(wins, n, alpha=0.1, level=0.9)
     assert r.estimate.shape == (2, 3)
     for i in range(2):
         for j in range(3):
-            e = model(int(wins[i, j]), int(n[j]), alpha=0.1, confidence=0.9)
+            e = model(int(wins[i, j]), int(n[j]), alpha=0.1, level=0.9)
             for field in ("estimate", "low", "high", "parameter", "parameter_low", "parameter_high",
                           "threshold", "pvalue"):
                 assert getattr(r, field)[i, j] == pytest.approx(getattr(e, field), rel=1e-12, abs=1e-15), field
@@ -280,11 +280,11 @@ def test_count_models_vectorised_equals_elementwise(model):
 @pytest.mark.parametrize("model,second", [(wilcoxon_model, [0.5, 1.0, 1.7]), (t_model, [4, 9, 29])])
 def test_continuous_models_vectorised_equals_elementwise(model, second):
     stat = np.array([[-1.0], [0.3], [2.2], [3.9]])
-    r = model(stat, second, alpha=0.01, confidence=0.8)
+    r = model(stat, second, alpha=0.01, level=0.8)
     assert r.estimate.shape == (4, 3)
     for i in range(4):
         for j in range(3):
-            e = model(float(stat[i, 0]), second[j], alpha=0.01, confidence=0.8)
+            e = model(float(stat[i, 0]), second[j], alpha=0.01, level=0.8)
             for field in ("estimate", "low", "high", "parameter_low", "parameter_high", "threshold", "pvalue"):
                 assert getattr(r, field)[i, j] == pytest.approx(getattr(e, field), rel=1e-12, abs=1e-15), field
 
@@ -313,7 +313,7 @@ def test_t_model_increases_in_t(t, dt, df):
 @settings(max_examples=60, deadline=None)
 @given(st.floats(-4, 8), st.floats(0.05, 3), st.floats(0.001, 0.5), st.floats(0.5, 0.999))
 def test_wilcoxon_interval_contains_estimate(z, s, alpha, conf):
-    r = wilcoxon_model(z, s, alpha=alpha, confidence=conf)
+    r = wilcoxon_model(z, s, alpha=alpha, level=conf)
     assert 0 <= r.low <= r.estimate <= r.high <= 1
     assert wilcoxon_model(z + 0.1, s, alpha=alpha).estimate >= r.estimate
 
@@ -321,7 +321,7 @@ def test_wilcoxon_interval_contains_estimate(z, s, alpha, conf):
 @settings(max_examples=60, deadline=None)
 @given(st.floats(-3, 8), st.integers(2, 60), st.floats(0.001, 0.5), st.floats(0.5, 0.999))
 def test_t_interval_contains_estimate(t, df, alpha, conf):
-    r = t_model(t, df, alpha=alpha, confidence=conf)
+    r = t_model(t, df, alpha=alpha, level=conf)
     assert 0 <= r.low <= r.estimate + 1e-12 and r.estimate <= r.high + 1e-12 and r.high <= 1
 
 
@@ -331,7 +331,7 @@ def test_t_interval_contains_estimate(t, df, alpha, conf):
 def test_count_models_intervals_contain_estimates_and_increase_in_wins(wn, alpha, conf):
     wins, n = wn
     for model in (binomial_model, bayesian_model):
-        r = model(wins, n, alpha=alpha, confidence=conf)
+        r = model(wins, n, alpha=alpha, level=conf)
         assert 0 <= r.low <= r.high <= 1
         assert r.parameter_low <= r.parameter_high
         # the Clopper-Pearson interval always holds wins/n; the HDI need not hold the posterior
@@ -346,17 +346,17 @@ def test_count_models_intervals_contain_estimates_and_increase_in_wins(wn, alpha
 # ----------------------------------------------------------------- empirical and s*
 
 
-def test_empirical_F_study_1_group_3():
+def test_empirical_replication_probability_study_1_group_3():
     # 537 of 1000 significant (initial experiment included): (537 - 1)/(1000 - 1)
-    assert empirical_F(537, 1000) == pytest.approx(0.5365, abs=half_unit(4))
-    assert empirical_F([1, 1000], 1000) == pytest.approx([0.0, 1.0])
+    assert empirical_replication_probability(537, 1000) == pytest.approx(0.5365, abs=half_unit(4))
+    assert empirical_replication_probability([1, 1000], 1000) == pytest.approx([0.0, 1.0])
 
 
-def test_empirical_replication_probability_counts_the_direction():
+def test_empirical_F_from_decisions_counts_the_direction():
     d = np.array([[1, 1, 0, -1, 1], [-1, -1, 1, 0, 0]])
-    assert empirical_replication_probability(d) == pytest.approx([2 / 4, 0 / 4])
-    assert empirical_replication_probability(d[1], direction=-1) == pytest.approx(1 / 4)
-    assert empirical_replication_probability(d) == pytest.approx(empirical_F([3, 1], 5))
+    assert empirical_F_from_decisions(d) == pytest.approx([2 / 4, 0 / 4])
+    assert empirical_F_from_decisions(d[1], direction=-1) == pytest.approx(1 / 4)
+    assert empirical_F_from_decisions(d) == pytest.approx(empirical_replication_probability([3, 1], 5))
 
 
 def test_bootstrap_s_star():
@@ -384,12 +384,12 @@ def test_bootstrap_s_star():
     (lambda: bayesian_model(3, 0), "n"),
     (lambda: binomial_model(3, 10, alpha=0.0), "alpha"),
     (lambda: binomial_model(3, 10, alpha=1.0), "alpha"),
-    (lambda: bayesian_model(3, 10, confidence=1.0), "confidence"),
+    (lambda: bayesian_model(3, 10, level=1.0), "level"),
     (lambda: min_significant_wins(0), "n"),
     (lambda: wilcoxon_model(2.0, 0.0), "s_star"),
     (lambda: wilcoxon_model(2.0, -1.0), "s_star"),
     (lambda: wilcoxon_model(np.nan), "z"),
-    (lambda: wilcoxon_model(2.0, confidence=0.0), "confidence"),
+    (lambda: wilcoxon_model(2.0, level=0.0), "level"),
     (lambda: wilcoxon_model_from_p(0.0), "p"),
     (lambda: wilcoxon_model_from_p(1.5), "p"),
     (lambda: t_model(2.0, 0), "df"),
@@ -398,12 +398,12 @@ def test_bootstrap_s_star():
     (lambda: t_model(np.nan, 9), "t"),
     (lambda: t_model(2.0, 9, alpha=-0.1), "alpha"),
     (lambda: t_model_from_p(np.nan, 9), "p"),
-    (lambda: empirical_F(0, 10), "n_significant"),
-    (lambda: empirical_F(11, 10), "n_significant"),
-    (lambda: empirical_F(1, 1), "k"),
-    (lambda: empirical_replication_probability([0, 0, 0]), "decisions"),
-    (lambda: empirical_replication_probability([1, 2, 0]), "decisions"),
-    (lambda: empirical_replication_probability([1, 0], direction=0), "direction"),
+    (lambda: empirical_replication_probability(0, 10), "n_significant"),
+    (lambda: empirical_replication_probability(11, 10), "n_significant"),
+    (lambda: empirical_replication_probability(1, 1), "n_total"),
+    (lambda: empirical_F_from_decisions([0, 0, 0]), "decisions"),
+    (lambda: empirical_F_from_decisions([1, 2, 0]), "decisions"),
+    (lambda: empirical_F_from_decisions([1, 0], direction=0), "direction"),
     (lambda: bootstrap_s_star([1.0]), "z_values"),
     (lambda: beta_hdi(0.5, 2), "a"),
 ])

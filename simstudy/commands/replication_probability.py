@@ -1,15 +1,23 @@
-"""``simstudy replication-probability MODEL``: Berrar's replication probability of one result.
+"""``simstudy replication-probability --model M ...``: Berrar's replication probability of one result.
 
 A calculator over :mod:`simstudy.replication`::
 
-    simstudy replication-probability binomial --wins 29 --n 44
-    simstudy replication-probability bayes --wins 29 --n 44
-    simstudy replication-probability wilcoxon --z 2.437 --s-star 0.779   (or --p)
-    simstudy replication-probability t --t 2.262 --df 9                  (or --p 0.00281 --df 9)
+    simstudy replication-probability --model t --statistic 2.262 --df 9       (or --p 0.00281 --df 9)
+    simstudy replication-probability --model binomial --wins 29 --n 44
+    simstudy replication-probability --model bayes --wins 29 --n 44
+    simstudy replication-probability --model wilcoxon --statistic 1.96 --s-star 1   (or --p 0.05)
 
 prints the inputs, the initial experiment's p-value, the effect the estimate
 uses, the point estimate and its prediction interval; ``--json`` prints the same
-as one JSON object.
+as one JSON object.  ``--alpha`` is the two-sided significance level (0.05) and
+``--level`` the coverage of the prediction interval (0.95).
+
+Each model takes its own options: ``t`` needs ``--df`` and one of
+``--statistic``/``--p``; ``binomial`` and ``bayes`` need ``--wins`` and ``--n``;
+``wilcoxon`` needs one of ``--statistic``/``--p`` and takes ``--s-star``
+(default 1, the null's spread).  A missing option, two alternatives given at
+once, or an option the model does not use is a one-line error naming the
+option (exit code 2).
 """
 
 from __future__ import annotations
@@ -18,8 +26,8 @@ import json
 import math
 
 # argument names of simstudy.replication -> the options that carry them
-_OPTIONS = {"wins": "--wins", "n": "--n", "z": "--z", "s_star": "--s-star", "p": "--p", "t": "--t",
-            "df": "--df", "alpha": "--alpha", "confidence": "--confidence"}
+_OPTIONS = {"wins": "--wins", "n": "--n", "z": "--statistic", "t": "--statistic", "statistic": "--statistic",
+            "s_star": "--s-star", "p": "--p", "df": "--df", "alpha": "--alpha", "level": "--level"}
 
 _TITLES = {
     "binomial": "binomial model (Berrar, Lemma 1)",
@@ -28,44 +36,52 @@ _TITLES = {
     "t": "non-central t model, k-fold cross-validation (Berrar, Proposition 2)",
 }
 
+# options each model uses (besides --alpha, --level, --json)
+_USES = {
+    "binomial": ("wins", "n"),
+    "bayes": ("wins", "n"),
+    "wilcoxon": ("statistic", "p", "s_star"),
+    "t": ("statistic", "p", "df"),
+}
+
 
 def register(subparsers):
     p = subparsers.add_parser(
         "replication-probability", help="estimated replication probability of a significant result",
         description="Probability that an exact replication of an experiment is significant again in the "
                     "same direction (A better), with a prediction interval, under Berrar's models.")
-    models = p.add_subparsers(dest="model", metavar="MODEL")
-    models.required = True
+    p.add_argument("--model", required=True, choices=sorted(_TITLES),
+                   help="t: variance-corrected t of k-fold cv, non-central t; binomial: wins/N with "
+                        "Clopper-Pearson interval; bayes: uniform prior, highest-density interval; "
+                        "wilcoxon: signed-rank Z_w with bootstrapped s*")
+    p.add_argument("--statistic", help="observed statistic, positive when A is better: T (t) or Z_w (wilcoxon)")
+    p.add_argument("--p", help="two-sided p-value instead of --statistic (t, wilcoxon; A taken to be better)")
+    p.add_argument("--df", help="degrees of freedom, k - 1 for k folds (t)")
+    p.add_argument("--wins", help="data sets on which A beat B, ties removed (binomial, bayes)")
+    p.add_argument("--n", help="number of data sets compared (binomial, bayes)")
+    p.add_argument("--s-star", dest="s_star",
+                   help="bootstrapped standard deviation of Z_w (wilcoxon; default 1, the null's spread)")
+    p.add_argument("--alpha", default="0.05", help="two-sided significance level (default 0.05; significant means p <= alpha)")
+    p.add_argument("--level", default="0.95", help="coverage of the prediction interval (default 0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.set_defaults(func=run)
 
-    def common(sp):
-        sp.add_argument("--alpha", default="0.05", help="two-sided significance level (default 0.05; significant means p <= alpha)")
-        sp.add_argument("--confidence", default="0.95", help="level of the prediction interval (default 0.95)")
-        sp.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-        sp.set_defaults(func=run)
 
-    for name, text in (("binomial", "wins of A over N data sets, theta = wins/N, Clopper-Pearson interval"),
-                       ("bayes", "wins of A over N data sets, uniform prior, highest-density interval")):
-        sp = models.add_parser(name, help=text, description=text)
-        sp.add_argument("--wins", required=True, help="data sets on which A beat B (ties removed)")
-        sp.add_argument("--n", required=True, help="number of data sets compared")
-        common(sp)
-
-    sp = models.add_parser("wilcoxon", help="Wilcoxon signed-rank Z_w with bootstrapped s*",
-                           description="Z_w of the Wilcoxon signed-rank test (normal approximation) and s*, "
-                                       "its bootstrapped standard deviation (Algorithm 1; 1 = the null's).")
-    g = sp.add_mutually_exclusive_group(required=True)
-    g.add_argument("--z", help="observed Z_w (positive: A better)")
-    g.add_argument("--p", help="two-sided p-value instead of Z_w (A taken to be better)")
-    sp.add_argument("--s-star", dest="s_star", default="1", help="bootstrapped standard deviation of Z_w (default 1)")
-    common(sp)
-
-    sp = models.add_parser("t", help="variance-corrected t of k-fold cross-validation, non-central t",
-                           description="Observed t of the variance-corrected resampled t-test with df = k - 1.")
-    g = sp.add_mutually_exclusive_group(required=True)
-    g.add_argument("--t", help="observed t (positive: A better)")
-    g.add_argument("--p", help="two-sided p-value instead of t (A taken to be better)")
-    sp.add_argument("--df", required=True, help="degrees of freedom (k - 1 for k folds)")
-    common(sp)
+def _check_options(args):
+    """Refuse options the model does not use, and report the first missing one."""
+    kind = args.model
+    for name in ("statistic", "p", "df", "wins", "n", "s_star"):
+        if getattr(args, name) is not None and name not in _USES[kind]:
+            raise ValueError(f"{_OPTIONS[name]}: not used by --model {kind}")
+    if kind in ("t", "wilcoxon"):
+        if args.statistic is not None and args.p is not None:
+            raise ValueError("--statistic: give either --statistic or --p, not both")
+        if args.statistic is None and args.p is None:
+            raise ValueError(f"--statistic: required with --model {kind} (or give --p)")
+    needed = {"t": ("df",), "binomial": ("wins", "n"), "bayes": ("wins", "n"), "wilcoxon": ()}[kind]
+    for name in needed:
+        if getattr(args, name) is None:
+            raise ValueError(f"{_OPTIONS[name]}: required with --model {kind}")
 
 
 def _number(args, name: str, *, integer: bool = False):
@@ -88,25 +104,26 @@ def _estimate(args):
     """The model's result and the parsed inputs (as printed)."""
     from .. import replication as rp
 
+    _check_options(args)
     kind = args.model
-    kw = {"alpha": _number(args, "alpha"), "confidence": _number(args, "confidence")}
+    kw = {"alpha": _number(args, "alpha"), "level": _number(args, "level")}
     if kind in ("binomial", "bayes"):
         inputs = {"wins": _number(args, "wins", integer=True), "n": _number(args, "n", integer=True)}
         model = rp.binomial_model if kind == "binomial" else rp.bayesian_model
         return model(inputs["wins"], inputs["n"], **kw), inputs
     if kind == "wilcoxon":
-        inputs = {"s_star": _number(args, "s_star")}
+        inputs = {"s_star": 1.0 if args.s_star is None else _number(args, "s_star")}
         if args.p is not None:
             inputs["p"] = _number(args, "p")
             return rp.wilcoxon_model_from_p(inputs["p"], inputs["s_star"], **kw), inputs
-        inputs["z"] = _number(args, "z")
-        return rp.wilcoxon_model(inputs["z"], inputs["s_star"], **kw), inputs
+        inputs["statistic"] = _number(args, "statistic")
+        return rp.wilcoxon_model(inputs["statistic"], inputs["s_star"], **kw), inputs
     inputs = {"df": _number(args, "df")}
     if args.p is not None:
         inputs["p"] = _number(args, "p")
         return rp.t_model_from_p(inputs["p"], inputs["df"], **kw), inputs
-    inputs["t"] = _number(args, "t")
-    return rp.t_model(inputs["t"], inputs["df"], **kw), inputs
+    inputs["statistic"] = _number(args, "statistic")
+    return rp.t_model(inputs["statistic"], inputs["df"], **kw), inputs
 
 
 def _as_option_error(exc: ValueError) -> ValueError:
@@ -119,7 +136,7 @@ def _as_option_error(exc: ValueError) -> ValueError:
 
 
 def _record(model, r, inputs) -> dict:
-    inputs = dict(inputs, alpha=r.alpha, confidence=r.confidence)
+    inputs = dict(inputs, alpha=r.alpha, level=r.level)
     parameter = {"binomial": "theta_hat", "bayes": "theta_m", "wilcoxon": "z", "t": "t"}[model]
     limits = {"binomial": "clopper_pearson", "bayes": "hdi", "wilcoxon": "z_range", "t": "nct_quantiles"}[model]
     threshold = {"binomial": "min_significant_wins", "bayes": "min_significant_wins",
@@ -137,7 +154,7 @@ def _record(model, r, inputs) -> dict:
 
 
 def _text(model, r, inputs) -> str:
-    pct = f"{100 * r.confidence:g}%"
+    pct = f"{100 * r.level:g}%"
     rows = []
     if model in ("binomial", "bayes"):
         s = int(r.threshold)
