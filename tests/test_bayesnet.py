@@ -163,6 +163,12 @@ def test_random_augmented_nb_structure(seed):
     assert np.allclose(src.cpt(c), [[0.5, 0.5]])
 
 
+def test_class_strength_zero_removes_the_signal_and_one_keeps_rows_apart():
+    assert random_augmented_nb(6, 4, 3, class_strength=0.0).bayes_accuracy() == pytest.approx(0.5)
+    src = random_augmented_nb(6, 4, 3, class_strength=1.0)
+    assert src.bayes_accuracy() > 0.8
+
+
 def test_random_augmented_nb_can_fill_every_slot():
     # 0 + 1 + 2 + 2 + 2 arcs fit among 5 attributes with at most 2 attribute parents
     src = random_augmented_nb(5, 7, 0, max_parents=2)
@@ -184,6 +190,7 @@ def test_random_augmented_nb_can_fill_every_slot():
         (lambda: independent_source(3, 1.0), "class_prior"),
         (lambda: independent_source(0), "n_attributes"),
         (lambda: random_augmented_nb(4, 2, 0, concentration=0.0), "concentration"),
+        (lambda: random_augmented_nb(4, 2, 0, class_strength=1.5), "class_strength"),
         (lambda: small_network().sample(0, 0), "n_cases"),
         (lambda: small_network().log_probability([[0, 0]], [0]), "X"),
     ],
