@@ -470,6 +470,99 @@ def test_sign_test_p_decreases_with_more_plus(n, data):
         assert sign_test(y).pvalue <= sign_test(x).pvalue + 1e-12
 
 
+def _same_result(a: SignificanceResult, b: SignificanceResult):
+    assert b.pvalue == pytest.approx(a.pvalue, rel=1e-9, abs=1e-12)
+    assert b.statistic == pytest.approx(a.statistic, rel=1e-9, abs=1e-12)
+    assert b.direction == a.direction
+
+
+CV_TESTS = [
+    repeated_cv_t_test,
+    lambda x: corrected_repeated_cv_t_test(x, n_train=90, n_test=10),
+]
+
+cv_matrices = st.tuples(st.integers(1, 6), st.integers(2, 10)).flatmap(
+    lambda shape: st.lists(st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)),
+                           min_size=shape[0] * shape[1], max_size=shape[0] * shape[1])
+    .map(lambda v, shape=shape: np.array(v).reshape(shape)))
+
+five_by_two = st.lists(st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)),
+                       min_size=10, max_size=10).map(lambda v: np.array(v).reshape(5, 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cv_matrices)
+def test_cv_tests_swapping_a_and_b_flips_the_decision(x):
+    for test in CV_TESTS:
+        a, b = test(x), test(-x)
+        assert 0.0 <= a.pvalue <= 1.0
+        assert b.pvalue == pytest.approx(a.pvalue, abs=1e-12)
+        assert b.direction == -a.direction
+        assert b.decision(0.05) == -a.decision(0.05)
+
+
+@settings(max_examples=60, deadline=None)
+@given(five_by_two)
+def test_five_by_two_tests_swapping_a_and_b_flips_the_decision(x):
+    for test in (five_by_two_cv_t_test, five_by_two_cv_f_test):
+        a, b = test(x), test(-x)
+        assert 0.0 <= a.pvalue <= 1.0
+        assert b.pvalue == pytest.approx(a.pvalue, abs=1e-12)
+        assert b.decision(0.1) == -a.decision(0.1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.data())
+def test_count_tests_swapping_a_and_b_flips_the_decision(n, data):
+    w = data.draw(st.integers(0, n))
+    a, b = binomial_test(w, n), binomial_test(n - w, n)
+    for alpha in (0.01, 0.05, 0.2):
+        assert b.decision(alpha) == -a.decision(alpha)
+    n01, n10 = data.draw(st.integers(0, 60)), data.draw(st.integers(0, 60))
+    for kw in ({}, {"continuity": False}, {"exact": True}):
+        r, s = mcnemar_test(n01, n10, **kw), mcnemar_test(n10, n01, **kw)
+        assert s.decision(0.05) == -r.decision(0.05)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0, 1), st.floats(0, 1), st.integers(1, 500), st.integers(1, 500))
+def test_proportions_z_swapping_a_and_b_flips_the_decision(ea, eb, na, nb):
+    a, b = proportions_z_test(ea, na, eb, nb), proportions_z_test(eb, nb, ea, na)
+    assert 0.0 <= a.pvalue <= 1.0
+    assert b.pvalue == pytest.approx(a.pvalue, abs=1e-12)
+    assert b.statistic == -a.statistic
+    assert b.decision(0.05) == -a.decision(0.05)
+
+
+@settings(max_examples=60, deadline=None)
+@given(samples.flatmap(lambda v: st.tuples(st.just(v), st.permutations(v))))
+def test_sample_tests_are_invariant_to_the_order_of_the_sample(pair):
+    # every one-sample test here treats the values as exchangeable
+    x, y = (np.array(v) for v in pair)
+    for test in SAMPLE_TESTS:
+        _same_result(test(x), test(y))
+
+
+@settings(max_examples=40, deadline=None)
+@given(cv_matrices, st.randoms(use_true_random=False))
+def test_repeated_cv_tests_are_invariant_to_permuting_the_matrix(x, rnd):
+    # the (corrected) repeated-cv t uses the mean and variance of all r * k values
+    flat = list(x.ravel())
+    rnd.shuffle(flat)
+    y = np.array(flat).reshape(x.shape)
+    for test in CV_TESTS:
+        _same_result(test(x), test(y))
+
+
+@settings(max_examples=40, deadline=None)
+@given(five_by_two, st.permutations(range(5)), st.lists(st.booleans(), min_size=5, max_size=5))
+def test_five_by_two_f_is_invariant_to_order_of_replications_and_folds(x, order, swap):
+    # Alpaydin's F sums over replications and folds; Dietterich's t uses p_1^(1), so order matters there
+    y = x[list(order)]
+    y = np.where(np.array(swap)[:, None], y[:, ::-1], y)
+    _same_result(five_by_two_cv_f_test(x), five_by_two_cv_f_test(y))
+
+
 # ---------------------------------------------------------------------------
 # (f) size under the null
 

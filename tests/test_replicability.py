@@ -156,6 +156,45 @@ def test_vectorised_equals_loop(n_rows, half, data):
     assert consistency(e) == pytest.approx(np.mean([all_agree(row) for row in e]))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 80), st.floats(0.5, 1.0))
+def test_r2_variance_equals_exact_enumeration_for_any_n_and_r(n, r):
+    # E[(R2(i, n) - r)^2] over i ~ Bin(n, p) with r = p^2 + (1 - p)^2
+    p = 0.5 + 0.5 * np.sqrt(2 * r - 1)
+    i = np.arange(n + 1)
+    w = stats.binom.pmf(i, n, p)
+    est = np.asarray(r2_from_counts(i, n))
+    assert np.sum(w * est) == pytest.approx(r, abs=1e-12)
+    assert r2_variance(r, n) == pytest.approx(np.sum(w * (est - r) ** 2), abs=1e-12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(outcome_rows, st.randoms(use_true_random=False))
+def test_r2_is_invariant_to_permuting_the_repetitions(e, rnd):
+    shuffled = list(e)
+    rnd.shuffle(shuffled)
+    assert r2(shuffled) == pytest.approx(r2(e), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 10, 28])
+@pytest.mark.parametrize("r", [0.5, 0.7, 0.9, 0.99])
+def test_r1_and_r2_are_unbiased_in_simulation(n, r):
+    # each of n repetitions accepts independently with probability p (Bouckaert's model);
+    # the mean over m simulated experiments must be within 4 standard errors of r, the
+    # standard error taken from the variance formulas, and the sample variances must agree
+    # with them (chi-square-like spread: 10% at m = 40000)
+    m = 40000
+    p = 0.5 + 0.5 * np.sqrt(2 * r - 1)
+    rng = np.random.default_rng(int(1000 * r) + n)
+    e = (rng.random((m, n)) >= p).astype(float)  # 0 = accept, 1 = reject
+    for estimator, variance in ((r1, r1_variance), (r2, r2_variance)):
+        est = np.asarray(estimator(e))
+        v = variance(r, n)
+        assert abs(est.mean() - r) <= 4 * np.sqrt(v / m) + 1e-12
+        if v > 0:
+            assert est.var(ddof=1) == pytest.approx(v, rel=0.1)
+
+
 def test_variances_vectorise_over_r_and_n():
     r = np.array([0.6, 0.8, 0.9])
     n = np.array([[10], [28]])
