@@ -27,19 +27,28 @@ OPTIONS = {"default": ([], {}), "unpruned": (["-U"], {"unpruned": True}),
 
 
 def weka_j48(train, test, flags):
-    """Weka's predicted class codes from its ``-p 0`` rows (inst#, actual, predicted, ...)."""
-    cmd = ["java", "-cp", WEKA_JAR, "weka.classifiers.trees.J48", *flags, "-t", train, "-T", test, "-p", "0"]
+    """Weka's predicted class codes and class distributions from ``-p 0 -distribution``.
+
+    Each row reads ``inst# actual predicted [+] p1,p2,...`` with the predicted class's
+    probability starred; labels may hold spaces, so the codes are found as ``<digits>:``.
+    """
+    cmd = ["java", "-cp", WEKA_JAR, "weka.classifiers.trees.J48", *flags,
+           "-t", train, "-T", test, "-p", "0", "-distribution"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    preds = []
+    preds, dists = [], []
     for line in out.splitlines():
-        codes = re.findall(r"\s(\d+):", " " + line)  # inst#, actual, predicted; labels may hold spaces
+        codes = re.findall(r"\s(\d+):", " " + line)
         if len(codes) >= 2 and line.split()[0].isdigit():
             preds.append(int(codes[1]) - 1)
-    return np.array(preds)
+            dists.append([float(v) for v in line.split()[-1].replace("*", "").split(",")])
+    return np.array(preds), np.array(dists)
 
 
 def crosscheck_j48(d, n_folds=10, seed=1, variant="default"):
-    """Rows (fold, weka_acc, our_acc, n_diff, n_test)."""
+    """Rows (fold, weka_acc, our_acc, n_diff, n_test, max |probability difference|).
+
+    Weka prints probabilities with 3 decimals, so the last column is at best about 5e-4.
+    """
     flags, params = OPTIONS[variant]
     rng = np.random.default_rng(seed)
     n = d.X.shape[0]
@@ -55,32 +64,65 @@ def crosscheck_j48(d, n_folds=10, seed=1, variant="default"):
                 write_arff(p, d.X[idx], d.y[idx], names=d.names, categories=d.categories,
                            class_categories=d.class_categories, class_name=d.class_name)
                 paths.append(p)
-            w = weka_j48(*paths, flags)
+            w, wp = weka_j48(*paths, flags)
             m = J48(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **params)
-            o = m.fit(d.X[tr], d.y[tr]).predict(d.X[te])
+            m.fit(d.X[tr], d.y[tr])
+            o, op = m.predict(d.X[te]), m.predict_proba(d.X[te])
             yt = d.y[te]
-            rows.append((f, float(np.mean(w == yt)), float(np.mean(o == yt)), int(np.sum(w != o)), int(te.sum())))
+            rows.append((f, float(np.mean(w == yt)), float(np.mean(o == yt)), int(np.sum(w != o)), int(te.sum()),
+                         float(np.max(np.abs(wp - op)))))
     return rows
 
 
+def random_mixed(n=400, seed=0):
+    """Nominal and numeric attributes, 15 % missing values, 3 classes: stresses the missing-value paths.
+
+    Two nominal attributes have a rarely used or never used category (empty branches); the
+    numeric ones are rounded so that many values tie.
+    """
+    from simstudy.data.arff import ArffData
+
+    rng = np.random.default_rng(seed)
+    X = np.empty((n, 8))
+    X[:, 0] = rng.integers(0, 3, n)
+    X[:, 1] = rng.choice(4, n, p=[0.45, 0.45, 0.08, 0.02])
+    X[:, 2] = rng.integers(0, 2, n)
+    X[:, 3] = rng.choice(3, n, p=[0.5, 0.5, 0.0])
+    X[:, 4] = np.round(rng.normal(size=n), 1)
+    X[:, 5] = np.round(rng.exponential(size=n), 2)
+    X[:, 6] = rng.integers(0, 6, n)
+    X[:, 7] = rng.normal(size=n)
+    score = X[:, 0] + (X[:, 1] == 1) + X[:, 4] + 0.5 * X[:, 6] / 5 + rng.normal(scale=0.8, size=n)
+    y = np.digitize(score, np.quantile(score, [0.4, 0.75])).astype(float)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    cats = (("a", "b", "c"), ("p", "q", "r", "s"), ("u", "v"), ("x", "y", "z"), None, None, None, None)
+    return ArffData("mixed", tuple(f"a{j}" for j in range(8)), cats, X, y, "class", ("lo", "mid", "hi"))
+
+
 def load(name):
-    return random_binary() if name == "binary" else read_arff(os.path.join(EXAMPLES, name + ".arff"))
+    if name == "binary":
+        return random_binary()
+    if name == "mixed":
+        return random_mixed()
+    return read_arff(os.path.join(EXAMPLES, name + ".arff"))
 
 
 def main(argv):
     variant = "default"
     if argv and argv[0].startswith("--"):
         variant, argv = argv[0][2:], argv[1:]
-    names = argv or ["vote", "breast-cancer", "soybean", "binary", "iris", "diabetes", "glass", "ionosphere"]
+    names = argv or ["vote", "breast-cancer", "soybean", "binary", "mixed", "iris", "diabetes", "glass",
+                     "ionosphere"]
     print(f"J48 {variant}")
-    print("| data | folds | Weka acc | ours acc | differing / tested |")
-    print("|---|---|---|---|---|")
+    print("| data | folds | Weka acc | ours acc | differing / tested | max |p diff| |")
+    print("|---|---|---|---|---|---|")
     for nm in names:
         r = crosscheck_j48(load(nm), variant=variant)
         tot = sum(x[4] for x in r)
         wa = sum(x[1] * x[4] for x in r) / tot
         oa = sum(x[2] * x[4] for x in r) / tot
-        print(f"| {nm} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[3] for x in r)} / {tot} |", flush=True)
+        print(f"| {nm} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[3] for x in r)} / {tot} "
+              f"| {max(x[5] for x in r):.4f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -200,8 +200,10 @@ class J48(_Base):
     than its root as a leaf, minus 1e-3, becomes a leaf), and pruned bottom-up: a node
     becomes a leaf if its estimated errors (:func:`add_errs`) are at most those of the
     subtree + 0.1 and of its largest branch + 0.1; otherwise the largest branch
-    replaces it if that branch, refitted to all the node's training instances, has at
-    most the subtree's estimated errors + 0.1.
+    replaces it if that branch, with all the node's training instances passed down it,
+    has at most the subtree's estimated errors + 0.1 (its class distributions are then
+    recomputed from those instances, unknowns again spread by the known weight of each
+    branch, and the node is pruned again).
 
     Prediction follows Weka's ``getProbs``: a missing value sends the instance down all
     non-empty branches with the branch weights; an empty branch answers with the
@@ -306,14 +308,8 @@ class J48(_Base):
         if _eq(best_ratio, 0.0):
             return None
         _, _, known, threshold = cands[best]
-        col = self._X[idx, best]
-        miss = np.isnan(col)
-        # the instances with an unknown value join every bag in proportion to the known weight
-        kt = known.sum()
-        probs = known.sum(axis=1) / kt if kt != 0 else np.full(known.shape[0], 1.0 / known.shape[0])
-        dist = known.copy()
-        if miss.any():
-            dist += probs[:, None] * self._class_dist(idx[miss], w[miss])[None, :]
+        miss = np.isnan(self._X[idx, best])
+        dist = self._add_unknown(known, idx[miss], w[miss])
         nominal = bool(self.nominal_mask_[best])
         if not nominal:
             allc = self._all_X[:, best]
@@ -418,25 +414,27 @@ class J48(_Base):
             out.append((idx[keep], wb[keep]))
         return out
 
-    def _dist_for(self, split, old_dist, idx, w):
-        """Weka's ``Distribution(data, model)``: unknowns weighted by the model's current bags."""
-        c = self.n_classes_
+    def _dist_for(self, split, idx, w):
+        """Class weights per branch for the rows ``idx``, unknowns spread as the known weight.
+
+        Weka's ``C45Split.resetDistribution``; the same rule as when the split was chosen.
+        """
         if split is None:
             return self._class_dist(idx, w)[None, :]
         sub = split.subsets(self._X[idx, split.attribute])
-        dist = np.zeros((split.n_subsets, c))
+        dist = np.zeros((split.n_subsets, self.n_classes_))
         known = sub >= 0
         np.add.at(dist, (sub[known], self._y[idx][known]), w[known])
-        miss = ~known
-        if miss.any():
-            per_bag = old_dist.sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                share = per_bag / per_bag.sum()
-            cm = self._class_dist(idx[miss], w[miss])
-            for b in range(split.n_subsets):
-                if share[b] > 0:
-                    dist[b] += share[b] * cm
-        return dist
+        return self._add_unknown(dist, idx[~known], w[~known])
+
+    def _add_unknown(self, known, idx, w):
+        """Weka's ``Distribution.addInstWithUnknown``: rows ``idx`` join every bag pro rata."""
+        if idx.size == 0:
+            return known
+        per_bag = known.sum(axis=1)
+        total = float(per_bag.sum())
+        probs = per_bag / total if not _eq(total, 0.0) else np.full(per_bag.size, 1.0 / per_bag.size)
+        return known + probs[:, None] * self._class_dist(idx, w)[None, :]
 
     # ------------------------------------------------------- collapse and prune
     def _training_errors(self, node):
@@ -474,12 +472,12 @@ class J48(_Base):
     def _errors_for_branch(self, node, idx, w):
         if node.is_leaf:
             return self._errors_for_dist(self._class_dist(idx, w)[None, :])
-        dist = self._dist_for(node.split, node.dist, idx, w)
+        dist = self._dist_for(node.split, idx, w)
         parts = self._split_data(node.split, dist, idx, w)
         return sum(self._errors_for_branch(s, i, ww) for s, (i, ww) in zip(node.sons, parts))
 
     def _new_distribution(self, node, idx, w):
-        node.dist = self._dist_for(node.split, node.dist, idx, w)
+        node.dist = self._dist_for(node.split, idx, w)
         node.idx, node.w = idx, w
         if not node.is_leaf:
             for s, (i, ww) in zip(node.sons, self._split_data(node.split, node.dist, idx, w)):
