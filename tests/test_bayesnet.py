@@ -142,6 +142,18 @@ def test_source_is_hashable_and_has_a_stable_repr():
     assert a != random_augmented_nb(4, 2, 10)
 
 
+def test_source_pickles_for_worker_processes_and_leaves_caller_arrays_alone():
+    import pickle
+
+    src = random_augmented_nb(6, 3, 2, class_strength=0.5)
+    back = pickle.loads(pickle.dumps(src))
+    assert back == src
+    assert np.array_equal(back.sample(20, 1)[0], src.sample(20, 1)[0])
+    row = np.array([[0.25, 0.75]])
+    BayesNetSource(("a", "class"), (2, 2), ((), ()), (row, [[0.5, 0.5]]))
+    row[0, 0] = 0.5  # still writable: the source keeps its own copy
+
+
 def test_independent_source_has_no_arcs_and_no_signal():
     src = independent_source(10, rng=0)
     assert src.n_attributes == 10 and src.n_classes == 2 and src.n_arcs == 0

@@ -154,7 +154,7 @@ class BayesNetSource:
         for j in range(m):
             pc = [cards[q] for q in parents[j]]
             n_cfg = math.prod(pc)
-            t = np.asarray(self.tables[j], dtype=float)
+            t = np.array(self.tables[j], dtype=float)  # a copy: it is frozen below
             if t.size != n_cfg * cards[j]:
                 raise ValueError(
                     f"tables: node {names[j]!r} needs {n_cfg} x {cards[j]} probabilities, got shape {t.shape}"
