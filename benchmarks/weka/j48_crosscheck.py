@@ -1,6 +1,7 @@
 """Cross-check simstudy's J48 against Weka 3.6's J48 run through java on the same folds.
 
-Usage: .venv/bin/python benchmarks/weka/j48_crosscheck.py [dataset ...]
+Usage: .venv/bin/python benchmarks/weka/j48_crosscheck.py [--VARIANT] [dataset ...]
+with VARIANT one of default, unpruned (-U), no-raising (-S), cf0.1 (-C 0.1), min-leaf5 (-M 5).
 Folds, ARFF files and the parsing of Weka's ``-p 0`` output are those of ``crosscheck.py``.
 Prints, per data set: Weka's accuracy, ours, and the number of differing predictions.
 """
@@ -23,7 +24,8 @@ from simstudy.data import read_arff, write_arff  # noqa: E402
 from simstudy.learners.j48 import J48  # noqa: E402
 
 OPTIONS = {"default": ([], {}), "unpruned": (["-U"], {"unpruned": True}),
-           "no-raising": (["-S"], {"subtree_raising": False})}
+           "no-raising": (["-S"], {"subtree_raising": False}),
+           "cf0.1": (["-C", "0.1"], {"confidence": 0.1}), "min-leaf5": (["-M", "5"], {"min_leaf": 5})}
 
 
 def weka_j48(train, test, flags):

@@ -56,8 +56,9 @@ def add_errs(n, e, confidence=0.25):
     e : float
         Weight of the misclassified ones.
     confidence : float
-        The confidence factor ``CF``; the upper limit of the binomial confidence
-        interval at level ``1 - CF`` (one-sided) is used as the error rate.
+        The confidence factor ``CF``, rounded to single precision as in Weka; the
+        upper limit of the one-sided binomial confidence interval at level ``1 - CF``
+        is used as the error rate.
 
     Returns
     -------
@@ -69,16 +70,17 @@ def add_errs(n, e, confidence=0.25):
         (``f = (e + 0.5) / n``) and ``z`` the ``1 - CF`` quantile.  Confidence
         factors above 0.5 give 0, as in Weka.
     """
-    if confidence > 0.5:
+    cf = np.float32(confidence)  # Weka keeps CF as a Java float, and 1 - CF is a float subtraction
+    if cf > 0.5:
         return 0.0
     if e < 1:
-        base = n * (1.0 - math.pow(confidence, 1.0 / n))
+        base = n * (1.0 - math.pow(float(cf), 1.0 / n))
         if e == 0:
             return base
-        return base + e * (add_errs(n, 1.0, confidence) - base)
+        return base + e * (add_errs(n, 1.0, cf) - base)
     if e + 0.5 >= n:
         return max(n - e, 0.0)
-    z = float(ndtri(1.0 - confidence))
+    z = float(ndtri(float(np.float32(1.0) - cf)))
     f = (e + 0.5) / n
     r = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
     return r * n - e
@@ -226,6 +228,17 @@ class J48(_Base):
                 "subtree_raising": self.subtree_raising, "unpruned": self.unpruned,
                 **super().get_params(deep)}
 
+    def __sklearn_tags__(self):
+        """Tags for scikit-learn >= 1.6 (imported only when scikit-learn asks for them)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(allow_nan=True))
+
+    def score(self, X, y):
+        """Share of correctly predicted rows (scikit-learn's default classifier score)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y):
         """Grow, collapse and (unless ``unpruned``) prune the tree.
@@ -246,7 +259,7 @@ class J48(_Base):
         if float(self.min_leaf) < 0:
             raise ValueError(f"min_leaf: expected a non-negative number, got {self.min_leaf!r}")
         X, y = self._prepare(X, y)
-        self._cf = float(np.float32(cf))
+        self._cf = cf
         self._min = float(self.min_leaf)
         # Weka's m_allData: the training set before instances with a missing class are dropped.
         self._all_X = X
