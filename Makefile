@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar clean
+.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,10 +57,16 @@ table1-berrar: $(STAMP)
 
 berrar: study1 study2 study3 study4 table1-berrar figures
 
-# The analytic figures (no simulation): Berrar's Figures 2 and 4.
+# Bouckaert 2004 Table 1: schemes x tests on the four Bayesian-network sources.
+table1-bouckaert: $(STAMP)
+	$(SIMSTUDY) run bouckaert1 --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/bouckaert1/$(PROFILE)
+	$(SIMSTUDY) compare bouckaert1 --profile $(PROFILE) --out $(RESULTS)/bouckaert1/$(PROFILE)
+
+# The analytic figures: Berrar's Figures 2 and 4, Bouckaert's Figure 2 (formulas + a small simulation).
 figures: $(STAMP)
 	$(PY) figures/figure2.py --out $(RESULTS)/figures/analytic
 	$(PY) figures/figure4.py --out $(RESULTS)/figures/analytic
+	$(PY) figures/bouckaert_figure2.py --out $(RESULTS)/figures/analytic
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
