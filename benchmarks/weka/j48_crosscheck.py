@@ -3,7 +3,9 @@
 Usage: .venv/bin/python benchmarks/weka/j48_crosscheck.py [--VARIANT] [dataset ...]
 with VARIANT one of default, unpruned (-U), no-raising (-S), cf0.1 (-C 0.1), min-leaf5 (-M 5).
 Folds, ARFF files and the parsing of Weka's ``-p 0`` output are those of ``crosscheck.py``.
-Prints, per data set: Weka's accuracy, ours, and the number of differing predictions.
+Prints, per data set: Weka's accuracy, ours, the number of differing predictions, the largest
+difference of class probabilities, and the number of leaves and nodes of the trees fitted to the
+whole data set by Weka and by us.
 """
 
 from __future__ import annotations
@@ -44,6 +46,28 @@ def weka_j48(train, test, flags):
             preds.append(int(codes[1]) - 1)
             dists.append([float(v) for v in line.split()[-1].replace("*", "").split(",")])
     return np.array(preds), np.array(dists)
+
+
+def weka_tree_shape(train, flags):
+    """(number of leaves, tree size) of Weka's tree fitted to ``train``."""
+    cmd = ["java", "-cp", WEKA_JAR, "weka.classifiers.trees.J48", *flags, "-t", train, "-no-cv"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    leaves = int(re.search(r"Number of Leaves\s*:\s*(\d+)", out).group(1))
+    size = int(re.search(r"Size of the tree\s*:\s*(\d+)", out).group(1))
+    return leaves, size
+
+
+def shape_check(d, variant="default"):
+    """((Weka leaves, size), (our leaves, size)) for the tree fitted to the whole data set."""
+    flags, params = OPTIONS[variant]
+    ncat = [len(c) if c is not None else 0 for c in d.categories]
+    with tempfile.TemporaryDirectory() as tmp:
+        p = os.path.join(tmp, "all.arff")
+        write_arff(p, d.X, d.y, names=d.names, categories=d.categories,
+                   class_categories=d.class_categories, class_name=d.class_name)
+        w = weka_tree_shape(p, flags)
+    m = J48(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **params).fit(d.X, d.y)
+    return w, (m.n_leaves(), m.tree_size())
 
 
 def crosscheck_j48(d, n_folds=10, seed=1, variant="default"):
@@ -116,15 +140,17 @@ def main(argv):
     names = argv or ["vote", "breast-cancer", "soybean", "binary", "mixed", "iris", "diabetes", "glass",
                      "ionosphere"]
     print(f"J48 {variant}")
-    print("| data | folds | Weka acc | ours acc | differing / tested | max |p diff| |")
-    print("|---|---|---|---|---|---|")
+    print("| data | folds | Weka acc | ours acc | differing / tested | max |p diff| | leaves/size Weka | ours |")
+    print("|---|---|---|---|---|---|---|---|")
     for nm in names:
-        r = crosscheck_j48(load(nm), variant=variant)
+        d = load(nm)
+        r = crosscheck_j48(d, variant=variant)
+        (wl, ws), (ol, os_) = shape_check(d, variant)
         tot = sum(x[4] for x in r)
         wa = sum(x[1] * x[4] for x in r) / tot
         oa = sum(x[2] * x[4] for x in r) / tot
         print(f"| {nm} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[3] for x in r)} / {tot} "
-              f"| {max(x[5] for x in r):.4f} |", flush=True)
+              f"| {max(x[5] for x in r):.4f} | {wl}/{ws} | {ol}/{os_} |", flush=True)
 
 
 if __name__ == "__main__":
