@@ -205,6 +205,26 @@ def _pvalues(p) -> np.ndarray:
     return arr
 
 
+def _on_distinct_counts(wins, n, core):
+    """``core(wins, n)`` (a dict of arrays) computed once per distinct ``(wins, n)`` pair.
+
+    Counts repeat a lot (a million simulated groups of 44 data sets have at
+    most 45 distinct win counts), and the interval limits are costly
+    (quantiles, bisection), so the work is done on the distinct pairs and
+    spread back.  The result is identical to evaluating every element.
+    """
+    shape = wins.shape
+    w, m = wins.ravel(), n.ravel()
+    if w.size <= 1:
+        return {k: np.reshape(v, shape) for k, v in core(w, m).items()}
+    key = w * (m.max() + 1.0) + m  # exact: whole numbers far below 2**53
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if first.size == w.size:
+        return {k: np.reshape(v, shape) for k, v in core(w, m).items()}
+    fields = core(w[first], m[first])
+    return {k: np.reshape(np.asarray(v)[inverse.ravel()], shape) for k, v in fields.items()}
+
+
 def _upper_tail(s, n, theta):
     """P(X >= s) for X ~ Bin(n, theta); 0 when s > n."""
     return stats.binom.sf(s - 1, n, theta)
@@ -335,14 +355,18 @@ def binomial_model(wins, n, *, alpha: float = 0.05, level: float = 0.95) -> Repl
     alpha = check_alpha(alpha)
     level = check_alpha(level, "level")
     wins, n = _wins_and_n(wins, n)
-    s = _min_wins(n, alpha)
-    theta = wins / n
-    lo, hi = _cp_limits(wins, n, level)
-    return ReplicationEstimate(
-        estimate=_out(_upper_tail(s, n, theta)), low=_out(_upper_tail(s, n, lo)),
-        high=_out(_upper_tail(s, n, hi)), model="binomial", parameter=_out(theta),
-        parameter_low=_out(lo), parameter_high=_out(hi), threshold=_out(s),
-        pvalue=_out(_binomial_p(wins, n)), alpha=alpha, level=level)
+
+    def core(w, m):
+        s = _min_wins(m, alpha)
+        theta = w / m
+        lo, hi = _cp_limits(w, m, level)
+        return {"estimate": _upper_tail(s, m, theta), "low": _upper_tail(s, m, lo),
+                "high": _upper_tail(s, m, hi), "parameter": theta, "parameter_low": lo,
+                "parameter_high": hi, "threshold": s, "pvalue": _binomial_p(w, m)}
+
+    fields = _on_distinct_counts(wins, n, core)
+    return ReplicationEstimate(model="binomial", alpha=alpha, level=level,
+                               **{k: _out(v) for k, v in fields.items()})
 
 
 # ---------------------------------------------------------------- Bayesian
@@ -447,14 +471,18 @@ def bayesian_model(wins, n, *, alpha: float = 0.05, level: float = 0.95) -> Repl
     alpha = check_alpha(alpha)
     level = check_alpha(level, "level")
     wins, n = _wins_and_n(wins, n)
-    s = _min_wins(n, alpha)
-    theta_m = (wins + 1) / (n + 2)
-    lo, hi = _hdi(1 + wins, 1 + n - wins, level)
-    return ReplicationEstimate(
-        estimate=_out(_upper_tail(s, n, theta_m)), low=_out(_upper_tail(s, n, lo)),
-        high=_out(_upper_tail(s, n, hi)), model="bayes", parameter=_out(theta_m),
-        parameter_low=_out(lo), parameter_high=_out(hi), threshold=_out(s),
-        pvalue=_out(_binomial_p(wins, n)), alpha=alpha, level=level)
+
+    def core(w, m):
+        s = _min_wins(m, alpha)
+        theta_m = (w + 1) / (m + 2)
+        lo, hi = _hdi(1 + w, 1 + m - w, level)
+        return {"estimate": _upper_tail(s, m, theta_m), "low": _upper_tail(s, m, lo),
+                "high": _upper_tail(s, m, hi), "parameter": theta_m, "parameter_low": lo,
+                "parameter_high": hi, "threshold": s, "pvalue": _binomial_p(w, m)}
+
+    fields = _on_distinct_counts(wins, n, core)
+    return ReplicationEstimate(model="bayes", alpha=alpha, level=level,
+                               **{k: _out(v) for k, v in fields.items()})
 
 
 # ---------------------------------------------------------------- Wilcoxon
@@ -566,6 +594,15 @@ def t_model(t, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEs
     ``T = 2.262, df = 9``: P_t = 0.5235, quantiles 0.305 and 5.489, interval
     [0.046, 0.998] (Example 4); ``p = 0.00281, df = 9``: 0.95 with interval
     [0.417, 1.000] (Figure 4).
+
+    Speed: scipy's non-central t costs microseconds per value (its quantile
+    tens of microseconds).  When 20000 or more statistics share one ``df``,
+    every field is a smooth function of ``T`` alone, so it is computed exactly
+    on a grid of step 0.01 over the observed range of ``T`` and interpolated
+    by a cubic spline (the p-value through its logarithm): the fields agree
+    with the element-by-element computation to about 1e-11 (p-values to
+    about 1e-10 relative), and a million statistics take well under a
+    second.  Smaller inputs are computed element by element.
     """
     alpha = check_alpha(alpha)
     level = check_alpha(level, "level")
@@ -576,17 +613,103 @@ def t_model(t, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEs
     except ValueError as exc:
         raise ValueError(f"df: shape {np.shape(df)} does not broadcast with t of shape {np.shape(t)}") from exc
     c = 1.0 - level
-    crit = stats.t.isf(alpha / 2, df)
+    shape = t.shape
+    tf, dff = t.ravel(), df.ravel()
+    crit = np.empty(tf.shape)
+    fields = {k: np.empty(tf.shape) for k in ("estimate", "low", "high", "parameter_low", "parameter_high")}
+    # many statistics sharing one df: every field is a smooth function of T alone
+    fields["pvalue"] = np.empty(tf.shape)
+    if tf.size and (dff == dff[0]).all():
+        values, counts = dff[:1], np.array([tf.size])
+    else:
+        values, counts = np.unique(dff, return_counts=True)
+    exact = np.ones(tf.shape, dtype=bool)
+    for d in values[counts >= _SMOOTH_MIN_SIZE]:
+        sel = dff == d
+        exact &= ~sel
+        crit[sel] = stats.t.isf(alpha / 2, d)
+        for k, v in _t_fields_smooth(tf[sel], float(d), float(crit[sel][0]), c).items():
+            fields[k][sel] = v
+    if exact.any():
+        crit[exact] = stats.t.isf(alpha / 2, dff[exact])
+        for k, v in _t_fields(tf[exact], dff[exact], crit[exact], c).items():
+            fields[k][exact] = v
+    return ReplicationEstimate(
+        model="t", parameter=_out(t), threshold=_out(crit.reshape(shape)), alpha=alpha, level=level,
+        **{k: _out(v.reshape(shape)) for k, v in fields.items()})
+
+
+# From this many statistics with the same df on, t_model interpolates (see _smooth).
+_SMOOTH_MIN_SIZE = 20000
+_SMOOTH_STEP = 0.01
+_SMOOTH_MAX_POINTS = 8001
+
+
+def _t_fields(t, df, crit, c):
+    """Eq. 13-14 element by element (scipy's non-central t)."""
     q_lo = stats.nct.ppf(c / 2, df, t)
     q_hi = stats.nct.ppf(1 - c / 2, df, t)
 
     def prob(nc):
         return np.clip(stats.nct.sf(crit, df, nc), 0.0, 1.0)
 
-    return ReplicationEstimate(
-        estimate=_out(prob(t)), low=_out(prob(q_lo)), high=_out(prob(q_hi)), model="t",
-        parameter=_out(t), parameter_low=_out(q_lo), parameter_high=_out(q_hi), threshold=_out(crit),
-        pvalue=_out(2 * stats.t.sf(np.abs(t), df)), alpha=alpha, level=level)
+    return {"estimate": prob(t), "low": prob(q_lo), "high": prob(q_hi),
+            "parameter_low": q_lo, "parameter_high": q_hi, "pvalue": 2 * stats.t.sf(np.abs(t), df)}
+
+
+def _smooth(func, x, *, log: bool = False):
+    """``func(x)`` for a smooth, vectorised function of one variable, on many points.
+
+    ``func`` is evaluated exactly on a grid of step ``_SMOOTH_STEP`` over the
+    range of ``x`` (or, if that is too wide, its 0.01% to 99.99% quantile
+    range) and interpolated by a cubic spline
+    inside it (error of the order of step**4 times the fourth derivative:
+    about 1e-11 for the non-central t functions here, see the tests).  With
+    ``log=True`` the spline interpolates ``log(func)``, which keeps small
+    values (p-values) accurate relative to their size.  Points outside the
+    range, and every point when the range would need more than
+    ``_SMOOTH_MAX_POINTS`` grid points or ``func`` is 0 on the grid, are
+    evaluated exactly.
+    """
+    from scipy.interpolate import CubicSpline
+
+    lo, hi = x.min(), x.max()
+    if (hi - lo) / _SMOOTH_STEP >= _SMOOTH_MAX_POINTS:
+        lo, hi = np.quantile(x, [0.0001, 0.9999])
+    n_grid = int(math.ceil((hi - lo) / _SMOOTH_STEP)) + 1
+    if n_grid > _SMOOTH_MAX_POINTS or n_grid < 4:
+        return func(x)
+    grid = np.linspace(lo, hi, n_grid)
+    y = func(grid)
+    if log:
+        with np.errstate(divide="ignore"):
+            y = np.log(y)
+    if not np.isfinite(y).all():
+        return func(x)
+    coef = CubicSpline(grid, y).c  # (4, n_grid - 1): cubic in x - grid[i] on [grid[i], grid[i + 1]]
+    h = grid[1] - grid[0]
+    inside = (x >= lo) & (x <= hi)
+    xi = x[inside]
+    # uniform grid: the interval is found by arithmetic instead of a search
+    i = np.minimum(((xi - lo) / h).astype(np.intp), n_grid - 2)
+    u = xi - grid[i]
+    v = ((coef[0, i] * u + coef[1, i]) * u + coef[2, i]) * u + coef[3, i]
+    out = np.empty(x.shape)
+    out[inside] = np.exp(v) if log else v
+    if not inside.all():
+        out[~inside] = func(x[~inside])
+    return out
+
+
+def _t_fields_smooth(t, df, crit, c):
+    """:func:`_t_fields` for many statistics with one ``df``, interpolated in T."""
+    q_lo = _smooth(lambda nc: stats.nct.ppf(c / 2, df, nc), t)
+    q_hi = _smooth(lambda nc: stats.nct.ppf(1 - c / 2, df, nc), t)
+    p = np.clip(_smooth(lambda nc: stats.nct.sf(crit, df, nc), np.concatenate([t, q_lo, q_hi])), 0.0, 1.0)
+    n = t.size
+    pvalue = _smooth(lambda a: 2 * stats.t.sf(a, df), np.abs(t), log=True)
+    return {"estimate": p[:n], "low": p[n:2 * n], "high": p[2 * n:],
+            "parameter_low": q_lo, "parameter_high": q_hi, "pvalue": np.minimum(pvalue, 1.0)}
 
 
 def t_model_from_p(p, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:

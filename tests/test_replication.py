@@ -289,6 +289,46 @@ def test_continuous_models_vectorised_equals_elementwise(model, second):
                 assert getattr(r, field)[i, j] == pytest.approx(getattr(e, field), rel=1e-12, abs=1e-15), field
 
 
+@pytest.mark.parametrize("model", [binomial_model, bayesian_model])
+def test_count_models_repeated_counts_equal_elementwise(model):
+    # repeated (wins, n) pairs are computed once and spread back
+    rng = np.random.default_rng(5)
+    n = rng.choice([20, 44], size=(300, 2))
+    wins = rng.integers(0, 21, size=(300, 2))
+    r = model(wins, n)
+    for i, j in [(0, 0), (17, 1), (299, 0), (123, 1)]:
+        e = model(int(wins[i, j]), int(n[i, j]))
+        for field in ("estimate", "low", "high", "parameter_low", "parameter_high", "threshold", "pvalue"):
+            assert getattr(r, field)[i, j] == getattr(e, field), field
+
+
+@pytest.mark.parametrize("df", [4, 9, 60])
+def test_t_model_on_many_statistics_agrees_with_the_exact_path(df):
+    # from 20000 statistics with one df on, the non-central t functions are interpolated
+    rng = np.random.default_rng(df)
+    t = rng.normal(2.0, 2.0, 25000)
+    t[:3] = [-40.0, 0.0, 60.0]  # far outside the bulk
+    big = t_model(t, df)
+    idx = np.r_[0, 1, 2, rng.choice(t.size, 300, replace=False)]
+    exact = t_model(t[idx], df)
+    for field in ("estimate", "low", "high", "parameter_low", "parameter_high"):
+        np.testing.assert_allclose(getattr(big, field)[idx], getattr(exact, field), rtol=0, atol=1e-9, err_msg=field)
+    np.testing.assert_allclose(big.pvalue[idx], exact.pvalue, rtol=1e-8)
+    assert np.all((0 <= big.low) & (big.high <= 1))
+
+
+def test_t_model_mixed_df_groups():
+    # one df with many statistics (interpolated) next to df values with few (exact)
+    rng = np.random.default_rng(3)
+    df = np.r_[np.full(21000, 9.0), [4.0, 29.0, 29.0]]
+    t = rng.normal(1.5, 1.5, df.size)
+    r = t_model(t, df)
+    for i in (0, 20999, 21000, 21001, 21002):
+        e = t_model(t[i], df[i])
+        assert r.estimate[i] == pytest.approx(e.estimate, abs=1e-9)
+        assert r.threshold[i] == pytest.approx(e.threshold, rel=1e-14)
+
+
 def test_scalar_input_gives_float_fields():
     for r in (binomial_model(29, 44), bayesian_model(29, 44), wilcoxon_model(2.0), t_model(2.0, 9)):
         assert all(isinstance(getattr(r, f), float) for f in ("estimate", "low", "high", "parameter", "pvalue"))
