@@ -179,6 +179,28 @@ def test_probabilities_and_determinism(seed):
         pa[np.arange(n), a.predict(X)], pa.max(axis=1), atol=1e-6)
 
 
+def test_vectorised_nominal_candidates_match_the_one_attribute_rule():
+    # all nominal attributes are scored at once per node; each must equal the scalar computation
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 4, size=(80, 5)).astype(float)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = rng.integers(0, 3, size=80)
+    m = J48(nominal=[True] * 5, n_categories=[4, 4, 5, 4, 4])
+    m._prepare(X, y)
+    m._X, m._y, m._min = X, y, 2.0
+    m._nominal_design()
+    for _ in range(10):
+        idx = np.sort(rng.choice(80, 40, replace=False))
+        w = rng.random(40) + 0.1
+        vec = m._nominal_candidates(idx, w, w.sum())
+        for j in range(5):
+            one = m._candidate(j, idx, w, w.sum())
+            assert (one is None) == (j not in vec)
+            if one is not None:
+                np.testing.assert_allclose(vec[j][:2], one[:2], rtol=1e-12)
+                np.testing.assert_allclose(vec[j][2], one[2], rtol=1e-12)
+
+
 def test_invalid_input():
     with pytest.raises(ValueError, match="^confidence"):
         J48(confidence=0.0).fit(np.zeros((4, 1)), [0, 1, 0, 1])

@@ -89,8 +89,9 @@ def add_errs(n, e, confidence=0.25):
 def _xlog2x(a):
     """Weka's ``EntropyBasedSplitCrit.logFunc`` elementwise: ``a log2 a``, 0 below 1e-6."""
     a = np.asarray(a, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a < 1e-6, 0.0, a * np.log(np.where(a < 1e-6, 1.0, a)) / _LOG2)
+    big = a >= 1e-6
+    out = np.log(a, out=np.zeros_like(a), where=big)
+    return np.multiply(a, out, out=out) / _LOG2
 
 
 def _old_ent(per_class, total):
@@ -272,14 +273,62 @@ class J48(_Base):
         keep = ~np.isnan(y)
         self._X = X[keep]
         self._y = y[keep].astype(int)
+        self._nominal_design()
         idx = np.arange(self._X.shape[0])
         self.tree_ = self._build(idx, np.ones(idx.size))
         self._collapse(self.tree_)
         if not self.unpruned:
             self._prune(self.tree_)
-        del self._X, self._y, self._all_X
+        del self._X, self._y, self._all_X, self._onehot, self._nom_cols, self._nom_slot
         self._clear_train(self.tree_)
         return self
+
+    def _nominal_design(self):
+        """Indicator columns of all nominal categories, so that one product per node counts them."""
+        cols = np.flatnonzero(self.nominal_mask_)
+        kmax = int(self.n_categories_[cols].max()) if cols.size else 0
+        offsets = np.r_[0, np.cumsum(self.n_categories_[cols])].astype(int)
+        onehot = np.zeros((self._X.shape[0], int(offsets[-1])))
+        # slot[a, v]: column of category v of the a-th nominal attribute; the last column
+        # (always zero) pads attributes with fewer than kmax categories
+        slot = np.full((cols.size, kmax), onehot.shape[1], dtype=int)
+        for a, j in enumerate(cols):
+            k = int(self.n_categories_[j])
+            col = self._X[:, j]
+            obs = ~np.isnan(col)
+            onehot[np.flatnonzero(obs), offsets[a] + col[obs].astype(int)] = 1.0
+            slot[a, :k] = offsets[a] + np.arange(k)
+        self._onehot = np.c_[onehot, np.zeros(self._X.shape[0])]
+        self._nom_cols = cols
+        self._nom_slot = slot
+
+    def _nominal_candidates(self, idx, w, total):
+        """:meth:`_candidate` for every nominal attribute at once: {attribute: candidate}."""
+        cols = self._nom_cols
+        if cols.size == 0:
+            return {}
+        yw = np.zeros((idx.size, self.n_classes_))
+        yw[np.arange(idx.size), self._y[idx]] = w
+        counts = self._onehot[idx].T @ yw
+        bags = counts[self._nom_slot]  # (attributes, kmax, classes)
+        per_bag = bags.sum(axis=2)
+        usable = ((per_bag - self._min) > -_SMALL).sum(axis=1) > 1
+        kt = per_bag.sum(axis=1)
+        per_class = bags.sum(axis=1)
+        old_ent = _xlog2x(kt) - _xlog2x(per_class).sum(axis=1)
+        num = (1 - (total - kt) / total) * (old_ent - _new_ent(bags))
+        safe_kt = np.where(kt > 0, kt, 1.0)
+        gain = np.where(np.abs(num) < _SMALL, 0.0, num / safe_kt)
+        split_ent = -_xlog2x(per_bag).sum(axis=1) - _xlog2x(total - kt) + _xlog2x(np.full(kt.shape, total))
+        split_ent = np.where(kt - 0.0 > _SMALL, split_ent, 0.0)
+        zero = np.abs(split_ent) < _SMALL
+        ratio = np.where(zero, 0.0, gain / np.where(zero, 1.0, split_ent / total))
+        out = {}
+        for a, j in enumerate(cols):
+            if usable[a]:
+                k = int(self.n_categories_[j])
+                out[int(j)] = (float(gain[a]), float(ratio[a]), bags[a, :k].copy(), None)
+        return out
 
     def _class_dist(self, idx, w):
         return np.bincount(self._y[idx], weights=w, minlength=self.n_classes_).astype(float)
@@ -303,9 +352,9 @@ class J48(_Base):
         total = float(per_class.sum())
         if _sm(total, 2 * self._min) or _eq(total, float(per_class[_max_class(per_class)])):
             return None
-        cands = []
-        for j in range(self._X.shape[1]):
-            cands.append(self._candidate(j, idx, w, total))
+        nom = self._nominal_candidates(idx, w, total)
+        cands = [nom.get(j) if self.nominal_mask_[j] else self._candidate(j, idx, w, total)
+                 for j in range(self._X.shape[1])]
         gains = [c[0] for j, c in enumerate(cands)
                  if c is not None and (self._multi_val or not self._many_values[j])]
         if not gains:
@@ -378,10 +427,13 @@ class J48(_Base):
         unknown_rate = (total - kt) / total
         num = (1 - unknown_rate) * (default_ent - _new_ent(bags))
         gains = np.where(np.abs(num) < _SMALL, 0.0, num / kt)
+        # Weka keeps the first cut beating the best so far by 1e-6; only cuts above every
+        # earlier gain can do so, so the scan visits those alone
+        prior = np.r_[-np.inf, np.maximum.accumulate(gains)[:-1]]
         best_gain, best = 0.0, -1
-        for i, g in enumerate(gains.tolist()):
-            if _gr(g, best_gain):
-                best_gain, best = g, i
+        for i in np.flatnonzero(gains > prior).tolist():
+            if _gr(float(gains[i]), best_gain):
+                best_gain, best = float(gains[i]), i
         if best < 0:
             return None
         gain = best_gain - math.log2(n_cand) / total
