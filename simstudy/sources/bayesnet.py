@@ -122,6 +122,7 @@ class BayesNetSource:
     _strides: tuple = field(init=False, repr=False, compare=False)
     _thresholds: tuple = field(init=False, repr=False, compare=False)
     _cpts: tuple = field(init=False, repr=False, compare=False)
+    _joint: tuple | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self):
         names = tuple(str(n) for n in self.names)
@@ -306,7 +307,14 @@ class BayesNetSource:
         ------
         ValueError
             If there are more than 2**20 attribute configurations.
+
+        Notes
+        -----
+        Computed once per source and kept (read-only), since scoring every fitted
+        model of a study by :meth:`expected_accuracy` needs it again and again.
         """
+        if self._joint is not None:
+            return self._joint
         cards = self.cardinalities[:-1]
         n = math.prod(cards)
         if n > _MAX_ENUMERATED:
@@ -315,7 +323,11 @@ class BayesNetSource:
         k = self.n_classes
         Xk = np.broadcast_to(X[:, None, :], (n, k, X.shape[1]))
         yk = np.broadcast_to(np.arange(k), (n, k))
-        return X, np.exp(self.log_probability(Xk, yk))
+        p = np.exp(self.log_probability(Xk, yk))
+        X.setflags(write=False)
+        p.setflags(write=False)
+        object.__setattr__(self, "_joint", (X, p))
+        return X, p
 
     def expected_accuracy(self, predict) -> float:
         """Accuracy on the whole distribution (an infinite test set) of a classifier.
@@ -407,7 +419,7 @@ def _pgmpy_classes():
 
     try:
         from pgmpy.models import DiscreteBayesianNetwork as Network
-    except ImportError:  # pgmpy < 0.1.26 names it BayesianNetwork
+    except ImportError:  # older pgmpy releases call it BayesianNetwork
         from pgmpy.models import BayesianNetwork as Network
     return Network, TabularCPD
 
@@ -628,9 +640,6 @@ def measure_gap(
         check_positive(n_test, "n_test", integer=True)
     rng = np.random.default_rng(rng)
     Xtr, ytr = source.sample(n_train, rng, n_sets=n_train_sets)
-    if n_test is None:
-        Xall, pall = source.joint_distribution()
-        rows = np.arange(len(Xall))
     acc = np.empty((n_train_sets, 2))
     for s in range(n_train_sets):
         if n_test is not None:
@@ -638,7 +647,7 @@ def measure_gap(
         for i, learner in enumerate((learner_a, learner_b)):
             model = _fresh(learner).fit(Xtr[s], ytr[s])
             if n_test is None:
-                acc[s, i] = pall[rows, np.asarray(model.predict(Xall)).astype(np.int64)].sum()
+                acc[s, i] = source.expected_accuracy(model)
             else:
                 acc[s, i] = np.mean(np.asarray(model.predict(Xte)) == yte)
     d = 100.0 * (acc[:, 0] - acc[:, 1])
