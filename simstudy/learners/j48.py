@@ -166,8 +166,9 @@ class J48(_Base):
     Parameters
     ----------
     confidence : float, default 0.25
-        Confidence factor of the pessimistic error estimate (Weka ``-C``); stored, as in
-        Weka, as a single-precision float.
+        Confidence factor of the pessimistic error estimate (Weka ``-C``), in (0, 1);
+        used, as in Weka, as a single-precision float.  Above 0.5 the estimate adds no
+        errors (Weka warns and does the same).
     min_leaf : int, default 2
         Minimum weight of instances in at least two branches of a split (Weka ``-M``).
     subtree_raising : bool, default True
@@ -194,8 +195,9 @@ class J48(_Base):
       least two branches with ``min_leaf`` known weight and a positive gain ratio.
     * Among the attributes with a usable split, only those with gain at least the
       average gain minus 1e-3 compete; the highest gain ratio wins (first attribute on
-      ties).  Nominal attributes with at least ``0.3 n`` categories are left out of the
-      average unless all attributes are such.
+      ties, unless a later one is higher by more than 1e-6).  Nominal attributes with at
+      least ``0.3 n`` categories (``n`` the number of training rows) are left out of
+      the average unless all attributes are such.
     * Instances with a missing value go down every branch with their weight times the
       branch's share of the known weight.
 
@@ -213,7 +215,30 @@ class J48(_Base):
     class distribution of its parent's branch (or of the parent when that is empty).
     ``predict`` takes the first class whose probability beats the running maximum by
     more than 1e-6 (Weka's ``classifyInstance``).  Training instances with a missing
-    class are dropped.
+    class are dropped.  Error counts use the majority class of a distribution (the
+    lowest class code among weights equal within 1e-6); the largest branch is the last
+    among equally heavy ones (Weka's ``Distribution.maxBag``).
+
+    Attributes
+    ----------
+    tree_ : object
+        The root node; ``n_leaves()`` and ``tree_size()`` give Weka's "Number of Leaves"
+        and "Size of the tree".
+    classes_, n_classes_, n_features_in_, nominal_mask_, n_categories_
+        As in :class:`simstudy.learners.weka.WekaNaiveBayes`.
+
+    Examples
+    --------
+    Weka's weather data (``weather.nominal.arff``, categories coded in file order):
+
+    >>> import numpy as np
+    >>> X = np.array([[0, 0, 0, 1], [0, 0, 0, 0], [1, 0, 0, 1], [2, 1, 0, 1], [2, 2, 1, 1],
+    ...               [2, 2, 1, 0], [1, 2, 1, 0], [0, 1, 0, 1], [0, 2, 1, 1], [2, 1, 1, 1],
+    ...               [0, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 1], [2, 1, 0, 0]], dtype=float)
+    >>> y = np.array([1, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1])
+    >>> m = J48(nominal=[True] * 4).fit(X, y)
+    >>> m.n_leaves(), m.tree_size()
+    (5, 8)
     """
 
     def __init__(self, confidence=0.25, min_leaf=2, subtree_raising=True, unpruned=False,
