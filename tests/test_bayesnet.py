@@ -31,6 +31,11 @@ def small_network():
     return BayesNetSource(names, cards, parents, tables)
 
 
+def noisy_copy(table):
+    """One attribute "a" with the class as its parent and CPT ``table``; class prior 0.5."""
+    return BayesNetSource(("a", "class"), (2, 2), ((1,), ()), (table, [[0.5, 0.5]]))
+
+
 def test_log_probability_by_hand():
     src = small_network()
     # P(a1=1, a2=0, a3=2, class=1) = 0.3 * 0.6 * 0.8 * 0.5 (table rows written out above)
@@ -115,9 +120,8 @@ def test_sampler_draws_from_the_same_distribution_as_pgmpy():
     for i, j in [(0, 1), (2, 3), (4, 5), (1, 4)]:
         cols = [i, j, len(src.names) - 1]
         shape = tuple(src.cardinalities[c] for c in cols)
-        counts = np.stack(
-            [np.bincount(np.ravel_multi_index(tuple(d[:, c] for c in cols), shape), minlength=np.prod(shape)) for d in (ours, theirs)]
-        )
+        cells = [np.ravel_multi_index(tuple(d[:, c] for c in cols), shape) for d in (ours, theirs)]
+        counts = np.stack([np.bincount(c, minlength=np.prod(shape)) for c in cells])
         counts = counts[:, counts.sum(axis=0) > 0]
         assert stats.chi2_contingency(counts).pvalue > 1e-4, (i, j)
 
@@ -192,9 +196,14 @@ def test_random_augmented_nb_can_fill_every_slot():
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: BayesNetSource(("a", "b", "class"), (2, 2, 2), ((1,), (0,), ()), ([[1, 0]] * 2, [[1, 0]] * 2, [[0.5, 0.5]])), "parents"),
-        (lambda: BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.5, 0.6], [0.5, 0.5]], [[0.5, 0.5]])), "tables"),
-        (lambda: BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.5, 0.5]], [[0.5, 0.5]])), "tables"),
+        (
+            lambda: BayesNetSource(
+                ("a", "b", "class"), (2, 2, 2), ((1,), (0,), ()), ([[1, 0]] * 2, [[1, 0]] * 2, [[0.5, 0.5]])
+            ),
+            "parents",
+        ),
+        (lambda: noisy_copy([[0.5, 0.6], [0.5, 0.5]]), "tables"),
+        (lambda: noisy_copy([[0.5, 0.5]]), "tables"),
         (lambda: BayesNetSource(("a", "class"), (1, 2), ((), ()), ([[1.0]], [[0.5, 0.5]])), "cardinalities"),
         (lambda: BayesNetSource(("a", "a"), (2, 2), ((), ()), ([[1, 0]], [[0.5, 0.5]])), "names"),
         (lambda: independent_source(3, n_classes=5), "n_classes"),
@@ -233,7 +242,7 @@ class FirstAttribute:
 
 def test_measure_gap_exact_and_on_test_sets():
     # a is a noisy copy of the class: predicting y = a is right with probability 0.8.
-    src = BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.8, 0.2], [0.2, 0.8]], [[0.5, 0.5]]))
+    src = noisy_copy([[0.8, 0.2], [0.2, 0.8]])
     assert src.expected_accuracy(FirstAttribute()) == pytest.approx(0.8)
     exact = measure_gap(src, FirstAttribute, MajorityClass, 0, n_train=30, n_train_sets=5, n_test=None)
     assert isinstance(exact, GapEstimate)
@@ -247,11 +256,12 @@ def test_search_stops_at_the_first_candidate_within_tolerance():
 
     def propose(rng):
         p = next(gaps)
-        src = BayesNetSource(("a", "class"), (2, 2), ((1,), ()), ([[0.5 + p / 2, 0.5 - p / 2], [0.5 - p / 2, 0.5 + p / 2]], [[0.5, 0.5]]))
-        return src, {"p": p}
+        return noisy_copy([[0.5 + p / 2, 0.5 - p / 2], [0.5 - p / 2, 0.5 + p / 2]]), {"p": p}
 
     # FirstAttribute beats the majority class by 50 p points.
-    res = search_source(30.0, FirstAttribute, MajorityClass, 0, propose=propose, n_candidates=4, tolerance=1.0, n_screen_sets=2, n_confirm_sets=3)
+    res = search_source(
+        30.0, FirstAttribute, MajorityClass, 0, propose=propose, n_candidates=4, tolerance=1.0, n_screen_sets=2, n_confirm_sets=3
+    )
     assert res.found and res.params == {"p": 0.6} and res.n_tried == 3
     assert res.estimate.gap == pytest.approx(30.0)
 

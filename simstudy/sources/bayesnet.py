@@ -542,7 +542,8 @@ def random_augmented_nb(
     check_positive(n_extra_arcs, "n_extra_arcs", integer=True, allow_zero=True)
     check_positive(max_parents, "max_parents", integer=True, allow_zero=True)
     check_positive(concentration, "concentration")
-    if isinstance(class_strength, bool) or not isinstance(class_strength, numbers.Real) or not 0.0 <= class_strength <= 1.0:
+    ok = isinstance(class_strength, numbers.Real) and not isinstance(class_strength, bool)
+    if not ok or not 0.0 <= class_strength <= 1.0:
         raise ValueError(f"class_strength: must lie in [0, 1], got {class_strength!r}")
     capacity = sum(min(i, max_parents) for i in range(n_attributes))
     if n_extra_arcs > capacity:
