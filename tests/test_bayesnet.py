@@ -259,9 +259,8 @@ def test_search_stops_at_the_first_candidate_within_tolerance():
         return noisy_copy([[0.5 + p / 2, 0.5 - p / 2], [0.5 - p / 2, 0.5 + p / 2]]), {"p": p}
 
     # FirstAttribute beats the majority class by 50 p points.
-    res = search_source(
-        30.0, FirstAttribute, MajorityClass, 0, propose=propose, n_candidates=4, tolerance=1.0, n_screen_sets=2, n_confirm_sets=3
-    )
+    kw = {"propose": propose, "n_candidates": 4, "tolerance": 1.0, "n_screen_sets": 2, "n_confirm_sets": 3}
+    res = search_source(30.0, FirstAttribute, MajorityClass, 0, **kw)
     assert res.found and res.params == {"p": 0.6} and res.n_tried == 3
     assert res.estimate.gap == pytest.approx(30.0)
 

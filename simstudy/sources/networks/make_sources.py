@@ -10,8 +10,11 @@ are found by ``search_source`` with the learners named in ``sources.json``.
 Run from the repository root::
 
     python simstudy/sources/networks/make_sources.py [--candidates 150]
+    python simstudy/sources/networks/make_sources.py --remeasure
 
 Every seed is fixed, so the run is reproducible for a given version of the learners.
+``--remeasure`` keeps the stored networks and measures their gaps again (after a
+change to the learners); the search record keeps the learner version it used.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ import numpy as np
 
 from simstudy.sources.bayesnet import (
     independent_source,
+    load_source,
     measure_gap,
     search_source,
+    stored_sources,
     write_source,
 )
 
@@ -79,7 +84,9 @@ def main(argv=None):
     ap.add_argument("--confirm-sets", type=int, default=200, help="training sets that confirm a candidate")
     ap.add_argument("--final-sets", type=int, default=1000, help="training sets of the final exact measurement")
     ap.add_argument("--test-sets", type=int, default=100, help="training sets of the 10,000-case test-set measurement")
+    ap.add_argument("--remeasure", action="store_true", help="measure the stored networks again, no search")
     args = ap.parse_args(argv)
+    stored = stored_sources() if args.remeasure else None
 
     tree, nb, described = learners()
     described["version"] = learner_versions()
@@ -88,7 +95,12 @@ def main(argv=None):
     for (name, target), ss in zip(TARGETS.items(), streams):
         t0 = time.perf_counter()
         search_rng, final_rng, test_rng = (np.random.default_rng(s) for s in ss.spawn(3))
-        if target == 0.0:
+        if stored is not None:
+            source = load_source(name)
+            made, search = stored[name]["made_by"], stored[name]["search"]
+            if search is not None:
+                search.setdefault("learners_version", stored[name]["learners"]["version"])
+        elif target == 0.0:
             source = independent_source(10, rng=search_rng)
             made = {"generator": "independent_source", "n_attributes": 10, "rng": f"SeedSequence({SEED}) child 0"}
             search = None
@@ -110,10 +122,12 @@ def main(argv=None):
                 "confirmed_gap": res.estimate.gap,
                 "confirmed_se": res.estimate.se,
                 "n_confirm_sets": args.confirm_sets,
+                "learners_version": described["version"],
             }
         exact = measure_gap(source, tree, nb, final_rng, n_train_sets=args.final_sets, n_test=None)
         tested = measure_gap(source, tree, nb, test_rng, n_train_sets=args.test_sets, n_test=10_000)
-        write_source(source, HERE / f"{name}.xml")
+        if stored is None:
+            write_source(source, HERE / f"{name}.xml")
         out[name] = {
             "file": f"{name}.xml",
             "paper_gap": target,
