@@ -158,7 +158,8 @@ def main(argv):
     names = argv or ["vote", "breast-cancer", "soybean", "binary", "mixed", "many-valued", "iris", "diabetes",
                      "glass", "ionosphere"]
     print(f"J48 {variant}")
-    print("| data | folds | Weka acc | ours acc | differing / tested | max |p diff| | leaves/size Weka | ours |")
+    print("| data | folds | Weka acc | ours acc | differing / tested | max abs. prob. diff "
+          "| leaves/size Weka | ours |")
     print("|---|---|---|---|---|---|---|---|")
     for nm in names:
         d = load(nm)
