@@ -32,6 +32,7 @@ from simstudy.sources.bayesnet import (
     independent_source,
     load_source,
     measure_gap,
+    random_augmented_nb,
     search_source,
     stored_sources,
     write_source,
@@ -40,6 +41,17 @@ from simstudy.sources.bayesnet import (
 HERE = Path(__file__).resolve().parent
 TARGETS = {"bouckaert1": 0.0, "bouckaert2": 2.77, "bouckaert3": 5.83, "bouckaert4": 11.27}
 SEED = 2004
+# The search's closest network for source 3 (class strength 0.7) gives 5.45 points.
+# The gap falls smoothly as the class strength of that same network grows (with 300
+# training sets: 0.64 -> 6.12, 0.66 -> 5.91, 0.68 -> 5.60, 0.70 -> 5.36), so the
+# stored source 3 is that network with class strength 0.665.
+ADJUSTMENTS = {"bouckaert3": {"class_strength": 0.665}}
+
+
+def rebuild(made: dict):
+    """The network described by a ``made_by`` record of ``random_augmented_nb``."""
+    kw = {k: v for k, v in made.items() if k not in ("generator", "seed", "adjusted")}
+    return random_augmented_nb(rng=made["seed"], **kw)
 
 
 def learners(n_attributes: int = 10):
@@ -85,14 +97,17 @@ def main(argv=None):
     ap.add_argument("--final-sets", type=int, default=1000, help="training sets of the final exact measurement")
     ap.add_argument("--test-sets", type=int, default=100, help="training sets of the 10,000-case test-set measurement")
     ap.add_argument("--remeasure", action="store_true", help="measure the stored networks again, no search")
+    ap.add_argument("--only", nargs="+", choices=list(TARGETS), help="rebuild these sources, keep the others")
     args = ap.parse_args(argv)
     stored = stored_sources() if args.remeasure else None
 
     tree, nb, described = learners()
     described["version"] = learner_versions()
     streams = np.random.SeedSequence(SEED).spawn(len(TARGETS))
-    out = {}
+    out = dict(stored_sources()) if args.only else {}
     for (name, target), ss in zip(TARGETS.items(), streams):
+        if args.only and name not in args.only:
+            continue
         t0 = time.perf_counter()
         search_rng, final_rng, test_rng = (np.random.default_rng(s) for s in ss.spawn(3))
         if stored is not None:
@@ -124,6 +139,13 @@ def main(argv=None):
                 "n_confirm_sets": args.confirm_sets,
                 "learners_version": described["version"],
             }
+        if name in ADJUSTMENTS and made.get("generator") == "random_augmented_nb":
+            new = {**made, **ADJUSTMENTS[name]}
+            if new != made:
+                changed = {k: made[k] for k in ADJUSTMENTS[name]}
+                made = {**new, "adjusted": f"from the search's {changed}, see ADJUSTMENTS in make_sources.py"}
+                source = rebuild(made)
+                write_source(source, HERE / f"{name}.xml")
         exact = measure_gap(source, tree, nb, final_rng, n_train_sets=args.final_sets, n_test=None)
         tested = measure_gap(source, tree, nb, test_rng, n_train_sets=args.test_sets, n_test=10_000)
         if stored is None:
