@@ -7,7 +7,7 @@ Reproduce with::
 Workload (Bouckaert 2004, Sec. 4): data sets of 300 cases from a stored source
 (10 binary attributes and the class).  Contenders:
 
-* ``pgmpy``: ``BayesianModelSampling(model).forward_sample(size=300)`` per data set
+* ``pgmpy``: ``BayesianModelSampling(model).forward_sample(size=300, n_jobs=1)`` per data set
   (the baseline; it returns a pandas DataFrame, converted to arrays here);
 * ``loop``: ``BayesNetSource.sample(300, rng)`` per data set;
 * ``batch``: one ``BayesNetSource.sample(300, rng, n_sets=...)`` call for all sets;
@@ -53,7 +53,7 @@ def main(argv=None):
 
     def pgmpy_loop():
         for i in range(args.pgmpy_sets):
-            df = sampler.forward_sample(size=300, seed=i, show_progress=False)
+            df = sampler.forward_sample(size=300, seed=i, show_progress=False, n_jobs=1)
             df[list(src.attribute_names)].to_numpy(), df[src.class_name].to_numpy()
 
     def loop():

@@ -111,7 +111,7 @@ def test_sampler_draws_from_the_same_distribution_as_pgmpy():
 
     src = random_augmented_nb(6, 5, np.random.default_rng(4), n_classes=3, concentration=0.5)
     n = 20_000
-    df = BayesianModelSampling(src.to_pgmpy()).forward_sample(size=n, seed=7, show_progress=False)
+    df = BayesianModelSampling(src.to_pgmpy()).forward_sample(size=n, seed=7, show_progress=False, n_jobs=1)
     theirs = df[list(src.names)].to_numpy(dtype=np.int64)
     X, y = src.sample(n, np.random.default_rng(8))
     ours = np.column_stack([X, y])
