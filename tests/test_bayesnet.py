@@ -75,6 +75,18 @@ def test_sample_never_draws_impossible_states():
     assert np.array_equal(X[:, 0], np.where(y == 0, 2, 0))
 
 
+def test_many_states_use_wide_codes():
+    # More than 127 states do not fit the one-byte codes of the usual path.
+    k = 200
+    table = np.zeros((2, k))
+    table[0, 150] = 1.0
+    table[1, :] = 1.0 / k
+    src = BayesNetSource(("a", "class"), (k, 2), ((1,), ()), (table, [[0.5, 0.5]]))
+    X, y = src.sample(4000, 2)
+    assert np.all(X[y == 0, 0] == 150)
+    assert X[y == 1, 0].min() >= 0 and X[y == 1, 0].max() < k and len(np.unique(X[y == 1, 0])) > 150
+
+
 def test_sample_frequencies_match_the_exact_joint():
     # Goodness of fit of the whole 36-cell joint distribution; the level is strict
     # (1e-4) so that the fixed seed is not a borderline draw.
