@@ -229,3 +229,15 @@ def test_cross_check_against_weka(name):
     rows = j48_crosscheck.crosscheck_j48(j48_crosscheck.load(name), n_folds=3)
     assert sum(r[3] for r in rows) == 0
     assert max(r[5] for r in rows) <= 5e-4 + 1e-9  # Weka prints 3 decimals
+
+
+@pytest.mark.needs_weka
+@pytest.mark.skipif(not HAVE_WEKA, reason="java or /usr/share/java/weka.jar missing")
+def test_small_random_data_sets_against_weka():
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
+    import j48_crosscheck
+
+    assert j48_crosscheck.random_check(range(6)) == []
+    assert j48_crosscheck.random_check(range(6, 10), "unpruned") == []

@@ -1,7 +1,8 @@
 """Cross-check simstudy's J48 against Weka 3.6's J48 run through java on the same folds.
 
 Usage: .venv/bin/python benchmarks/weka/j48_crosscheck.py [--VARIANT] [dataset ...]
-with VARIANT one of default, unpruned (-U), no-raising (-S), cf0.1 (-C 0.1), min-leaf5 (-M 5).
+with VARIANT one of default, unpruned (-U), no-raising (-S), cf0.1 (-C 0.1), min-leaf5 (-M 5);
+the data set ``random:N`` checks N small random data sets (seeds 0..N-1) instead.
 Folds, ARFF files and the parsing of Weka's ``-p 0`` output are those of ``crosscheck.py``.
 Prints, per data set: Weka's accuracy, ours, the number of differing predictions, the largest
 difference of class probabilities, and the number of leaves and nodes of the trees fitted to the
@@ -141,6 +142,53 @@ def random_many_valued(n=120, seed=0):
     return ArffData("many", ("id", "b", "x"), cats, X, y, "class", ("n", "y"))
 
 
+def random_small(seed):
+    """A small random data set: 8-79 rows, 1-5 nominal or numeric attributes (rounded to 0-2
+    decimals), 2-4 classes, a class partly driven by the first attribute, 0, 10 or 30 % missing."""
+    from simstudy.data.arff import ArffData
+
+    rng = np.random.default_rng(seed)
+    n, p, c = int(rng.integers(8, 80)), int(rng.integers(1, 6)), int(rng.integers(2, 5))
+    nom = rng.random(p) < 0.5
+    ks = rng.integers(2, 6, p)
+    X = np.empty((n, p))
+    for j in range(p):
+        X[:, j] = rng.integers(0, ks[j], n) if nom[j] else np.round(rng.normal(size=n), int(rng.integers(0, 3)))
+    y = rng.integers(0, c, n).astype(float)
+    if rng.random() < 0.7:
+        y = np.where(rng.random(n) < 0.6, (X[:, 0] > np.median(X[:, 0])).astype(float) % c, y)
+    X[rng.random(X.shape) < rng.choice([0, 0.1, 0.3])] = np.nan
+    cats = tuple(tuple(f"v{i}" for i in range(ks[j])) if nom[j] else None for j in range(p))
+    return ArffData("small", tuple(f"a{j}" for j in range(p)), cats, X, y, "class",
+                    tuple(f"c{i}" for i in range(c)))
+
+
+def random_check(seeds, variant="default"):
+    """Fit on the first 70 % of each :func:`random_small` set, test on the rest.
+
+    Returns the seeds where a prediction differs from Weka's or a probability by more than 6e-4.
+    """
+    flags, params = OPTIONS[variant]
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in seeds:
+            d = random_small(seed)
+            tr = np.arange(d.X.shape[0]) < int(0.7 * d.X.shape[0])
+            paths = []
+            for part, idx in (("train", tr), ("test", ~tr)):
+                p = os.path.join(tmp, f"{part}.arff")
+                write_arff(p, d.X[idx], d.y[idx], names=d.names, categories=d.categories,
+                           class_categories=d.class_categories, class_name=d.class_name)
+                paths.append(p)
+            w, wp = weka_j48(*paths, flags)
+            ncat = [len(c) if c is not None else 0 for c in d.categories]
+            m = J48(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **params)
+            m.fit(d.X[tr], d.y[tr])
+            if np.any(m.predict(d.X[~tr]) != w) or np.max(np.abs(m.predict_proba(d.X[~tr]) - wp)) > 6e-4:
+                bad.append(seed)
+    return bad
+
+
 def load(name):
     if name == "binary":
         return random_binary()
@@ -155,6 +203,11 @@ def main(argv):
     variant = "default"
     if argv and argv[0].startswith("--"):
         variant, argv = argv[0][2:], argv[1:]
+    if argv and argv[0].startswith("random"):
+        n = int(argv[0].split(":")[1]) if ":" in argv[0] else 100
+        bad = random_check(range(n), variant)
+        print(f"J48 {variant}: {len(bad)} of {n} small random data sets differ from Weka {bad}")
+        return
     names = argv or ["vote", "breast-cancer", "soybean", "binary", "mixed", "many-valued", "iris", "diabetes",
                      "glass", "ionosphere"]
     print(f"J48 {variant}")
