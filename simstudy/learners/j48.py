@@ -527,19 +527,26 @@ class J48(_Base):
         return known + probs[:, None] * self._class_dist(idx, w)[None, :]
 
     # ------------------------------------------------------- collapse and prune
-    def _training_errors(self, node):
+    def _training_errors(self, node, memo):
+        """Training errors of the leaves below ``node``, stored in ``memo`` for every node."""
         if node.is_leaf:
-            return _num_incorrect(node.dist)
-        return sum(self._training_errors(s) for s in node.sons)
+            e = _num_incorrect(node.dist)
+        else:
+            e = sum([self._training_errors(s, memo) for s in node.sons])
+        memo[id(node)] = e
+        return e
 
-    def _collapse(self, node):
+    def _collapse(self, node, memo=None):
+        if memo is None:
+            memo = {}
+            self._training_errors(node, memo)
         if node.is_leaf:
             return
-        if self._training_errors(node) >= _num_incorrect(node.dist) - 1e-3:
+        if memo[id(node)] >= _num_incorrect(node.dist) - 1e-3:
             self._make_leaf(node)
         else:
             for s in node.sons:
-                self._collapse(s)
+                self._collapse(s, memo)
 
     @staticmethod
     def _make_leaf(node):
@@ -553,11 +560,6 @@ class J48(_Base):
             return 0.0
         wrong = total - float(per_class[_max_class(per_class)])
         return wrong + add_errs(total, wrong, self._cf)
-
-    def _estimated_errors(self, node):
-        if node.is_leaf:
-            return self._errors_for_dist(node.dist)
-        return sum(self._estimated_errors(s) for s in node.sons)
 
     def _errors_for_branch(self, node, idx, w):
         if node.is_leaf:
@@ -576,26 +578,27 @@ class J48(_Base):
             node.is_empty = False
 
     def _prune(self, node):
+        """Prune below and at ``node``; returns the estimated errors of what is left there."""
         if node.is_leaf:
-            return
-        for s in node.sons:
-            self._prune(s)
+            return self._errors_for_dist(node.dist)
+        # the sons' estimated errors once they are pruned: the subtree's errors below
+        err_tree = sum([self._prune(s) for s in node.sons])
         largest = _max_bag(node.dist.sum(axis=1))
         if self.subtree_raising:
             err_branch = self._errors_for_branch(node.sons[largest], node.idx, node.w)
         else:
             err_branch = np.finfo(float).max
         err_leaf = self._errors_for_dist(node.dist)
-        err_tree = self._estimated_errors(node)
         if _sm_or_eq(err_leaf, err_tree + 0.1) and _sm_or_eq(err_leaf, err_branch + 0.1):
             self._make_leaf(node)
-            return
+            return self._errors_for_dist(node.dist)
         if _sm_or_eq(err_branch, err_tree + 0.1):
             big = node.sons[largest]
             node.sons, node.split, node.is_leaf = big.sons, big.split, big.is_leaf
             node.dist = big.dist
             self._new_distribution(node, node.idx, node.w)
-            self._prune(node)
+            return self._prune(node)
+        return err_tree
 
     def _clear_train(self, node):
         node.idx = node.w = None
