@@ -203,7 +203,7 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     profiles={
-        "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 3, "n_folds": 5, "n_experiments": 3}),
+        "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),
         "quick": Profile("quick", n_replications=20),
         "paper": Profile("paper", n_replications=1000),
     },

@@ -1,0 +1,56 @@
+"""Bouckaert 2004 Table 1 study at the smoke profile: rows, summary, comparison with the paper."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simstudy.engine import get_study, run_study
+from simstudy.reproduce import comparison_report
+from studies import bouckaert1
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return run_study("bouckaert1", "smoke", out=tmp_path_factory.mktemp("b1") / "smoke", progress=False)
+
+
+def test_rows_per_data_set(run):
+    cond = get_study("bouckaert1").conditions_for(get_study("bouckaert1").profiles["smoke"])[0]
+    out = run.table("outcomes")
+    per_set = out.groupby(["source", "replication"]).size()
+    assert per_set.eq(cond.n_experiments * 6 * 3).all()  # experiments x schemes x tests
+    scores = run.table("scores")
+    assert scores.groupby(["source", "replication"]).size().eq(cond.n_experiments * cond.n_runs * cond.n_folds).all()
+    assert set(out["source"]) == set(bouckaert1.SOURCES)
+
+
+def test_schemes_share_one_matrix(run):
+    """use_all_data's t statistic is recomputable from the stored per-fold accuracies."""
+    from simstudy.hypothesis import paired_t_test
+
+    scores = run.table("scores")
+    out = run.table("outcomes")
+    one = scores[(scores.source == "bouckaert3") & (scores.replication == 0) & (scores.experiment == 0)]
+    t = paired_t_test((one.acc_a - one.acc_b).to_numpy()).statistic
+    stored = out[(out.source == "bouckaert3") & (out.replication == 0) & (out.experiment == 0)
+                 & (out.scheme == "use_all_data") & (out.test == "t")]["statistic"].item()
+    assert np.isclose(t, stored) or (np.isinf(t) and np.isinf(stored))
+
+
+def test_table1_and_comparison(run, tmp_path):
+    tables = get_study("bouckaert1").summarize(run)
+    t1 = tables["table1"]
+    assert len(t1) == 18  # 6 schemes x 3 tests
+    for col in ("type1", "power2", "power3", "power4", "min_norm_r2"):
+        assert col in t1 and f"{col}_mc_low" in t1
+    assert (t1["type1"].between(0, 100)).all()
+    text = comparison_report("bouckaert1", profile="smoke", out=run.path)
+    assert "rank sum / average_over_sorted_runs: Type I error (%)" in text
+
+
+def test_bad_condition_is_refused():
+    with pytest.raises(ValueError, match="n_folds"):
+        bouckaert1.SourceCondition("bouckaert1", n_folds=200)
+    with pytest.raises(ValueError, match="alpha"):
+        bouckaert1.SourceCondition("bouckaert1", alpha=1.5)
