@@ -458,6 +458,17 @@ def five_by_two_cv_t_test(diffs) -> SignificanceResult:
     return _result(t, p, np.full(np.shape(t), float(r)), diffs[..., 0, 0])
 
 
+def _sign_of_mean(x):
+    """Sign of the mean over the last axis, 0 when the mean is zero up to rounding.
+
+    A sum of values that cancel exactly in real arithmetic can round to +-1e-17
+    depending on the order of addition; the direction must not depend on it.
+    """
+    mean = x.mean(axis=-1)
+    tol = 64 * np.finfo(float).eps * np.abs(x).sum(axis=-1)
+    return np.where(np.abs(mean) * x.shape[-1] <= tol, 0.0, np.sign(mean))
+
+
 def five_by_two_cv_f_test(diffs) -> SignificanceResult:
     """Combined 5x2cv F test of Alpaydin (1999).
 
@@ -492,7 +503,7 @@ def five_by_two_cv_f_test(diffs) -> SignificanceResult:
         statistic=_scalar(f),
         pvalue=_scalar(np.clip(p, 0.0, 1.0)),
         df=np.array([2.0 * r, float(r)]),
-        direction=_scalar(np.sign(diffs.mean(axis=(-2, -1)))),
+        direction=_scalar(_sign_of_mean(diffs.reshape(diffs.shape[:-2] + (-1,)))),
     )
 
 
