@@ -340,11 +340,18 @@ class J48(_Base):
         usable = ((per_bag - self._min) > -_SMALL).sum(axis=1) > 1
         kt = per_bag.sum(axis=1)
         per_class = bags.sum(axis=1)
-        old_ent = _xlog2x(kt) - _xlog2x(per_class).sum(axis=1)
-        num = (1 - (total - kt) / total) * (old_ent - _new_ent(bags))
+        # every a log2 a of the node in one call
+        parts = (bags, per_bag, per_class, kt, total - kt, np.full(kt.shape, total))
+        logs = _xlog2x(np.concatenate([q.ravel() for q in parts]))
+        ends = np.cumsum([q.size for q in parts])
+        l_bags, l_bag, l_class, l_kt, l_unknown, l_total = (
+            logs[a:b].reshape(q.shape) for a, b, q in zip(np.r_[0, ends[:-1]], ends, parts))
+        old_ent = l_kt - l_class.sum(axis=1)
+        new_ent = -(l_bags.sum(axis=(-2, -1)) - l_bag.sum(axis=-1))
+        num = (1 - (total - kt) / total) * (old_ent - new_ent)
         safe_kt = np.where(kt > 0, kt, 1.0)
         gain = np.where(np.abs(num) < _SMALL, 0.0, num / safe_kt)
-        split_ent = -_xlog2x(per_bag).sum(axis=1) - _xlog2x(total - kt) + _xlog2x(np.full(kt.shape, total))
+        split_ent = -l_bag.sum(axis=1) - l_unknown + l_total
         split_ent = np.where(kt - 0.0 > _SMALL, split_ent, 0.0)
         zero = np.abs(split_ent) < _SMALL
         ratio = np.where(zero, 0.0, gain / np.where(zero, 1.0, split_ent / total))
@@ -494,11 +501,13 @@ class J48(_Base):
         with np.errstate(invalid="ignore", divide="ignore"):
             share = per_bag / tot
         miss = sub < 0
+        if not miss.any():
+            return [(idx[keep], w[keep]) for keep in (sub == b for b in range(split.n_subsets))]
         out = []
         for b in range(split.n_subsets):
             keep = sub == b
-            wb = w.copy()
-            if miss.any() and share[b] - 0 > _SMALL:
+            wb = w
+            if share[b] - 0 > _SMALL:
                 keep = keep | miss
                 wb = np.where(miss, w * share[b], w)
             out.append((idx[keep], wb[keep]))
