@@ -210,6 +210,8 @@ def test_invalid_input():
         J48().fit(np.zeros(4), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="^X"):
         J48().fit(np.zeros((4, 2)), [0, 1, 0, 1]).predict(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="^X: nominal column 0"):
+        J48(nominal=[True]).fit(np.array([[0.0], [1.0]]), [0, 1]).predict([[2.0]])
 
 
 HAVE_WEKA = shutil.which("java") is not None and os.path.exists("/usr/share/java/weka.jar")

@@ -619,6 +619,10 @@ class J48(_Base):
     def predict_proba(self, X):
         """Class probabilities as Weka's ``distributionForInstance`` (no Laplace correction)."""
         X = self._check_X(X)
+        for j in np.flatnonzero(self.nominal_mask_):
+            col = X[:, j][~np.isnan(X[:, j])]
+            if np.any((col < 0) | (col >= self.n_categories_[j]) | (col != np.round(col))):
+                raise ValueError(f"X: nominal column {j} must hold codes 0..{self.n_categories_[j] - 1} or NaN")
         out = np.zeros((X.shape[0], self.n_classes_))
         self._probs(self.tree_, X, np.arange(X.shape[0]), np.ones(X.shape[0]), out)
         return out
