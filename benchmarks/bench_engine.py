@@ -66,6 +66,8 @@ def main():
         print(f"  plain loop {loop:.2f} s (1.000)   engine jobs=1 {one:.2f} s ({one / loop:.3f})   "
               f"engine jobs=2 {two:.2f} s ({two / loop:.3f})")
         print(f"  speed-up 2 workers over 1: {one / two:.2f}x;  engine overhead at 1 worker: {100 * (one / loop - 1):+.1f}%")
+        if not args.demo_reps:
+            return
         demo = with_reps(get_study("demo"), args.demo_reps)
         loop = timed(lambda: plain_loop(demo))
         one = timed(lambda: run_study(demo, "bench", out=tmp / "d1", jobs=1, progress=False))

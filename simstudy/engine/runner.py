@@ -231,6 +231,7 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
                disable=not progress, dynamic_ncols=True, file=sys.stderr)
     tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed) for c in todo]
     n_fail = 0
+    last_manifest = time.perf_counter()
     try:
         with _executor(jobs, backend, scheduler) as run_all:
             for key, start, stop, tables, seconds, failed in run_all(tasks):
@@ -241,7 +242,11 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
                 run_info["replications_computed"] += stop - start
                 run_info["seconds"] = round(time.perf_counter() - t0, 3)
                 n_fail += failed
-                store.write_manifest(manifest)
+                # The chunk directories are the record of what is done; the manifest's copy of their
+                # checksums is refreshed at most once a second, and always at the end.
+                if time.perf_counter() - last_manifest > 1.0:
+                    store.write_manifest(manifest)
+                    last_manifest = time.perf_counter()
                 bar.update(stop - start)
                 if failed:
                     bar.set_postfix(failures=n_fail)
@@ -251,7 +256,7 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
         run_info["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         data = RunData(path, manifest)
         manifest["status"] = "complete" if data.complete else "incomplete"
-        store.write_manifest(manifest)
+        store.write_manifest(manifest, fsync=True)
     return RunData(path, manifest)
 
 
