@@ -4,11 +4,16 @@ Reproduce with::
 
     .venv/bin/python benchmarks/bench_studies.py [--reps 2]
 
-1. Study 3 (Algorithm 3): one SVM fit per fold reused for all 20 oracle levels q
-   (``studies/berrar3.py``) against the paper's literal design, which fits SVM and
-   SVM_o again for every q (2 x 20 fits per fold instead of 1).
-2. Study 4 (Algorithm 4): one replication with the oneDAL forest (``forest="intelex"``)
-   against scikit-learn's forest (``forest="sklearn"``), both with R's defaults.
+Baseline of every row: a plain scikit-learn loop written the obvious way, one fit
+per learner per data set or fold, default settings emulating R (StandardScaler +
+SVC(gamma=1/d), GaussianNB, RandomForestClassifier(500, max_features=sqrt)).
+
+1. Study 1 (Algorithm 2, group 3): one replication, 20 data sets, NB and SVM.
+2. Study 3 (Algorithm 3): our replication fits one SVM per fold and reuses it for all
+   20 oracle levels q (``studies/berrar3.py``); the plain loop follows the algorithm
+   literally and fits SVM and SVM_o again for every q.
+3. Study 4 (Algorithm 4, d = 20): our replication with scikit-learn's forest and with
+   the oneDAL forest (``forest="intelex"``, R defaults in both).
 
 Each contender runs the same replications (same seeds); the script prints the
 seconds per replication and the ratio to the baseline.
@@ -21,20 +26,45 @@ import time
 
 import numpy as np
 
-from simstudy.learners import E1071SVC
-from simstudy.sources import berrar_cv_source
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
 from simstudy.splits import folds, stratified_fold_ids
-from studies import berrar3, berrar4
+from studies import _berrar_benchmarks, berrar3, berrar4
 
 
-def study3_refit_per_q(cond, rng):
-    """Algorithm 3 as written: for every q, a new SVM and SVM_o are trained on each fold."""
+def plain_svm(d):
+    return make_pipeline(StandardScaler(), SVC(C=1.0, gamma=1.0 / d))
+
+
+def plain_study1(rng, start=340, n_datasets=20):
+    for n, src in berrar_benchmark_sources(n_datasets, start):
+        X, y = src.sample(n, rng)
+        Xt, yt = src.sample(n, rng)
+        for model in (GaussianNB(), plain_svm(X.shape[1])):
+            np.mean(model.fit(X, y).predict(Xt) == yt)
+
+
+def plain_study4(rng, d=20):
+    X, y = berrar_cv_source(d).sample(1000, rng)
+    seed = int(rng.integers(2**31 - 1))
+    for train, test in folds(stratified_fold_ids(y, 10, rng)):
+        for model in (plain_svm(d), RandomForestClassifier(500, max_features="sqrt", random_state=seed)):
+            np.mean(model.fit(X[train], y[train]).predict(X[test]) == y[test])
+
+
+def plain_study3(cond, rng):
+    """Algorithm 3 as written, plain scikit-learn: for every q, SVM and SVM_o trained on each fold."""
     X, y = berrar_cv_source(cond.n_features).sample(cond.n_cases, rng)
     fold_ids = stratified_fold_ids(y, cond.n_folds, rng)
     for q in cond.q_values:
         for train, test in folds(fold_ids):
-            pred_b = E1071SVC().fit(X[train], y[train]).predict(X[test])
-            pred_a = E1071SVC().fit(X[train], y[train]).predict(X[test])
+            np.mean(plain_svm(cond.n_features).fit(X[train], y[train]).predict(X[test]) == y[test])
+            pred_a = plain_svm(cond.n_features).fit(X[train], y[train]).predict(X[test])
             m = int(round(q * test.size / 100.0))
             pred_a[rng.choice(test.size, size=m, replace=False)] = y[test][:m]
 
@@ -50,22 +80,26 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=2)
     args = ap.parse_args()
+    def row(name, contenders):
+        times = {label: timed(fn, args.reps) for label, fn in contenders}
+        base = next(iter(times.values()))
+        print(f"{name}:  " + "   ".join(f"{label} {t:.2f} s ({t / base:.3f})" for label, t in times.items()))
+
+    g3 = _berrar_benchmarks.BenchmarkGroup(3, 340, 20)
+    row("study 1, one replication (group 3)", [("plain loop", plain_study1),
+                                               ("ours", lambda rng: _berrar_benchmarks.replicate(g3, rng))])
     cond3 = berrar3.OracleDesign()
-    base = timed(lambda rng: study3_refit_per_q(cond3, rng), args.reps)
-    ours = timed(lambda rng: berrar3.replicate(cond3, rng), args.reps)
-    print(f"study 3, one replication (20 q):  refit per q {base:.2f} s (1.00)   one fit per fold {ours:.2f} s "
-          f"({ours / base:.3f})")
-    rows = [("sklearn", berrar4.FeatureGroup(20, forest="sklearn"))]
+    row("study 3, one replication (20 q)", [("plain loop, refit per q", lambda rng: plain_study3(cond3, rng)),
+                                            ("ours, one fit per fold", lambda rng: berrar3.replicate(cond3, rng))])
+    contenders = [("plain loop", plain_study4),
+                  ("ours, sklearn forest", lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="sklearn"), rng))]
     try:
         import sklearnex  # noqa: F401
-        rows.append(("intelex", berrar4.FeatureGroup(20, forest="intelex")))
+        contenders.append(("ours, intelex forest",
+                           lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="intelex"), rng)))
     except ImportError:
-        print("study 4: sklearnex not installed (pip install 'simstudy[fast]'); intelex row skipped")
-    times = {name: timed(lambda rng, c=c: berrar4.replicate(c, rng), args.reps) for name, c in rows}
-    line = "study 4, one replication at d = 20:  " + "   ".join(
-        f"{name} forest {t:.2f} s ({t / times['sklearn']:.2f})" for name, t in times.items())
-    print(line)
-
+        print("sklearnex not installed (pip install 'simstudy[fast]'): intelex row skipped")
+    row("study 4, one replication at d = 20", contenders)
 
 if __name__ == "__main__":
     main()

@@ -190,3 +190,17 @@ def test_forest_accuracy_agrees_with_r_in_mean():
                                for s in range(3)]))
     # 10 folds x 3 seeds of 100 test cases: the MC error of a mean accuracy is about 0.01.
     assert abs(np.mean(acc_r) - np.mean(acc_py)) < 0.03
+
+
+def test_svm_matrix_predict_equals_libsvm_predict():
+    """The one-matrix-product decision gives libsvm's own predictions (Berrar's study 1 data)."""
+    from simstudy.sources import berrar_benchmark_sources
+
+    rng = np.random.default_rng(7)
+    for n, src in berrar_benchmark_sources(20, 290)[::5]:
+        X, y = src.sample(n, rng)
+        Xt, _ = src.sample(n, rng)
+        m = E1071SVC().fit(X, y)
+        Xs = (Xt - m.center_) / m.scale_
+        np.testing.assert_array_equal(m.predict(Xt), m.svc_.predict(Xs))
+        np.testing.assert_allclose(m._binary_decision(Xs), m.svc_.decision_function(Xs), rtol=0, atol=1e-10)
