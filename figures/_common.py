@@ -38,3 +38,15 @@ def save(fig, name: str, args):
         fig.savefig(out / f"{name}.{ext}", dpi=150, bbox_inches="tight")
     plt.close(fig)
     print(f"wrote {out / name}.png and .pdf")
+
+
+def label_points(ax, x, y, labels, *, min_gap=0.22):
+    """Label points along a log-p axis, skipping a label closer than ``min_gap`` decades to the last one."""
+    import numpy as np
+
+    last = None
+    for xi, yi, text in sorted(zip(x, y, labels), key=lambda t: -t[0]):
+        pos = np.log10(xi) if xi > 0 else -np.inf
+        if last is None or last - pos >= min_gap:
+            ax.annotate(text, (xi, yi), fontsize=7, ha="center")
+            last = pos

@@ -5,7 +5,7 @@ empirical replication probability F (red crosses), for the groups of study
 3 with q >= 3, in 10-fold stratified cross-validation.
 """
 
-from _common import parse, plt, save, tables
+from _common import label_points, parse, plt, save, tables
 
 from simstudy.plots import replication_vs_p
 
@@ -16,8 +16,7 @@ def main():
     t = t[t["q"] >= 3]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     replication_vs_p(t, "t", ax=ax, label="$P_t$")
-    for _, r in t.iterrows():
-        ax.annotate(f"q={int(r['q'])}", (r["t_p"], r["t_P_high"] + 0.01), fontsize=7, ha="center")
+    label_points(ax, t["t_p"], t["t_P_high"] + 0.01, [f"q={int(v)}" for v in t["q"]])
     ax.legend(loc="lower left")
     ax.set_title("Study 3: SVM with oracle vs SVM, profile " + args.profile)
     save(fig, "figure13", args)
