@@ -61,9 +61,13 @@ def cmd_list(args) -> int:
         raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
     print(f"{'study':<10} {'profile':<7} {'conditions':>10} {'replications':>12} {'est. wall (' + str(args.jobs) + ' jobs)':>20}  title")
     for name in list_studies():
-        st = get_study(name)
-        for pname, prof in st.profiles.items():
-            conds = st.conditions_for(prof)
+        try:
+            st = get_study(name)
+            plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
+        except (ImportError, ValueError, OSError) as exc:  # e.g. data or an optional package missing
+            print(f"{name:<10} unavailable here: {exc}")
+            continue
+        for pname, prof, conds in plans:
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
             wall = st.cost_seconds(prof) / args.jobs
             print(f"{name:<10} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20}  {st.title if pname == 'smoke' else ''}")

@@ -1,6 +1,13 @@
-"""Learners: classifiers fitted on each training set of a resampling design."""
+"""Learners: classifiers fitted on each training set of a resampling design.
 
-from .rdefaults import E1071NaiveBayes, E1071SVC, RandomForestR, naive_bayes_predict_batch
+* R defaults used by Berrar: :class:`E1071NaiveBayes`, :class:`E1071SVC`, :class:`RandomForestR`.
+* Weka 3.6 learners used by Bouckaert: :class:`WekaNaiveBayes`, :class:`J48`, :class:`IB1`,
+  :class:`DecisionStump`.
+"""
+
 from .j48 import J48
+from .rdefaults import E1071NaiveBayes, E1071SVC, RandomForestR, naive_bayes_predict_batch
+from .weka import IB1, DecisionStump, WekaNaiveBayes
 
-__all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch", "J48"]
+__all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch",
+           "J48", "WekaNaiveBayes", "IB1", "DecisionStump"]
