@@ -88,8 +88,8 @@ class Study:
     validate : callable(condition), optional
         Raises ValueError naming the problem; called on every condition before
         anything is written.
-    seconds_per_replication : float
-        Rough single-core cost, for ``simstudy list`` and the progress estimate.
+    seconds_per_replication : float or callable(condition) -> float
+        Rough single-core cost of one replication, for ``simstudy list``.
     chunk_size : int
         Replications per stored chunk (the unit of work, storage and resumption).
     """
@@ -103,7 +103,7 @@ class Study:
     reference: dict = field(default_factory=dict)
     setup: Callable | None = None
     validate: Callable | None = None
-    seconds_per_replication: float = 1.0
+    seconds_per_replication: Any = 1.0
     chunk_size: int = 10
 
     def __post_init__(self):
@@ -138,7 +138,8 @@ class Study:
     def cost_seconds(self, profile: Profile) -> float:
         """Estimated single-core seconds of the whole profile."""
         conds = self.conditions_for(profile)
-        return float(sum(n_replications_of(c, profile) for c in conds)) * self.seconds_per_replication
+        per = self.seconds_per_replication
+        return float(sum(n_replications_of(c, profile) * (per(c) if callable(per) else per) for c in conds))
 
 
 def n_replications_of(condition, profile: Profile) -> int:
