@@ -23,6 +23,8 @@ def run(args) -> int:
     out = Path(args.out) if args.out else Path("results") / args.study / args.profile
     if not out.exists():
         raise ValueError(f"study {args.study!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
-    print(comparison_report(args.study, profile=args.profile, out=out))
-    print(f"(saved to {out / 'comparison.md'})")
+    text = comparison_report(args.study, profile=args.profile, out=out)
+    # the terminal gets the comparison; the file also has every summary table
+    print(text.split("\n## Table `", 1)[0].rstrip())
+    print(f"\n(saved with the full summary tables to {out / 'comparison.md'})")
     return 0
