@@ -228,7 +228,8 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
     from tqdm.auto import tqdm
 
     bar = tqdm(total=total, initial=total - pending, unit="rep", desc=f"{study.name}/{profile}",
-               disable=not progress, dynamic_ncols=True, file=sys.stderr)
+               disable=not progress, dynamic_ncols=True, file=sys.stderr,
+               mininterval=0.5 if sys.stderr.isatty() else 15.0)  # a log file gets a line every 15 s
     tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed) for c in todo]
     n_fail = 0
     last_manifest = time.perf_counter()
