@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert clean
+.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,16 @@ berrar: study1 study2 study3 study4 table1-berrar figures
 table1-bouckaert: $(STAMP)
 	$(SIMSTUDY) run bouckaert1 --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/bouckaert1/$(PROFILE)
 	$(SIMSTUDY) compare bouckaert1 --profile $(PROFILE) --out $(RESULTS)/bouckaert1/$(PROFILE)
+
+# The names the Bouckaert issue uses: his Table 1, his Figure 2, and the factor tables (the
+# significance-level experiment is recomputed from the stored p-values of Table 1's run).
+table1: table1-bouckaert
+
+figure2: $(STAMP)
+	$(PY) figures/bouckaert_figure2.py --out $(RESULTS)/figures/analytic
+
+factors: table1-bouckaert
+	$(SIMSTUDY) summarize bouckaert1 --profile $(PROFILE) --out $(RESULTS)/bouckaert1/$(PROFILE) --csv
 
 # The analytic figures: Berrar's Figures 2 and 4, Bouckaert's Figure 2 (formulas + a small simulation).
 figures: $(STAMP)
