@@ -5,20 +5,12 @@ P_w (Equation 11, bootstrapped s*) as squares with 95% prediction intervals
 point per group of study 1.
 """
 
-from _common import parse, plt, save, tables
-
-from simstudy.plots import replication_vs_p
+from _common import parse, wilcoxon_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    t = tables("berrar1", args)["wilcoxon"]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    model = "wilcoxon" if "wilcoxon_P" in t else "wilcoxon_s1"
-    replication_vs_p(t, model, ax=ax, label="$P_w$" + (" (s* = 1: no bootstrap rows)" if model != "wilcoxon" else ""))
-    ax.legend(loc="lower left")
-    ax.set_title("Study 1: NB vs SVM over 20 data sets (Wilcoxon), profile " + args.profile)
-    save(fig, "figure10", args)
+    wilcoxon_figure("berrar1", "figure10", "Study 1: NB vs SVM over 20 data sets", args)
 
 
 if __name__ == "__main__":

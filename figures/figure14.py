@@ -5,21 +5,12 @@ empirical replication probability F (red crosses), for the groups of study
 4 with d >= 11, in 10-fold stratified cross-validation.
 """
 
-from _common import label_points, parse, plt, save, tables
-
-from simstudy.plots import replication_vs_p
+from _common import parse, t_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    t = tables("berrar4", args)["t"]
-    t = t[t["d"] >= 11]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    replication_vs_p(t, "t", ax=ax, label="$P_t$")
-    label_points(ax, t["t_p"], t["t_P_high"] + 0.01, [f"d={int(v)}" for v in t["d"]])
-    ax.legend(loc="lower left")
-    ax.set_title("Study 4: SVM vs RF, profile " + args.profile)
-    save(fig, "figure14", args)
+    t_figure("berrar4", "figure14", "Study 4: SVM vs RF", "d", 11, args)
 
 
 if __name__ == "__main__":

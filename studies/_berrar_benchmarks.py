@@ -58,6 +58,20 @@ class BenchmarkGroup:
         return f"{self.kind}-g{self.g:02d}"
 
 
+def conditions_for(starts: dict[int, int], n_datasets: int):
+    """The ``conditions`` function of a study: the profile's groups, each with its bootstrap for s*."""
+
+    def conditions(profile):
+        groups = profile.settings.get("groups", tuple(starts))
+        return make_conditions(starts, n_datasets, groups, profile.settings.get("n_boot", 0))
+
+    return conditions
+
+
+def validate(condition):
+    condition.__post_init__()
+
+
 def make_conditions(starts: dict[int, int], n_datasets: int, groups, n_boot: int) -> list[BenchmarkGroup]:
     out = []
     for g in groups:

@@ -19,15 +19,7 @@ N_DATASETS = 20
 STARTS = {g: 240 + 50 * g for g in range(1, 22)}
 
 
-def conditions(profile: Profile):
-    groups = profile.settings.get("groups", tuple(STARTS))
-    return bench.make_conditions(STARTS, N_DATASETS, groups, profile.settings.get("n_boot", 0))
-
-
-def validate(condition):
-    condition.__post_init__()
-
-
+conditions = bench.conditions_for(STARTS, N_DATASETS)
 summarize = partial(bench.summarize, n_datasets=N_DATASETS)
 
 S1 = "Berrar, Sect. 3.1.1"
@@ -57,7 +49,7 @@ STUDY = Study(
     replicate=bench.replicate,
     setup=bench.setup,
     summarize=summarize,
-    validate=validate,
+    validate=bench.validate,
     profiles={
         "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
         "quick": Profile("quick", n_replications=80, settings={"groups": tuple(range(1, 13)), "n_boot": 40}),

@@ -20,15 +20,7 @@ N_DATASETS = 44
 STARTS = dict(zip(range(1, 11), (70, 100, 140, 190, 200, 240, 260, 360, 460, 560)))
 
 
-def conditions(profile: Profile):
-    groups = profile.settings.get("groups", tuple(STARTS))
-    return bench.make_conditions(STARTS, N_DATASETS, groups, profile.settings.get("n_boot", 0))
-
-
-def validate(condition):
-    condition.__post_init__()
-
-
+conditions = bench.conditions_for(STARTS, N_DATASETS)
 summarize = partial(bench.summarize, n_datasets=N_DATASETS)
 
 S2 = "Berrar, Sect. 3.1.2"
@@ -46,7 +38,7 @@ STUDY = Study(
     replicate=bench.replicate,
     setup=bench.setup,
     summarize=summarize,
-    validate=validate,
+    validate=bench.validate,
     profiles={
         "smoke": Profile("smoke", n_replications=3, settings={"groups": (2, 7), "n_boot": 3}),
         "quick": Profile("quick", n_replications=50, settings={"groups": tuple(STARTS), "n_boot": 30}),

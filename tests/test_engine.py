@@ -9,9 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
