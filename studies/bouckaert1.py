@@ -36,7 +36,6 @@ from scipy import stats
 
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
-from simstudy.engine.summary import clopper_pearson
 from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
 from simstudy.learners.j48 import J48
 from simstudy.learners.weka import WekaNaiveBayes
@@ -141,13 +140,21 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     if "error" in out:
         out = out[out["error"].isna()]
     z = stats.norm.ppf(0.975)
-    # rejection rates per source, scheme and test
+    # Rejection rates per source, scheme and test. The experiments on one data set share its
+    # instances, so they are not independent: the Monte Carlo interval treats the data set as the
+    # unit (mean over data sets of their rejection shares, t interval on their spread).
     g = out.groupby(["source", "scheme", "test"], sort=False)
     rates = g["decision"].agg(n="size", rejections=lambda d: int((d != 0).sum()),
                                a_better=lambda d: int((d > 0).sum())).reset_index()
     rates["rate"] = _pct(rates["rejections"] / rates["n"])
-    lo, hi = clopper_pearson(rates["rejections"], rates["n"])
-    rates["rate_mc_low"], rates["rate_mc_high"] = _pct(lo), _pct(hi)
+    share = (out.assign(rej=(out["decision"] != 0).astype(float))
+             .groupby(["source", "scheme", "test", "replication"], sort=False)["rej"].mean()
+             .groupby(["source", "scheme", "test"], sort=False).agg(["std", "size"]).reset_index())
+    rates = rates.merge(share, on=["source", "scheme", "test"])
+    half = stats.t.ppf(0.975, np.maximum(rates["size"] - 1, 1)) * rates["std"].fillna(0) / np.sqrt(rates["size"])
+    rates["rate_mc_low"] = np.clip(rates["rate"] - _pct(half), 0, 100)
+    rates["rate_mc_high"] = np.clip(rates["rate"] + _pct(half), 0, 100)
+    rates = rates.drop(columns=["std", "size"])
     # replicability: R2 of the experiments on each data set, averaged over data sets
     per_set = (out.sort_values("experiment").groupby(["source", "scheme", "test", "replication"], sort=False)["decision"]
                .agg(lambda d: float(r2(d.to_numpy()))).rename("r2").reset_index())
