@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors clean
+.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ figure2: $(STAMP)
 
 factors: table1-bouckaert
 	$(SIMSTUDY) summarize bouckaert1 --profile $(PROFILE) --out $(RESULTS)/bouckaert1/$(PROFILE) --csv
+
+# Bouckaert and Frank 2004, simulation table: replicability of 5x2cv, resampled and cv t-tests.
+bf-tables: $(STAMP)
+	$(SIMSTUDY) run bouckaert_frank --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/bouckaert_frank/$(PROFILE)
+	$(SIMSTUDY) summarize bouckaert_frank --profile $(PROFILE) --out $(RESULTS)/bouckaert_frank/$(PROFILE) --csv
 
 # The analytic figures: Berrar's Figures 2 and 4, Bouckaert's Figure 2 (formulas + a small simulation).
 figures: $(STAMP)

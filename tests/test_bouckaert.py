@@ -54,3 +54,16 @@ def test_bad_condition_is_refused():
         bouckaert1.SourceCondition("bouckaert1", n_folds=200)
     with pytest.raises(ValueError, match="alpha"):
         bouckaert1.SourceCondition("bouckaert1", alpha=1.5)
+
+
+def test_bouckaert_frank_smoke(tmp_path):
+    from studies import bouckaert_frank
+
+    run = run_study("bouckaert_frank", "smoke", out=tmp_path / "bf", progress=False)
+    out = run.table("outcomes")
+    assert out.groupby(["source", "replication", "experiment"]).size().nunique() == 1
+    tables = bouckaert_frank.summarize(run)
+    t = tables["tests"]
+    assert set(t["source"]) == set(bouckaert_frank.SOURCES)
+    assert t["consistent"].between(0, 100).all() and (t["r2_mc_low"] <= t["r2"]).all()
+    assert {"5x2cv t", "5x2cv F", "10-fold cv", "corrected 2x10 cv"} <= set(t["test"])
