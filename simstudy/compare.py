@@ -107,6 +107,9 @@ def markdown_table(df: pd.DataFrame, digits: int = 4) -> str:
 
 def comparison_markdown(title: str, comparison: pd.DataFrame, *, notes: str = "") -> str:
     """The comparison report: a summary line, the table, and the notes."""
+    if comparison.empty:  # a study with nothing published to compare with
+        return (f"# {title}\n\nThe paper publishes no numbers for this study that we could compare with; "
+                "our tables follow.\n" + ("\n" + notes.strip() + "\n" if notes else ""))
     known = comparison["published_inside"].dropna()
     missing = int(comparison["ours"].isna().sum())
     view = comparison.assign(

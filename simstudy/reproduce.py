@@ -15,6 +15,13 @@ from .compare import Published, compare, comparison_markdown, markdown_table
 __all__ = ["summary_tables", "comparison_report", "berrar_table1", "BERRAR_TABLE1"]
 
 
+BERRAR_INTERVALS = (
+    "Our interval is the 95% Monte Carlo interval of our estimate (Clopper-Pearson for counts and F, "
+    "normal for mean statistics, the model evaluated over the mean statistic's interval for p and P, "
+    "a bootstrap over replications for the mean absolute deviation)."
+)
+
+
 def _run(study: str, profile: str, out):
     from .engine import get_study, load_run
 
@@ -37,10 +44,8 @@ def comparison_report(study: str, *, profile: str = "quick", out=None, write: bo
     notes = (
         f"Profile `{profile}`"
         + (f", {k} replications per group" if k else "")
-        + ". Our interval is the 95% Monte Carlo interval of our estimate (Clopper-Pearson for counts "
-        "and F, normal for mean statistics, the model evaluated at the ends of the mean statistic's "
-        "interval for p and P, a bootstrap over replications for the mean absolute deviation). "
-        "At reduced profiles the intervals are wide and some groups are not run (n/a).\n\n"
+        + ". " + st.reference.get("interval_note", BERRAR_INTERVALS)
+        + " At reduced profiles the intervals are wide and some groups are not run (n/a).\n\n"
     )
     for name, df in tables.items():
         notes += f"\n## Table `{name}` (from stored rows)\n\n{markdown_table(df)}\n"

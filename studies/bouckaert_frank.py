@@ -170,6 +170,8 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     validate=validate,
+    reference={"published": [],
+               "interval_note": "Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit."},
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_experiments": 2, "n_resamples": 10, "n_cv_runs": 2}),
         "quick": Profile("quick", n_replications=5),
