@@ -1,0 +1,143 @@
+"""Convert the UCI data sets of Bouckaert (2004) Table 2 that this machine has into the package.
+
+Run once, where Debian's ``weka`` and ``r-cran-mlbench`` are installed::
+
+    .venv/bin/python scripts/convert_uci.py
+
+* Weka 3.6's example ARFF files (/usr/share/doc/weka/examples) are copied byte for byte.
+* mlbench's .rda data frames are exported by Rscript to CSV (factor levels kept in order)
+  and written as ARFF with the class last, shaped like Weka's UCI versions where mlbench
+  allows (transformations recorded in ``provenance.json``).
+
+The package itself reads only the ARFF files and ``provenance.json``: no R, no network.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from simstudy.data.arff import read_arff, write_arff
+
+OUT = Path(__file__).resolve().parents[1] / "simstudy" / "data" / "uci"
+WEKA = Path("/usr/share/doc/weka/examples")
+
+# Table 2 name -> Weka example file
+FROM_WEKA = {
+    "breast-cancer": "breast-cancer.arff",
+    "German credit": "credit-g.arff",
+    "pima diabetes": "diabetes.arff",
+    "glass": "glass.arff",
+    "ionosphere": "ionosphere.arff",
+    "iris": "iris.arff",
+    "labor": "labor.arff",
+    "soybean": "soybean.arff",
+    "vote": "vote.arff",
+}
+
+# Table 2 name -> (mlbench data set, columns to drop, columns made numeric, transformation note)
+FROM_MLBENCH = {
+    "Wisconsin breast cancer": ("BreastCancer", ["Id"], ["Cl.thickness", "Cell.size", "Cell.shape", "Marg.adhesion",
+                                                       "Epith.c.size", "Bare.nuclei", "Bl.cromatin",
+                                                       "Normal.nucleoli", "Mitoses"],
+                                "Id dropped; the nine ordered factors 1..10 made numeric, as in Weka's breast-w"),
+    "sonar": ("Sonar", [], [], "as in mlbench (60 numeric attributes, class M/R)"),
+    "vehicle": ("Vehicle", [], [], "as in mlbench (18 numeric attributes, 4 classes)"),
+    "vowel": ("Vowel", [], [], "as in mlbench: V1 (a 15-level factor) and V2..V10 numeric; Weka's vowel also has "
+                               "Train_or_Test, Speaker_Number and Sex, which mlbench does not have"),
+    "zoo": ("Zoo", [], ["legs"], "logical attributes as nominal {FALSE, TRUE}, legs numeric as in Weka's zoo; "
+                                 "Weka's zoo also has the animal's name, which mlbench does not have"),
+}
+
+R_EXPORT = r"""
+args <- commandArgs(trailingOnly = TRUE)
+suppressMessages(library(mlbench))
+data(list = args[1], package = "mlbench", envir = environment())
+df <- get(args[1])
+lv <- sapply(df, function(col) if (is.factor(col)) paste(levels(col), collapse = "\t") else
+             if (is.logical(col)) "FALSE\tTRUE" else "")
+writeLines(paste(names(df), lv, sep = "\t=\t"), args[3])
+out <- as.data.frame(lapply(df, function(col) if (is.logical(col)) ifelse(col, "TRUE", "FALSE") else as.character(col)),
+                     stringsAsFactors = FALSE)
+write.table(out, args[2], sep = "\t", row.names = FALSE, col.names = TRUE, na = "?", quote = FALSE)
+"""
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def describe(path: Path) -> dict:
+    d = read_arff(path)
+    return {"instances": int(d.X.shape[0]), "attributes": int(d.X.shape[1]),
+            "classes": len(d.class_categories) if d.class_categories else None,
+            "missing_values": bool(np.isnan(d.X).any()), "sha256": sha256(path)}
+
+
+def mlbench_to_arff(dataset: str, drop, numeric, target: Path, tmp: Path):
+    csv_path, levels_path, script = tmp / f"{dataset}.tsv", tmp / f"{dataset}.levels", tmp / "export.R"
+    script.write_text(R_EXPORT)
+    subprocess.run(["Rscript", str(script), dataset, str(csv_path), str(levels_path)], check=True)
+    levels = {}
+    for line in levels_path.read_text().splitlines():
+        name, lv = line.split("\t=\t")
+        levels[name] = lv.split("\t") if lv else None
+    with open(csv_path) as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    header, body = rows[0], rows[1:]
+    cols = [c for c in header if c not in drop]
+    class_col = cols[-1]
+    X, names, cats = [], [], []
+    for c in cols[:-1]:
+        j = header.index(c)
+        raw = [r[j] for r in body]
+        if levels[c] is not None and c not in numeric:
+            lv = levels[c]
+            X.append([np.nan if v == "?" else float(lv.index(v)) for v in raw])
+            cats.append(lv)
+        else:
+            X.append([np.nan if v == "?" else float(v) for v in raw])
+            cats.append(None)
+        names.append(c)
+    lv = levels[class_col]
+    y = [np.nan if r[header.index(class_col)] == "?" else float(lv.index(r[header.index(class_col)])) for r in body]
+    write_arff(target, np.array(X).T, np.array(y), names=names, categories=cats, class_categories=lv,
+               class_name=class_col, relation=dataset)
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    prov = {"description": "UCI data sets of Bouckaert (2004) Table 2 shipped with simstudy, converted by "
+                           "scripts/convert_uci.py", "datasets": {}}
+    weka_version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "weka"], capture_output=True,
+                                  text=True).stdout
+    for name, fname in FROM_WEKA.items():
+        target = OUT / f"{name.replace(' ', '_')}.arff"
+        shutil.copyfile(WEKA / fname, target)
+        prov["datasets"][name] = {"file": target.name, "source": f"Debian package weka {weka_version}, "
+                                  f"/usr/share/doc/weka/examples/{fname}", "licence": "GPL-2+ (Debian package weka); "
+                                  "UCI Machine Learning Repository data", "transformation": "copied byte for byte",
+                                  **describe(target)}
+    mlbench_version = subprocess.run(["Rscript", "-e", 'cat(as.character(packageVersion("mlbench")))'],
+                                     capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (dataset, drop, numeric, note) in FROM_MLBENCH.items():
+            target = OUT / f"{name.replace(' ', '_')}.arff"
+            mlbench_to_arff(dataset, drop, numeric, target, Path(tmp))
+            prov["datasets"][name] = {"file": target.name, "source": f"R package mlbench {mlbench_version} "
+                                      f"(Debian r-cran-mlbench), data set {dataset}", "licence": "GPL-2 (mlbench); "
+                                      "UCI Machine Learning Repository data", "transformation": note,
+                                      **describe(target)}
+    (OUT / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(prov['datasets'])} data sets to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""The shipped UCI data sets: present, unchanged, and as the UCI repository describes them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simstudy.data import MISSING_UCI, load_uci, uci_datasets
+from simstudy.data.uci import uci_provenance
+
+KNOWN = {  # instances, attributes (class excluded), classes
+    "iris": (150, 4, 3), "vote": (435, 16, 2), "German credit": (1000, 20, 2), "pima diabetes": (768, 8, 2),
+    "soybean": (683, 35, 19), "sonar": (208, 60, 2), "Wisconsin breast cancer": (699, 9, 2), "zoo": (101, 16, 7),
+}
+
+
+@pytest.mark.parametrize("name", uci_datasets())
+def test_every_file_loads_and_matches_its_provenance(name):
+    data = load_uci(name, verify=True)
+    prov = uci_provenance()[name]
+    assert data.X.shape == (prov["instances"], prov["attributes"])
+    assert len(data.class_categories) == prov["classes"]
+    assert bool(np.isnan(data.X).any()) == prov["missing_values"]
+    assert prov["source"] and prov["licence"] and prov["transformation"]
+
+
+@pytest.mark.parametrize("name, shape", KNOWN.items())
+def test_known_facts(name, shape):
+    data = load_uci(name)
+    assert (*data.X.shape, len(data.class_categories)) == shape
+
+
+def test_missing_values_where_uci_has_them():
+    assert np.isnan(load_uci("vote").X).sum() == 392
+    assert np.isnan(load_uci("Wisconsin breast cancer").X).sum() == 16
+
+
+def test_unshipped_set_names_the_reason():
+    assert "lymphography" in MISSING_UCI
+    with pytest.raises(ValueError, match="lymphography.*not shipped"):
+        load_uci("lymphography")
+    assert len(uci_datasets()) + len(MISSING_UCI) == 27
