@@ -67,3 +67,17 @@ def test_bouckaert_frank_smoke(tmp_path):
     assert set(t["source"]) == set(bouckaert_frank.SOURCES)
     assert t["consistent"].between(0, 100).all() and (t["r2_mc_low"] <= t["r2"]).all()
     assert {"5x2cv t", "5x2cv F", "10-fold cv", "corrected 2x10 cv"} <= set(t["test"])
+
+
+def test_table2_smoke(tmp_path):
+    from studies import bouckaert2
+
+    run = run_study("bouckaert2", "smoke", out=tmp_path / "t2", progress=False)
+    assert len(run.failures) == 0
+    tables = bouckaert2.summarize(run)
+    assert set(tables["cells"]["dataset"]) == {"iris", "labor"}
+    assert len(tables["means"]) == 9  # 3 tests x 3 pairs
+    scores = run.table("scores")
+    assert {"acc_NB", "acc_C4.5", "acc_NN"} <= set(scores.columns)
+    text = comparison_report("bouckaert2", profile="smoke", out=run.path)
+    assert "labor: sign NB-C4.5, accepts of 10" in text and "over the 14 shipped data sets" in text

@@ -1,0 +1,214 @@
+"""Bouckaert (2004), Table 2: NB, C4.5 and NN compared on the UCI data sets we ship.
+
+One replication is one *experiment* on one data set: a 10 x 10 repeated
+stratified cross-validation with a new random partition per run.  In every fold,
+naive Bayes (Weka's NaiveBayes), C4.5 (Weka's J48) and 1-nearest-neighbour (Weka's
+IB1) are each fitted once, and the three pairs NB-C4.5, NB-NN and C4.5-NN are
+formed from those fits (one fit per learner serves all pairs: 3 fits per fold
+instead of 6).  Each pair is tested with the sign, rank-sum (signed-rank) and t
+tests on the "average over sorted runs" sample at 5%.  The paper repeats each
+experiment 10 times: the replications of a data set.
+
+Summary per data set, pair and test: the number of experiments (of 10) that
+accept H0, and the normalised replicability 2 (R2 - 1/2) of those outcomes; per
+pair and test the mean normalised R2 over the data sets we have.  The comparison
+lists every published cell of the data sets we have (SPEC section 4 lists the
+cells that are neither 0 nor 10) and the published row means restricted to our
+data sets: a cell not printed is 0 or 10 accepts, whose normalised R2 is 100
+either way, so the restricted mean is computable from the published table.
+
+Stored per replication: the per-fold accuracies of the three learners
+(``scores``) and one outcome row per pair x test (``outcomes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from simstudy.compare import Published
+from simstudy.engine import Profile, Study
+from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
+from simstudy.learners import IB1, J48, WekaNaiveBayes
+from simstudy.replicability import normalized, r2_from_counts
+from simstudy.schemes import scheme_sample
+from simstudy.splits import folds, repeated_fold_ids
+
+TESTS = {"sign": sign_test, "rank": signed_rank_test, "t": paired_t_test}
+LEARNERS = {"NB": WekaNaiveBayes, "C4.5": J48, "NN": IB1}
+PAIRS = (("NB", "C4.5"), ("NB", "NN"), ("C4.5", "NN"))
+SCHEME = "average_over_sorted_runs"
+
+# Table 2 of the paper: number of accepts (of 10) for the cells that are neither 0 nor 10,
+# keyed by data set, then (test, pair). Row numbers and names as in the paper.
+TABLE2_SETS = {
+    1: "anneal", 2: "arrhythmia", 3: "audiology", 4: "autos", 5: "balance-scale", 6: "breast-cancer",
+    7: "credit-rating", 8: "ecoli", 9: "German credit", 10: "glass", 11: "heart-statlog", 12: "hepatitis",
+    13: "horse-colic", 14: "Hungarian heart", 15: "ionosphere", 16: "iris", 17: "labor", 18: "lymphography",
+    19: "pima diabetes", 20: "primary-tumor", 21: "sonar", 22: "soybean", 23: "vehicle", 24: "vote",
+    25: "vowel", 26: "Wisconsin breast cancer", 27: "zoo",
+}
+PUBLISHED_CELLS = {
+    "audiology": {("sign", "NB-C4.5"): 9},
+    "autos": {("sign", "C4.5-NN"): 1, ("rank", "C4.5-NN"): 2, ("t", "C4.5-NN"): 2},
+    "breast-cancer": {("sign", "NB-NN"): 9, ("sign", "C4.5-NN"): 4, ("rank", "C4.5-NN"): 6, ("t", "C4.5-NN"): 6},
+    "credit-rating": {("sign", "NB-NN"): 6, ("rank", "NB-NN"): 8, ("t", "NB-NN"): 9},
+    "German credit": {("sign", "NB-C4.5"): 2, ("sign", "NB-NN"): 9},
+    "heart-statlog": {("sign", "NB-C4.5"): 4, ("rank", "NB-C4.5"): 4, ("t", "NB-C4.5"): 1},
+    "Hungarian heart": {("sign", "NB-C4.5"): 3, ("sign", "NB-NN"): 1, ("rank", "NB-C4.5"): 3, ("t", "NB-C4.5"): 2},
+    "ionosphere": {("sign", "NB-NN"): 9},
+    "labor": {("sign", "NB-C4.5"): 2, ("sign", "NB-NN"): 9, ("rank", "NB-NN"): 9, ("t", "NB-NN"): 9},
+    "lymphography": {("sign", "NB-C4.5"): 7, ("rank", "NB-C4.5"): 9, ("t", "NB-C4.5"): 9},
+    "pima diabetes": {("sign", "C4.5-NN"): 5, ("rank", "C4.5-NN"): 7, ("t", "C4.5-NN"): 6},
+    "vote": {("sign", "NB-NN"): 6, ("rank", "NB-NN"): 8, ("t", "NB-NN"): 7},
+    "Wisconsin breast cancer": {("sign", "NB-C4.5"): 5, ("rank", "NB-C4.5"): 7, ("t", "NB-C4.5"): 7},
+    "zoo": {("t", "C4.5-NN"): 9},
+}
+PUBLISHED_MEANS = {  # mean normalised R2 (%) over all 27 data sets
+    ("sign", "NB-C4.5"): 78.2, ("sign", "NB-NN"): 84.6, ("sign", "C4.5-NN"): 90.4,
+    ("rank", "NB-C4.5"): 87.6, ("rank", "NB-NN"): 93.2, ("rank", "C4.5-NN"): 90.0,
+    ("t", "NB-C4.5"): 91.0, ("t", "NB-NN"): 93.6, ("t", "C4.5-NN"): 88.0,
+}
+
+
+def _uci():
+    from simstudy.data import uci
+
+    return uci
+
+
+def available_sets() -> list[str]:
+    """The Table 2 data sets shipped with the package, in the paper's order."""
+    shipped = set(_uci().uci_datasets())
+    return [name for name in TABLE2_SETS.values() if name in shipped]
+
+
+@dataclass(frozen=True)
+class DataSetCondition:
+    dataset: str
+    n_runs: int = 10
+    n_folds: int = 10
+    alpha: float = 0.05
+
+    def __post_init__(self):
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
+        if self.n_runs < 1 or self.n_folds < 2:
+            raise ValueError(f"n_runs/n_folds: need at least 1 run of 2 folds, got {self.n_runs} x {self.n_folds}")
+
+    @property
+    def key(self) -> str:
+        return self.dataset.replace(" ", "_")
+
+
+def conditions(profile: Profile):
+    s = profile.settings
+    names = s.get("datasets") or available_sets()
+    return [DataSetCondition(name, n_runs=s.get("n_runs", 10), n_folds=s.get("n_folds", 10)) for name in names]
+
+
+def validate(cond: DataSetCondition):
+    cond.__post_init__()
+    if cond.dataset not in set(_uci().uci_datasets()):
+        raise ValueError(f"dataset: {cond.dataset!r} is not shipped; available: {', '.join(available_sets())}")
+
+
+@lru_cache(maxsize=None)
+def _load(name: str):
+    data = _uci().load_uci(name)
+    keep = ~np.isnan(data.y)  # Weka drops training rows with a missing class
+    return data.X[keep], data.y[keep].astype(np.int64), data.nominal, data
+
+
+def replicate(cond: DataSetCondition, rng):
+    X, y, nominal, data = _load(cond.dataset)
+    n_cats = tuple(len(c) if c is not None else 0 for c in data.categories)
+    n_classes = len(data.class_categories) if data.class_categories else int(y.max()) + 1
+    n_folds = min(cond.n_folds, int(np.bincount(y).max()))
+    ids = repeated_fold_ids(y, cond.n_runs, n_folds, rng)
+    acc = {name: np.empty((cond.n_runs, n_folds)) for name in LEARNERS}
+    for r in range(cond.n_runs):
+        for f, (train, test) in enumerate(folds(ids[r])):
+            for name, cls in LEARNERS.items():
+                model = cls(nominal=nominal, n_categories=n_cats, n_classes=n_classes).fit(X[train], y[train])
+                acc[name][r, f] = np.mean(model.predict(X[test]) == y[test])
+    runs, fs = np.meshgrid(np.arange(cond.n_runs), np.arange(n_folds), indexing="ij")
+    scores = pd.DataFrame({"run": runs.ravel(), "fold": fs.ravel(),
+                           **{f"acc_{name}": a.ravel() for name, a in acc.items()}})
+    outcomes = []
+    for a, b in PAIRS:
+        sample = scheme_sample(acc[a] - acc[b], SCHEME)
+        for test, fn in TESTS.items():
+            res = fn(sample)
+            outcomes.append({"pair": f"{a}-{b}", "test": test, "scheme": SCHEME, "statistic": float(res.statistic),
+                             "pvalue": float(res.pvalue), "decision": int(res.decision(cond.alpha))})
+    return {"scores": scores, "outcomes": outcomes}
+
+
+def summarize(run) -> dict[str, pd.DataFrame]:
+    out = run.table("outcomes")
+    if "error" in out:
+        out = out[out["error"].isna()]
+    g = out.groupby(["dataset", "pair", "test"], sort=False)
+    cells = g["decision"].agg(n="size", accepts=lambda d: int((d == 0).sum())).reset_index()
+    cells["norm_r2"] = 100 * normalized(r2_from_counts(cells["accepts"].to_numpy(), cells["n"].to_numpy()))
+    # published cell (accepts) where printed, else "0 or 10"
+    cells["published_accepts"] = [PUBLISHED_CELLS.get(d, {}).get((t, p), np.nan)
+                                  for d, p, t in zip(cells["dataset"], cells["pair"], cells["test"])]
+    wide = cells.pivot_table(index="dataset", columns=["test", "pair"], values="accepts", sort=False)
+    wide.columns = [f"{t} {p}" for t, p in wide.columns]
+    wide = wide.reset_index()
+    means = cells.groupby(["test", "pair"], sort=False).agg(norm_r2=("norm_r2", "mean"),
+                                                             sd=("norm_r2", "std"),
+                                                             n_datasets=("norm_r2", "size")).reset_index()
+    se = means["sd"] / np.sqrt(means["n_datasets"])
+    means["norm_r2_mc_low"] = np.clip(means["norm_r2"] - 1.96 * se, -100, 100)
+    means["norm_r2_mc_high"] = np.clip(means["norm_r2"] + 1.96 * se, -100, 100)
+    sets = sorted(set(cells["dataset"]))
+    means["published_restricted"] = [
+        float(np.mean([100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((t, p), 10), 10)) for d in sets]))
+        for t, p in zip(means["test"], means["pair"])]
+    means["published_all27"] = [PUBLISHED_MEANS[(t, p)] for t, p in zip(means["test"], means["pair"])]
+    return {"cells": cells, "table2": wide, "means": means.drop(columns="sd")}
+
+
+def _published():
+    """Every printed cell of the data sets we ship, and the row means restricted to them."""
+    items = []
+    try:
+        sets = available_sets()
+    except (ImportError, OSError):
+        sets = []
+    for (test, pair), _ in PUBLISHED_MEANS.items():
+        if sets:
+            value = float(np.mean([100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((test, pair), 10), 10))
+                                   for d in sets]))
+            items.append(Published(f"mean normalised R2, {test} {pair}, over the {len(sets)} shipped data sets",
+                                   "means", "norm_r2", value, (("test", test), ("pair", pair)),
+                                   "Bouckaert 2004, Table 2 (cells not printed are 0 or 10 accepts: 100)"))
+    for d, row in PUBLISHED_CELLS.items():
+        for (test, pair), v in row.items():
+            items.append(Published(f"{d}: {test} {pair}, accepts of 10", "cells", "accepts", v,
+                                   (("dataset", d), ("test", test), ("pair", pair)), "Bouckaert 2004, Table 2"))
+    return items
+
+
+STUDY = Study(
+    name="bouckaert2",
+    title="Bouckaert 2004 Table 2: NB, C4.5 and NN on UCI data, sorted 10x10 cv, repeated 10 times",
+    conditions=conditions,
+    replicate=replicate,
+    summarize=summarize,
+    validate=validate,
+    profiles={
+        "smoke": Profile("smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_runs": 2, "n_folds": 5}),
+        "quick": Profile("quick", n_replications=10, settings={"n_runs": 3}),
+        "paper": Profile("paper", n_replications=10),
+    },
+    reference={"published": _published()},
+    seconds_per_replication=lambda c: c.n_runs * c.n_folds * 0.05,  # 3 Weka learners per fold, real data
+    chunk_size=1,
+)
