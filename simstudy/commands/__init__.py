@@ -4,4 +4,5 @@ COMMAND_MODULES = (
     "simstudy.commands.replication_probability",
     "simstudy.commands.engine",
     "simstudy.commands.compare",
+    "simstudy.commands.bench",
 )

@@ -1,0 +1,82 @@
+"""Plug-in tests and `simstudy bench` on stored smoke runs: same replications, clear errors, nothing written into runs."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simstudy.bench import bench
+from simstudy.cli import main
+from simstudy.engine import run_study
+from simstudy.plugins import PairedScores, PluginError, load_plugin, run_test
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = str(ROOT / "examples" / "permutation_test.py")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("results")
+    for name in ("berrar3", "bouckaert1"):
+        run_study(name, "smoke", out=root / name / "smoke", progress=False)
+    return root
+
+
+def _digest(path):
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(Path(path).rglob("*")) if p.is_file()}
+
+
+def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
+    """The corrected t-test as a plug-in gives exactly the stored decisions (same replications, no refit)."""
+    from simstudy.hypothesis import corrected_repeated_cv_t_test
+
+    def corrected(scores):
+        return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
+
+    text = bench("berrar3", test=corrected, profile="smoke", results=results, write=False)
+    assert "0.0 [0.0, 0.0]" in text and "nan" not in text.lower().replace("n/a", "")
+
+
+def test_example_on_both_targets_writes_only_beside_the_run(results, capsys):
+    before = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
+    assert main(["bench", "bouckaert-table1", "--test", f"{EXAMPLE}:sign_flip_sorted_runs", "--profile", "smoke",
+                 "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "rank sum / average_over_sorted_runs" in out and "new - built-in" in out
+    after = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
+    assert before == after
+    assert list((results / "bouckaert1" / "smoke" / "bench").glob("*.md"))
+    assert main(["bench", "berrar3", "--test", f"{EXAMPLE}:sign_flip", "--profile", "smoke",
+                 "--results", str(results)]) == 0
+
+
+@pytest.mark.parametrize("source, message", [
+    ("def t(scores):\n    raise RuntimeError('boom')\n", "raised RuntimeError: boom"),
+    ("def t(scores):\n    return 'nonsense'\n", "must return"),
+    ("import numpy as np\ndef t(scores):\n    return np.zeros(scores.diffs.shape[:-2]), np.full(scores.diffs.shape[:-2], np.nan)\n",
+     "NaN p-values"),
+    ("import nosuchmodule\n", "importing it failed"),
+])
+def test_bad_plugins_name_themselves_and_exit_2(results, tmp_path, capsys, source, message):
+    f = tmp_path / "plug.py"
+    f.write_text(source)
+    before = _digest(results / "berrar3" / "smoke")
+    assert main(["bench", "berrar3", "--test", f"{f}:t", "--profile", "smoke", "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "plug.py:t" in err and len(err.strip().splitlines()) == 1
+    assert _digest(results / "berrar3" / "smoke") == before
+
+
+def test_plugin_reference_errors():
+    with pytest.raises(PluginError, match="expected"):
+        load_plugin("no_colon")
+    with pytest.raises(PluginError, match="no callable"):
+        load_plugin("simstudy.hypothesis:nope")
+    fn = load_plugin("simstudy.hypothesis:paired_t_test")
+    scores = PairedScores(np.ones((3, 1, 5)), np.zeros((3, 1, 5)), 90, 10)
+    with pytest.raises(PluginError, match="raised"):
+        run_test(fn, scores, 0.05)  # paired_t_test expects an array, not PairedScores
+    assert main(["bench", "bouckaert-table2", "--test", "simstudy.hypothesis:paired_t_test"]) == 2
