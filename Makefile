@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 clean
+.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -87,6 +87,10 @@ figures: $(STAMP)
 	$(PY) figures/figure2.py --out $(RESULTS)/figures/analytic
 	$(PY) figures/figure4.py --out $(RESULTS)/figures/analytic
 	$(PY) figures/bouckaert_figure2.py --out $(RESULTS)/figures/analytic
+
+# One page (HTML + Markdown) with every study stored at PROFILE beside the published numbers.
+report: $(STAMP)
+	$(SIMSTUDY) report --profile $(PROFILE) --results $(RESULTS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

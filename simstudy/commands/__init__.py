@@ -5,4 +5,5 @@ COMMAND_MODULES = (
     "simstudy.commands.engine",
     "simstudy.commands.compare",
     "simstudy.commands.bench",
+    "simstudy.commands.report",
 )
