@@ -102,12 +102,23 @@ def _bouckaert1(study, run, test_fn, scheme_fn, alpha, name):
         row["min. norm. repl."] = f"{100 * min(norms):.1f}"
         return row
 
-    rows = [row_of(f"**{name}**", new_dec)]
+    published = {}
+    for p in study.reference.get("published", []):
+        key = dict(p.where)
+        published.setdefault((key.get("test"), key.get("scheme")), {})[p.column] = p.value
+
+    def with_published(row, test, scheme):
+        pub = published.get((test, scheme))
+        row["published (Type I / power 2, 3, 4 / repl.)"] = (
+            " / ".join(f"{pub[c]:g}" for c in ("type1", "power2", "power3", "power4", "min_norm_r2")) if pub else "")
+        return row
+
+    rows = [with_published(row_of(f"**{name}**", new_dec), None, None)]
     diffs = []
     for (scheme, test), grp in out.groupby(["scheme", "test"], sort=False):
         old = {src: grp[grp["source"] == src].sort_values(["replication", "experiment"])["decision"].to_numpy()
                .reshape(new_dec[src].shape) for src in sources}
-        rows.append(row_of(f"{test} / {scheme}", old))
+        rows.append(with_published(row_of(f"{test} / {scheme}", old), test, scheme))
         drow = {"built-in test / scheme": f"{test} / {scheme}"}
         for src in sources:
             d = (new_dec[src] != 0).mean(axis=1) - (old[src] != 0).mean(axis=1)
