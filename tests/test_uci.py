@@ -40,3 +40,24 @@ def test_unshipped_set_names_the_reason():
     with pytest.raises(ValueError, match="lymphography.*not shipped"):
         load_uci("lymphography")
     assert len(uci_datasets()) + len(MISSING_UCI) == 27
+
+
+WEKA_JAR = "/usr/share/java/weka.jar"
+
+
+@pytest.mark.needs_weka
+@pytest.mark.skipif(not __import__("os").path.exists(WEKA_JAR) or __import__("shutil").which("java") is None,
+                    reason="java or Debian's weka.jar missing")
+def test_weka_agrees_on_a_converted_data_set():
+    """zoo comes from mlbench through our conversion: Weka 3.6 must predict as our learners do on its folds."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "weka"))
+    import crosscheck
+    import j48_crosscheck
+
+    d = load_uci("zoo")
+    rows = crosscheck.crosscheck(d, learners=("NaiveBayes", "IB1"))
+    assert sum(r[4] for r in rows) == 0
+    assert sum(r[3] for r in j48_crosscheck.crosscheck_j48(d)) == 0
