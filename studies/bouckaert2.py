@@ -31,6 +31,7 @@ import pandas as pd
 
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
+from simstudy.engine.summary import clopper_pearson
 from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
 from simstudy.learners import IB1, J48, WekaNaiveBayes
 from simstudy.replicability import normalized, r2_from_counts
@@ -155,6 +156,9 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     g = out.groupby(["dataset", "pair", "test"], sort=False)
     cells = g["decision"].agg(n="size", accepts=lambda d: int((d == 0).sum())).reset_index()
     cells["norm_r2"] = 100 * normalized(r2_from_counts(cells["accepts"].to_numpy(), cells["n"].to_numpy()))
+    # exact binomial interval of the number of accepts (the experiments repartition one fixed data set)
+    lo, hi = clopper_pearson(cells["accepts"], cells["n"])
+    cells["accepts_mc_low"], cells["accepts_mc_high"] = lo * cells["n"], hi * cells["n"]
     # published cell (accepts) where printed, else "0 or 10"
     cells["published_accepts"] = [PUBLISHED_CELLS.get(d, {}).get((t, p), np.nan)
                                   for d, p, t in zip(cells["dataset"], cells["pair"], cells["test"])]
