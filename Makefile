@@ -77,10 +77,13 @@ table2: $(STAMP)
 	$(SIMSTUDY) run bouckaert2 --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/bouckaert2/$(PROFILE)
 	$(SIMSTUDY) compare bouckaert2 --profile $(PROFILE) --out $(RESULTS)/bouckaert2/$(PROFILE)
 
-# Bouckaert and Frank 2004, simulation table: replicability of 5x2cv, resampled and cv t-tests.
+# Bouckaert and Frank 2004: replicability of 5x2cv, resampled and cv t-tests, on the simulated
+# sources and on the shipped UCI data sets.
 bf-tables: $(STAMP)
 	$(SIMSTUDY) run bouckaert_frank --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/bouckaert_frank/$(PROFILE)
 	$(SIMSTUDY) summarize bouckaert_frank --profile $(PROFILE) --out $(RESULTS)/bouckaert_frank/$(PROFILE) --csv
+	$(SIMSTUDY) run bouckaert_frank_uci --profile $(PROFILE) --jobs $(JOBS) --out $(RESULTS)/bouckaert_frank_uci/$(PROFILE)
+	$(SIMSTUDY) summarize bouckaert_frank_uci --profile $(PROFILE) --out $(RESULTS)/bouckaert_frank_uci/$(PROFILE) --csv
 
 # The analytic figures: Berrar's Figures 2 and 4, Bouckaert's Figure 2 (formulas + a small simulation).
 figures: $(STAMP)

@@ -83,11 +83,9 @@ def _source(name):
     return load_source(name)
 
 
-def _accuracy_difference(X, y, train, test):
-    nominal = np.ones(X.shape[1], dtype=bool)
-    a = J48(nominal=nominal).fit(X[train], y[train]).predict(X[test])
-    b = WekaNaiveBayes(nominal=nominal).fit(X[train], y[train]).predict(X[test])
-    return np.mean(a == y[test]) - np.mean(b == y[test])
+def _fold_accuracies(X, y, train, test, learners) -> np.ndarray:
+    """Accuracy of every learner on one train/test split (one fit each)."""
+    return np.array([np.mean(make().fit(X[train], y[train]).predict(X[test]) == y[test]) for make in learners])
 
 
 def _stratified_split(y, test_share, rng):
@@ -100,67 +98,101 @@ def _stratified_split(y, test_share, rng):
     return np.setdiff1d(np.arange(y.size), test), test
 
 
-def experiment(cond: FrankCondition, X, y, rng) -> list[dict]:
-    """All tests of one experiment (one set of new partitions), as outcome rows."""
+RESAMPLED_RUNS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
+
+
+def experiment(cond, X, y, rng, learners, pairs) -> list[dict]:
+    """All tests of one experiment (one set of new partitions) for every pair, as outcome rows.
+
+    ``learners`` are factories fitted once per split; ``pairs`` index into them
+    (A, B).  The resampled tests are also made on the first 10, 20, ..., of the
+    subsamples, for the paper's replicability against the number of runs.
+    """
     n = y.size
-    five_two = np.array([[_accuracy_difference(X, y, tr, te) for tr, te in folds(ids)]
-                         for ids in repeated_fold_ids(y, 5, 2, rng)])                     # (5, 2)
+    five_two = np.array([[_fold_accuracies(X, y, tr, te, learners) for tr, te in folds(ids)]
+                         for ids in repeated_fold_ids(y, 5, 2, rng)])                   # (5, 2, L)
     splits = [_stratified_split(y, 0.1, rng) for _ in range(cond.n_resamples)]
-    resampled = np.array([_accuracy_difference(X, y, tr, te) for tr, te in splits])       # (n_resamples,)
+    resampled = np.array([_fold_accuracies(X, y, tr, te, learners) for tr, te in splits])  # (R, L)
     n_train, n_test = splits[0][0].size, splits[0][1].size
-    cv = np.array([[_accuracy_difference(X, y, tr, te) for tr, te in folds(ids)]
-                   for ids in repeated_fold_ids(y, cond.n_cv_runs, 10, rng)])           # (runs, 10)
+    cv = np.array([[_fold_accuracies(X, y, tr, te, learners) for tr, te in folds(ids)]
+                   for ids in repeated_fold_ids(y, cond.n_cv_runs, 10, rng)])         # (runs, 10, L)
     cv_test = n // 10
-    results = {
-        "5x2cv t": five_by_two_cv_t_test(five_two),
-        "5x2cv F": five_by_two_cv_f_test(five_two),
-        "resampled 10x": resampled_t_test(resampled[:10]),
-        "corrected resampled 10x": corrected_resampled_t_test(resampled[:10], n_train=n_train, n_test=n_test),
-        f"resampled {cond.n_resamples}x": resampled_t_test(resampled),
-        f"corrected resampled {cond.n_resamples}x": corrected_resampled_t_test(resampled, n_train=n_train,
-                                                                               n_test=n_test),
-        "10-fold cv": paired_t_test(cv[0]),
-        f"{cond.n_cv_runs}x10 cv": repeated_cv_t_test(cv),
-        f"corrected {cond.n_cv_runs}x10 cv": corrected_repeated_cv_t_test(cv, n_train=n - cv_test, n_test=cv_test),
-    }
-    return [{"test": name, "statistic": float(res.statistic), "pvalue": float(res.pvalue),
-             "decision": int(res.decision(cond.alpha))} for name, res in results.items()]
+    rows = []
+    for pair, (a, b) in pairs.items():
+        d52, dres, dcv = five_two[..., a] - five_two[..., b], resampled[:, a] - resampled[:, b], cv[..., a] - cv[..., b]
+        results = {"5x2cv t": five_by_two_cv_t_test(d52), "5x2cv F": five_by_two_cv_f_test(d52)}
+        for r in sorted({r for r in RESAMPLED_RUNS if r <= cond.n_resamples} | {10, cond.n_resamples}):
+            results[f"resampled {r}x"] = resampled_t_test(dres[:r])
+            results[f"corrected resampled {r}x"] = corrected_resampled_t_test(dres[:r], n_train=n_train,
+                                                                              n_test=n_test)
+        results["10-fold cv"] = paired_t_test(dcv[0])
+        results["corrected 1x10 cv"] = corrected_repeated_cv_t_test(dcv[:1], n_train=n - cv_test, n_test=cv_test)
+        results[f"{cond.n_cv_runs}x10 cv"] = repeated_cv_t_test(dcv)
+        results[f"corrected {cond.n_cv_runs}x10 cv"] = corrected_repeated_cv_t_test(dcv, n_train=n - cv_test,
+                                                                                   n_test=cv_test)
+        rows += [{"pair": pair, "test": name, "statistic": float(res.statistic), "pvalue": float(res.pvalue),
+                  "decision": int(res.decision(cond.alpha))} for name, res in results.items()]
+    return rows
 
 
 def replicate(cond: FrankCondition, rng):
     X, y = _source(cond.source).sample(cond.n_cases, rng)
     X = X.astype(float)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    learners = (lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal))
     rows = []
     for e in range(cond.n_experiments):
-        rows += [dict(r, experiment=e) for r in experiment(cond, X, y, rng)]
+        rows += [dict(r, experiment=e) for r in experiment(cond, X, y, rng, learners, {"C4.5-NB": (0, 1)})]
     return {"outcomes": rows}
 
 
-def summarize(run) -> dict[str, pd.DataFrame]:
-    out = run.table("outcomes")
+def summarize_by(out: pd.DataFrame, unit: str) -> dict[str, pd.DataFrame]:
+    """Per ``unit`` (source or data set), pair and test: rejections, R2, consistency.
+
+    ``out`` holds one row per replication (a data set drawn from the unit) x
+    experiment x pair x test.
+    """
     if "error" in out:
         out = out[out["error"].isna()]
     rows = []
-    for (source, test), grp in out.groupby(["source", "test"], sort=False):
+    for (where, pair, test), grp in out.groupby([unit, "pair", "test"], sort=False):
         dec = grp.sort_values(["replication", "experiment"]).pivot(index="replication", columns="experiment",
                                                                    values="decision").to_numpy()
         r2_sets = r2(dec)
-        agree = all_agree(dec)
         n_sets = dec.shape[0]
         se = np.std(r2_sets, ddof=1) / np.sqrt(n_sets) if n_sets > 1 else np.nan
         rej = (dec != 0).mean(axis=1)
         rej_se = np.std(rej, ddof=1) / np.sqrt(n_sets) if n_sets > 1 else np.nan
         # the data set is the unit of the Monte Carlo interval (its experiments share its instances)
-        rows.append({"source": source, "test": test, "n_datasets": n_sets,
+        rows.append({unit: where, "pair": pair, "test": test, "n_datasets": n_sets,
+                     "rejections": int((dec != 0).sum()), "experiments": int(dec.size),
                      "rejection_rate": 100 * rej.mean(),
                      "rejection_rate_mc_low": 100 * max(0.0, rej.mean() - 1.96 * rej_se),
                      "rejection_rate_mc_high": 100 * min(1.0, rej.mean() + 1.96 * rej_se),
                      "r2": 100 * r2_sets.mean(), "r2_mc_low": 100 * max(0.0, r2_sets.mean() - 1.96 * se),
                      "r2_mc_high": 100 * min(1.0, r2_sets.mean() + 1.96 * se),
-                     "consistent": 100 * agree.mean()})
+                     "consistent": 100 * all_agree(dec).mean()})
     table = pd.DataFrame(rows)
-    wide = table.pivot(index="test", columns="source", values="consistent").reset_index()
-    return {"tests": table, "consistent": wide}
+    wide = table.pivot_table(index="test", columns=[unit, "pair"], values="consistent", sort=False)
+    wide.columns = [f"{u} {p}" for u, p in wide.columns]
+    runs = table[table["test"].str.contains("resampled")].assign(
+        corrected=lambda d: d["test"].str.startswith("corrected"),
+        runs=lambda d: d["test"].str.extract(r"(\d+)x", expand=False).astype(int))
+    by_runs = runs.groupby(["corrected", "runs"])["r2"].mean().unstack("corrected").rename(
+        columns={False: "resampled: mean R2", True: "corrected resampled: mean R2"}).reset_index()
+    alpha_rows = []
+    for a in (0.01, 0.025, 0.05, 0.10):
+        for test, grp in out.groupby("test", sort=False):
+            rej = (grp["pvalue"] <= a).astype(int)
+            r2s = grp.assign(rej=rej).sort_values("experiment").groupby([unit, "pair", "replication"])["rej"].agg(
+                lambda d: float(r2(d.to_numpy())))
+            alpha_rows.append({"alpha": a, "test": test, "mean R2": 100 * r2s.mean(),
+                               "rejection rate": 100 * rej.mean()})
+    return {"tests": table, "consistent": wide.reset_index(), "by_runs": by_runs, "by_alpha": pd.DataFrame(alpha_rows)}
+
+
+def summarize(run) -> dict[str, pd.DataFrame]:
+    return summarize_by(run.table("outcomes"), "source")
 
 
 STUDY = Study(

@@ -81,3 +81,15 @@ def test_table2_smoke(tmp_path):
     assert {"acc_NB", "acc_C4.5", "acc_NN"} <= set(scores.columns)
     text = comparison_report("bouckaert2", profile="smoke", out=run.path)
     assert "labor: sign NB-C4.5, accepts of 10" in text and "over the 14 shipped data sets" in text
+
+
+def test_bouckaert_frank_uci_smoke(tmp_path):
+    from studies import bouckaert_frank_uci
+
+    run = run_study("bouckaert_frank_uci", "smoke", out=tmp_path / "bfu", progress=False)
+    tables = bouckaert_frank_uci.summarize(run)
+    assert set(tables["rejections"]["pair"]) == {"NB-C4.5", "NB-NN", "C4.5-NN"}
+    per_test = tables["per_test"]
+    assert (per_test["combinations"] == 6).all() and per_test["consistent"].between(0, 6).all()
+    assert {"resampled: mean R2", "corrected resampled: mean R2"} <= set(tables["by_runs"].columns)
+    assert set(tables["by_alpha"]["alpha"]) == {0.01, 0.025, 0.05, 0.10}
