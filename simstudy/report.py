@@ -40,7 +40,7 @@ NOTES = {
     "berrar3": "At the paper profile the q = 3 group's mean t is 2.41 against the published 2.49.",
     "berrar4": "Not reproduced: R's own svm and randomForest on the stated design (benchmarks/r/alg4_check.R) give "
                "t of 0.2-0.9 at d = 24 instead of 4.1, and our learners agree with R (BENCHMARKS.md); the published "
-               "SVM advantage must come from a set-up the paper does not describe.",
+               "SVM advantage seems to come from a set-up the paper does not describe.",
     "bouckaert1": "Our Bayesian networks are not Bouckaert's (his were not published) but have his C4.5-NB gaps. "
                   "The sign test on sorted runs has much less power here than published; we have no explanation.",
     "bouckaert2": "Only 14 of the 27 data sets are available; the published row means are compared restricted to them.",
