@@ -8,18 +8,24 @@ Run once, where Debian's ``weka`` and ``r-cran-mlbench`` are installed::
 * mlbench's .rda data frames are exported by Rscript to CSV (factor levels kept in order)
   and written as ARFF with the class last, shaped like Weka's UCI versions where mlbench
   allows (transformations recorded in ``provenance.json``).
+* autos (UCI imports-85) is read from the test data inside the Orange3 wheel on PyPI
+  (``pip download orange3 --no-deps``; pass the wheel's path with ``--orange-wheel``, else
+  the script downloads it to a temporary directory) and shaped like Weka's autos.arff.
 
 The package itself reads only the ARFF files and ``provenance.json``: no R, no network.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import hashlib
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +61,25 @@ FROM_MLBENCH = {
     "zoo": ("Zoo", [], ["legs"], "logical attributes as nominal {FALSE, TRUE}, legs numeric as in Weka's zoo; "
                                  "Weka's zoo also has the animal's name, which mlbench does not have"),
 }
+
+# Weka's autos.arff: symboling is the class (moved last) and the nominal values are
+# declared in the order of the UCI file imports-85.names, not in order of appearance.
+AUTOS_NOMINAL = {
+    "make": ["alfa-romero", "audi", "bmw", "chevrolet", "dodge", "honda", "isuzu", "jaguar", "mazda",
+             "mercedes-benz", "mercury", "mitsubishi", "nissan", "peugot", "plymouth", "porsche", "renault",
+             "saab", "subaru", "toyota", "volkswagen", "volvo"],
+    "fuel-type": ["diesel", "gas"],
+    "aspiration": ["std", "turbo"],
+    "num-of-doors": ["four", "two"],
+    "body-style": ["hardtop", "wagon", "sedan", "hatchback", "convertible"],
+    "drive-wheels": ["4wd", "fwd", "rwd"],
+    "engine-location": ["front", "rear"],
+    "engine-type": ["dohc", "dohcv", "l", "ohc", "ohcf", "ohcv", "rotor"],
+    "num-of-cylinders": ["eight", "five", "four", "six", "three", "twelve", "two"],
+    "fuel-system": ["1bbl", "2bbl", "4bbl", "idi", "mfi", "mpfi", "spdi", "spfi"],
+}
+AUTOS_CLASS = ("symboling", ["-3", "-2", "-1", "0", "1", "2", "3"])
+ORANGE_AUTOS = "Orange/tests/datasets/imports-85.tab"
 
 R_EXPORT = r"""
 args <- commandArgs(trailingOnly = TRUE)
@@ -112,7 +137,39 @@ def mlbench_to_arff(dataset: str, drop, numeric, target: Path, tmp: Path):
                class_name=class_col, relation=dataset)
 
 
-def main():
+def orange_autos_to_arff(wheel: Path, target: Path):
+    """UCI imports-85 from Orange's three-header-line tab file, written as Weka's autos.arff is laid out."""
+    with zipfile.ZipFile(wheel) as zf:
+        text = zf.read(ORANGE_AUTOS).decode("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip()]
+    header, body = [h.strip() for h in rows[0]], [[v.strip() for v in r] for r in rows[3:]]
+    class_name, class_levels = AUTOS_CLASS
+    X, names, cats = [], [], []
+    for j, c in enumerate(header):
+        if c == class_name:
+            continue
+        raw = [r[j] for r in body]
+        lv = AUTOS_NOMINAL.get(c)
+        X.append([np.nan if v == "?" else float(v if lv is None else lv.index(v)) for v in raw])
+        names.append(c)
+        cats.append(lv)
+    j = header.index(class_name)
+    y = [float(class_levels.index(r[j])) for r in body]
+    write_arff(target, np.array(X).T, np.array(y), names=names, categories=cats, class_categories=class_levels,
+               class_name=class_name, relation="autos")
+
+
+def orange_wheel(given: str | None, tmp: Path) -> Path:
+    if given:
+        return Path(given)
+    subprocess.run([sys.executable, "-m", "pip", "download", "orange3", "--no-deps", "-d", str(tmp)], check=True)
+    return next(tmp.glob("orange3-*.whl"))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--orange-wheel", help="path of a downloaded orange3 wheel (for autos)")
+    args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     prov = {"description": "UCI data sets of Bouckaert (2004) Table 2 shipped with simstudy, converted by "
                            "scripts/convert_uci.py", "datasets": {}}
@@ -135,6 +192,15 @@ def main():
                                       f"(Debian r-cran-mlbench), data set {dataset}", "licence": "GPL-2 (mlbench); "
                                       "UCI Machine Learning Repository data", "transformation": note,
                                       **describe(target)}
+        wheel = orange_wheel(args.orange_wheel, Path(tmp))
+        target = OUT / "autos.arff"
+        orange_autos_to_arff(wheel, target)
+        prov["datasets"]["autos"] = {
+            "file": target.name, "source": f"PyPI wheel {wheel.name} (Orange3 {wheel.name.split('-')[1]}), "
+            f"file {ORANGE_AUTOS} (UCI imports-85)", "licence": "GPL-3+ (Orange3); UCI Machine Learning "
+            "Repository data", "transformation": "symboling made the class (nominal -3..3) and moved last, as "
+            "in Weka's autos; nominal values declared in the order of UCI's imports-85.names as Weka does; "
+            "Orange's 'class' role on price dropped (price is a numeric attribute)", **describe(target)}
     (OUT / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(prov['datasets'])} data sets to {OUT}")
 

@@ -11,6 +11,7 @@ from simstudy.data.uci import uci_provenance
 KNOWN = {  # instances, attributes (class excluded), classes
     "iris": (150, 4, 3), "vote": (435, 16, 2), "German credit": (1000, 20, 2), "pima diabetes": (768, 8, 2),
     "soybean": (683, 35, 19), "sonar": (208, 60, 2), "Wisconsin breast cancer": (699, 9, 2), "zoo": (101, 16, 7),
+    "autos": (205, 25, 7),
 }
 
 
@@ -33,6 +34,16 @@ def test_known_facts(name, shape):
 def test_missing_values_where_uci_has_them():
     assert np.isnan(load_uci("vote").X).sum() == 392
     assert np.isnan(load_uci("Wisconsin breast cancer").X).sum() == 16
+    assert np.isnan(load_uci("autos").X).sum() == 59
+
+
+def test_autos_is_shaped_like_wekas():
+    """Weka's autos: symboling is the class, declared -3..3 though no car has -3."""
+    data = load_uci("autos")
+    assert data.class_name == "symboling" and tuple(data.class_categories) == ("-3", "-2", "-1", "0", "1", "2", "3")
+    assert np.bincount(data.y.astype(int), minlength=7).tolist() == [0, 3, 22, 67, 54, 32, 27]
+    assert data.names[0] == "normalized-losses" and data.names[-1] == "price"
+    assert data.categories[data.names.index("num-of-cylinders")][:3] == ("eight", "five", "four")
 
 
 def test_unshipped_set_names_the_reason():

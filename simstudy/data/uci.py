@@ -26,7 +26,6 @@ MISSING_UCI = {
     for name in ("anneal", "arrhythmia", "audiology", "balance-scale", "credit-rating", "ecoli", "heart-statlog",
                  "hepatitis", "horse-colic", "Hungarian heart", "lymphography", "primary-tumor")
 }
-MISSING_UCI["autos"] = "in the Orange3 wheel (imports-85.tab) only; not converted yet"
 
 
 @lru_cache(maxsize=1)
