@@ -2,8 +2,8 @@
 
 They are ARFF files under ``simstudy/data/uci/`` with ``provenance.json`` (source
 package and version, licence, transformation, counts, SHA-256), converted once by
-``scripts/convert_uci.py`` from Debian's ``weka`` examples and the R package
-``mlbench``.  Loading needs neither R nor a network.  Names are those of the
+``scripts/convert_uci.py`` from Debian's ``weka`` examples, the R package
+``mlbench`` and (for autos) the UCI file carried in the Orange3 wheel.  Loading needs neither R nor a network.  Names are those of the
 paper's Table 2 (``"German credit"``, ``"pima diabetes"``, ...).
 """
 
@@ -22,7 +22,7 @@ _DIR = Path(__file__).resolve().parent / "uci"
 
 # Table 2 data sets that no package reachable from this machine provides (SPEC section 6).
 MISSING_UCI = {
-    name: "not in Debian's weka examples or mlbench, and the UCI repository is not reachable"
+    name: "not in Debian's weka examples, mlbench or the Orange3 wheel, and the UCI repository is not reachable"
     for name in ("anneal", "arrhythmia", "audiology", "balance-scale", "credit-rating", "ecoli", "heart-statlog",
                  "hepatitis", "horse-colic", "Hungarian heart", "lymphography", "primary-tumor")
 }
@@ -40,7 +40,28 @@ def uci_datasets() -> list[str]:
 
 
 def load_uci(name: str, *, verify: bool = False) -> ArffData:
-    """One shipped data set; ``verify`` also checks the file against its recorded SHA-256."""
+    """Load one shipped data set.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name as in Bouckaert's Table 2 (see `uci_datasets`).
+    verify : bool, optional
+        Also check the file against the SHA-256 recorded in ``provenance.json``.
+
+    Returns
+    -------
+    ArffData
+        As `read_arff` gives it: the class is the last attribute of the file,
+        nominal values are coded 0..k-1 in their declared order, missing values
+        are NaN.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not shipped (the message gives the reason from
+        `MISSING_UCI` when it is a Table 2 set), or ``verify`` finds the file changed.
+    """
     prov = uci_provenance()
     if name not in prov:
         why = MISSING_UCI.get(name)
