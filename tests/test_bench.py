@@ -37,7 +37,9 @@ def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
         return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
 
     text = bench("berrar3", test=corrected, profile="smoke", results=results, write=False)
-    assert "0.0 [0.0, 0.0]" in text and "nan" not in text.lower().replace("n/a", "")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert rows and all(line.rstrip(" |").endswith("+0.000 [+0.000, +0.000]") for line in rows)
+    assert "F new - corrected t (paired)" in text and "nan" not in text.lower().replace("n/a", "")
 
 
 def test_example_on_both_targets_writes_only_beside_the_run(results, capsys):
