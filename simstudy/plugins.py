@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,7 +118,13 @@ def load_plugin(ref: str, what: str = "test"):
                 raise PluginError(f"--{what} {ref!r}: no such file {where}")
             spec = importlib.util.spec_from_file_location(f"simstudy_plugin_{path.stem}", path)
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            # registered while it runs, so dataclasses and pickling inside the plug-in work
+            sys.modules[spec.name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(spec.name, None)
+                raise
         else:
             module = importlib.import_module(where)
     except PluginError:
