@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simstudy.bench import bench
+from simstudy.bench import TARGETS, bench
 from simstudy.cli import main
 from simstudy.engine import run_study
 from simstudy.plugins import PairedScores, PluginError, load_plugin, run_test
@@ -20,7 +20,7 @@ EXAMPLE = str(ROOT / "examples" / "permutation_test.py")
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
-    for name in ("berrar3", "bouckaert1"):
+    for name in ("berrar3", "bouckaert1", "bouckaert2"):
         run_study(name, "smoke", out=root / name / "smoke", progress=False)
     return root
 
@@ -42,6 +42,19 @@ def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
     assert "F new - corrected t (paired)" in text and "nan" not in text.lower().replace("n/a", "")
 
 
+def test_builtin_t_as_plugin_reproduces_table2(results):
+    """The sorted-runs t-test as a plug-in rejects exactly where the stored t-test did, on every pair."""
+    from simstudy.hypothesis import paired_t_test
+    from simstudy.schemes import scheme_sample
+
+    def t_sorted(scores):
+        return paired_t_test(scheme_sample(scores.diffs, "average_over_sorted_runs"))
+
+    text = bench("bouckaert-table2", test=t_sorted, profile="smoke", results=results, write=False)
+    rows = [line for line in text.splitlines() if "| t / sorted runs |" in line and line.count("|") == 4]
+    assert len(rows) == 3 and all(line.endswith("| 0.0 [0.0, 0.0] |") for line in rows)
+
+
 def test_example_on_both_targets_writes_only_beside_the_run(results, capsys):
     before = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
     assert main(["bench", "bouckaert-table1", "--test", f"{EXAMPLE}:sign_flip_sorted_runs", "--profile", "smoke",
@@ -51,8 +64,12 @@ def test_example_on_both_targets_writes_only_beside_the_run(results, capsys):
     after = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
     assert before == after
     assert list((results / "bouckaert1" / "smoke" / "bench").glob("*.md"))
-    assert main(["bench", "berrar3", "--test", f"{EXAMPLE}:sign_flip", "--profile", "smoke",
-                 "--results", str(results)]) == 0
+    for target, fn in (("berrar3", "sign_flip"), ("bouckaert-table2", "sign_flip_sorted_runs")):
+        before = _digest(results / TARGETS[target] / "smoke")
+        assert main(["bench", target, "--test", f"{EXAMPLE}:{fn}", "--profile", "smoke",
+                     "--results", str(results)]) == 0
+        after = _digest(results / TARGETS[target] / "smoke")
+        assert {k: v for k, v in after.items() if "bench" not in str(k)} == before
 
 
 @pytest.mark.parametrize("source, message", [
@@ -81,4 +98,4 @@ def test_plugin_reference_errors():
     scores = PairedScores(np.ones((3, 1, 5)), np.zeros((3, 1, 5)), 90, 10)
     with pytest.raises(PluginError, match="raised"):
         run_test(fn, scores, 0.05)  # paired_t_test expects an array, not PairedScores
-    assert main(["bench", "bouckaert-table2", "--test", "simstudy.hypothesis:paired_t_test"]) == 2
+    assert main(["bench", "bouckaert-frank", "--test", "simstudy.hypothesis:paired_t_test"]) == 2
