@@ -161,7 +161,8 @@ def _flat_t(x, extra_factor: float) -> SignificanceResult:
     # variance of exactly-equal values can round to a tiny positive number
     var = np.where(np.ptp(x, axis=-1) == 0, 0.0, var)
     t, p = _t_from_mean_var(mean, var, 1.0 / n + extra_factor, n - 1)
-    return _result(t, p, np.full(np.shape(t), n - 1.0), mean)
+    # the direction ignores a mean that is zero up to rounding (it would depend on the order of the values)
+    return _result(t, p, np.full(np.shape(t), n - 1.0), _sign_of_mean(x))
 
 
 def _binom_cdf_continuous(k, n):

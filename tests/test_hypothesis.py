@@ -586,3 +586,10 @@ def test_size_under_the_null_is_at_most_alpha(test):
     # upper end of a 99.9% binomial interval around alpha
     upper = alpha + 3.29 * np.sqrt(alpha * (1 - alpha) / n_rep)
     assert rate <= upper
+
+
+def test_direction_of_a_mean_that_cancels_does_not_depend_on_order():
+    # the sum of these values is 0 in real arithmetic but rounds to +-1e-17 depending on the order
+    a = paired_t_test(np.array([0.01, -0.3, -0.03, 0.96, -0.64]))
+    b = paired_t_test(np.array([0.01, -0.3, 0.96, -0.03, -0.64]))
+    assert a.direction == b.direction == 0 and a.decision(0.05) == b.decision(0.05) == 0
