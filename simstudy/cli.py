@@ -39,7 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum, frame):  # a polite kill (SIGTERM) stops like Ctrl-C: finished chunks stay stored
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -56,7 +65,8 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("simstudy: interrupted", file=sys.stderr)
+        print("simstudy: interrupted; the finished chunks are stored, run the same command again to resume",
+              file=sys.stderr)
         return 130
 
 
