@@ -62,9 +62,15 @@ def _fmt_iv(m, lo, hi, scale=1.0, rate=False):
 
 
 def _builtin_decisions(out: pd.DataFrame, alpha: float) -> pd.Series:
-    """Stored decisions of the built-in tests, re-made at ``alpha`` from the stored p-values."""
-    return pd.Series(np.where(out["pvalue"].to_numpy() <= alpha, np.sign(out["statistic"].to_numpy()), 0)
-                     .astype(np.int8), index=out.index)
+    """Stored decisions of the built-in tests, re-made at ``alpha`` from the stored p-values.
+
+    The direction is the stored decision's where it rejected, else the sign of the
+    statistic (+1 when that is 0 too: some statistics, e.g. counts, carry no sign).
+    """
+    stored = np.sign(out["decision"].to_numpy())
+    direction = np.where(stored != 0, stored, np.sign(out["statistic"].to_numpy()))
+    direction = np.where(direction == 0, 1, direction)
+    return pd.Series(np.where(out["pvalue"].to_numpy() <= alpha, direction, 0).astype(np.int8), index=out.index)
 
 
 def _fold_sizes(grp: pd.DataFrame) -> tuple[int, int]:

@@ -99,3 +99,13 @@ def test_plugin_reference_errors():
     with pytest.raises(PluginError, match="raised"):
         run_test(fn, scores, 0.05)  # paired_t_test expects an array, not PairedScores
     assert main(["bench", "bouckaert-frank", "--test", "simstudy.hypothesis:paired_t_test"]) == 2
+
+
+@pytest.mark.parametrize("study", ["berrar3", "bouckaert1", "bouckaert2"])
+def test_builtin_decisions_at_the_stored_alpha_are_the_stored_ones(results, study):
+    """Re-making the built-in decisions from stored p-values changes nothing at the level they were made at."""
+    from simstudy.bench import _builtin_decisions
+    from simstudy.engine import get_study, load_run
+
+    out = load_run(get_study(study), profile="smoke", out=results / study / "smoke").table("outcomes")
+    assert np.array_equal(_builtin_decisions(out, 0.05).to_numpy(), out["decision"].to_numpy())
