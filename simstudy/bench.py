@@ -223,7 +223,41 @@ def _bouckaert2(study, run, test_fn, scheme_fn, alpha, name):
 
 def bench(target: str, *, test, scheme=None, profile: str = "quick", results="results", alpha: float = 0.05,
           write: bool = True) -> str:
-    """Markdown report of a plug-in test on a published target, from stored replications."""
+    """Run a plug-in test on the stored replications of a published table.
+
+    Parameters
+    ----------
+    target : str
+        ``"bouckaert-table1"``, ``"bouckaert-table2"``, ``"berrar3"`` or ``"berrar4"``.
+    test : str or callable
+        The plug-in test, ``module:name`` or ``path/to/file.py:name``, or the
+        function itself (see :mod:`simstudy.plugins` for the calling convention).
+    scheme : str or callable, optional
+        A plug-in sampling scheme; its sample reaches the test as ``scores.sample``.
+    profile : str
+        Stored profile to read (``RESULTS/STUDY/PROFILE``).
+    results : str or Path
+        Root of the stored results.
+    alpha : float
+        Significance level of the new test; the built-in decisions are re-made
+        at this level from their stored p-values.
+    write : bool
+        Also write the report to ``RESULTS/STUDY/PROFILE/bench/TARGET__TEST.md``
+        (the stored chunks and manifest are only read).
+
+    Returns
+    -------
+    str
+        Markdown: the published table with the new test's row beside the
+        built-in rows, 95% Monte Carlo intervals, and per built-in row the
+        paired difference (new minus built-in) with its interval.
+
+    Raises
+    ------
+    ValueError
+        ``TARGET``/``--alpha`` for a bad target or level, no stored run, and
+        :class:`~simstudy.plugins.PluginError` for a plug-in that fails.
+    """
     from ._validation import check_alpha
     from .engine import get_study, load_run
     from .plugins import load_plugin

@@ -109,3 +109,21 @@ def test_builtin_decisions_at_the_stored_alpha_are_the_stored_ones(results, stud
 
     out = load_run(get_study(study), profile="smoke", out=results / study / "smoke").table("outcomes")
     assert np.array_equal(_builtin_decisions(out, 0.05).to_numpy(), out["decision"].to_numpy())
+
+
+def test_scheme_plugin_reaches_the_test(results, tmp_path):
+    """With --scheme, the test finds the scheme's sample in scores.sample (here: the run means)."""
+    f = tmp_path / "plug_scheme.py"
+    f.write_text("import numpy as np\n"
+                 "from simstudy.hypothesis import paired_t_test\n"
+                 "def run_means(diffs):\n    return diffs.mean(axis=-1)\n"
+                 "def t_on_sample(scores):\n"
+                 "    assert scores.sample.shape == scores.diffs.shape[:-1]\n"
+                 "    return paired_t_test(scores.sample)\n")
+    text = bench("bouckaert-table1", test=f"{f}:t_on_sample", scheme=f"{f}:run_means", profile="smoke",
+                 results=results, write=False)
+    # the built-in t-test on the same scheme ("average over folds") is reproduced exactly
+    row = next(line for line in text.splitlines() if line.startswith("| t / average_over_folds |") and "new" not in line
+               and line.count("[") == 4 and "min" not in line and line.count("|") == 6)
+    assert all(cell.strip() in ("0.0 [0.0, 0.0]", "-0.0 [-0.0, -0.0]", "0.0 [-0.0, 0.0]")
+               for cell in row.strip("|").split("|")[1:])
