@@ -210,9 +210,10 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
     store.clean_temporary()
 
     by_key = {condition_key(c): c for c in conds}
-    todo = []
+    todo, done = [], set()  # done: chunks verified or written in this call (no second hashing pass)
     for c in plan:
         if store.chunk_ok(c["condition"], c["start"], c["stop"]):
+            done.add((c["condition"], c["start"]))
             continue
         store.discard_chunk(c["condition"], c["start"], c["stop"])
         manifest["chunks"].pop(f"{c['condition']}/{c['start']}-{c['stop']}", None)
@@ -243,6 +244,7 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
                 run_info["replications_computed"] += stop - start
                 run_info["seconds"] = round(time.perf_counter() - t0, 3)
                 n_fail += failed
+                done.add((key, start))
                 # The chunk directories are the record of what is done; the manifest's copy of their
                 # checksums is refreshed at most once a second, and always at the end.
                 if time.perf_counter() - last_manifest > 1.0:
@@ -255,10 +257,11 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
         bar.close()
         run_info["seconds"] = round(time.perf_counter() - t0, 3)
         run_info["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        data = RunData(path, manifest)
-        manifest["status"] = "complete" if data.complete else "incomplete"
+        manifest["status"] = "complete" if len(done) == len(plan) else "incomplete"
         store.write_manifest(manifest, fsync=True)
-    return RunData(path, manifest)
+    data = RunData(path, manifest)
+    data._cache["_ok"] = [c for c in plan if (c["condition"], c["start"]) in done]
+    return data
 
 
 def replay(study, condition: str, replication: int, *, profile: str = "quick", seed: int = DEFAULT_SEED):
