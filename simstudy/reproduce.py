@@ -34,8 +34,13 @@ def summary_tables(study: str, *, profile: str = "quick", out=None) -> dict[str,
     return st.summarize(run)
 
 
-def comparison_report(study: str, *, profile: str = "quick", out=None, write: bool = True) -> str:
-    """Markdown report: every published number of the study next to ours, saved beside the results."""
+def comparison_report(study: str, *, profile: str = "quick", out=None, write: bool = True,
+                      with_tables: bool = True) -> str:
+    """Markdown report: every published number of the study next to ours, saved beside the results.
+
+    The saved file always holds every summary table too; ``with_tables=False``
+    returns only the comparison (what the command line prints).
+    """
     st, run = _run(study, profile, out)
     tables = st.summarize(run)
     published = st.reference.get("published", [])
@@ -47,14 +52,14 @@ def comparison_report(study: str, *, profile: str = "quick", out=None, write: bo
         + ". " + st.reference.get("interval_note", BERRAR_INTERVALS)
         + " At reduced profiles the intervals are wide and some groups are not run (n/a).\n\n"
     )
-    for name, df in tables.items():
-        notes += f"\n## Table `{name}` (from stored rows)\n\n{markdown_table(df)}\n"
-    text = comparison_markdown(st.title, cmp, notes=notes)
+    appendix = "".join(f"\n## Table `{name}` (from stored rows)\n\n{markdown_table(df)}\n"
+                       for name, df in tables.items())
+    text = comparison_markdown(st.title, cmp, notes=notes + appendix)
     if write:
-        path = Path(run.path if hasattr(run, "path") else out) / "comparison.md"
+        path = Path(run.path) / "comparison.md"
         path.write_text(text)
         cmp.to_csv(path.with_suffix(".csv"), index=False)
-    return text
+    return text if with_tables else comparison_markdown(st.title, cmp, notes=notes)
 
 
 # Berrar, Table 1: per study, the group whose empirical F is closest to 0.95.

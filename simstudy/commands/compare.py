@@ -23,8 +23,7 @@ def run(args) -> int:
     out = Path(args.out) if args.out else Path("results") / args.study / args.profile
     if not out.exists():
         raise ValueError(f"study {args.study!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
-    text = comparison_report(args.study, profile=args.profile, out=out)
-    # the terminal gets the comparison; the file also has every summary table
-    print(text.split("\n## Table `", 1)[0].rstrip())
+    # the terminal gets the comparison; the saved file also has every summary table
+    print(comparison_report(args.study, profile=args.profile, out=out, with_tables=False).rstrip())
     print(f"\n(saved with the full summary tables to {out / 'comparison.md'})")
     return 0
