@@ -42,7 +42,8 @@ from simstudy.learners.weka import WekaNaiveBayes
 from simstudy.replicability import normalized, r2
 from simstudy.schemes import SCHEMES, scheme_sample
 from simstudy.sources.bayesnet import load_source
-from simstudy.splits import folds, repeated_fold_ids
+from simstudy.scores import cv_accuracies
+from simstudy.splits import repeated_fold_ids
 
 TESTS = {"t": paired_t_test, "sign": sign_test, "rank sum": signed_rank_test}
 SOURCES = ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4")
@@ -91,18 +92,6 @@ def validate(condition):
 def _source(name: str):
     # parsed once per worker process (reading the XMLBIF file imports pgmpy's readers)
     return load_source(name)
-
-
-def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
-    """Accuracy of each learner on each fold of each run: shape (n_runs, n_folds, n_learners)."""
-    n_runs = fold_ids.shape[0]
-    n_folds = int(fold_ids.max()) + 1
-    acc = np.empty((n_runs, n_folds, len(learners)))
-    for r in range(n_runs):
-        for f, (train, test) in enumerate(folds(fold_ids[r])):
-            for j, make in enumerate(learners):
-                acc[r, f, j] = np.mean(make().fit(X[train], y[train]).predict(X[test]) == y[test])
-    return acc
 
 
 def replicate(cond: SourceCondition, rng):

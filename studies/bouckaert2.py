@@ -36,7 +36,8 @@ from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
 from simstudy.learners import IB1, J48, WekaNaiveBayes
 from simstudy.replicability import normalized, r2_from_counts
 from simstudy.schemes import scheme_sample
-from simstudy.splits import folds, repeated_fold_ids
+from simstudy.scores import cv_accuracies
+from simstudy.splits import repeated_fold_ids
 
 TESTS = {"sign": sign_test, "rank": signed_rank_test, "t": paired_t_test}
 LEARNERS = {"NB": WekaNaiveBayes, "C4.5": J48, "NN": IB1}
@@ -130,12 +131,10 @@ def replicate(cond: DataSetCondition, rng):
     n_classes = len(data.class_categories) if data.class_categories else int(y.max()) + 1
     n_folds = min(cond.n_folds, int(np.bincount(y).max()))
     ids = repeated_fold_ids(y, cond.n_runs, n_folds, rng)
-    acc = {name: np.empty((cond.n_runs, n_folds)) for name in LEARNERS}
-    for r in range(cond.n_runs):
-        for f, (train, test) in enumerate(folds(ids[r])):
-            for name, cls in LEARNERS.items():
-                model = cls(nominal=nominal, n_categories=n_cats, n_classes=n_classes).fit(X[train], y[train])
-                acc[name][r, f] = np.mean(model.predict(X[test]) == y[test])
+    makers = [lambda cls=cls: cls(nominal=nominal, n_categories=n_cats, n_classes=n_classes)
+              for cls in LEARNERS.values()]
+    fitted = cv_accuracies(X, y, ids, makers)                       # (runs, folds, learners)
+    acc = {name: fitted[..., j] for j, name in enumerate(LEARNERS)}
     runs, fs = np.meshgrid(np.arange(cond.n_runs), np.arange(n_folds), indexing="ij")
     scores = pd.DataFrame({"run": runs.ravel(), "fold": fs.ravel(),
                            **{f"acc_{name}": a.ravel() for name, a in acc.items()}})

@@ -40,7 +40,8 @@ from simstudy.hypothesis import (corrected_repeated_cv_t_test, corrected_resampl
 from simstudy.learners import J48, WekaNaiveBayes
 from simstudy.replicability import all_agree, r2
 from simstudy.sources import load_source
-from simstudy.splits import folds, repeated_fold_ids
+from simstudy.scores import cv_accuracies, split_accuracies
+from simstudy.splits import repeated_fold_ids
 
 SOURCES = ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4")
 
@@ -83,11 +84,6 @@ def _source(name):
     return load_source(name)
 
 
-def _fold_accuracies(X, y, train, test, learners) -> np.ndarray:
-    """Accuracy of every learner on one train/test split (one fit each)."""
-    return np.array([np.mean(make().fit(X[train], y[train]).predict(X[test]) == y[test]) for make in learners])
-
-
 def _stratified_split(y, test_share, rng):
     """One random stratified split: (train, test) indices with about ``test_share`` of each class in test."""
     test = []
@@ -109,13 +105,11 @@ def experiment(cond, X, y, rng, learners, pairs) -> list[dict]:
     subsamples, for the paper's replicability against the number of runs.
     """
     n = y.size
-    five_two = np.array([[_fold_accuracies(X, y, tr, te, learners) for tr, te in folds(ids)]
-                         for ids in repeated_fold_ids(y, 5, 2, rng)])                   # (5, 2, L)
+    five_two = cv_accuracies(X, y, repeated_fold_ids(y, 5, 2, rng), learners)          # (5, 2, L)
     splits = [_stratified_split(y, 0.1, rng) for _ in range(cond.n_resamples)]
-    resampled = np.array([_fold_accuracies(X, y, tr, te, learners) for tr, te in splits])  # (R, L)
+    resampled = np.array([split_accuracies(X, y, tr, te, learners) for tr, te in splits])  # (R, L)
     n_train, n_test = splits[0][0].size, splits[0][1].size
-    cv = np.array([[_fold_accuracies(X, y, tr, te, learners) for tr, te in folds(ids)]
-                   for ids in repeated_fold_ids(y, cond.n_cv_runs, 10, rng)])         # (runs, 10, L)
+    cv = cv_accuracies(X, y, repeated_fold_ids(y, cond.n_cv_runs, 10, rng), learners)  # (runs, 10, L)
     cv_test = n // 10
     rows = []
     for pair, (a, b) in pairs.items():
