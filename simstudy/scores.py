@@ -2,15 +2,19 @@
 
 Every test and every pair of learners of a replication is then computed from
 these arrays, so all of them see the same folds and the same fits.
+
+A learner may offer ``fold_predictions(X, y, fold_ids)``: the predictions of the
+models fitted without each fold, for all runs at once, or None when it has no
+such shortcut for the data at hand.  J48 and NaiveBayes have one for all-nominal
+data (compiled, with the same predictions as fitting fold by fold); every other
+case fits one model per fold.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .splits import folds
-
-__all__ = ["split_accuracies", "cv_accuracies"]
+__all__ = ["split_accuracies", "cv_accuracies", "fold_predictions"]
 
 
 def split_accuracies(X, y, train, test, learners) -> np.ndarray:
@@ -18,11 +22,47 @@ def split_accuracies(X, y, train, test, learners) -> np.ndarray:
     return np.array([np.mean(make().fit(X[train], y[train]).predict(X[test]) == y[test]) for make in learners])
 
 
+def fold_predictions(X, y, fold_ids, make) -> np.ndarray:
+    """Predicted class of every held-out case: shape (runs, n), -1 where ``fold_ids`` is -1.
+
+    ``fold_ids`` (runs, n) gives each case's fold in each run; a case with fold -1
+    is always training and never held out (a resampling split is one run with the
+    test cases in fold 0 and the rest at -1).  ``make`` returns an unfitted learner.
+    """
+    fold_ids = np.atleast_2d(np.asarray(fold_ids))
+    y = np.asarray(y)
+    shortcut = getattr(make(), "fold_predictions", None)
+    pred = shortcut(X, y, fold_ids) if shortcut is not None else None
+    if pred is not None:
+        return pred
+    pred = np.full(fold_ids.shape, -1, dtype=np.int64)
+    for r, ids in enumerate(fold_ids):
+        for f in range(int(ids.max()) + 1):
+            test = np.flatnonzero(ids == f)
+            train = np.flatnonzero(ids != f)
+            pred[r, test] = make().fit(X[train], y[train]).predict(X[test])
+    return pred
+
+
+def _accuracy_per_fold(pred, y, fold_ids):
+    """(runs, folds) share of correct predictions in each fold (folds numbered 0..max)."""
+    n_folds = int(fold_ids.max()) + 1
+    correct = (pred == np.asarray(y)[None, :]).astype(float)
+    out = np.empty((fold_ids.shape[0], n_folds))
+    for r, ids in enumerate(fold_ids):
+        held = ids >= 0
+        size = np.bincount(ids[held], minlength=n_folds)
+        out[r] = np.bincount(ids[held], weights=correct[r, held], minlength=n_folds) / size
+    return out
+
+
 def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
     """Accuracy of each learner on each fold of each run: shape (n_runs, n_folds, L).
 
-    ``fold_ids`` has shape (n_runs, n) as made by :func:`simstudy.splits.repeated_fold_ids`.
+    ``fold_ids`` has shape (n_runs, n) as made by :func:`simstudy.splits.repeated_fold_ids`;
+    every run must use the same number of folds.
     """
-    fold_ids = np.atleast_2d(fold_ids)
-    return np.array([[split_accuracies(X, y, train, test, learners) for train, test in folds(ids)]
-                     for ids in fold_ids])
+    fold_ids = np.atleast_2d(np.asarray(fold_ids))
+    return np.stack([_accuracy_per_fold(fold_predictions(X, y, fold_ids, make), y, fold_ids) for make in learners],
+                    axis=-1)
+

@@ -308,6 +308,43 @@ class J48(_Base):
         self._clear_train(self.tree_)
         return self
 
+    def fold_predictions(self, X, y, fold_ids):
+        """Predictions of the tree grown without each fold, for every run at once (compiled).
+
+        ``fold_ids`` (runs, n) gives each case's fold in each run (-1: always
+        training, never held out).  Entry (r, i) is the class predicted for case i by
+        the tree fitted on the cases outside its fold of run r (-1 where ``fold_ids``
+        is -1).  The trees are those :meth:`fit` grows: a compiled copy of the same
+        algorithm (:mod:`simstudy.learners._j48_nominal`) for all-nominal data
+        without missing values, where every weight is an integer count.  Returns
+        None when that does not apply (numeric or missing values, ``min_leaf`` below
+        1, or training parts of different sizes that would treat many-valued
+        attributes differently).
+        """
+        from . import _j48_nominal as fast
+
+        cf = float(self.confidence)
+        if not (0.0 < cf < 1.0):
+            raise ValueError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
+        if float(self.min_leaf) < 1:
+            return None
+        data = self._nominal_codes(X, y, fold_ids)
+        if data is None:
+            return None
+        X, y, ncat, c, fold_ids = data
+        n = X.shape[0]
+        n_train = [n - np.count_nonzero(ids == f) for ids in fold_ids for f in range(int(ids.max()) + 1)]
+        if not n_train:
+            return np.full(fold_ids.shape, -1, dtype=np.int64)
+        flags = {tuple(bool(not _sm(k, 0.3 * m)) for k in ncat) for m in (min(n_train), max(n_train))}
+        if len(flags) > 1:
+            return None
+        many = np.array(next(iter(flags)), dtype=np.bool_)
+        out = fast.fold_predictions(X, y, fold_ids, ncat, c, float(self.min_leaf), many, bool(many.all()),
+                                    fast.log_table(n), fast.error_table(n, cf), not self.unpruned,
+                                    bool(self.subtree_raising))
+        return np.where(fold_ids >= 0, out, -1)
+
     def _nominal_design(self):
         """Indicator columns of all nominal categories, so that one product per node counts them."""
         cols = np.flatnonzero(self.nominal_mask_)

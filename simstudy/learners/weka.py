@@ -75,6 +75,25 @@ class _Base:
         self.n_features_in_ = p
         return X, y
 
+    def _nominal_codes(self, X, y, fold_ids):
+        """Integer views for the compiled per-fold paths, or None when they do not apply.
+
+        They apply when every attribute is nominal and no attribute or class value is
+        missing.  Category and class counts are taken from all of ``X`` and ``y`` (or
+        from ``n_categories`` and ``n_classes``); where a per-fold fit would infer fewer
+        categories from its training part, a held-out case carries a category that fit
+        never saw and :meth:`predict` would refuse it, so the two agree wherever the
+        per-fold fit works.  Returns ``(X codes, y codes, categories, classes, fold ids)``.
+        """
+        X, y = self._prepare(X, y)
+        if X.shape[1] == 0 or not self.nominal_mask_.all() or np.isnan(X).any() or np.isnan(y).any():
+            return None
+        fold_ids = np.atleast_2d(np.asarray(fold_ids))
+        if fold_ids.ndim != 2 or fold_ids.shape[1] != X.shape[0]:
+            raise ValueError(f"fold_ids: expected shape (runs, {X.shape[0]}), got {fold_ids.shape}")
+        return (X.astype(np.int64), y.astype(np.int64), self.n_categories_.astype(np.int64), int(self.n_classes_),
+                fold_ids.astype(np.int64))
+
     def _check_X(self, X):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
@@ -138,6 +157,49 @@ class WekaNaiveBayes(_Base):
                 sd = np.where((w > 0) & (sd > 1e-10), np.maximum(floor, sd), floor)
                 self.normals_[j] = (prec, mean, sd)
         return self
+
+    def fold_predictions(self, X, y, fold_ids):
+        """Predictions of the model fitted without each fold, for every run at once.
+
+        ``fold_ids`` (runs, n) gives each case's fold in each run (-1: always
+        training, never held out).  Entry (r, i) of the result is the class that the
+        model fitted on the cases outside case i's fold of run r predicts for case i
+        (-1 where ``fold_ids`` is -1): the same as fitting one model per fold, for all
+        folds in a few array operations.  Only for all-nominal data without missing
+        values (see :meth:`_nominal_codes`); returns None otherwise.
+        """
+        data = self._nominal_codes(X, y, fold_ids)
+        if data is None:
+            return None
+        X, y, ncat, c, fold_ids = data
+        runs, n = fold_ids.shape
+        n_folds = int(fold_ids.max()) + 1
+        if n_folds < 1:
+            return np.full((runs, n), -1, dtype=np.int64)
+        offsets = np.r_[0, np.cumsum(ncat)]
+        # one indicator per (class, attribute category) and per class
+        z = np.zeros((n, c, int(offsets[-1])))
+        for j in range(X.shape[1]):
+            z[np.arange(n), y, offsets[j] + X[:, j]] = 1.0
+        z = z.reshape(n, -1)
+        ycat = np.zeros((n, c))
+        ycat[np.arange(n), y] = 1.0
+        # membership of every (run, fold) group; training counts = all counts - the fold's
+        member = (fold_ids[:, None, :] == np.arange(n_folds)[None, :, None]).reshape(runs * n_folds, n).astype(float)
+        counts = (z.sum(axis=0)[None, :] - member @ z).reshape(-1, c, int(offsets[-1]))
+        per_class = ycat.sum(axis=0)[None, :] - member @ ycat
+        n_train = n - member.sum(axis=1)
+        prior = np.log((per_class + 1.0) / (n_train[:, None] + c))
+        group = np.where(fold_ids >= 0, np.arange(runs)[:, None] * n_folds + fold_ids, 0)
+        joint = prior[group]                                            # (runs, n, c)
+        for j in range(X.shape[1]):
+            cnt = counts[:, :, offsets[j]:offsets[j + 1]] + 1.0
+            table = np.log(cnt / cnt.sum(axis=2, keepdims=True))        # (groups, c, k)
+            joint = joint + table[group, :, X[None, :, j]]
+        m = joint.max(axis=2, keepdims=True)
+        e = np.exp(joint - m)
+        pred = np.argmax(e / e.sum(axis=2, keepdims=True), axis=2)
+        return np.where(fold_ids >= 0, pred, -1)
 
     def _joint_log(self, X):
         X = self._check_X(X)

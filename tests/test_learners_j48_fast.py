@@ -1,0 +1,107 @@
+"""The compiled per-fold paths of J48 and NaiveBayes give the per-fold fits' predictions.
+
+``fold_predictions`` fits one model per fold in compiled code (J48) or in a few
+array operations (NaiveBayes); the studies use it on all-nominal data.  These
+tests compare it, prediction by prediction, with fitting the Python classes fold
+by fold, on Bouckaert's sources and on random nominal data with more categories
+and classes, where trees are deep and subtree raising happens often.
+"""
+
+import numpy as np
+import pytest
+
+from simstudy.learners.j48 import J48
+from simstudy.learners.weka import IB1, WekaNaiveBayes
+from simstudy.scores import cv_accuracies
+from simstudy.sources.bayesnet import load_source, random_augmented_nb
+from simstudy.splits import folds, repeated_fold_ids
+
+
+def per_fold(make, X, y, fold_ids):
+    out = np.full(fold_ids.shape, -1, dtype=np.int64)
+    for r, ids in enumerate(fold_ids):
+        for train, test in folds(ids):
+            out[r, test] = make().fit(X[train], y[train]).predict(X[test])
+    return out
+
+
+def random_nominal(rng, n, p, k, c):
+    """Class-dependent nominal data: every attribute's category drifts with the class."""
+    y = rng.integers(0, c, n)
+    X = (rng.integers(0, k, (n, p)) + (rng.random((n, p)) < 0.3) * y[:, None]) % k
+    return X.astype(float), y
+
+
+@pytest.mark.parametrize("source", ["bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4"])
+def test_same_predictions_on_the_sources(source):
+    rng = np.random.default_rng(7)
+    X, y = load_source(source).sample(300, rng)
+    X = X.astype(float)
+    ids = repeated_fold_ids(y, 3, 10, rng)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    for cls in (J48, WekaNaiveBayes):
+        fast = cls(nominal=nominal).fold_predictions(X, y, ids)
+        np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
+
+
+@pytest.mark.parametrize("k,c,seed", [(2, 3, 0), (3, 2, 1), (4, 4, 2), (3, 3, 3), (2, 2, 4)])
+def test_same_predictions_on_random_nominal_data(k, c, seed):
+    rng = np.random.default_rng(seed)
+    X, y = random_nominal(rng, 200, 8, k, c)
+    ids = repeated_fold_ids(y, 2, 10, rng)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    for kwargs in ({}, {"subtree_raising": False}, {"unpruned": True}, {"confidence": 0.1, "min_leaf": 3}):
+        fast = J48(nominal=nominal, **kwargs).fold_predictions(X, y, ids)
+        np.testing.assert_array_equal(fast, per_fold(lambda: J48(nominal=nominal, **kwargs), X, y, ids))
+    fast = WekaNaiveBayes(nominal=nominal).fold_predictions(X, y, ids)
+    np.testing.assert_array_equal(fast, per_fold(lambda: WekaNaiveBayes(nominal=nominal), X, y, ids))
+
+
+def test_multiclass_source_and_held_out_only_cases():
+    rng = np.random.default_rng(11)
+    src = random_augmented_nb(10, 8, rng, n_classes=4)
+    X, y = src.sample(240, rng)
+    X = X.astype(float)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    # a resampling split: -1 marks cases that are always training
+    ids = np.full((3, y.size), -1)
+    for r in range(3):
+        ids[r, rng.choice(y.size, 80, replace=False)] = 0
+    for cls in (J48, WekaNaiveBayes):
+        fast = cls(nominal=nominal).fold_predictions(X, y, ids)
+        assert (fast[ids < 0] == -1).all()
+        np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
+
+
+def test_not_applicable_returns_none():
+    rng = np.random.default_rng(3)
+    X, y = random_nominal(rng, 60, 3, 2, 2)
+    ids = repeated_fold_ids(y, 1, 5, rng)
+    assert J48(nominal=[True, True, False]).fold_predictions(X, y, ids) is None
+    Xm = X.copy()
+    Xm[0, 0] = np.nan
+    assert J48(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
+    assert WekaNaiveBayes(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
+    assert J48(nominal=[True] * 3, min_leaf=0).fold_predictions(X, y, ids) is None
+    with pytest.raises(ValueError, match="fold_ids"):
+        J48(nominal=[True] * 3).fold_predictions(X, y, ids[:, :10])
+
+
+def test_cv_accuracies_same_with_and_without_the_compiled_path():
+    rng = np.random.default_rng(5)
+    X, y = load_source("bouckaert3").sample(300, rng)
+    X = X.astype(float)
+    ids = repeated_fold_ids(y, 2, 10, rng)
+    nominal = np.ones(X.shape[1], dtype=bool)
+
+    class Plain(J48):  # the same learner without its per-fold shortcut
+        fold_predictions = None
+
+    class PlainNB(WekaNaiveBayes):
+        fold_predictions = None
+
+    fast = cv_accuracies(X, y, ids, [lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal),
+                                     lambda: IB1(nominal=nominal)])
+    slow = cv_accuracies(X, y, ids, [lambda: Plain(nominal=nominal), lambda: PlainNB(nominal=nominal),
+                                     lambda: IB1(nominal=nominal)])
+    np.testing.assert_array_equal(fast, slow)
