@@ -177,20 +177,20 @@ class WekaNaiveBayes(_Base):
         if n_folds < 1:
             return np.full((runs, n), -1, dtype=np.int64)
         offsets = np.r_[0, np.cumsum(ncat)]
-        # one indicator per (class, attribute category) and per class
-        z = np.zeros((n, c, int(offsets[-1])))
-        for j in range(X.shape[1]):
-            z[np.arange(n), y, offsets[j] + X[:, j]] = 1.0
-        z = z.reshape(n, -1)
-        ycat = np.zeros((n, c))
-        ycat[np.arange(n), y] = 1.0
-        # membership of every (run, fold) group; training counts = all counts - the fold's
-        member = (fold_ids[:, None, :] == np.arange(n_folds)[None, :, None]).reshape(runs * n_folds, n).astype(float)
-        counts = (z.sum(axis=0)[None, :] - member @ z).reshape(-1, c, int(offsets[-1]))
-        per_class = ycat.sum(axis=0)[None, :] - member @ ycat
-        n_train = n - member.sum(axis=1)
-        prior = np.log((per_class + 1.0) / (n_train[:, None] + c))
+        width = int(offsets[-1])
+        groups = runs * n_folds
         group = np.where(fold_ids >= 0, np.arange(runs)[:, None] * n_folds + fold_ids, 0)
+        held = fold_ids >= 0
+        # counts of every (class, attribute category) and class: all cases minus each fold's
+        cell = (y[:, None] * width + offsets[:-1][None, :] + X).ravel()           # (n * p,)
+        counts = np.bincount(cell, minlength=c * width).astype(float)
+        fold_cell = (group[:, :, None] * (c * width) + cell.reshape(n, -1)[None, :, :])[held]
+        counts = counts[None, :] - np.bincount(fold_cell.ravel(), minlength=groups * c * width).reshape(groups, -1)
+        counts = counts.reshape(groups, c, width)
+        per_class = (np.bincount(y, minlength=c)[None, :]
+                     - np.bincount((group * c + y[None, :])[held], minlength=groups * c).reshape(groups, c))
+        n_train = n - np.bincount(group[held], minlength=groups)
+        prior = np.log((per_class + 1.0) / (n_train[:, None] + c))
         joint = prior[group]                                            # (runs, n, c)
         for j in range(X.shape[1]):
             cnt = counts[:, :, offsets[j]:offsets[j + 1]] + 1.0
