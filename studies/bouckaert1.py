@@ -94,32 +94,46 @@ def _source(name: str):
     return load_source(name)
 
 
-def replicate(cond: SourceCondition, rng):
-    X, y = _source(cond.source).sample(cond.n_cases, rng)
-    X = X.astype(float)
-    nominal = np.ones(X.shape[1], dtype=bool)
-    learners = (lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal))
-    acc = np.stack([cv_accuracies(X, y, repeated_fold_ids(y, cond.n_runs, cond.n_folds, rng), learners)
-                    for _ in range(cond.n_experiments)])          # (experiments, runs, folds, 2)
-    diffs = acc[..., 0] - acc[..., 1]
-    e, r, f = np.meshgrid(np.arange(cond.n_experiments), np.arange(cond.n_runs), np.arange(cond.n_folds),
-                          indexing="ij")
-    scores = pd.DataFrame({"experiment": e.ravel(), "run": r.ravel(), "fold": f.ravel(),
-                           "acc_a": acc[..., 0].ravel(), "acc_b": acc[..., 1].ravel()})
+def experiment_accuracies(X, y, cond, rng, learners) -> np.ndarray:
+    """Per-fold accuracies of every learner in every experiment: (experiments, runs, folds, L).
+
+    The partitions of all experiments are drawn first (in experiment order), then
+    each learner is fitted once per fold of all of them in one call.
+    """
+    ids = np.concatenate([repeated_fold_ids(y, cond.n_runs, cond.n_folds, rng) for _ in range(cond.n_experiments)])
+    acc = cv_accuracies(X, y, ids, learners)
+    return acc.reshape(cond.n_experiments, cond.n_runs, cond.n_folds, -1)
+
+
+def outcome_rows(diffs, cond) -> pd.DataFrame:
+    """One row per experiment x scheme x test from the (experiments, runs, folds) differences."""
     cols = {"experiment": [], "scheme": [], "test": [], "statistic": [], "pvalue": [], "decision": []}
-    experiments = np.arange(cond.n_experiments)
+    n = diffs.shape[0]
+    experiments = np.arange(n)
     for scheme in SCHEMES:
         sample = scheme_sample(diffs, scheme)                      # (experiments, m)
         for test, fn in TESTS.items():
             res = fn(sample)
             cols["experiment"].append(experiments)
-            cols["scheme"].append(np.full(cond.n_experiments, scheme, dtype=object))
-            cols["test"].append(np.full(cond.n_experiments, test, dtype=object))
-            cols["statistic"].append(np.broadcast_to(res.statistic, (cond.n_experiments,)).astype(float))
-            cols["pvalue"].append(np.broadcast_to(res.pvalue, (cond.n_experiments,)).astype(float))
-            cols["decision"].append(np.broadcast_to(res.decision(cond.alpha), (cond.n_experiments,)).astype(np.int8))
-    outcomes = pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
-    return {"scores": scores, "outcomes": outcomes}
+            cols["scheme"].append(np.full(n, scheme, dtype=object))
+            cols["test"].append(np.full(n, test, dtype=object))
+            cols["statistic"].append(np.broadcast_to(res.statistic, (n,)).astype(float))
+            cols["pvalue"].append(np.broadcast_to(res.pvalue, (n,)).astype(float))
+            cols["decision"].append(np.broadcast_to(res.decision(cond.alpha), (n,)).astype(np.int8))
+    return pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
+
+
+def replicate(cond: SourceCondition, rng):
+    X, y = _source(cond.source).sample(cond.n_cases, rng)
+    X = X.astype(float)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    learners = (lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal))
+    acc = experiment_accuracies(X, y, cond, rng, learners)        # (experiments, runs, folds, 2)
+    e, r, f = np.meshgrid(np.arange(cond.n_experiments), np.arange(cond.n_runs), np.arange(cond.n_folds),
+                          indexing="ij")
+    scores = pd.DataFrame({"experiment": e.ravel(), "run": r.ravel(), "fold": f.ravel(),
+                           "acc_a": acc[..., 0].ravel(), "acc_b": acc[..., 1].ravel()})
+    return {"scores": scores, "outcomes": outcome_rows(acc[..., 0] - acc[..., 1], cond)}
 
 
 def _pct(x):
