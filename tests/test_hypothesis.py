@@ -6,6 +6,7 @@ call = loop of single calls; (d) degenerate and invalid input; (e) property
 tests; (f) a slow size check under the null.
 """
 
+import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -593,3 +594,22 @@ def test_direction_of_a_mean_that_cancels_does_not_depend_on_order():
     a = paired_t_test(np.array([0.01, -0.3, -0.03, 0.96, -0.64]))
     b = paired_t_test(np.array([0.01, -0.3, 0.96, -0.03, -0.64]))
     assert a.direction == b.direction == 0 and a.decision(0.05) == b.decision(0.05) == 0
+
+
+def test_sign_test_cdf_rule_as_printed_by_bouckaert():
+    # 8 pluses of 10: the exact test does not reject at 5%, the printed rule P(K <= 8) > 0.975 does
+    x = np.r_[np.ones(8), -np.ones(2)]
+    assert sign_test(x).pvalue == pytest.approx(2 * 56 / 1024)
+    assert sign_test(x, rule="cdf").pvalue == pytest.approx(2 * 11 / 1024)
+    assert sign_test(x, rule="cdf").decision(0.05) == 1
+    # B's side keeps the exact tail: 2 pluses of 10 is not significant, 1 is
+    assert sign_test(-x, rule="cdf").decision(0.05) == 0
+    assert sign_test(np.r_[np.ones(1), -np.ones(9)], rule="cdf").decision(0.05) == -1
+    # size at n = 10 without ties: P(K <= 1) + P(K >= 8)
+    k = np.arange(11)
+    x = np.where(np.arange(10)[None, :] < k[:, None], 1.0, -1.0)
+    rejected = sign_test(x, rule="cdf").decision(0.05) != 0
+    size = sum(math.comb(10, int(i)) for i in k[rejected]) / 1024
+    assert size == pytest.approx((11 + 56) / 1024)
+    with pytest.raises(ValueError, match="rule"):
+        sign_test(x, rule="exact")
