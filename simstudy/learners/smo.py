@@ -1,0 +1,280 @@
+"""Weka 3.6's SMO with its defaults: a linear support vector machine.
+
+Bouckaert (2004) compares pairs of learners, among them Weka's
+``weka.classifiers.functions.SMO`` with its default options
+(``-C 1.0 -L 0.001 -P 1.0E-12 -N 0 -V -1 -W 1
+-K "weka.classifiers.functions.supportVector.PolyKernel -C 250007 -E 1.0"``).
+The class here reproduces Weka's preprocessing exactly (missing values,
+nominal-to-binary coding, normalisation to [0, 1], pairwise machines and their
+voting) and solves each pairwise problem with libsvm (scikit-learn's binding).
+The weight vector of a linear SVM is unique, so predictions agree with Weka's
+except for instances very close to a boundary, where the two solvers'
+approximate solutions may fall on different sides; the measured agreement is in
+``benchmarks/learners_weka.md`` (section "TAN and SMO").
+
+Input conventions are those of :mod:`simstudy.learners.weka`: ``X`` float (n, p)
+with nominal attributes coded 0..k-1 and NaN for missing; ``nominal`` a boolean
+mask (or index list) of the nominal columns; ``y`` integer class codes 0..c-1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._sklearn import ClassifierProtocol
+from .weka import _Base
+
+__all__ = ["SMO"]
+
+
+def _unique_rows(A):
+    """Distinct rows of a float array and their counts (rows compared byte-wise)."""
+    A = np.ascontiguousarray(A)
+    keys = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    return A[first], counts
+
+
+def _solve_pair(Z, t, weights, C, tol, backend):
+    """Linear SVM on rows ``Z`` with targets ``t`` (0: class i, 1: class j), row ``weights``.
+
+    Returns Weka's ``(w, b)``: output ``w . x - b``, positive for class ``j``.
+    ``backend`` "libsvm" calls scikit-learn's libsvm binding directly (the same solver
+    as ``SVC``, without its input validation, which costs more than the solve on
+    small data); "sklearn" goes through ``sklearn.svm.SVC``.
+    """
+    if backend == "libsvm":
+        try:
+            from sklearn.svm import _libsvm
+        except ImportError:  # pragma: no cover - a scikit-learn without the private module
+            backend = "sklearn"
+    if backend == "libsvm":
+        _libsvm.set_verbosity_wrap(0)
+        out = _libsvm.fit(Z, t, svm_type=0, sample_weight=weights, class_weight=np.empty(0),
+                          kernel="linear", C=C, tol=tol, cache_size=200.0, shrinking=1, max_iter=-1)
+        sv, dual, intercept = out[1], out[3], out[4]
+        # libsvm's decision dual . K(sv, x) + intercept is positive for the first label (0: class i)
+        return -(dual[0] @ sv), float(intercept[0])
+    from sklearn.svm import SVC
+
+    svc = SVC(kernel="linear", C=C, tol=tol).fit(Z, t.astype(np.intp), sample_weight=weights)
+    # scikit-learn flips libsvm's sign for two classes: positive means classes_[1] (class j)
+    return np.asarray(svc.coef_)[0].copy(), -float(svc.intercept_[0])
+
+
+class SMO(ClassifierProtocol, _Base):
+    """Weka 3.6 ``weka.classifiers.functions.SMO`` with a linear kernel.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Complexity constant (Weka ``-C``): the upper bound of every Lagrange
+        multiplier.
+    tol : float, default 1e-3
+        Stopping tolerance (Weka ``-L``), passed to libsvm as its ``tol``.  libsvm
+        stops when the largest violation of the optimality conditions, in Weka's
+        terms ``b_low - b_up``, is below ``tol``; Weka stops at ``2 tol``.
+    epsilon : float, default 1e-12
+        Weka's round-off epsilon (``-P``); kept for the record, libsvm has its own.
+    backend : {"libsvm", "sklearn"}, default "libsvm"
+        "libsvm" calls scikit-learn's libsvm binding directly, "sklearn" goes through
+        ``sklearn.svm.SVC``; the solver and the result are the same, the first skips
+        input checks that cost more than the solve on small data.
+    nominal, n_categories, n_classes
+        As in :class:`simstudy.learners.weka.WekaNaiveBayes`.
+
+    Notes
+    -----
+    Preprocessing, fitted on the training data as Weka's filters are:
+
+    1. Training instances with a missing class are dropped.  Missing values are
+       replaced by the mode (nominal; lowest code on ties) or the mean (numeric) of
+       the observed training values (``ReplaceMissingValues``; 0 when none).
+    2. ``NominalToBinary``: a nominal attribute with at most two categories stays
+       one 0/1 column (its code); one with ``k > 2`` becomes ``k`` indicator columns.
+    3. ``Normalize``: every column is mapped to ``(v - min) / (max - min)`` with the
+       training minimum and maximum; a constant column becomes 0.  Test values are
+       not clipped.
+
+    Then one machine per pair of classes ``i < j`` is trained on the instances of
+    those two classes (class ``i`` labelled -1, ``j`` +1), with the kernel
+    ``K(x, z) = x . z`` (PolyKernel, exponent 1, no lower-order term).  Its output is
+    ``w . x - b``; a positive output votes for ``j``, zero or negative for ``i``.  A
+    pair with only one class in the training data always votes for that class; a
+    pair with neither casts no vote.  ``predict_proba`` returns the normalised
+    votes (Weka without ``-M``), ``predict`` the first class with most votes.
+
+    Attributes
+    ----------
+    weights_ : ndarray, shape (n_pairs, n_columns)
+        ``w`` of each pairwise machine on the normalised columns.
+    offsets_ : ndarray, shape (n_pairs,)
+        ``b`` of each machine (Weka's sign: output ``w . x - b``).
+    pairs_ : ndarray of int, shape (n_pairs, 2)
+        The classes ``(i, j)`` of each machine, ``i < j`` in lexicographic order.
+    active_ : ndarray of bool, shape (n_pairs,)
+        Whether the machine votes (at least one of its classes was seen).
+    """
+
+    def __init__(self, C=1.0, tol=1e-3, epsilon=1e-12, backend="libsvm", nominal=None, n_categories=None,
+                 n_classes=None):
+        super().__init__(nominal, n_categories, n_classes)
+        self.C = C
+        self.tol = tol
+        self.epsilon = epsilon
+        self.backend = backend
+
+    def get_params(self, deep=True):
+        return {"C": self.C, "tol": self.tol, "epsilon": self.epsilon, "backend": self.backend,
+                **super().get_params(deep)}
+
+    def _expand(self, X):
+        """Replace missing values, code nominal attributes as Weka's NominalToBinary does."""
+        miss = np.isnan(X)
+        if miss.any():
+            X = np.where(miss, self.fill_[None, :], X)
+        if not self.expand_.any():
+            return X
+        parts = []
+        for j in range(X.shape[1]):
+            if self.expand_[j]:
+                parts.append(X[:, j:j + 1] == np.arange(self.n_categories_[j])[None, :])
+            else:
+                parts.append(X[:, j:j + 1])
+        return np.hstack(parts).astype(float)
+
+    def fit(self, X, y):
+        """Fit the pairwise linear machines.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n, p)
+            Nominal codes 0..k-1 or numeric values, NaN for missing.
+        y : array_like, shape (n,)
+            Class codes 0..c-1 (NaN rows are dropped).
+
+        Returns
+        -------
+        self
+        """
+        for name in ("C", "tol"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float, np.floating, np.integer)) and v > 0):
+                raise ValueError(f"{name}: must be a positive number, got {v!r}")
+        if self.backend not in ("libsvm", "sklearn"):
+            raise ValueError(f"backend: expected 'libsvm' or 'sklearn', got {self.backend!r}")
+        X, y = self._prepare(X, y)
+        keep = ~np.isnan(y)
+        X, y = X[keep], y[keep].astype(np.intp)
+        nom = self.nominal_mask_
+        k = self.n_categories_
+        p = X.shape[1]
+        bad = np.flatnonzero(nom & (X >= k[None, :]).any(axis=0))
+        if bad.size:
+            raise ValueError(f"X: column {bad[0]} has a category code outside 0..{k[bad[0]] - 1}")
+        obs = ~np.isnan(X)
+        n_obs = obs.sum(axis=0)
+        fill = np.zeros(p)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(obs, X, 0.0).sum(axis=0) / np.where(n_obs > 0, n_obs, 1)
+        fill[~nom] = np.where(n_obs > 0, means, 0.0)[~nom]
+        nj = np.flatnonzero(nom)
+        if nj.size:
+            K = int(k[nj].max())
+            codes = np.where(obs[:, nj], X[:, nj], 0.0).astype(np.intp) + K * np.arange(nj.size)[None, :]
+            counts = np.bincount(codes.ravel(), weights=obs[:, nj].ravel().astype(float), minlength=nj.size * K)
+            fill[nj] = np.argmax(counts.reshape(nj.size, K), axis=1)  # lowest code on ties; 0 if none seen
+        self.fill_ = fill
+        self.expand_ = nom & (k > 2)
+        Z = self._expand(X)
+        if Z.shape[0]:
+            lo, hi = Z.min(axis=0), Z.max(axis=0)
+        else:
+            lo, hi = np.zeros(Z.shape[1]), np.zeros(Z.shape[1])
+        const = hi == lo
+        self.min_ = lo
+        self.scale_ = np.where(const, 0.0, 1.0 / np.where(const, 1.0, hi - lo))
+        self.range_ = np.where(const, 1.0, hi - lo)
+        self.constant_ = const
+        Z = self._normalise(Z)
+
+        c = self.n_classes_
+        pairs = np.array([(i, j) for i in range(c) for j in range(i + 1, c)], dtype=np.intp).reshape(-1, 2)
+        present = np.bincount(y, minlength=c) > 0
+        W = np.zeros((len(pairs), Z.shape[1]))
+        B = np.zeros(len(pairs))
+        both = present[pairs[:, 0]] & present[pairs[:, 1]]
+        if both.any():
+            # identical rows of the same class merged: the same problem with C scaled by the count
+            rows, counts = _unique_rows(np.column_stack([y, Z]))
+            ry, rz, rw = rows[:, 0].astype(np.intp), np.ascontiguousarray(rows[:, 1:]), counts.astype(float)
+            for r in np.flatnonzero(both):
+                i, j = pairs[r]
+                sel = (ry == i) | (ry == j)
+                W[r], B[r] = _solve_pair(rz[sel], (ry[sel] == j).astype(float), rw[sel], float(self.C),
+                                         float(self.tol), self.backend)
+        only_i = present[pairs[:, 0]] & ~present[pairs[:, 1]]
+        only_j = ~present[pairs[:, 0]] & present[pairs[:, 1]]
+        B[only_i] = 1.0
+        B[only_j] = -1.0
+        self.pairs_ = pairs
+        self.weights_ = W
+        self.offsets_ = B
+        self.active_ = both | only_i | only_j
+        return self
+
+    def _normalise(self, Z):
+        return np.where(self.constant_[None, :], 0.0, (Z - self.min_[None, :]) / self.range_[None, :])
+
+    def transform(self, X):
+        """The normalised columns the machines see (after Weka's three filters).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (m, p)
+
+        Returns
+        -------
+        ndarray of float, shape (m, n_columns)
+        """
+        X = self._check_X(X)
+        for j in np.flatnonzero(self.nominal_mask_):
+            col = X[:, j]
+            if np.any((col < 0) | (col >= self.n_categories_[j])):
+                raise ValueError(f"X: column {j} has a category code outside 0..{self.n_categories_[j] - 1}")
+        return self._normalise(self._expand(X))
+
+    def decision_function(self, X):
+        """Output ``w . x - b`` of every pairwise machine (positive: the pair's second class).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (m, p)
+
+        Returns
+        -------
+        ndarray of float, shape (m, n_pairs)
+        """
+        return self.transform(X) @ self.weights_.T - self.offsets_[None, :]
+
+    def predict_proba(self, X):
+        """Normalised pairwise votes (Weka's SMO without logistic models).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (m, p)
+
+        Returns
+        -------
+        ndarray of float, shape (m, c)
+        """
+        out = self.decision_function(X)
+        c = self.n_classes_
+        votes = np.zeros((out.shape[0], c))
+        act = self.active_
+        win_j = out[:, act] > 0
+        i_idx, j_idx = self.pairs_[act, 0], self.pairs_[act, 1]
+        votes += win_j.astype(float) @ np.eye(c)[j_idx]
+        votes += (~win_j).astype(float) @ np.eye(c)[i_idx]
+        tot = votes.sum(axis=1, keepdims=True)
+        return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / c)

@@ -1,0 +1,375 @@
+"""Weka 3.6's tree-augmented naive Bayes (BayesNet with the TAN search).
+
+Bouckaert (2004) compares pairs of learners among naive Bayes, C4.5, nearest
+neighbour, tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997), a
+decision stump and a support vector machine, all as Weka had them; TAN is
+``weka.classifiers.bayes.BayesNet -D -Q weka.classifiers.bayes.net.search.local.TAN
+-- -S BAYES -E weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A 0.5``.
+The class here follows Weka's algorithm step by step (the local score, the order
+and tie rules of the spanning-tree search, the orientation of the arcs, the
+replacement of missing values and the order in which log probabilities are added)
+so that per-fold predictions agree with Weka run on the same folds; the agreement
+is recorded in ``benchmarks/learners_weka.md`` (section "TAN and SMO").
+
+Input conventions are those of :mod:`simstudy.learners.weka`: ``X`` float (n, p)
+with nominal attributes coded 0..k-1 and NaN for missing; ``nominal`` a boolean
+mask (or index list) of the nominal columns; ``y`` integer class codes 0..c-1.
+Only nominal attributes are supported (Weka would discretise numeric ones).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._sklearn import ClassifierProtocol
+from .weka import _Base
+
+__all__ = ["TAN", "weka_ln_gamma"]
+
+_SEARCH_ALPHA = 0.5  # LocalScoreSearchAlgorithm's m_fAlpha: fixed, not the estimator's -A
+
+# Coefficients of Weka's Statistics.lnGamma, as stored in the Weka 3.6.14 jar.
+_LG_A = (8.116141674705085e-4, -5.950619042843014e-4, 7.936503404577169e-4,
+         -0.002777777777300997, 0.08333333333333319)
+_LG_B = (-1378.2515256912086, -38801.631513463784, -331612.9927388712,
+         -1162370.974927623, -1721737.0082083966, -853555.6642457654)
+_LG_C = (-351.81570143652345, -17064.210665188115, -220528.59055385445,
+         -1139334.4436798252, -2532523.0717758294, -2018891.4143353277)
+
+
+def _polevl(x, coef):
+    out = np.full_like(x, coef[0])
+    for c in coef[1:]:
+        out = out * x + c
+    return out
+
+
+def _p1evl(x, coef):
+    out = x + coef[0]
+    for c in coef[1:]:
+        out = out * x + c
+    return out
+
+
+def weka_ln_gamma(x):
+    """``log Gamma(x)`` computed as Weka's ``Statistics.lnGamma`` does, elementwise.
+
+    Parameters
+    ----------
+    x : array_like of float
+        Positive arguments.
+
+    Returns
+    -------
+    ndarray of float
+        The same floating-point operations as Weka's Java code, in the same order,
+        so that scores that tie in Weka tie here too.
+
+    Raises
+    ------
+    ValueError
+        If an argument is not positive (Weka's code covers negative arguments with
+        a reflection formula that the network scores never need).
+    """
+    x = np.asarray(x, dtype=float)
+    if np.any(~(x > 0)):
+        raise ValueError("x: lnGamma arguments must be positive")
+    out = np.empty_like(x)
+    small = x < 13.0
+    if small.any():
+        u = x[small]
+        z = np.ones_like(u)
+        while True:
+            m = u >= 3.0
+            if not m.any():
+                break
+            u = np.where(m, u - 1.0, u)
+            z = np.where(m, z * u, z)
+        while True:
+            m = u < 2.0
+            if not m.any():
+                break
+            z = np.where(m, z / u, z)
+            u = np.where(m, u + 1.0, u)
+        z = np.abs(z)
+        two = u == 2.0
+        v = u - 2.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = v * _polevl(v, _LG_B) / _p1evl(v, _LG_C)
+        out[small] = np.where(two, np.log(z), np.log(z) + r)
+    big = ~small
+    if big.any():
+        v = x[big]
+        q = (v - 0.5) * np.log(v) - v + 0.9189385332046728
+        p = 1.0 / (v * v)
+        far = ((7.936507936507937e-4 * p - 0.002777777777777778) * p + 0.08333333333333333) / v
+        near = _polevl(p, _LG_A) / v
+        q_corr = np.where(v >= 1000.0, q + far, q + near)
+        out[big] = np.where(v > 1.0e8, q, q_corr)
+    return out
+
+
+_HALF_TABLE = np.empty(0)
+
+
+def _ln_gamma_halves(x):
+    """``weka_ln_gamma`` for arguments that are multiples of 0.5, from a cached table."""
+    global _HALF_TABLE
+    idx = np.rint(2.0 * x).astype(np.intp) - 1
+    top = int(idx.max()) + 1 if idx.size else 0
+    if top > _HALF_TABLE.size:
+        _HALF_TABLE = weka_ln_gamma(0.5 * np.arange(1, max(top, 2 * _HALF_TABLE.size, 1024) + 1))
+    return _HALF_TABLE[idx]
+
+
+def _bayes_scores(counts, cfg_valid, sym_valid, k_head):
+    """Weka's BAYES local score (``calcScoreOfCounts``, alpha 0.5), vectorised over nodes.
+
+    ``counts`` (..., J, K): counts per parent configuration ``j`` (in Weka's order)
+    and value of the node; ``cfg_valid`` (..., J) and ``sym_valid`` (..., K) mark the
+    configurations and values that exist (the arrays are padded to common sizes);
+    ``k_head`` (...) the node's number of values.  The running total is accumulated
+    in Weka's order, skipping padded cells by adding exact zeros.
+    """
+    alpha = _SEARCH_ALPHA
+    J, K = counts.shape[-2:]
+    sym = sym_valid[..., None, :] & cfg_valid[..., :, None]
+    cells = np.where(sym, alpha + counts, 0.0)
+    sums = cells[..., 0]
+    for v in range(1, K):
+        sums = sums + cells[..., v]
+    lg = np.where(sym, _ln_gamma_halves(alpha + counts), 0.0)
+    lg_sums = np.where(cfg_valid, _ln_gamma_halves(np.where(cfg_valid, sums, 1.0)), 0.0)
+    lg_alpha = _ln_gamma_halves(np.array([alpha]))[0]
+    per_cfg = k_head * lg_alpha
+    lg_k_alpha = _ln_gamma_halves(k_head * alpha)
+    score = np.zeros(counts.shape[:-2])
+    for j in range(J):
+        for v in range(K):
+            score = score + lg[..., j, v]
+        cv = cfg_valid[..., j]
+        score = score - lg_sums[..., j]
+        score = score - np.where(cv, per_cfg, 0.0)
+        score = score + np.where(cv, lg_k_alpha, 0.0)
+    return score
+
+
+class TAN(ClassifierProtocol, _Base):
+    """Weka 3.6 ``BayesNet`` with the ``TAN`` search and ``SimpleEstimator``.
+
+    Parameters
+    ----------
+    alpha : float, default 0.5
+        Prior count of the ``SimpleEstimator`` (Weka ``-E ... -- -A``): every cell of
+        every conditional probability table starts at ``alpha``.
+    nominal, n_categories, n_classes
+        As in :class:`simstudy.learners.weka.WekaNaiveBayes`; every attribute must be
+        nominal.
+
+    Notes
+    -----
+    Fitting, as Weka does it:
+
+    * Training instances with a missing class are dropped.  If any attribute value
+      is missing, every missing value is replaced by the attribute's mode in the
+      training data (Weka's ``ReplaceMissingValues``; ties to the lowest code).
+    * Every attribute gets the class as parent.  With ``s(a | P)`` Weka's BAYES score
+      (Dirichlet prior 0.5 per cell: ``sum_j [sum_v lnG(0.5 + n_jv) - lnG(sum_v (0.5
+      + n_jv))] - J k lnG(0.5) + J lnG(0.5 k)`` over the ``J`` parent configurations),
+      the weight of the ordered pair ``(a, b)`` is the gain of giving ``a`` the extra
+      parent ``b``: ``s(a | C, b) - s(a | C)``.  The tree is grown as in Prim's
+      algorithm: first the pair with the largest weight, then repeatedly the
+      largest-weight pair with exactly one node already in the tree.  Ties go to the
+      first pair in the order ``(a, b)`` with ``a`` the slower index.  (For large
+      samples the weight is ``n`` times the conditional mutual information
+      ``I(a; b | C)`` minus a penalty, so this is Chow and Liu's maximum spanning tree,
+      with Weka's Bayesian score in place of the mutual information.)
+    * Orientation (Weka's ``TAN.buildStructure``): the pairs are visited in the
+      order they were chosen; ``b`` gets ``a`` as parent if ``b`` has no parent yet,
+      otherwise ``a`` gets ``b``.  So the arc of the first pair points from ``a`` to
+      ``b`` and ``a`` is the root unless a later pair gives it a parent.
+    * Conditional probability tables: ``(n + alpha) / (N + k alpha)`` for each
+      configuration of the parents, the class prior likewise.
+
+    Prediction: missing values are replaced by the training modes (also when the
+    training data had none: Weka then builds the replacement filter when it first
+    meets a missing value); the log probabilities of the attributes are added in
+    attribute order, the class prior's last, plus 1 (as in Weka's
+    ``SimpleEstimator``), and turned into posterior probabilities.  ``predict``
+    returns the first most probable class.
+
+    Attributes
+    ----------
+    parent_ : ndarray of int, shape (p,)
+        Tree parent of each attribute (besides the class), -1 for the root.
+    links_ : list of (int, int)
+        The chosen pairs ``(a, b)`` in the order of the search.
+    modes_ : ndarray of int, shape (p,)
+        Replacement for missing values at prediction time.
+    """
+
+    def __init__(self, alpha=0.5, nominal=None, n_categories=None, n_classes=None):
+        super().__init__(nominal, n_categories, n_classes)
+        self.alpha = alpha
+
+    def get_params(self, deep=True):
+        return {"alpha": self.alpha, **super().get_params(deep)}
+
+    def fit(self, X, y):
+        """Learn the tree and the probability tables.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n, p)
+            Nominal codes 0..k-1, NaN for missing.
+        y : array_like, shape (n,)
+            Class codes 0..c-1 (NaN rows are dropped).
+
+        Returns
+        -------
+        self
+        """
+        alpha = float(self.alpha)
+        if not alpha > 0:
+            raise ValueError(f"alpha: must be positive, got {self.alpha!r}")
+        X, y = self._prepare(X, y)
+        p = X.shape[1]
+        numeric = np.flatnonzero(~self.nominal_mask_)
+        if numeric.size:
+            raise ValueError(f"nominal: TAN supports nominal attributes only; column {numeric[0]} is numeric "
+                             "(discretise it first)")
+        keep = ~np.isnan(y)
+        X, y = X[keep], y[keep].astype(np.intp)
+        k = self.n_categories_
+        c = self.n_classes_
+        bad = np.flatnonzero((X >= k[None, :]).any(axis=0))
+        if bad.size:
+            raise ValueError(f"X: column {bad[0]} has a category code outside 0..{k[bad[0]] - 1}")
+        n = y.size
+        K = int(k.max()) if p else 1
+        miss = np.isnan(X)
+        offs = np.arange(p) * K
+        if n:
+            codes = np.where(miss, 0.0, X).astype(np.intp)
+            onehot = np.zeros((n, p * K))
+            np.put_along_axis(onehot, codes + offs, np.where(miss, 0.0, 1.0), axis=1)
+            ymat = np.zeros((n, c))
+            ymat[np.arange(n), y] = 1.0
+            counts_all = onehot.sum(axis=0).reshape(p, K)
+        else:
+            counts_all = np.zeros((p, K))
+        # ReplaceMissingValues: mode of the training data (lowest code on ties)
+        self.modes_ = np.argmax(counts_all, axis=1)
+        if miss.any():
+            fill = self.modes_[np.nonzero(miss)[1]]
+            onehot[np.nonzero(miss)[0], offs[np.nonzero(miss)[1]] + fill] = 1.0
+        if n:
+            # joint[c, a, va, b, vb] = number of class-c rows with a = va and b = vb
+            z = (ymat[:, :, None] * onehot[:, None, :]).reshape(n, c * p * K)
+            joint = (z.T @ onehot).reshape(c, p, K, p, K)
+            base = (ymat.T @ onehot).reshape(c, p, K).transpose(1, 0, 2)  # [a, c, va]
+        else:
+            joint = np.zeros((c, p, K, p, K))
+            base = np.zeros((p, c, K))
+        sym_valid = np.arange(K)[None, :] < k[:, None]  # [a, v]
+        self.parent_ = np.full(p, -1, dtype=np.intp)
+        self.links_ = []
+        if p >= 2:
+            base_score = _bayes_scores(base, np.ones((p, c), dtype=bool), sym_valid, k)
+            pair_counts = joint.transpose(1, 3, 0, 4, 2).reshape(p, p, c * K, K)  # [a, b, (c, vb), va]
+            cfg_valid = np.broadcast_to((np.arange(K)[None, :] < k[:, None])[None, :, None, :],
+                                        (p, p, c, K)).reshape(p, p, c * K)
+            pair_score = _bayes_scores(pair_counts, cfg_valid,
+                                       np.broadcast_to(sym_valid[:, None, :], (p, p, K)), k[:, None])
+            delta = pair_score - base_score[:, None]
+            np.fill_diagonal(delta, -np.inf)
+            self.links_ = self._spanning_tree(delta)
+            has_parent = np.zeros(p, dtype=bool)
+            for a, b in self.links_:
+                if not has_parent[b]:
+                    self.parent_[b] = a
+                    has_parent[b] = True
+                else:
+                    self.parent_[a] = b
+                    has_parent[a] = True
+        # conditional probability tables, padded to T[a, c, vb, va] (roots repeat over vb)
+        tables = np.empty((p, c, K, K))
+        for a in range(p):
+            b = self.parent_[a]
+            if b >= 0:
+                cnt = joint[:, a, :, b, :].transpose(0, 2, 1)  # [c, vb, va]
+            else:
+                cnt = np.broadcast_to(base[a][:, None, :], (c, K, K))
+            tot = cnt[..., : k[a]].sum(axis=-1, keepdims=True)
+            with np.errstate(divide="ignore"):
+                tables[a] = np.log((cnt + alpha) / (tot + k[a] * alpha))
+        self.log_tables_ = tables
+        class_counts = np.bincount(y, minlength=c).astype(float)
+        self.class_log_prior_ = np.log((class_counts + alpha) / (n + c * alpha))
+        self.parent_index_ = np.where(self.parent_ >= 0, self.parent_, np.arange(p))
+        return self
+
+    @staticmethod
+    def _spanning_tree(delta):
+        """Weka's greedy search over ordered pairs ``(a, b)``; a strict ``>`` keeps the first maximum."""
+        p = delta.shape[0]
+        links = []
+        a, b = divmod(int(np.argmax(delta)), p)
+        links.append((a, b))
+        linked = np.zeros(p, dtype=bool)
+        linked[[a, b]] = True
+        for _ in range(p - 2):
+            cand = np.where(linked[:, None] ^ linked[None, :], delta, -np.inf)
+            a, b = divmod(int(np.argmax(cand)), p)
+            links.append((a, b))
+            linked[[a, b]] = True
+        return links
+
+    def _codes(self, X):
+        X = self._check_X(X)
+        miss = np.isnan(X)
+        if miss.any():
+            X = np.where(miss, self.modes_[None, :], X)
+        bad = np.flatnonzero(((X < 0) | (X >= self.n_categories_[None, :]) | (X != np.round(X))).any(axis=0))
+        if bad.size:
+            raise ValueError(f"X: column {bad[0]} holds a value that is not a category code 0.."
+                             f"{self.n_categories_[bad[0]] - 1}")
+        return X.astype(np.intp)
+
+    def _log_scores(self, X):
+        """Weka's unnormalised log scores: 1 + log P(x, c), summed in Weka's order.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (m, p)
+
+        Returns
+        -------
+        ndarray of float, shape (m, c)
+        """
+        Xi = self._codes(X)
+        m, p = Xi.shape
+        c = self.n_classes_
+        pv = Xi[:, self.parent_index_]
+        # g[i, a, :] = log P(x_a | class, x_parent(a)) for every class
+        g = self.log_tables_[np.arange(p)[None, :], :, pv, Xi]
+        out = np.zeros((m, c))
+        for a in range(p):
+            out = out + g[:, a, :]
+        out = out + self.class_log_prior_[None, :]
+        return 1.0 + out
+
+    def predict_proba(self, X):
+        """Posterior class probabilities (Weka's ``SimpleEstimator.distributionForInstance``).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (m, p)
+
+        Returns
+        -------
+        ndarray of float, shape (m, c)
+        """
+        f = self._log_scores(X)
+        e = np.exp(f - f.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
