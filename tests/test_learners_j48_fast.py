@@ -1,4 +1,4 @@
-"""The compiled per-fold paths of J48 and NaiveBayes give the per-fold fits' predictions.
+"""The per-fold shortcuts of J48, NaiveBayes and IB1 give the per-fold fits' predictions.
 
 ``fold_predictions`` fits one model per fold in compiled code (J48) or in a few
 array operations (NaiveBayes); the studies use it on all-nominal data.  These
@@ -39,7 +39,7 @@ def test_same_predictions_on_the_sources(source):
     X = X.astype(float)
     ids = repeated_fold_ids(y, 3, 10, rng)
     nominal = np.ones(X.shape[1], dtype=bool)
-    for cls in (J48, WekaNaiveBayes):
+    for cls in (J48, WekaNaiveBayes, IB1):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
@@ -53,8 +53,9 @@ def test_same_predictions_on_random_nominal_data(k, c, seed):
     for kwargs in ({}, {"subtree_raising": False}, {"unpruned": True}, {"confidence": 0.1, "min_leaf": 3}):
         fast = J48(nominal=nominal, **kwargs).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: J48(nominal=nominal, **kwargs), X, y, ids))
-    fast = WekaNaiveBayes(nominal=nominal).fold_predictions(X, y, ids)
-    np.testing.assert_array_equal(fast, per_fold(lambda: WekaNaiveBayes(nominal=nominal), X, y, ids))
+    for cls in (WekaNaiveBayes, IB1):
+        fast = cls(nominal=nominal).fold_predictions(X, y, ids)
+        np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
 
 def test_multiclass_source_and_held_out_only_cases():
@@ -67,7 +68,7 @@ def test_multiclass_source_and_held_out_only_cases():
     ids = np.full((3, y.size), -1)
     for r in range(3):
         ids[r, rng.choice(y.size, 80, replace=False)] = 0
-    for cls in (J48, WekaNaiveBayes):
+    for cls in (J48, WekaNaiveBayes, IB1):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         assert (fast[ids < 0] == -1).all()
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
@@ -100,8 +101,11 @@ def test_cv_accuracies_same_with_and_without_the_compiled_path():
     class PlainNB(WekaNaiveBayes):
         fold_predictions = None
 
+    class PlainIB1(IB1):
+        fold_predictions = None
+
     fast = cv_accuracies(X, y, ids, [lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal),
                                      lambda: IB1(nominal=nominal)])
     slow = cv_accuracies(X, y, ids, [lambda: Plain(nominal=nominal), lambda: PlainNB(nominal=nominal),
-                                     lambda: IB1(nominal=nominal)])
+                                     lambda: PlainIB1(nominal=nominal)])
     np.testing.assert_array_equal(fast, slow)

@@ -264,6 +264,27 @@ class IB1(_Base):
             self.max_ = np.where(np.isnan(X).all(axis=0), np.nan, np.nanmax(np.where(np.isnan(X), -np.inf, X), axis=0))
         return self
 
+    def fold_predictions(self, X, y, fold_ids):
+        """Nearest-neighbour predictions for the held-out cases of every fold of every run.
+
+        As :meth:`WekaNaiveBayes.fold_predictions`.  On all-nominal data without
+        missing values the distance is the number of differing attributes, an
+        integer, so one matrix of distances serves every fold: a held-out case
+        takes the class of the first training case (in data order) at the least
+        distance, as :meth:`predict` does with the training part in data order.
+        """
+        data = self._nominal_codes(X, y, fold_ids)
+        if data is None:
+            return None
+        X, y, _, _, fold_ids = data
+        dist = (X[:, None, :] != X[None, :, :]).sum(axis=2)
+        out = np.full(fold_ids.shape, -1, dtype=np.int64)
+        for r, ids in enumerate(fold_ids):
+            held = ids >= 0
+            masked = np.where(ids[:, None] == ids[None, :], np.iinfo(dist.dtype).max, dist)[held]
+            out[r, held] = y[np.argmin(masked, axis=1)]
+        return out
+
     def _distances(self, x, lo, hi):
         A = self.X_
         nom = self.nominal_mask_
