@@ -47,13 +47,14 @@ def fold_predictions(X, y, fold_ids, make) -> np.ndarray:
 def _accuracy_per_fold(pred, y, fold_ids):
     """(runs, folds) share of correct predictions in each fold (folds numbered 0..max)."""
     n_folds = int(fold_ids.max()) + 1
+    runs = fold_ids.shape[0]
     correct = (pred == np.asarray(y)[None, :]).astype(float)
-    out = np.empty((fold_ids.shape[0], n_folds))
-    for r, ids in enumerate(fold_ids):
-        held = ids >= 0
-        size = np.bincount(ids[held], minlength=n_folds)
-        out[r] = np.bincount(ids[held], weights=correct[r, held], minlength=n_folds) / size
-    return out
+    held = fold_ids >= 0
+    cell = (np.arange(runs)[:, None] * n_folds + fold_ids)[held]
+    size = np.bincount(cell, minlength=runs * n_folds)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a run with fewer folds: NaN for the missing ones
+        out = np.bincount(cell, weights=correct[held], minlength=runs * n_folds) / size
+    return out.reshape(runs, n_folds)
 
 
 def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:

@@ -76,12 +76,13 @@ def test_table2_smoke(tmp_path):
     assert len(run.failures) == 0
     tables = bouckaert2.summarize(run)
     assert set(tables["cells"]["dataset"]) == {"iris", "labor"}
-    assert len(tables["means"]) == 9  # 3 tests x 3 pairs
+    assert len(tables["means"]) == 3 * len(bouckaert2.TESTS)  # pairs x tests
     scores = run.table("scores")
     assert {"acc_NB", "acc_C4.5", "acc_NN"} <= set(scores.columns)
     text = comparison_report("bouckaert2", profile="smoke", out=run.path)
     n_sets = len(bouckaert2.available_sets())
     assert "labor: sign NB-C4.5, accepts of 10" in text and f"over the {n_sets} shipped data sets" in text
+    assert "labor: sign (cdf rule) NB-C4.5, accepts of 10" in text
 
 
 def test_bouckaert_frank_uci_smoke(tmp_path):

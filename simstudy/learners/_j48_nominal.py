@@ -140,9 +140,29 @@ def _partition(X, perm, lo, hi, a, k, scratch, starts):
 
 
 @njit(cache=True, nogil=True)
+def _count(X, y, perm, lo, hi, out, node):
+    """Category-by-class counts of every attribute over ``perm[lo:hi]`` into ``out[node]``."""
+    p = X.shape[1]
+    for j in range(p):
+        for v in range(out.shape[2]):
+            for i in range(out.shape[3]):
+                out[node, j, v, i] = 0.0
+    for t in range(lo, hi):
+        r = perm[t]
+        yi = y[r]
+        for j in range(p):
+            out[node, j, X[r, j], yi] += 1.0
+
+
+@njit(cache=True, nogil=True)
 def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, lo0, hi0,
-           attr, child0, nbags, dist, empty, seg_lo, seg_hi, n_nodes):
-    """Grow the tree depth first (Weka's ``C45ModelSelection``); returns the number of nodes used."""
+           attr, child0, nbags, dist, empty, seg_lo, seg_hi, n_nodes, counts):
+    """Grow the tree depth first (Weka's ``C45ModelSelection``); returns the number of nodes used.
+
+    ``counts[node]`` holds the node's category-by-class counts of every attribute.
+    When a node splits, every branch but the largest is counted and the largest is
+    the node's counts minus theirs (integers, so exactly what counting would give).
+    """
     p = X.shape[1]
     kmax = dist.shape[1]
     # explicit stack of nodes still to grow
@@ -154,18 +174,26 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
     stack[0] = root
     top = 1
     per_class = np.zeros(c)
-    bags = np.zeros((p, kmax, c))
     gains = np.zeros(p)
     ratios = np.zeros(p)
     usable = np.zeros(p, dtype=np.bool_)
     buf = np.zeros(kmax * c + c + kmax)
     starts = np.zeros(kmax + 1, dtype=np.int64)
+    if p > 0:
+        _count(X, y, perm, lo0, hi0, counts, root)
     while top > 0:
         top -= 1
         node = stack[top]
         lo = seg_lo[node]
         hi = seg_hi[node]
-        _class_counts(X, y, perm, lo, hi, c, per_class)
+        if p > 0:
+            for i in range(c):
+                s = 0.0
+                for v in range(kmax):
+                    s += counts[node, 0, v, i]
+                per_class[i] = s
+        else:
+            _class_counts(X, y, perm, lo, hi, c, per_class)
         total = 0.0
         for i in range(c):
             total += per_class[i]
@@ -175,16 +203,7 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
             leaf = total == mx or (total - mx < _SMALL and mx - total < _SMALL)
         best = -1
         if not leaf:
-            # counts of every attribute's categories by class
-            for j in range(p):
-                for v in range(kmax):
-                    for i in range(c):
-                        bags[j, v, i] = 0.0
-            for t in range(lo, hi):
-                r = perm[t]
-                yi = y[r]
-                for j in range(p):
-                    bags[j, X[r, j], yi] += 1.0
+            bags = counts[node]
             n_gain = 0
             gsum = 0.0
             for j in range(p):
@@ -263,10 +282,26 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
                 dist[node, v, i] = bags[best, v, i] if v < k else 0.0
         _partition(X, perm, lo, hi, best, k, scratch, starts)
         child0[node] = n_nodes
+        largest = 0
         for b in range(k):
             ch = n_nodes + b
             seg_lo[ch] = starts[b]
             seg_hi[ch] = starts[b + 1] if b + 1 < k else hi
+            if seg_hi[ch] - seg_lo[ch] > seg_hi[n_nodes + largest] - seg_lo[n_nodes + largest]:
+                largest = b
+        big = n_nodes + largest
+        for j in range(p):
+            for v in range(kmax):
+                for i in range(c):
+                    counts[big, j, v, i] = counts[node, j, v, i]
+        for b in range(k):
+            if b != largest:
+                ch = n_nodes + b
+                _count(X, y, perm, seg_lo[ch], seg_hi[ch], counts, ch)
+                for j in range(p):
+                    for v in range(kmax):
+                        for i in range(c):
+                            counts[big, j, v, i] -= counts[ch, j, v, i]
         # grow the sons in order (the last pushed is grown first)
         for b in range(k - 1, -1, -1):
             stack[top] = n_nodes + b
@@ -354,9 +389,8 @@ def _subtree(node, attr, child0, nbags, order):
 def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, c, errtab, order, counts, value):
     """Estimated errors if the instances ``perm[lo:hi]`` went down the subtree at ``node``.
 
-    Each instance is routed to its leaf; then every node, sons before parents
-    (sons are numbered after their parents, also after subtree raising), adds its
-    sons' estimates in branch order, as the recursive sum of Weka's
+    Each instance is routed to its leaf; then every node, sons before parents,
+    adds its sons' estimates in branch order, as the recursive sum of Weka's
     ``getEstimatedErrorsForBranch`` does.
     """
     m = _subtree(node, attr, child0, nbags, order)
@@ -369,9 +403,9 @@ def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, c, errtab,
         while attr[v] >= 0:
             v = child0[v] + X[r, attr[v]]
         counts[v, y[r]] += 1.0
-    # parents come before sons in ``order`` and sons have larger numbers: sort descending
-    nodes = np.sort(order[:m])[::-1]
-    for v in nodes:
+    # ``order`` lists parents before their sons: backwards, every son comes before its parent
+    for t in range(m - 1, -1, -1):
+        v = order[t]
         if attr[v] < 0:
             value[v] = _errors_for_counts(counts[v], c, errtab)
         else:
@@ -561,8 +595,9 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
     seg_lo = np.zeros(cap, dtype=np.int64)
     seg_hi = np.zeros(cap, dtype=np.int64)
     memo = np.zeros(cap)
+    counts = np.zeros((cap, p, kmax, c))
     order = np.zeros(cap, dtype=np.int64)
-    counts = np.zeros((cap, c))
+    leaf_counts = np.zeros((cap, c))
     value = np.zeros(cap)
     f_node = np.zeros(cap, dtype=np.int64)
     f_next = np.zeros(cap, dtype=np.int64)
@@ -586,12 +621,12 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
             if m == n:
                 continue
             used = _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, 0, m,
-                          attr, child0, nbags, dist, empty, seg_lo, seg_hi, 0)
+                          attr, child0, nbags, dist, empty, seg_lo, seg_hi, 0, counts)
             _training_errors(used, attr, child0, nbags, dist, c, memo, tmp)
             _collapse(0, attr, child0, nbags, dist, c, memo, tmp)
             if prune:
                 _prune(0, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, errtab, scratch, tmp,
-                       subtree_raising, order, counts, value, f_node, f_next, f_acc)
+                       subtree_raising, order, leaf_counts, value, f_node, f_next, f_acc)
             for i in range(n):
                 if fold_ids[r, i] == f:
                     out[r, i] = _predict_one(X[i], 0, attr, child0, nbags, dist, empty, c, probs, tmp)

@@ -333,10 +333,15 @@ class J48(_Base):
             return None
         X, y, ncat, c, fold_ids = data
         n = X.shape[0]
-        n_train = [n - np.count_nonzero(ids == f) for ids in fold_ids for f in range(int(ids.max()) + 1)]
-        if not n_train:
+        if fold_ids.max() < 0:
             return np.full(fold_ids.shape, -1, dtype=np.int64)
-        flags = {tuple(bool(not _sm(k, 0.3 * m)) for k in ncat) for m in (min(n_train), max(n_train))}
+        n_folds = int(fold_ids.max()) + 1
+        held = fold_ids >= 0
+        sizes = np.bincount((np.arange(fold_ids.shape[0])[:, None] * n_folds + fold_ids)[held],
+                            minlength=fold_ids.shape[0] * n_folds).reshape(-1, n_folds)
+        sizes = sizes[np.arange(n_folds)[None, :] <= fold_ids.max(axis=1)[:, None]]   # folds each run has
+        n_train = n - sizes
+        flags = {tuple(bool(not _sm(k, 0.3 * m)) for k in ncat) for m in (int(n_train.min()), int(n_train.max()))}
         if len(flags) > 1:
             return None
         many = np.array(next(iter(flags)), dtype=np.bool_)
