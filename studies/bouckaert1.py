@@ -264,7 +264,7 @@ STUDY = Study(
     validate=validate,
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),
-        "quick": Profile("quick", n_replications=20),
+        "quick": Profile("quick", n_replications=200),
         "paper": Profile("paper", n_replications=1000),
     },
     reference={"published": PUBLISHED,

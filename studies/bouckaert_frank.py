@@ -200,7 +200,7 @@ STUDY = Study(
                "interval_note": "Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit."},
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_experiments": 2, "n_resamples": 10, "n_cv_runs": 2}),
-        "quick": Profile("quick", n_replications=5),
+        "quick": Profile("quick", n_replications=25),
         "paper": Profile("paper", n_replications=100),
     },
     # compiled J48 and array naive Bayes on the binary sources: about 0.2 ms per split for both
