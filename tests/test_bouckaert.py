@@ -67,6 +67,8 @@ def test_bouckaert_frank_smoke(tmp_path):
     assert set(t["source"]) == set(bouckaert_frank.SOURCES)
     assert t["consistent"].between(0, 100).all() and (t["r2_mc_low"] <= t["r2"]).all()
     assert {"5x2cv t", "5x2cv F", "10-fold cv", "corrected 2x10 cv"} <= set(t["test"])
+    claims = tables["claims"]
+    assert len(claims) == 4 and set(claims["verdict"]) <= {"holds", "does not hold"}
 
 
 def test_table2_smoke(tmp_path):
@@ -95,3 +97,5 @@ def test_bouckaert_frank_uci_smoke(tmp_path):
     assert (per_test["combinations"] == 6).all() and per_test["consistent"].between(0, 6).all()
     assert {"resampled: mean R2", "corrected resampled: mean R2"} <= set(tables["by_runs"].columns)
     assert set(tables["by_alpha"]["alpha"]) == {0.01, 0.025, 0.05, 0.10}
+    claims = tables["claims"]
+    assert len(claims) >= 3 and set(claims["verdict"]) <= {"holds", "does not hold"}  # runs need >1 level
