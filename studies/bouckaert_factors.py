@@ -93,7 +93,7 @@ from simstudy.schemes import scheme_sample
 from simstudy.scores import cv_accuracies
 from simstudy.sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
 from simstudy.splits import repeated_fold_ids
-from studies.bouckaert1 import alpha_factor
+from studies.bouckaert1 import SourceCondition, alpha_factor
 
 SCHEME = "average_over_sorted_runs"
 TESTS = {"t": paired_t_test, "sign": sign_test, "rank sum": signed_rank_test}  # as in Table 1 of the paper
@@ -188,27 +188,10 @@ ALL_PAIRS = tuple(f"{a}-{b}" for a, b in pair_names(LEARNERS))
 
 
 @dataclass(frozen=True)
-class FactorCondition:
-    """Common design of every factor: a data set of ``n_cases`` from ``source`` per replication,
-    ``n_experiments`` repetitions of an ``n_runs`` x ``n_folds`` cv on it, tests at ``alpha``."""
-
-    source: str
-    n_cases: int = 300
-    n_runs: int = 10
-    n_folds: int = 10
-    n_experiments: int = 10
-    alpha: float = 0.05
-
-    def __post_init__(self):
-        if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
-        if not 2 <= self.n_folds <= self.n_cases // 2:
-            raise ValueError(f"n_folds: must be between 2 and half the number of cases ({self.n_cases // 2}), "
-                             f"got {self.n_folds}")
-        if self.n_runs < 1:
-            raise ValueError(f"n_runs: must be >= 1, got {self.n_runs}")
-        if self.n_experiments < 2:
-            raise ValueError(f"n_experiments: replicability needs at least 2 experiments, got {self.n_experiments}")
+class FactorCondition(SourceCondition):
+    """Common design of every factor, Table 1's (:class:`studies.bouckaert1.SourceCondition`): a data
+    set of ``n_cases`` from ``source`` per replication, ``n_experiments`` repetitions of an
+    ``n_runs`` x ``n_folds`` cv on it, tests at ``alpha``."""
 
     @property
     def key(self) -> str:
