@@ -386,23 +386,35 @@ def _subtree(node, attr, child0, nbags, order):
 
 
 @njit(cache=True, nogil=True)
-def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, c, errtab, order, counts, value):
+def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, dist, seg_lo, seg_hi, c, errtab, order,
+                       counts, value):
     """Estimated errors if the instances ``perm[lo:hi]`` went down the subtree at ``node``.
 
-    Each instance is routed to its leaf; then every node, sons before parents,
-    adds its sons' estimates in branch order, as the recursive sum of Weka's
-    ``getEstimatedErrorsForBranch`` does.
+    ``node`` is a branch of the node whose instances are ``perm[lo:hi]``, so its own
+    instances ``perm[seg_lo[node]:seg_hi[node]]`` are among them, and they already
+    sit in its leaves: every leaf's distribution counts exactly the instances of
+    the subtree that reach it (after growing, collapsing, pruning and raising
+    alike).  So each leaf starts from its distribution and only the other
+    instances are routed down.  Then every node, sons before parents, adds its
+    sons' estimates in branch order, as the recursive sum of Weka's
+    ``getEstimatedErrorsForBranch`` does.  All counts are integers, so the
+    estimates are those of routing every instance.
     """
     m = _subtree(node, attr, child0, nbags, order)
     for t in range(m):
-        for i in range(c):
-            counts[order[t], i] = 0.0
-    for t in range(lo, hi):
-        r = perm[t]
-        v = node
-        while attr[v] >= 0:
-            v = child0[v] + X[r, attr[v]]
-        counts[v, y[r]] += 1.0
+        v = order[t]
+        if attr[v] < 0:
+            for i in range(c):
+                counts[v, i] = dist[v, 0, i]
+    for part in range(2):  # the instances before and after the node's own segment
+        start = lo if part == 0 else seg_hi[node]
+        stop = seg_lo[node] if part == 0 else hi
+        for t in range(start, stop):
+            r = perm[t]
+            v = node
+            while attr[v] >= 0:
+                v = child0[v] + X[r, attr[v]]
+            counts[v, y[r]] += 1.0
     # ``order`` lists parents before their sons: backwards, every son comes before its parent
     for t in range(m - 1, -1, -1):
         v = order[t]
@@ -496,8 +508,8 @@ def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c
             hi = seg_hi[node]
             big = child0[node] + largest
             if subtree_raising:
-                err_branch = _errors_for_branch(big, X, y, perm, lo, hi, attr, child0, nbags, c, errtab, order,
-                                                counts, value)
+                err_branch = _errors_for_branch(big, X, y, perm, lo, hi, attr, child0, nbags, dist, seg_lo, seg_hi, c,
+                                                errtab, order, counts, value)
             else:
                 err_branch = np.finfo(np.float64).max
             _node_class_totals(dist, node, nbags, c, tmp)
