@@ -71,9 +71,10 @@ def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
 def resample_accuracies(X, y, splits, learners) -> np.ndarray:
     """Accuracy of each learner on each (train, test) split: shape (n_splits, L).
 
-    The same numbers as :func:`split_accuracies` split by split; the splits must
-    together cover every case as training or test (any case outside both would be
-    counted as training).  Learners with ``fold_predictions`` fit all splits in one call.
+    The same numbers as :func:`split_accuracies` split by split.  Each split must
+    put every case in its training or its test part (a split into training, test and
+    unused cases is refused: the unused ones would be counted as training).  Learners
+    with ``fold_predictions`` fit all splits in one call.
     """
     y = np.asarray(y)
     ids = np.full((len(splits), y.size), -1, dtype=np.int64)

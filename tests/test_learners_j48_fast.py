@@ -109,3 +109,21 @@ def test_cv_accuracies_same_with_and_without_the_compiled_path():
     slow = cv_accuracies(X, y, ids, [lambda: Plain(nominal=nominal), lambda: PlainNB(nominal=nominal),
                                      lambda: PlainIB1(nominal=nominal)])
     np.testing.assert_array_equal(fast, slow)
+
+
+def test_resample_accuracies_equal_split_by_split_and_refuse_partial_splits():
+    from simstudy.scores import resample_accuracies, split_accuracies
+
+    rng = np.random.default_rng(8)
+    X, y = load_source("bouckaert2").sample(120, rng)
+    X = X.astype(float)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    learners = [lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal)]
+    splits = []
+    for _ in range(4):
+        test = np.sort(rng.choice(y.size, 12, replace=False))
+        splits.append((np.setdiff1d(np.arange(y.size), test), test))
+    expected = np.array([split_accuracies(X, y, tr, te, learners) for tr, te in splits])
+    np.testing.assert_array_equal(resample_accuracies(X, y, splits, learners), expected)
+    with pytest.raises(ValueError, match="splits"):
+        resample_accuracies(X, y, [(splits[0][0][:-5], splits[0][1])], learners)
