@@ -28,6 +28,7 @@ replicable than the uncorrected ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -191,8 +192,6 @@ def _verdict(ok) -> str:
 
 def _largest(tests, pattern):
     """The name among ``tests`` matching ``pattern`` with the largest number of runs (e.g. 'corrected 10x10 cv')."""
-    import re
-
     found = [(int(m.group(1)), t) for t in tests if (m := re.fullmatch(pattern, t))]
     return max(found)[1] if found else None
 

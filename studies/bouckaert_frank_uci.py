@@ -93,8 +93,7 @@ def check_claims(per_test: pd.DataFrame, by_runs: pd.DataFrame) -> pd.DataFrame:
     4. the corrected repeated cv test has the best replicability of the tests whose
        Type I error is controlled (5x2cv t and F, 10-fold cv, the corrected ones).
     """
-    from studies.bouckaert_frank import _largest, _verdict
-
+    _largest, _verdict = bouckaert_frank._largest, bouckaert_frank._verdict
     p = per_test.set_index("test")
     tests = set(p.index)
     cv_many = _largest(tests, r"corrected (\d+)x10 cv")
