@@ -90,10 +90,8 @@ from scipy import stats
 from simstudy.engine import Profile, Study
 from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
 from simstudy.schemes import scheme_sample
-from simstudy.scores import cv_accuracies
 from simstudy.sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
-from simstudy.splits import repeated_fold_ids
-from studies.bouckaert1 import SourceCondition, alpha_factor
+from studies.bouckaert1 import SourceCondition, alpha_factor, experiment_accuracies
 
 SCHEME = "average_over_sorted_runs"
 TESTS = {"t": paired_t_test, "sign": sign_test, "rank sum": signed_rank_test}  # as in Table 1 of the paper
@@ -327,26 +325,28 @@ def replicate(cond: FactorCondition, rng):
     names = cond.learner_names
     classes = [_learner_class(n) for n in names]
     factories = [(lambda c=c: c(nominal=nominal)) for c in classes]
-    acc = np.stack([cv_accuracies(X, y, repeated_fold_ids(y, cond.n_runs, cond.n_folds, rng), factories)
-                    for _ in range(cond.n_experiments)])          # (experiments, runs, folds, learners)
+    acc = experiment_accuracies(X, y, cond, rng, factories)       # (experiments, runs, folds, learners)
     e, r, f = np.meshgrid(np.arange(cond.n_experiments), np.arange(cond.n_runs), np.arange(cond.n_folds),
                           indexing="ij")
     scores = pd.DataFrame({"experiment": e.ravel().astype(np.int16), "run": r.ravel().astype(np.int16),
                            "fold": f.ravel().astype(np.int16),
                            **{f"acc_{n}": acc[..., i].ravel() for i, n in enumerate(names)}})
-    rows = []
-    exp = np.arange(cond.n_experiments)
+    n = cond.n_experiments
+    cols = {k: [] for k in ("experiment", "level", "runs", "pair", "test", "statistic", "pvalue", "decision")}
     for level, runs, pair, diffs in cond.levels(acc):
         sample = scheme_sample(diffs, SCHEME)                     # (experiments, n_folds)
         for test, fn in TESTS.items():
             res = fn(sample)
-            n = cond.n_experiments
-            rows.append(pd.DataFrame({
-                "experiment": exp, "level": level, "runs": runs, "pair": pair, "test": test,
-                "statistic": np.broadcast_to(res.statistic, (n,)).astype(float),
-                "pvalue": np.broadcast_to(res.pvalue, (n,)).astype(float),
-                "decision": np.broadcast_to(res.decision(cond.alpha), (n,)).astype(np.int8)}))
-    return {"outcomes": pd.concat(rows, ignore_index=True), "scores": scores}
+            cols["experiment"].append(np.arange(n))
+            cols["level"].append(np.full(n, level, dtype=object))
+            cols["runs"].append(np.full(n, runs))
+            cols["pair"].append(np.full(n, pair, dtype=object))
+            cols["test"].append(np.full(n, test, dtype=object))
+            cols["statistic"].append(np.broadcast_to(res.statistic, (n,)).astype(float))
+            cols["pvalue"].append(np.broadcast_to(res.pvalue, (n,)).astype(float))
+            cols["decision"].append(np.broadcast_to(res.decision(cond.alpha), (n,)).astype(np.int8))
+    outcomes = pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
+    return {"outcomes": outcomes, "scores": scores}
 
 
 def seconds_per_replication(cond: FactorCondition) -> float:
