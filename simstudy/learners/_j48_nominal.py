@@ -538,24 +538,27 @@ def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c
 
 
 @njit(cache=True, nogil=True)
+def _leaf_probs(dist, node, nbags, c, probs, tmp):
+    """The node's class distribution as probabilities, all zero when it is empty (J48._leaf_probs)."""
+    _node_class_totals(dist, node, nbags, c, tmp)
+    tot = 0.0
+    for i in range(c):
+        tot += tmp[i]
+    for i in range(c):
+        probs[i] = 0.0 if (tot < _SMALL and tot > -_SMALL) else tmp[i] / tot
+
+
+@njit(cache=True, nogil=True)
 def _predict_one(x, root, attr, child0, nbags, dist, empty, c, probs, tmp):
     node = root
     while True:
         if attr[node] < 0:
-            _node_class_totals(dist, node, nbags, c, tmp)
-            tot = 0.0
-            for i in range(c):
-                tot += tmp[i]
-            if tot < _SMALL and tot > -_SMALL:
-                for i in range(c):
-                    probs[i] = 0.0
-            else:
-                for i in range(c):
-                    probs[i] = tmp[i] / tot
+            _leaf_probs(dist, node, nbags, c, probs, tmp)
             break
         b = x[attr[node]]
         son = child0[node] + b
         if empty[son]:
+            # an empty branch answers with its bag of the parent's distribution, or the parent's
             pb = 0.0
             for i in range(c):
                 pb += dist[node, b, i]
@@ -563,16 +566,7 @@ def _predict_one(x, root, attr, child0, nbags, dist, empty, c, probs, tmp):
                 for i in range(c):
                     probs[i] = dist[node, b, i] / pb
             else:
-                _node_class_totals(dist, node, nbags, c, tmp)
-                tot = 0.0
-                for i in range(c):
-                    tot += tmp[i]
-                if tot < _SMALL and tot > -_SMALL:
-                    for i in range(c):
-                        probs[i] = 0.0
-                else:
-                    for i in range(c):
-                        probs[i] = tmp[i] / tot
+                _leaf_probs(dist, node, nbags, c, probs, tmp)
             break
         node = son
     best = -1.0
