@@ -279,14 +279,10 @@ class J48(_Base):
         -------
         self
         """
-        cf = float(self.confidence)
-        if not (0.0 < cf < 1.0):
-            raise ValueError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
-        if float(self.min_leaf) < 0:
-            raise ValueError(f"min_leaf: expected a non-negative number, got {self.min_leaf!r}")
+        cf, min_leaf = self._options()
         X, y = self._prepare(X, y)
         self._cf = cf
-        self._min = float(self.min_leaf)
+        self._min = min_leaf
         # Weka's m_allData: the training set before instances with a missing class are dropped.
         self._all_X = X
         n_all = X.shape[0]
@@ -308,6 +304,15 @@ class J48(_Base):
         self._clear_train(self.tree_)
         return self
 
+    def _options(self):
+        """``(confidence, min_leaf)`` as floats, checked."""
+        cf = float(self.confidence)
+        if not (0.0 < cf < 1.0):
+            raise ValueError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
+        if float(self.min_leaf) < 0:
+            raise ValueError(f"min_leaf: expected a non-negative number, got {self.min_leaf!r}")
+        return cf, float(self.min_leaf)
+
     def fold_predictions(self, X, y, fold_ids):
         """Predictions of the tree grown without each fold, for every run at once (compiled).
 
@@ -323,10 +328,8 @@ class J48(_Base):
         """
         from . import _j48_nominal as fast
 
-        cf = float(self.confidence)
-        if not (0.0 < cf < 1.0):
-            raise ValueError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
-        if float(self.min_leaf) < 1:
+        cf, min_leaf = self._options()
+        if min_leaf < 1:
             return None
         data = self._nominal_codes(X, y, fold_ids)
         if data is None:
@@ -345,7 +348,7 @@ class J48(_Base):
         if len(flags) > 1:
             return None
         many = np.array(next(iter(flags)), dtype=np.bool_)
-        out = fast.fold_predictions(X, y, fold_ids, ncat, c, float(self.min_leaf), many, bool(many.all()),
+        out = fast.fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many, bool(many.all()),
                                     fast.log_table(n), fast.error_table(n, cf), not self.unpruned,
                                     bool(self.subtree_raising))
         return np.where(fold_ids >= 0, out, -1)
