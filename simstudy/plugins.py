@@ -39,50 +39,17 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .scores import PairedScores
 
 __all__ = ["PairedScores", "PluginError", "load_plugin", "run_test", "run_scheme"]
 
 
 class PluginError(ValueError):
     """A user plug-in could not be loaded or did not behave as documented."""
-
-
-@dataclass(frozen=True)
-class PairedScores:
-    """What a plug-in test receives: paired per-fold accuracies of many replications.
-
-    Attributes
-    ----------
-    acc_a, acc_b : ndarray, shape (..., n_runs, n_folds)
-        Accuracy of classifier A and B on every fold of every run.
-    n_train, n_test : int
-        Training and test set sizes of one fold.
-    sample : ndarray of shape (..., m) or None
-        The sample of the chosen sampling scheme (``--scheme``), else None.
-    """
-
-    acc_a: np.ndarray
-    acc_b: np.ndarray
-    n_train: int
-    n_test: int
-    sample: np.ndarray | None = None
-
-    @property
-    def diffs(self) -> np.ndarray:
-        """A - B per fold, shape (..., n_runs, n_folds)."""
-        return self.acc_a - self.acc_b
-
-    @property
-    def n_runs(self) -> int:
-        return self.acc_a.shape[-2]
-
-    @property
-    def n_folds(self) -> int:
-        return self.acc_a.shape[-1]
 
 
 def load_plugin(ref: str, what: str = "test"):

@@ -12,9 +12,45 @@ case fits one model per fold.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
+__all__ = ["PairedScores", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
+
+
+@dataclass(frozen=True)
+class PairedScores:
+    """What a plug-in test receives: paired per-fold accuracies of many replications.
+
+    Attributes
+    ----------
+    acc_a, acc_b : ndarray, shape (..., n_runs, n_folds)
+        Accuracy of classifier A and B on every fold of every run.
+    n_train, n_test : int
+        Training and test set sizes of one fold.
+    sample : ndarray of shape (..., m) or None
+        The sample of the chosen sampling scheme (``--scheme``), else None.
+    """
+
+    acc_a: np.ndarray
+    acc_b: np.ndarray
+    n_train: int
+    n_test: int
+    sample: np.ndarray | None = None
+
+    @property
+    def diffs(self) -> np.ndarray:
+        """A - B per fold, shape (..., n_runs, n_folds)."""
+        return self.acc_a - self.acc_b
+
+    @property
+    def n_runs(self) -> int:
+        return self.acc_a.shape[-2]
+
+    @property
+    def n_folds(self) -> int:
+        return self.acc_a.shape[-1]
 
 
 def split_accuracies(X, y, train, test, learners) -> np.ndarray:

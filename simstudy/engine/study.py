@@ -14,7 +14,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Profile", "Study", "get_study", "list_studies", "condition_key", "condition_fields"]
+__all__ = ["Profile", "Study", "Figure", "get_study", "list_studies", "condition_key", "condition_fields"]
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
@@ -47,6 +47,26 @@ class Profile:
                 or self.n_replications < 1:
             raise ValueError(f"n_replications: must be a positive integer, got {self.n_replications!r} "
                              f"(profile {self.name!r})")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure drawn from a study's summary tables (never from a new simulation).
+
+    Attributes
+    ----------
+    name : str
+        File stem of the figure (``figure9`` gives ``figure9.png`` and ``.pdf``).
+    draw : callable(tables, ax, *, profile) -> None
+        Draws on the Matplotlib Axes ``ax`` from the study's summary tables
+        (the dict its ``summarize`` returns); ``profile`` names the stored profile.
+    title : str
+        What the figure shows, for listings and the report.
+    """
+
+    name: str
+    draw: Callable
+    title: str = ""
 
 
 def _default_summarize(run):
@@ -92,6 +112,10 @@ class Study:
         Rough single-core cost of one replication, for ``simstudy list``.
     chunk_size : int
         Replications per stored chunk (the unit of work, storage and resumption).
+    figures : tuple of Figure
+        The published figures this study reproduces, drawn from its summary tables.
+    notes : str
+        What is not reproduced, and why (shown beside the comparison in the report).
     """
 
     name: str
@@ -105,6 +129,8 @@ class Study:
     validate: Callable | None = None
     seconds_per_replication: Any = 1.0
     chunk_size: int = 10
+    figures: tuple = ()
+    notes: str = ""
 
     def __post_init__(self):
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:
