@@ -29,22 +29,19 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-_SMALL = 1e-6
+from ._c45 import SMALL as _SMALL
+from ._c45 import add_errs, xlog2x
 
 
 @lru_cache(maxsize=8)
 def log_table(n_max: int) -> np.ndarray:
     """``a log2 a`` for a = 0..n_max, computed as :class:`J48` computes it."""
-    from .j48 import _xlog2x
-
-    return _xlog2x(np.arange(n_max + 1, dtype=float))
+    return xlog2x(np.arange(n_max + 1, dtype=float))
 
 
 @lru_cache(maxsize=8)
 def error_table(n_max: int, confidence: float) -> np.ndarray:
     """``e + addErrs(n, e)`` for integer 0 <= e <= n <= n_max (J48's estimated errors of a leaf)."""
-    from .j48 import add_errs
-
     out = np.zeros((n_max + 1, n_max + 1))
     for n in range(1, n_max + 1):
         for e in range(n + 1):

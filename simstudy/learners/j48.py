@@ -16,82 +16,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtri
 
+from ._c45 import SMALL as _SMALL
+from ._c45 import add_errs
+from ._c45 import eq as _eq, gr as _gr, gr_or_eq as _gr_or_eq, sm as _sm, sm_or_eq as _sm_or_eq
+from ._c45 import xlog2x as _xlog2x
 from .weka import _Base
 
 __all__ = ["J48", "add_errs"]
-
-_SMALL = 1e-6  # Weka's Utils.SMALL: every comparison below is made with this tolerance
-_LOG2 = math.log(2.0)
-
-
-def _gr(a, b):
-    return a - b > _SMALL
-
-
-def _sm(a, b):
-    return a - b < -_SMALL
-
-
-def _eq(a, b):
-    return a == b or (a - b < _SMALL and b - a < _SMALL)
-
-
-def _sm_or_eq(a, b):
-    return a - b < _SMALL
-
-
-def _gr_or_eq(a, b):
-    return b - a < _SMALL
-
-
-def add_errs(n, e, confidence=0.25):
-    """Extra errors of C4.5's pessimistic estimate (Weka's ``Stats.addErrs``).
-
-    Parameters
-    ----------
-    n : float
-        Weight of the instances at a leaf.
-    e : float
-        Weight of the misclassified ones.
-    confidence : float
-        The confidence factor ``CF``, rounded to single precision as in Weka; the
-        upper limit of the one-sided binomial confidence interval at level ``1 - CF``
-        is used as the error rate.
-
-    Returns
-    -------
-    float
-        ``n * U_CF(e, n) - e``.  For ``e == 0`` the exact limit
-        ``n * (1 - CF ** (1 / n))``; for ``0 < e < 1`` linear interpolation between
-        ``e = 0`` and ``e = 1``; for ``e + 0.5 >= n`` the remainder ``n - e``;
-        otherwise the normal approximation with continuity correction
-        (``f = (e + 0.5) / n``) and ``z`` the ``1 - CF`` quantile.  Confidence
-        factors above 0.5 give 0, as in Weka.
-    """
-    cf = np.float32(confidence)  # Weka keeps CF as a Java float, and 1 - CF is a float subtraction
-    if cf > 0.5:
-        return 0.0
-    if e < 1:
-        base = n * (1.0 - math.pow(float(cf), 1.0 / n))
-        if e == 0:
-            return base
-        return base + e * (add_errs(n, 1.0, cf) - base)
-    if e + 0.5 >= n:
-        return max(n - e, 0.0)
-    z = float(ndtri(float(np.float32(1.0) - cf)))
-    f = (e + 0.5) / n
-    r = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    return r * n - e
-
-
-def _xlog2x(a):
-    """Weka's ``EntropyBasedSplitCrit.logFunc`` elementwise: ``a log2 a``, 0 below 1e-6."""
-    a = np.asarray(a, dtype=float)
-    big = a >= 1e-6
-    out = np.log(a, out=np.zeros_like(a), where=big)
-    return np.multiply(a, out, out=out) / _LOG2
 
 
 def _old_ent(per_class, total):
@@ -326,7 +258,7 @@ class J48(_Base):
         1, or training parts of different sizes that would treat many-valued
         attributes differently).
         """
-        from . import _j48_nominal as fast
+        from . import _j48_nominal as fast  # here, not at the top: importing numba takes about 0.5 s
 
         cf, min_leaf = self._options()
         if min_leaf < 1:
