@@ -46,7 +46,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ._validation import as_float_array, check_alpha
 
@@ -603,6 +603,11 @@ def t_model(t, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEs
     with the element-by-element computation to about 1e-11 (p-values to
     about 1e-10 relative), and a million statistics take well under a
     second.  Smaller inputs are computed element by element.
+
+    Not computable: scipy's non-central t has no quantiles for a very large
+    ``|T|`` (above about 1e5; its survival function fails further out), and
+    the fields it cannot give are NaN (never a made-up number); the command
+    line reports them as not computable.
     """
     alpha = check_alpha(alpha)
     level = check_alpha(level, "level")
@@ -720,7 +725,36 @@ def t_model_from_p(p, df, *, alpha: float = 0.05, level: float = 0.95) -> Replic
     """
     p = _pvalues(p)
     df = _positive(df, "df")
-    return t_model(stats.t.isf(p / 2, df), df, alpha=alpha, level=level)
+    return t_model(_t_from_pvalue(p, df), df, alpha=alpha, level=level)
+
+
+def _t_from_pvalue(p, df):
+    """``t_{df, 1 - p/2}``, also for p-values so small that scipy's ``t.isf`` fails.
+
+    ``stats.t.isf`` returns ``-inf`` for some tiny ``p`` (e.g. 1e-300 with
+    df = 9).  There the quantile is computed from the inverse regularised beta
+    function, ``T = sqrt(df (1/x - 1))`` with ``x = I^{-1}_{df/2, 1/2}(p)``, and
+    kept only if ``2 P(t > T)`` gives ``p`` back to 1e-6 relative; otherwise
+    (``p`` subnormal, or ``T`` beyond the largest float) ``p`` is refused.
+    Where ``t.isf`` works its value is used unchanged.
+    """
+    p, df = np.broadcast_arrays(p, df)
+    t = np.asarray(stats.t.isf(p / 2, df), dtype=float)
+    bad = ~np.isfinite(t) | (t < 0)
+    if bad.any():
+        pb, db = p[bad], df[bad]
+        x = special.betaincinv(db / 2, 0.5, pb)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            tb = np.sqrt(db) * np.sqrt(1.0 / x - 1.0)
+            back = 2 * stats.t.sf(tb, db)
+            ok = np.isfinite(tb) & (np.abs(back - pb) <= 1e-6 * pb)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise ValueError(f"p: {pb[i]:g} is too small to convert to a t statistic with df = {db[i]:g} "
+                             "(t_(df, 1-p/2) cannot be computed in double precision); give the statistic instead")
+        t = np.array(t, dtype=float)
+        t[bad] = tb
+    return t
 
 
 # ---------------------------------------------------------------- empirical

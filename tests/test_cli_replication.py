@@ -132,3 +132,44 @@ def test_issue_examples(capsys):
     assert rec["inputs"] == {"statistic": 1.96, "s_star": 1.0, "alpha": 0.05, "level": 0.95}
     # --s-star defaults to 1
     assert run_json(capsys, "--model", "wilcoxon", "--statistic", "1.96")["estimate"] == rec["estimate"]
+
+
+def test_huge_t_statistic_gives_valid_json_with_not_computable_fields(capsys):
+    # scipy's non-central t has no quantiles at T = 1e6: null with a reason, never NaN
+    assert main(["replication-probability", "--model", "t", "--statistic", "1e6", "--df", "9", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out and "Infinity" not in out
+    rec = json.loads(out)
+    assert rec["estimate"] == 1.0
+    assert rec["interval"] == [None, None] and rec["nct_quantiles"] == [None, None]
+    assert rec["not_computable"]["fields"] == ["interval", "nct_quantiles"]
+    assert "non-central t" in rec["not_computable"]["reason"]
+    # the text says so too
+    assert main(["replication-probability", "--model", "t", "--statistic", "1e6", "--df", "9"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out.lower() and "not computable" in out
+
+
+def test_ordinary_t_result_has_no_not_computable_entry(capsys):
+    rec = run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9")
+    assert "not_computable" not in rec
+
+
+def test_tiny_p_value_is_converted_not_blamed_on_statistic(capsys):
+    # scipy's t.isf gives -inf at p = 1e-300, df = 9; the statistic is computed another way
+    assert main(["replication-probability", "--model", "t", "--p", "1e-300", "--df", "9", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["t"] == pytest.approx(5.5617e33, rel=1e-4)
+    assert rec["pvalue"] == pytest.approx(1e-300, rel=1e-6)
+    assert "not_computable" in rec
+    # a subnormal p-value cannot be converted: the error names --p
+    assert main(["replication-probability", "--model", "t", "--p", "1e-320", "--df", "9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("simstudy: error: --p:") and "too small" in err[0]
+
+
+def test_infinite_option_values_are_refused(capsys):
+    # an infinite Z_w would print Infinity, which is not JSON
+    assert main(["replication-probability", "--model", "wilcoxon", "--statistic", "inf", "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("simstudy: error: --statistic:") and "finite" in err[0]

@@ -17,7 +17,17 @@ Each model takes its own options: ``t`` needs ``--df`` and one of
 ``wilcoxon`` needs one of ``--statistic``/``--p`` and takes ``--s-star``
 (default 1, the null's spread).  A missing option, two alternatives given at
 once, or an option the model does not use is a one-line error naming the
-option (exit code 2).
+option (exit code 2), as is a number that is not finite (``inf``, ``nan``).
+
+Not computable: the non-central t of ``--model t`` cannot be evaluated for a
+very large statistic (``|T|`` above about 1e5, e.g. ``--statistic 1e6`` or
+``--p 1e-300``).  The values it cannot give are then shown as ``not
+computable`` in the text and as ``null`` in the JSON object, which gains a
+``"not_computable"`` entry naming those fields and the reason; the exit code
+is 0 because everything else (the p-value, the threshold, and the estimate
+where it can be computed) is still reported.  The JSON output never contains
+``NaN`` or ``Infinity``.  A p-value too small to convert to a statistic in
+double precision (e.g. ``--p 1e-320``) is a one-line error naming ``--p``.
 """
 
 from __future__ import annotations
@@ -91,8 +101,8 @@ def _number(args, name: str, *, integer: bool = False):
         value = float(raw)
     except (TypeError, ValueError):
         raise ValueError(f"{option}: expected a number, got {raw!r}") from None
-    if math.isnan(value):
-        raise ValueError(f"{option}: expected a number, got {raw!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{option}: expected a finite number, got {raw!r}")
     if integer:
         if not value.is_integer():
             raise ValueError(f"{option}: must be a whole number, got {raw!r}")
@@ -135,22 +145,69 @@ def _as_option_error(exc: ValueError) -> ValueError:
     return exc
 
 
+# fields of ReplicationEstimate that may be not computable, as the JSON object names them
+_FIELDS = ("estimate", "low", "high", "parameter_low", "parameter_high", "pvalue", "parameter", "threshold")
+
+
+def _not_computable(model, r) -> list:
+    """Names of the fields of ``r`` that are NaN or infinite."""
+    return [f for f in _FIELDS if not math.isfinite(float(getattr(r, f)))]
+
+
+def _reason(model, r) -> str:
+    if model == "t":
+        return (f"the non-central t cannot be evaluated at non-centrality T = {r.parameter:g} "
+                "(scipy's non-central t fails for |T| above about 1e5)")
+    return "the model's distribution cannot be evaluated at these inputs"
+
+
+def _num(value):
+    """A float for JSON: None where it is NaN or infinite."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 def _record(model, r, inputs) -> dict:
     inputs = dict(inputs, alpha=r.alpha, level=r.level)
     parameter = {"binomial": "theta_hat", "bayes": "theta_m", "wilcoxon": "z", "t": "t"}[model]
     limits = {"binomial": "clopper_pearson", "bayes": "hdi", "wilcoxon": "z_range", "t": "nct_quantiles"}[model]
     threshold = {"binomial": "min_significant_wins", "bayes": "min_significant_wins",
                  "wilcoxon": "critical_z", "t": "critical_t"}[model]
-    return {
+    record = {
         "model": r.model,
         "inputs": inputs,
-        "pvalue": r.pvalue,
-        parameter: r.parameter,
-        limits: [r.parameter_low, r.parameter_high],
-        threshold: int(r.threshold) if model in ("binomial", "bayes") else r.threshold,
-        "estimate": r.estimate,
-        "interval": [r.low, r.high],
+        "pvalue": _num(r.pvalue),
+        parameter: _num(r.parameter),
+        limits: [_num(r.parameter_low), _num(r.parameter_high)],
+        threshold: int(r.threshold) if model in ("binomial", "bayes") else _num(r.threshold),
+        "estimate": _num(r.estimate),
+        "interval": [_num(r.low), _num(r.high)],
     }
+    missing = _not_computable(model, r)
+    if missing:
+        names = {"low": "interval", "high": "interval", "parameter_low": limits, "parameter_high": limits,
+                 "parameter": parameter, "threshold": threshold}
+        record["not_computable"] = {"fields": sorted({names.get(f, f) for f in missing}),
+                                    "reason": _reason(model, r)}
+    return record
+
+
+def _fmt(value, spec: str = ".4f") -> str:
+    """``value`` formatted by ``spec``, or "not computable" when it is NaN or infinite."""
+    value = float(value)
+    return format(value, spec) if math.isfinite(value) else "not computable"
+
+
+def _pair(a, b) -> str:
+    if math.isfinite(float(a)) and math.isfinite(float(b)):
+        return f"[{float(a):.4f}, {float(b):.4f}]"
+    return "not computable"
+
+
+def _stat(value) -> str:
+    """A statistic: four decimals, or six significant digits when it is huge."""
+    value = float(value)
+    return _fmt(value, ".4f" if not math.isfinite(value) or abs(value) < 1e6 else ".6g")
 
 
 def _text(model, r, inputs) -> str:
@@ -159,27 +216,29 @@ def _text(model, r, inputs) -> str:
     if model in ("binomial", "bayes"):
         s = int(r.threshold)
         rows.append(("wins of A", f"{inputs['wins']} of {inputs['n']}"))
-        rows.append(("p-value", f"{r.pvalue:.4g} (exact two-sided binomial, H0 theta = 1/2)"))
+        rows.append(("p-value", f"{_fmt(r.pvalue, '.4g')} (exact two-sided binomial, H0 theta = 1/2)"))
         if model == "binomial":
-            rows.append(("theta", f"{r.parameter:.4f} = wins/N; {pct} Clopper-Pearson [{r.parameter_low:.4f}, {r.parameter_high:.4f}]"))
+            rows.append(("theta", f"{_fmt(r.parameter)} = wins/N; {pct} Clopper-Pearson {_pair(r.parameter_low, r.parameter_high)}"))
         else:
-            rows.append(("theta_m", f"{r.parameter:.4f} = (wins+1)/(N+2); {pct} HDI [{r.parameter_low:.4f}, {r.parameter_high:.4f}]"))
+            rows.append(("theta_m", f"{_fmt(r.parameter)} = (wins+1)/(N+2); {pct} HDI {_pair(r.parameter_low, r.parameter_high)}"))
         needed = f">= {s} wins" if s <= inputs["n"] else "no number of wins is significant"
         rows.append(("significant", f"{needed} (p <= {r.alpha:g})"))
     elif model == "wilcoxon":
-        rows.append(("Z_w", f"{r.parameter:.4f}" + (f" (from p = {inputs['p']:g})" if "p" in inputs else "")))
+        rows.append(("Z_w", _stat(r.parameter) + (f" (from p = {inputs['p']:g})" if "p" in inputs else "")))
         rows.append(("s*", f"{inputs['s_star']:g}"))
-        rows.append(("p-value", f"{r.pvalue:.4g} (two-sided, normal)"))
-        rows.append(("Z_w range", f"[{r.parameter_low:.4f}, {r.parameter_high:.4f}] (Z_w -/+ z_(1-c/2) s*)"))
-        rows.append(("significant", f"Z >= {r.threshold:.4f} (alpha {r.alpha:g})"))
+        rows.append(("p-value", f"{_fmt(r.pvalue, '.4g')} (two-sided, normal)"))
+        rows.append(("Z_w range", f"{_pair(r.parameter_low, r.parameter_high)} (Z_w -/+ z_(1-c/2) s*)"))
+        rows.append(("significant", f"Z >= {_fmt(r.threshold)} (alpha {r.alpha:g})"))
     else:
-        rows.append(("T", f"{r.parameter:.4f}" + (f" (from p = {inputs['p']:g})" if "p" in inputs else "")))
+        rows.append(("T", _stat(r.parameter) + (f" (from p = {inputs['p']:g})" if "p" in inputs else "")))
         rows.append(("df", f"{inputs['df']:g}"))
-        rows.append(("p-value", f"{r.pvalue:.4g} (two-sided Student t)"))
-        rows.append(("nct quantiles", f"[{r.parameter_low:.4f}, {r.parameter_high:.4f}] (c/2 and 1-c/2, non-centrality T)"))
-        rows.append(("significant", f"t >= {r.threshold:.4f} (alpha {r.alpha:g})"))
-    rows.append(("replication probability", f"{r.estimate:.4f}"))
-    rows.append((f"{pct} prediction interval", f"[{r.low:.4f}, {r.high:.4f}]"))
+        rows.append(("p-value", f"{_fmt(r.pvalue, '.4g')} (two-sided Student t)"))
+        rows.append(("nct quantiles", f"{_pair(r.parameter_low, r.parameter_high)} (c/2 and 1-c/2, non-centrality T)"))
+        rows.append(("significant", f"t >= {_fmt(r.threshold)} (alpha {r.alpha:g})"))
+    rows.append(("replication probability", _fmt(r.estimate)))
+    rows.append((f"{pct} prediction interval", _pair(r.low, r.high)))
+    if _not_computable(model, r):
+        rows.append(("not computable", _reason(model, r)))
     width = max(len(k) for k, _ in rows)
     return "\n".join([_TITLES[model]] + [f"  {k:<{width}}  {v}" for k, v in rows])
 
@@ -189,5 +248,5 @@ def run(args) -> int:
         r, inputs = _estimate(args)
     except ValueError as exc:
         raise _as_option_error(exc) from None
-    print(json.dumps(_record(args.model, r, inputs), indent=2) if args.json else _text(args.model, r, inputs))
+    print(json.dumps(_record(args.model, r, inputs), indent=2, allow_nan=False) if args.json else _text(args.model, r, inputs))
     return 0
