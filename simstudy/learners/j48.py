@@ -181,22 +181,6 @@ class J48(_Base):
         self.subtree_raising = subtree_raising
         self.unpruned = unpruned
 
-    def get_params(self, deep=True):
-        return {"confidence": self.confidence, "min_leaf": self.min_leaf,
-                "subtree_raising": self.subtree_raising, "unpruned": self.unpruned,
-                **super().get_params(deep)}
-
-    def __sklearn_tags__(self):
-        """Tags for scikit-learn >= 1.6 (imported only when scikit-learn asks for them)."""
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(), input_tags=InputTags(allow_nan=True))
-
-    def score(self, X, y):
-        """Share of correctly predicted rows (scikit-learn's default classifier score)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y):
         """Grow, collapse and (unless ``unpruned``) prune the tree.

@@ -15,7 +15,8 @@ machine and a random forest, all fitted in R with their package defaults:
   on ``mtry = floor(sqrt(p))`` candidate features per node, nodes split down to
   size 1 (``nodesize = 1``), majority vote with ties broken at random.
 
-The classes are scikit-learn estimators (``fit``/``predict``/``score``,
+The classes are scikit-learn estimators through
+:class:`simstudy.learners.base.Learner` (``fit``/``predict``/``score``,
 ``get_params``/``set_params``, ``clone``-able).  :class:`E1071SVC` and
 :class:`RandomForestR` delegate to scikit-learn's compiled libsvm and tree code;
 the agreement with R measured on Berrar's data is recorded in
@@ -35,7 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from .base import Learner
 
 __all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch"]
 
@@ -147,7 +148,7 @@ def naive_bayes_predict_batch(X_train, y_train, X_test, *, n_classes=2, threshol
     return scores.argmax(axis=-1)
 
 
-class E1071NaiveBayes(ClassifierMixin, BaseEstimator):
+class E1071NaiveBayes(Learner):
     """Gaussian naive Bayes as R's ``e1071::naiveBayes`` with ``predict`` defaults.
 
     Parameters
@@ -204,7 +205,7 @@ class E1071NaiveBayes(ClassifierMixin, BaseEstimator):
 # --------------------------------------------------------------------------- SVM
 
 
-class E1071SVC(ClassifierMixin, BaseEstimator):
+class E1071SVC(Learner):
     """Support vector classifier with the defaults of R's ``e1071::svm``.
 
     Parameters
@@ -307,7 +308,7 @@ class E1071SVC(ClassifierMixin, BaseEstimator):
 # --------------------------------------------------------------------------- random forest
 
 
-class RandomForestR(ClassifierMixin, BaseEstimator):
+class RandomForestR(Learner):
     """Random forest with the defaults of R's ``randomForest`` (classification).
 
     Parameters

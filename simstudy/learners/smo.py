@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._sklearn import ClassifierProtocol
 from .weka import _Base
 
 __all__ = ["SMO"]
@@ -62,7 +61,7 @@ def _solve_pair(Z, t, weights, C, tol, backend):
     return np.asarray(svc.coef_)[0].copy(), -float(svc.intercept_[0])
 
 
-class SMO(ClassifierProtocol, _Base):
+class SMO(_Base):
     """Weka 3.6 ``weka.classifiers.functions.SMO`` with a linear kernel.
 
     Parameters
@@ -123,10 +122,6 @@ class SMO(ClassifierProtocol, _Base):
         self.tol = tol
         self.epsilon = epsilon
         self.backend = backend
-
-    def get_params(self, deep=True):
-        return {"C": self.C, "tol": self.tol, "epsilon": self.epsilon, "backend": self.backend,
-                **super().get_params(deep)}
 
     def _expand(self, X):
         """Replace missing values, code nominal attributes as Weka's NominalToBinary does."""

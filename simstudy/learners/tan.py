@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._sklearn import ClassifierProtocol
 from .weka import _Base
 
 __all__ = ["TAN", "weka_ln_gamma"]
@@ -154,7 +153,7 @@ def _bayes_scores(counts, cfg_valid, sym_valid, k_head):
     return score
 
 
-class TAN(ClassifierProtocol, _Base):
+class TAN(_Base):
     """Weka 3.6 ``BayesNet`` with the ``TAN`` search and ``SimpleEstimator``.
 
     Parameters
@@ -211,9 +210,6 @@ class TAN(ClassifierProtocol, _Base):
     def __init__(self, alpha=0.5, nominal=None, n_categories=None, n_classes=None):
         super().__init__(nominal, n_categories, n_classes)
         self.alpha = alpha
-
-    def get_params(self, deep=True):
-        return {"alpha": self.alpha, **super().get_params(deep)}
 
     def fit(self, X, y):
         """Learn the tree and the probability tables.

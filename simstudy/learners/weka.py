@@ -7,8 +7,9 @@ per-fold predictions agree with Weka run on the same folds (see
 attributes coded 0..k-1 and NaN for missing; ``nominal`` a boolean mask (or index
 list) of the nominal columns; ``y`` integer class codes 0..c-1.
 
-Both are scikit-learn compatible (``fit``/``predict``/``predict_proba``,
-``get_params``) without importing scikit-learn.
+All are scikit-learn classifiers through :class:`simstudy.learners.base.Learner`
+(``fit``/``predict``/``predict_proba``/``score``, ``get_params``/``set_params``,
+``clone``).
 """
 
 from __future__ import annotations
@@ -16,25 +17,34 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
+from .base import Learner
+
 __all__ = ["WekaNaiveBayes", "IB1", "DecisionStump"]
 
 _DEFAULT_PRECISION = 0.01
 _LIKELIHOOD_FLOOR = 1e-75  # Weka's NaiveBayes floors each attribute's likelihood here
 
 
-class _Base:
+class _Base(Learner):
+    """Weka's input conventions, shared by the Weka learners (this module, J48, TAN, SMO).
+
+    Parameters
+    ----------
+    nominal : array_like of bool or of int, optional
+        Mask (or indices) of the nominal columns, coded 0..k-1; None: all numeric.
+    n_categories : array_like of int, optional
+        Number of categories of each column (entries of numeric columns ignored);
+        None: one more than the largest code seen in training.
+    n_classes : int, optional
+        Number of classes; None: one more than the largest class code seen.
+    """
+
+    accepts_missing = True
+
     def __init__(self, nominal=None, n_categories=None, n_classes=None):
         self.nominal = nominal
         self.n_categories = n_categories
         self.n_classes = n_classes
-
-    def get_params(self, deep=True):
-        return {"nominal": self.nominal, "n_categories": self.n_categories, "n_classes": self.n_classes}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
 
     def _prepare(self, X, y):
         X = np.asarray(X, dtype=float)
@@ -250,9 +260,6 @@ class IB1(_Base):
     def __init__(self, nominal=None, n_categories=None, n_classes=None, update_ranges_on_predict=False):
         super().__init__(nominal, n_categories, n_classes)
         self.update_ranges_on_predict = update_ranges_on_predict
-
-    def get_params(self, deep=True):
-        return {**super().get_params(deep), "update_ranges_on_predict": self.update_ranges_on_predict}
 
     def fit(self, X, y):
         X, y = self._prepare(X, y)
