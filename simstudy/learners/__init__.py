@@ -3,13 +3,23 @@
 * R defaults used by Berrar: :class:`E1071NaiveBayes`, :class:`E1071SVC`, :class:`RandomForestR`.
 * Weka 3.6 learners used by Bouckaert: :class:`WekaNaiveBayes`, :class:`J48`, :class:`IB1`,
   :class:`DecisionStump`, :class:`TAN` (BayesNet with the TAN search), :class:`SMO`.
+
+All derive from :class:`Learner` (scikit-learn's estimator API and the per-fold
+shortcut ``fold_predictions``).  :mod:`simstudy.learners.registry` names them
+(``make_learner("weka.J48")``, ``make_learner("C4.5")``) and lets installed
+packages add their own through the ``simstudy.learners`` entry points.
 """
 
+from .base import Learner
 from .j48 import J48
 from .rdefaults import E1071NaiveBayes, E1071SVC, RandomForestR, naive_bayes_predict_batch
+from .registry import (LearnerSpec, as_learner_factory, learner_class, learner_names, learner_spec, make_learner,
+                       register_learner)
 from .smo import SMO
 from .tan import TAN
 from .weka import IB1, DecisionStump, WekaNaiveBayes
 
-__all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch",
-           "J48", "WekaNaiveBayes", "IB1", "DecisionStump", "TAN", "SMO"]
+__all__ = ["Learner", "E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch",
+           "J48", "WekaNaiveBayes", "IB1", "DecisionStump", "TAN", "SMO",
+           "LearnerSpec", "register_learner", "make_learner", "learner_names", "learner_spec", "learner_class",
+           "as_learner_factory"]
