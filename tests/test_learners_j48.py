@@ -243,3 +243,18 @@ def test_small_random_data_sets_against_weka():
 
     assert j48_crosscheck.random_check(range(6)) == []
     assert j48_crosscheck.random_check(range(6, 10), "unpruned") == []
+
+
+def test_j48_and_its_kernel_do_not_import_each_other_for_shared_helpers():
+    import ast
+    import pathlib
+
+    import simstudy.learners._j48_nominal as kernel
+
+    tree = ast.parse(pathlib.Path(kernel.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "j48" not in imported and "_c45" in imported
+    from simstudy.learners import _c45
+
+    assert add_errs is _c45.add_errs
+    np.testing.assert_array_equal(kernel.log_table(5), _c45.xlog2x(np.arange(6.0)))
