@@ -6,16 +6,28 @@ offending argument, so that a user (or the command line) sees exactly what to fi
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 
 def as_float_array(x, name: str, *, min_ndim: int = 0) -> np.ndarray:
-    """Return ``x`` as a float array, rejecting NaN and too few dimensions."""
+    """Return ``x`` as a float array, rejecting NaN, complex values, text and too few dimensions.
+
+    Infinity is let through (some callers allow it); :func:`as_sample` and the
+    callers that need finite values refuse it themselves.
+    """
     try:
-        arr = np.asarray(x, dtype=float)
+        raw = np.asarray(x)
+        if raw.dtype.kind == "c":  # numpy would drop the imaginary part with only a warning
+            raise ValueError(f"{name}: expected real numbers, got complex values")
+        if raw.dtype.kind in "US":  # numpy would parse "1.5" as a number
+            raise ValueError(f"{name}: expected numbers, got text")
+        arr = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith(f"{name}: "):
+            raise
         raise ValueError(f"{name}: expected numbers, got {type(x).__name__}") from exc
     if arr.ndim < min_ndim:
         raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got shape {arr.shape}")
@@ -42,11 +54,18 @@ def check_alpha(alpha, name: str = "alpha") -> float:
 
 
 def check_positive(value, name: str, *, integer: bool = False, allow_zero: bool = False):
-    """A positive (or non-negative) scalar, optionally an integer."""
+    """A positive (or non-negative) finite scalar, optionally an integer.
+
+    NaN and infinity are refused (NaN compares false with every bound, so
+    without the explicit check it would pass as "positive").
+    """
     ok_type = numbers.Integral if integer else numbers.Real
     if isinstance(value, bool) or not isinstance(value, ok_type):
         kind = "an integer" if integer else "a number"
         raise ValueError(f"{name}: must be {kind}, got {value!r}")
+    # NaN fails every comparison and would slip through the bound below; inf is no size
+    if not isinstance(value, numbers.Integral) and not math.isfinite(float(value)):
+        raise ValueError(f"{name}: must be finite, got {value!r}")
     if (value < 0) if allow_zero else (value <= 0):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name}: must be {bound}, got {value!r}")

@@ -24,12 +24,21 @@ On counts or rates: :func:`binomial_test`, :func:`mcnemar_test`,
 All p-values are two-sided.  Degenerate samples never raise or warn: a
 t statistic with zero variance is 0 (p = 1) when the mean is 0 and +-inf
 (p = 0) otherwise; each function documents its own case.  Invalid input
-(NaN, a sample that is too small, a wrong shape, a non-positive size) raises
-:class:`ValueError` whose message starts with the argument's name.
+(NaN, infinity, complex numbers or text, a sample that is too small, a wrong
+shape, a size that is not a finite positive number) raises :class:`ValueError`
+whose message starts with the argument's name.
+
+Scale: the statistics do not depend on the unit of the differences, and
+neither do the results: a sample of values around 1e-300 or 1e300, whose
+squares under- or overflow, is rescaled by a power of two before the
+variance is taken (see :func:`_pow2_scale`), so it gives the same t as the
+sample in ordinary units instead of +-inf or 0.  Samples of ordinary size
+take exactly the ordinary computation.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,14 +162,71 @@ def _normal_two_sided(z):
     return 2.0 * special.ndtr(-np.abs(np.asarray(z, dtype=float)))
 
 
+# A variance outside (_VAR_SAFE_LOW, _VAR_SAFE_HIGH) may have lost its value to underflow or
+# overflow; such tests are recomputed from rescaled values (see _flat_t and _five_by_two_parts).
+_VAR_SAFE_LOW = 1e-280
+_VAR_SAFE_HIGH = 1e280
+# Tests whose largest |value| lies outside (2**-_EXP_SAFE, 2**_EXP_SAFE) are rescaled first.
+_EXP_SAFE = 400
+
+
+def _pow2_scale(x, axes, only_extreme: bool = True):
+    """``x`` times a power of two per test, and the exponents ``e`` with ``x = scaled * 2**e``.
+
+    The power of two brings each test's largest ``|value|`` (over ``axes``,
+    kept as length-1 axes in ``e``) into [0.5, 1).  Multiplying by a power of two
+    is exact (barring subnormal results), and every statistic here is a ratio
+    in which the scale cancels, so the rescaled values give the same statistic
+    without the squares underflowing to 0 or overflowing to inf.  With
+    ``only_extreme`` (the default) only tests whose largest value is below
+    ``2**-400`` or above ``2**400`` are rescaled; the others are returned as
+    they are (``e = 0``), so ordinary input takes exactly the ordinary path.
+    """
+    m = np.max(np.abs(x), axis=axes, keepdims=True)
+    _, e = np.frexp(m)
+    if only_extreme:
+        e = np.where((m > 0) & ((m < 2.0**-_EXP_SAFE) | (m > 2.0**_EXP_SAFE)), e, 0)
+    else:
+        e = np.where(m > 0, e, 0)
+    if not e.any():
+        return x, e
+    return np.ldexp(x, -e), e
+
+
 def _flat_t(x, extra_factor: float) -> SignificanceResult:
-    """One-sample t on the last axis with variance factor ``1/n + extra_factor``."""
+    """One-sample t on the last axis with variance factor ``1/n + extra_factor``.
+
+    Tiny or huge values: a sample whose values are all around 1e-300 has a
+    variance (around 1e-600) that underflows to 0, which would make ``t``
+    infinite although the values differ; values around 1e300 overflow it to
+    inf (t = 0).  Such tests are computed from rescaled values and, where the
+    variance is still outside the safe range, from deviations rescaled on
+    their own, ``t = (mean / s) / sqrt(sum((d / s)**2) / (n - 1) * factor)``
+    with ``d`` the deviations from the mean and ``s`` a power of two near
+    ``max |d|``: no square under- or overflows, and ``t`` is finite unless the
+    mean is more than about 1e308 spreads from 0.  Other tests are computed
+    as before, bit for bit.
+    """
     n = x.shape[-1]
+    x, _ = _pow2_scale(x, -1)
     mean = x.mean(axis=-1)
     var = x.var(axis=-1, ddof=1)
     # variance of exactly-equal values can round to a tiny positive number
-    var = np.where(np.ptp(x, axis=-1) == 0, 0.0, var)
-    t, p = _t_from_mean_var(mean, var, 1.0 / n + extra_factor, n - 1)
+    constant = np.ptp(x, axis=-1) == 0
+    var = np.where(constant, 0.0, var)
+    factor = 1.0 / n + extra_factor
+    t, p = _t_from_mean_var(mean, var, factor, n - 1)
+    unsafe = ~constant & ~((var > _VAR_SAFE_LOW) & (var < _VAR_SAFE_HIGH))
+    if unsafe.any():
+        xs = x[unsafe]
+        m = xs.mean(axis=-1)
+        d, e = _pow2_scale(xs - m[..., None], -1, only_extreme=False)
+        with np.errstate(over="ignore"):
+            ts = np.ldexp(m, -e[..., 0]) / np.sqrt((d * d).sum(axis=-1) / (n - 1) * factor)
+        t = np.array(t, dtype=float)
+        p = np.array(p, dtype=float)
+        t[unsafe] = ts
+        p[unsafe] = _t_two_sided(ts, n - 1)
     # the direction ignores a mean that is zero up to rounding (it would depend on the order of the values)
     return _result(t, p, np.full(np.shape(t), n - 1.0), _sign_of_mean(x))
 
@@ -177,7 +243,10 @@ def _split_sizes(n_train, n_test) -> float:
     """The Nadeau-Bengio ratio ``n_test / n_train`` after checking both sizes."""
     n_train = check_positive(n_train, "n_train")
     n_test = check_positive(n_test, "n_test")
-    return float(n_test) / float(n_train)
+    ratio = float(n_test) / float(n_train)
+    if not math.isfinite(ratio):
+        raise ValueError(f"n_train: n_test / n_train = {n_test!r} / {n_train!r} overflows")
+    return ratio
 
 
 def _as_counts(value, name: str) -> np.ndarray:
@@ -468,12 +537,44 @@ def five_by_two_cv_t_test(diffs) -> SignificanceResult:
     -----
     All ``s_i^2 = 0``: ``t = 0, p = 1`` if ``p_1^(1) = 0``, else ``t = +-inf, p = 0``.
     """
-    diffs = _five_by_two(diffs)
+    diffs, gaps, den_ok, e_gap = _five_by_two_parts(diffs)
     r = diffs.shape[-2]
     # s_i^2 of two values is half their squared difference
-    s2 = 0.5 * (diffs[..., 0] - diffs[..., 1]) ** 2
+    s2 = 0.5 * gaps**2
     t, p = _t_from_mean_var(diffs[..., 0, 0], s2.mean(axis=-1), 1.0, r)
+    if not den_ok.all():
+        # the variance under- or overflowed: the gaps rescaled on their own (see _five_by_two_parts)
+        bad = ~den_ok
+        gs = np.ldexp(gaps[bad], -e_gap[bad])
+        with np.errstate(over="ignore"):
+            tb = np.ldexp(diffs[..., 0, 0][bad], -e_gap[bad][..., 0]) / np.sqrt((0.5 * gs * gs).mean(axis=-1))
+        t, p = np.array(t, dtype=float), np.array(p, dtype=float)
+        t[bad] = tb
+        p[bad] = _t_two_sided(tb, r)
     return _result(t, p, np.full(np.shape(t), float(r)), diffs[..., 0, 0])
+
+
+def _five_by_two_parts(diffs):
+    """Checked 5x2 differences, the gaps between each replication's two folds, and the scale guards.
+
+    Returns ``(diffs, gaps, den_ok, e_gap)``.  ``diffs`` is rescaled by a
+    power of two where its values are tiny or huge (see :func:`_pow2_scale`;
+    the 5x2 statistics do not depend on the scale).  ``den_ok`` is False for
+    the tests whose sum of squared gaps left the safe range although some gap
+    is non-zero (an underflow to 0 would make t or F infinite, an overflow
+    would make them 0); for those, ``gaps * 2**-e_gap`` has its largest value
+    in [0.5, 1) and the statistics are computed from it.
+    """
+    diffs = _five_by_two(diffs)
+    diffs, _ = _pow2_scale(diffs, (-2, -1))
+    gaps = diffs[..., 0] - diffs[..., 1]
+    with np.errstate(over="ignore", under="ignore"):
+        den = (gaps**2).sum(axis=-1)
+    den_ok = (den > _VAR_SAFE_LOW) & (den < _VAR_SAFE_HIGH) | ~(gaps != 0).any(axis=-1)
+    e_gap = np.zeros(gaps.shape[:-1] + (1,), dtype=int)
+    if not den_ok.all():
+        _, e_gap = _pow2_scale(gaps, -1, only_extreme=False)
+    return diffs, gaps, den_ok, e_gap
 
 
 def _sign_of_mean(x):
@@ -510,12 +611,20 @@ def five_by_two_cv_f_test(diffs) -> SignificanceResult:
     All ``s_i^2 = 0``: ``F = 0, p = 1`` if every difference is 0, else
     ``F = inf, p = 0``.
     """
-    diffs = _five_by_two(diffs)
+    diffs, gaps, den_ok, e_gap = _five_by_two_parts(diffs)
     r = diffs.shape[-2]
     num = (diffs**2).sum(axis=(-2, -1))
-    den = 2.0 * (0.5 * (diffs[..., 0] - diffs[..., 1]) ** 2).sum(axis=-1)
+    den = 2.0 * (0.5 * gaps**2).sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         f = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, 0.0))
+    if not den_ok.all():
+        # F = sum p^2 / sum g^2 = (sum p^2 / sum (g 2^-e)^2) 2^(-2e); see _five_by_two_parts
+        bad = ~den_ok
+        gs = np.ldexp(gaps[bad], -e_gap[bad])
+        with np.errstate(over="ignore"):
+            fb = np.ldexp(num[bad] / (gs * gs).sum(axis=-1), -2 * e_gap[bad][..., 0])
+        f = np.array(f, dtype=float)
+        f[bad] = fb
     p = np.where(np.isinf(f), 0.0, special.fdtrc(2.0 * r, float(r), np.where(np.isinf(f), 0.0, f)))
     return SignificanceResult(
         statistic=_scalar(f),
@@ -567,7 +676,10 @@ def mcnemar_test(n01, n10, *, exact: bool = False, continuity: bool = True) -> S
         b, c = np.broadcast_arrays(b, c)
     except ValueError as exc:
         raise ValueError(f"n01: shape {np.shape(b)} does not broadcast with n10 of shape {np.shape(c)}") from exc
-    m = b + c
+    with np.errstate(over="ignore"):
+        m = b + c
+    if np.isinf(m).any():
+        raise ValueError("n01: n01 + n10 is too large to represent")
     if exact:
         tail = _binom_cdf_continuous(np.minimum(b, c), m)
         p = np.where(m > 0, np.minimum(1.0, 2.0 * tail), 1.0)
@@ -577,7 +689,11 @@ def mcnemar_test(n01, n10, *, exact: bool = False, continuity: bool = True) -> S
     d = np.abs(c - b)
     if continuity:
         d = np.maximum(d - 1.0, 0.0)
-    stat = np.where(m > 0, d * d / np.where(m > 0, m, 1.0), 0.0)
+    with np.errstate(over="ignore"):
+        d2 = d * d
+    # a count above about 1e154 overflows d^2; d (d / m) is the same number without the overflow
+    d2_over_m = np.where(np.isinf(d2), d * (d / np.where(m > 0, m, 1.0)), d2 / np.where(m > 0, m, 1.0))
+    stat = np.where(m > 0, d2_over_m, 0.0)
     p = special.chdtrc(1.0, stat)
     return _result(stat, p, np.ones(np.shape(stat)), c - b)
 
@@ -623,8 +739,18 @@ def proportions_z_test(err_a, n_a, err_b, n_b) -> SignificanceResult:
     except ValueError as exc:
         raise ValueError("err_a: err_a, n_a, err_b and n_b do not broadcast together") from exc
     diff = eb - ea
-    var = ea * (1.0 - ea) / na + eb * (1.0 - eb) / nb
+    with np.errstate(over="ignore", under="ignore"):
+        var = ea * (1.0 - ea) / na + eb * (1.0 - eb) / nb
+    # mathematically zero only when each rate is 0 or 1; otherwise an underflow to 0 or an
+    # overflow to inf would give z = +-inf or 0: there the standard error is taken by hypot
+    nonzero = ((ea > 0) & (ea < 1)) | ((eb > 0) & (eb < 1))
+    unsafe = nonzero & ~((var > _VAR_SAFE_LOW) & (var < _VAR_SAFE_HIGH))
+    if unsafe.any():
+        with np.errstate(over="ignore", under="ignore"):
+            se = np.hypot(np.sqrt(ea) * np.sqrt(1.0 - ea) / np.sqrt(na), np.sqrt(eb) * np.sqrt(1.0 - eb) / np.sqrt(nb))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(var > 0, diff / np.sqrt(np.where(var > 0, var, 1.0)), np.sign(diff) * np.inf)
-    z = np.where((var <= 0) & (diff == 0), 0.0, z)
+        if unsafe.any():
+            z = np.where(unsafe, diff / np.where(unsafe, se, 1.0), z)
+    z = np.where(~nonzero & (diff == 0), 0.0, z)
     return _result(z, _normal_two_sided(z), None, diff)
