@@ -3,15 +3,20 @@
 Supports nominal and numeric (``numeric``, ``real``, ``integer``) attributes,
 missing values ``?``, quoted names and values, ``%`` comments.  String, date and
 relational attributes and the sparse ``{...}`` data format are rejected with a
-``ValueError`` naming the offending line.  Nominal values are coded as integers
+``ValueError`` naming the file and the offending line, as is every other
+malformed input (see :func:`parse_arff`).  Nominal values are coded as integers
 (their position in the declared category list); missing values become NaN.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import math
+import numbers
 import os
+import re
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,8 +57,15 @@ class ArffData:
         return np.array([c is not None for c in self.categories], dtype=bool)
 
 
+class _LineError(ValueError):
+    """A problem found in one line; the caller adds the file and line number."""
+
+
 def _tokens(line: str, sep: str = ","):
-    """Split ``line`` on ``sep`` (or whitespace when ``sep`` is None) honouring quotes."""
+    """Split ``line`` on ``sep`` (or whitespace when ``sep`` is None) honouring quotes.
+
+    Returns ``(value, quoted)`` pairs; unquoted values are stripped.
+    """
     out, cur, quote, i, had_quote = [], [], None, 0, False
     while i < len(line):
         ch = line[i]
@@ -78,74 +90,161 @@ def _tokens(line: str, sep: str = ","):
             cur.append(ch)
         i += 1
     if quote:
-        raise ValueError(f"line: unterminated quote in {line!r}")
+        raise _LineError(f"unterminated quote ({quote}) in a value")
     if sep is not None or cur or had_quote:
         out.append(("".join(cur).strip() if not had_quote else "".join(cur), had_quote))
     return out
 
 
-def _attribute(rest: str, lineno: int):
+def _quoted(text: str):
+    """The quoted string at the start of ``text`` (backslash escapes honoured) and the rest."""
+    q, chars, i = text[0], [], 1
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            chars.append(text[i + 1])
+            i += 2
+            continue
+        if ch == q:
+            return "".join(chars), text[i + 1:]
+        chars.append(ch)
+        i += 1
+    raise _LineError(f"unterminated quote ({q}) in the attribute name")
+
+
+def _attribute(rest: str):
+    """``(name, categories or None)`` of an ``@attribute`` line (without the keyword)."""
     rest = rest.strip()
-    if rest[:1] in "'\"":
-        q = rest[0]
-        end = rest.index(q, 1)
-        name, typ = rest[1:end], rest[end + 1:].strip()
+    if rest[:1] in ("'", '"'):
+        name, typ = _quoted(rest)
+        typ = typ.strip()
+        if not typ:
+            raise _LineError(f"attribute {name!r}: no type")
     else:
         parts = rest.split(None, 1)
         if len(parts) != 2:
-            raise ValueError(f"source: line {lineno}: malformed @attribute")
+            raise _LineError("malformed @attribute (expected a name and a type)")
         name, typ = parts
+    if not name:
+        raise _LineError("empty attribute name")
     low = typ.lower()
     if typ.startswith("{"):
         if not typ.rstrip().endswith("}"):
-            raise ValueError(f"source: line {lineno}: unterminated nominal specification")
-        cats = tuple(v for v, _ in _tokens(typ.strip()[1:-1]))
-        return name, cats
+            raise _LineError(f"attribute {name!r}: unterminated nominal specification")
+        body = typ.strip()[1:-1]
+        if not body.strip():
+            raise _LineError(f"attribute {name!r}: empty nominal specification {{}} (no categories)")
+        cats, seen = [], set()
+        for v, quoted in _tokens(body):
+            if not v and not quoted:
+                raise _LineError(f"attribute {name!r}: empty nominal value in {typ!r}")
+            if v in seen:
+                raise _LineError(f"attribute {name!r}: duplicate nominal value {v!r}")
+            seen.add(v)
+            cats.append(v)
+        return name, tuple(cats)
     if low in ("numeric", "real", "integer"):
         return name, None
-    raise ValueError(f"source: line {lineno}: unsupported attribute type {typ!r} (only nominal and numeric)")
+    raise _LineError(f"attribute {name!r}: unsupported attribute type {typ!r} (only nominal and numeric)")
 
 
-def parse_arff(text: str, class_index: int = -1) -> ArffData:
-    """Parse ARFF ``text``; ``class_index`` selects the class attribute (default last)."""
+# An ARFF number: decimal, optional exponent.  Python's float() also takes "nan", "inf",
+# "infinity" and "1_000", none of which is a number in an ARFF file.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _number(v: str) -> float:
+    """A finite number written as ARFF writes numbers (quoted or not, as Weka reads them)."""
+    if not _NUMBER.fullmatch(v.strip()):
+        raise _LineError(f"{v!r} is not a number")
+    x = float(v)
+    if not math.isfinite(x):
+        raise _LineError(f"{v!r} is too large for a double-precision number")
+    return x
+
+
+def parse_arff(text: str, class_index: int = -1, *, source: str = "text") -> ArffData:
+    """Parse ARFF ``text``.
+
+    Parameters
+    ----------
+    text : str
+        Contents of an ARFF file.  A leading byte-order mark is skipped.
+    class_index : int
+        Position of the class attribute among all attributes, Python-style
+        (default -1, the last); it must name an attribute, it does not wrap.
+    source : str
+        How error messages name the text, e.g. the file's path.
+
+    Raises
+    ------
+    ValueError
+        ``"<source>: line L: ..."`` for a malformed line (with ``column C
+        (attribute 'name')`` for a bad value): an unsupported or empty
+        attribute type, a duplicate attribute name or nominal value, an
+        unterminated quote, a value that is not a category or not a finite
+        number (``nan``, ``inf`` and ``1e400`` are refused), a wrong number of
+        values; ``"<source>: ..."`` for a file without ``@attribute``
+        declarations or without ``@data``; ``"class_index: ..."`` when it is
+        not the position of an attribute.
+    """
+    if isinstance(class_index, bool) or not isinstance(class_index, numbers.Integral):
+        raise ValueError(f"class_index: must be an integer, got {class_index!r}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
     relation, attrs, rows, in_data = "", [], [], False
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("%"):
-            continue
-        if not in_data:
-            low = line.lower()
-            if low.startswith("@relation"):
-                relation = line[9:].strip().strip("'\"")
-            elif low.startswith("@attribute"):
-                attrs.append(_attribute(line[10:], lineno))
-            elif low.startswith("@data"):
-                in_data = True
-            else:
-                raise ValueError(f"source: line {lineno}: unexpected header line {line!r}")
-            continue
-        if line.startswith("{"):
-            raise ValueError(f"source: line {lineno}: sparse ARFF data is not supported")
-        vals = _tokens(line)
-        if len(vals) != len(attrs):
-            raise ValueError(f"source: line {lineno}: expected {len(attrs)} values, got {len(vals)}")
-        row = []
-        for (v, quoted), (name, cats) in zip(vals, attrs):
-            if v == "?" and not quoted:
-                row.append(math.nan)
-            elif cats is None:
+    declared = {}  # attribute name -> line of its declaration
+    lineno = 0
+    try:
+        for lineno, raw in enumerate(text.splitlines(), 1):
+            line = raw.strip()
+            if not line or line.startswith("%"):
+                continue
+            if not in_data:
+                low = line.lower()
+                if low.startswith("@relation"):
+                    relation = line[9:].strip().strip("'\"")
+                elif low.startswith("@attribute"):
+                    name, cats = _attribute(line[10:])
+                    if name in declared:
+                        raise _LineError(f"duplicate attribute name {name!r} (first declared on line {declared[name]})")
+                    declared[name] = lineno
+                    attrs.append((name, cats))
+                elif low.startswith("@data"):
+                    in_data = True
+                else:
+                    raise _LineError(f"unexpected header line {line!r}")
+                continue
+            if line.startswith("{"):
+                raise _LineError("sparse ARFF data is not supported")
+            vals = _tokens(line)
+            if len(vals) != len(attrs):
+                raise _LineError(f"expected {len(attrs)} values, got {len(vals)}")
+            row = []
+            for col, ((v, quoted), (name, cats)) in enumerate(zip(vals, attrs), 1):
                 try:
-                    row.append(float(v))
-                except ValueError:
-                    raise ValueError(f"source: line {lineno}: {v!r} is not numeric for {name!r}") from None
-            else:
-                try:
-                    row.append(float(cats.index(v)))
-                except ValueError:
-                    raise ValueError(f"source: line {lineno}: {v!r} is not a category of {name!r}") from None
-        rows.append(row)
+                    if v == "?" and not quoted:
+                        row.append(math.nan)
+                    elif cats is None:
+                        row.append(_number(v))
+                    else:
+                        try:
+                            row.append(float(cats.index(v)))
+                        except ValueError:
+                            raise _LineError(f"{v!r} is not a category of {name!r}") from None
+                except _LineError as exc:
+                    raise _LineError(f"column {col} (attribute {name!r}): {exc}") from None
+            rows.append(row)
+    except _LineError as exc:
+        raise ValueError(f"{source}: line {lineno}: {exc}") from None
     if not attrs:
-        raise ValueError("source: no @attribute declarations")
+        raise ValueError(f"{source}: no @attribute declarations")
+    if not in_data:
+        raise ValueError(f"{source}: no @data line after the {len(attrs)} @attribute declarations "
+                         f"(the file ends at line {lineno})")
+    if not -len(attrs) <= class_index < len(attrs):
+        raise ValueError(f"class_index: {class_index} is not the position of an attribute of {source} "
+                         f"({len(attrs)} attributes: -{len(attrs)} to {len(attrs) - 1})")
     data = np.array(rows, dtype=float).reshape(len(rows), len(attrs))
     k = class_index % len(attrs)
     keep = [j for j in range(len(attrs)) if j != k]
@@ -161,11 +260,32 @@ def parse_arff(text: str, class_index: int = -1) -> ArffData:
 
 
 def read_arff(path, class_index: int = -1) -> ArffData:
-    """Read an ARFF file (optionally gzipped, by its ``.gz`` suffix)."""
+    """Read an ARFF file (optionally gzipped, by its ``.gz`` suffix).
+
+    The file must be UTF-8 (a byte-order mark is skipped); other bytes are a
+    ``ValueError`` naming the file, line and column.  Every error message
+    starts with the path; see :func:`parse_arff`.
+    """
     path = os.fspath(path)
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return parse_arff(fh.read(), class_index)
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rb") as fh:
+                data = fh.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise ValueError(f"{path}: not a readable gzip file ({exc})") from None
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ValueError(f"{path}: line {line}, byte {column} of the line: not UTF-8 "
+                         f"(byte 0x{data[exc.start]:02x}); save the file as UTF-8") from None
+    return parse_arff(text, class_index, source=path)
 
 
 def _quote(s: str) -> str:
