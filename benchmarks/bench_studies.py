@@ -34,7 +34,8 @@ from sklearn.svm import SVC
 
 from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
 from simstudy.splits import folds, stratified_fold_ids
-from studies import _berrar_benchmarks, berrar3, berrar4
+from simstudy.protocols import berrar
+from studies import berrar3, berrar4
 
 
 def plain_svm(d):
@@ -85,9 +86,9 @@ def main():
         base = next(iter(times.values()))
         print(f"{name}:  " + "   ".join(f"{label} {t:.2f} s ({t / base:.3f})" for label, t in times.items()))
 
-    g3 = _berrar_benchmarks.BenchmarkGroup(3, 340, 20)
+    g3 = berrar.BenchmarkGroup(3, 340, 20)
     row("study 1, one replication (group 3)", [("plain loop", plain_study1),
-                                               ("ours", lambda rng: _berrar_benchmarks.replicate(g3, rng))])
+                                               ("ours", lambda rng: berrar.benchmark_replicate(g3, rng))])
     cond3 = berrar3.OracleDesign()
     row("study 3, one replication (20 q)", [("plain loop, refit per q", lambda rng: plain_study3(cond3, rng)),
                                             ("ours, one fit per fold", lambda rng: berrar3.replicate(cond3, rng))])

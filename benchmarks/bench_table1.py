@@ -33,7 +33,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 from simstudy.learners.j48 import J48
 from simstudy.learners.weka import WekaNaiveBayes
-from simstudy.scores import cv_accuracies
+from simstudy.outcomes import outcome_rows
+from simstudy.protocols.bouckaert import SOURCES, RepeatedCVCondition, experiment_accuracies, network_source
+from simstudy.schemes import SCHEMES
+from simstudy.scores import PairedScores, cv_accuracies
 from studies import bouckaert1 as b1
 
 
@@ -51,20 +54,26 @@ class NaiveBayesPerFold(_PerFold, WekaNaiveBayes):
     pass
 
 
+def _outcomes(acc, y, cond):
+    """Table 1's outcome rows, as the study makes them, from (experiments, runs, folds, 2) accuracies."""
+    scores = PairedScores(acc[..., 0], acc[..., 1], *cond.design.sizes(y))
+    return outcome_rows(scores, b1.TESTS, alpha=cond.alpha, schemes=SCHEMES,
+                        index={"experiment": np.arange(cond.n_experiments)})
+
+
 def plain_replicate(cond, rng):
-    X, y = b1._source(cond.source).sample(cond.n_cases, rng)
+    X, y = network_source(cond.source).sample(cond.n_cases, rng)
     learners = (DecisionTreeClassifier, lambda: CategoricalNB(min_categories=2))
-    acc = b1.experiment_accuracies(X, y, cond, rng, learners)
-    return b1.outcome_rows(acc[..., 0] - acc[..., 1], cond)
+    return _outcomes(experiment_accuracies(X, y, cond, rng, learners), y, cond)
 
 
 def per_fold_replicate(cond, rng):
-    X, y = b1._source(cond.source).sample(cond.n_cases, rng)
+    X, y = network_source(cond.source).sample(cond.n_cases, rng)
     X = X.astype(float)
     nominal = np.ones(X.shape[1], dtype=bool)
-    acc = b1.experiment_accuracies(X, y, cond, rng, (lambda: J48PerFold(nominal=nominal),
-                                                      lambda: NaiveBayesPerFold(nominal=nominal)))
-    return b1.outcome_rows(acc[..., 0] - acc[..., 1], cond)
+    acc = experiment_accuracies(X, y, cond, rng, (lambda: J48PerFold(nominal=nominal),
+                                                  lambda: NaiveBayesPerFold(nominal=nominal)))
+    return _outcomes(acc, y, cond)
 
 
 def timed(contenders, conds, seeds):
@@ -84,7 +93,7 @@ def main(argv=None):
     ap.add_argument("--sets", type=int, default=2, help="data sets per source for the fast contenders")
     ap.add_argument("--python-sets", type=int, default=1, help="data sets per source for the fold-by-fold run")
     args = ap.parse_args(argv)
-    conds = [b1.SourceCondition(s) for s in b1.SOURCES]
+    conds = [RepeatedCVCondition(s) for s in SOURCES]
     b1.replicate(conds[0], np.random.default_rng(0))            # load the compiled kernel once
     cv_accuracies(np.zeros((4, 2)), np.array([0, 1, 0, 1]), np.array([[0, 0, 1, 1]]), [DecisionTreeClassifier])
     plain_name = "plain scikit-learn loop (DecisionTree + CategoricalNB per fold)"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PairedScores", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
+__all__ = ["PairedScores", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
 
 
 @dataclass(frozen=True)
@@ -119,3 +119,8 @@ def resample_accuracies(X, y, splits, learners) -> np.ndarray:
             raise ValueError(f"splits: split {r} leaves cases out of both its training and its test part")
         ids[r, test] = 0
     return cv_accuracies(X, y, ids, learners)[:, 0, :]
+
+
+def holdout_accuracies(X, y, X_test, y_test, learners) -> np.ndarray:
+    """Accuracy of each learner (a factory) fitted on ``(X, y)`` and tested on a separate test set: shape (L,)."""
+    return np.array([float(np.mean(make().fit(X, y).predict(X_test) == y_test)) for make in learners])

@@ -2,25 +2,38 @@
 
 Group g has start size a_g = 240 + 50 g (data set i has a_g + 10 i cases in its
 training set and in its test set): SPEC section 4 explains why the text and
-figures, not Algorithm 2's line 2, give the sizes.  See ``_berrar_benchmarks``
-for what a replication does.
+figures, not Algorithm 2's line 2, give the sizes.  See
+:mod:`simstudy.protocols.berrar` for what a replication does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
-
-from . import _berrar_benchmarks as bench
+from simstudy.engine.study import settings_of
+from simstudy.protocols import berrar
 
 N_DATASETS = 20
 STARTS = {g: 240 + 50 * g for g in range(1, 22)}
 
 
-conditions = bench.conditions_for(STARTS, N_DATASETS)
-summarize = partial(bench.summarize, n_datasets=N_DATASETS)
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the groups to run and the bootstrap replications for s* per group (0: none)."""
+
+    groups: tuple = tuple(STARTS)
+    n_boot: int = 0
+
+
+def conditions(profile: Profile):
+    s = settings_of(profile, Settings)
+    return berrar.benchmark_conditions(STARTS, N_DATASETS, s.groups, s.n_boot)
+
+
+summarize = partial(berrar.benchmark_summary, n_datasets=N_DATASETS)
 
 S1 = "Berrar, Sect. 3.1.1"
 PUBLISHED = [
@@ -46,10 +59,10 @@ STUDY = Study(
     name="berrar1",
     title="Berrar study 1: NB vs SVM over 20 data sets (Algorithm 2)",
     conditions=conditions,
-    replicate=bench.replicate,
-    setup=bench.setup,
+    replicate=berrar.benchmark_replicate,
+    setup=berrar.benchmark_setup,
     summarize=summarize,
-    validate=bench.validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
         "quick": Profile("quick", n_replications=80, settings={"groups": tuple(range(1, 13)), "n_boot": 40}),

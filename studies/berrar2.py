@@ -9,19 +9,32 @@ sigma_i = 1 + (N + 1 - i)/50), so we use those formulas with N = 44.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
-
-from . import _berrar_benchmarks as bench
+from simstudy.engine.study import settings_of
+from simstudy.protocols import berrar
 
 N_DATASETS = 44
 STARTS = dict(zip(range(1, 11), (70, 100, 140, 190, 200, 240, 260, 360, 460, 560)))
 
 
-conditions = bench.conditions_for(STARTS, N_DATASETS)
-summarize = partial(bench.summarize, n_datasets=N_DATASETS)
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the groups to run and the bootstrap replications for s* per group (0: none)."""
+
+    groups: tuple = tuple(STARTS)
+    n_boot: int = 0
+
+
+def conditions(profile: Profile):
+    s = settings_of(profile, Settings)
+    return berrar.benchmark_conditions(STARTS, N_DATASETS, s.groups, s.n_boot)
+
+
+summarize = partial(berrar.benchmark_summary, n_datasets=N_DATASETS)
 
 S2 = "Berrar, Sect. 3.1.2"
 PUBLISHED = [
@@ -35,10 +48,10 @@ STUDY = Study(
     name="berrar2",
     title="Berrar study 2: NB vs SVM over 44 data sets (Appendix D)",
     conditions=conditions,
-    replicate=bench.replicate,
-    setup=bench.setup,
+    replicate=berrar.benchmark_replicate,
+    setup=berrar.benchmark_setup,
     summarize=summarize,
-    validate=bench.validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=3, settings={"groups": (2, 7), "n_boot": 3}),
         "quick": Profile("quick", n_replications=50, settings={"groups": tuple(STARTS), "n_boot": 30}),

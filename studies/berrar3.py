@@ -17,14 +17,23 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+import pandas as pd
 
 from simstudy.compare import Published
+from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
+from simstudy.engine.study import settings_of
 from simstudy.learners import E1071SVC
+from simstudy.protocols import berrar
+from simstudy.scores import PairedScores, fold_predictions
 from simstudy.sources import berrar_cv_source
-from simstudy.splits import folds, stratified_fold_ids
 
-from . import _berrar_cv as cv
+
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the oracle's percentages q."""
+
+    q_values: tuple = tuple(range(1, 21))
 
 
 @dataclass(frozen=True)
@@ -44,41 +53,39 @@ class OracleDesign:
     def key(self) -> str:
         return f"n{self.n_cases}-d{self.n_features}-k{self.n_folds}"
 
+    @property
+    def design(self) -> RepeatedKFold:
+        return RepeatedKFold(1, self.n_folds)
+
 
 def conditions(profile: Profile):
-    return [OracleDesign(q_values=tuple(profile.settings.get("q_values", range(1, 21))))]
-
-
-def validate(condition):
-    condition.__post_init__()
+    return [OracleDesign(q_values=tuple(settings_of(profile, Settings).q_values))]
 
 
 def replicate(cond: OracleDesign, rng):
     X, y = berrar_cv_source(cond.n_features).sample(cond.n_cases, rng)
-    fold_ids = stratified_fold_ids(y, cond.n_folds, rng)
-    correct, sizes = [], []
-    for train, test in folds(fold_ids):
-        pred = E1071SVC().fit(X[train], y[train]).predict(X[test])
-        correct.append(pred == y[test])
-        sizes.append((train.size, test.size))
+    fold_ids = cond.design.fold_ids(y, rng)
+    correct = fold_predictions(X, y, fold_ids, E1071SVC)[0] == y           # one SVM fit per fold
+    correct = [correct[fold_ids[0] == f] for f in range(cond.n_folds)]
     acc_svm = np.array([c.mean() for c in correct])
-    diffs, scores = [], []
-    for q in cond.q_values:
-        acc_o = np.empty(cond.n_folds)
+    acc_o = np.empty((len(cond.q_values), cond.n_folds))
+    for i, q in enumerate(cond.q_values):
         for f, c in enumerate(correct):
             m = int(round(q * c.size / 100.0))
             revealed = rng.choice(c.size, size=m, replace=False)
             fixed = c.copy()
             fixed[revealed] = True
-            acc_o[f] = fixed.mean()
-        diffs.append(acc_o - acc_svm)
-        scores += [{"q": q, "fold": f, "acc_a": float(a), "acc_b": float(b)} for f, (a, b) in enumerate(zip(acc_o, acc_svm))]
-    n_train, n_test = sizes[0]
-    outcomes = cv.t_test_rows(np.array(diffs), n_train, n_test, [{"q": q} for q in cond.q_values])
-    return {"scores": scores, "outcomes": outcomes}
+            acc_o[i, f] = fixed.mean()
+    n_train, n_test = cond.design.sizes(y)
+    acc_b = np.broadcast_to(acc_svm, acc_o.shape)
+    scores = pd.DataFrame({"q": np.repeat(cond.q_values, cond.n_folds), "fold": np.tile(np.arange(cond.n_folds),
+                                                                                      len(cond.q_values)),
+                           "acc_a": acc_o.ravel(), "acc_b": acc_b.ravel()})
+    paired = PairedScores(acc_o[:, None, :], acc_b[:, None, :], n_train=n_train, n_test=n_test)
+    return {"scores": scores, "outcomes": berrar.cv_outcomes(paired, index={"q": list(cond.q_values)})}
 
 
-summarize = partial(cv.summarize_t, by="q", df=9)
+summarize = partial(berrar.cv_summary, by="q", df=9)
 
 S3 = "Berrar, Sect. 3.2.1"
 PUBLISHED = [
@@ -104,7 +111,7 @@ STUDY = Study(
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
-    validate=validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=6, settings={"q_values": (2, 3, 7)}),
         "quick": Profile("quick", n_replications=500),

@@ -16,15 +16,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-import numpy as np
+import pandas as pd
 
 from simstudy.compare import Published
+from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
+from simstudy.engine.study import settings_of
 from simstudy.learners import E1071SVC, RandomForestR
+from simstudy.protocols import berrar
+from simstudy.scores import PairedScores, cv_accuracies
 from simstudy.sources import berrar_cv_source
-from simstudy.splits import folds, stratified_fold_ids
 
-from . import _berrar_cv as cv
+
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the numbers of features d, and the forest's backend ("auto", "sklearn", "intelex")."""
+
+    d_values: tuple = tuple(range(4, 31))
+    forest: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,10 @@ class FeatureGroup:
     def key(self) -> str:
         return f"d{self.d:02d}"
 
+    @property
+    def design(self) -> RepeatedKFold:
+        return RepeatedKFold(1, self.n_folds)
+
 
 def forest_backend(requested: str = "auto") -> str:
     """``"intelex"`` when requested or (for ``"auto"``) when sklearnex is importable, else ``"sklearn"``."""
@@ -59,33 +72,25 @@ def forest_backend(requested: str = "auto") -> str:
 
 
 def conditions(profile: Profile):
-    forest = forest_backend(profile.settings.get("forest", "auto"))
-    return [FeatureGroup(d, forest=forest) for d in profile.settings.get("d_values", range(4, 31))]
-
-
-def validate(condition):
-    condition.__post_init__()
+    s = settings_of(profile, Settings)
+    forest = forest_backend(s.forest)
+    return [FeatureGroup(d, forest=forest) for d in s.d_values]
 
 
 def replicate(cond: FeatureGroup, rng):
     X, y = berrar_cv_source(cond.d).sample(cond.n_cases, rng)
-    fold_ids = stratified_fold_ids(y, cond.n_folds, rng)
+    fold_ids = cond.design.fold_ids(y, rng)
     # one integer seed per replication for the forest, drawn from the replication's stream
     forest_seed = int(rng.integers(2**31 - 1))
-    acc = []
-    for train, test in folds(fold_ids):
-        a = np.mean(E1071SVC().fit(X[train], y[train]).predict(X[test]) == y[test])
-        b = np.mean(RandomForestR(backend=cond.forest, random_state=forest_seed).fit(X[train], y[train]).predict(X[test]) == y[test])
-        acc.append((float(a), float(b)))
-    acc = np.array(acc)
-    n_test = int(np.bincount(fold_ids).max())
-    n_train = cond.n_cases - n_test
-    scores = [{"fold": f, "acc_a": a, "acc_b": b} for f, (a, b) in enumerate(acc)]
-    outcomes = cv.t_test_rows((acc[:, 0] - acc[:, 1])[None, :], n_train, n_test, [{}])
-    return {"scores": scores, "outcomes": outcomes}
+    learners = (E1071SVC, lambda: RandomForestR(backend=cond.forest, random_state=forest_seed))
+    acc = cv_accuracies(X, y, fold_ids, learners)                             # (1, folds, 2)
+    n_train, n_test = cond.design.sizes(y)
+    scores = pd.DataFrame({"fold": range(cond.n_folds), "acc_a": acc[0, :, 0], "acc_b": acc[0, :, 1]})
+    paired = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
+    return {"scores": scores, "outcomes": berrar.cv_outcomes(paired)}
 
 
-summarize = partial(cv.summarize_t, by="d", df=9)
+summarize = partial(berrar.cv_summary, by="d", df=9)
 
 S4 = "Berrar, Sect. 3.2.2"
 PUBLISHED = [
@@ -105,7 +110,7 @@ STUDY = Study(
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
-    validate=validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"d_values": (11, 24)}),
         "quick": Profile("quick", n_replications=24, settings={"d_values": (4, 8, 11, 14, 17, 20, 24, 27, 30)}),

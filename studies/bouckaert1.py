@@ -28,127 +28,60 @@ row per experiment x scheme x test.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
-from simstudy.hypothesis import SignificanceResult, paired_t_test, sign_test, signed_rank_test
-from simstudy.learners.j48 import J48
-from simstudy.learners.weka import WekaNaiveBayes
-from simstudy.replicability import normalized, r2
-from simstudy.schemes import SCHEMES, scheme_sample
-from simstudy.sources.bayesnet import load_source
-from simstudy.scores import cv_accuracies
-from simstudy.splits import repeated_fold_ids
+from simstudy.engine.study import settings_of
+from simstudy.learners import J48, WekaNaiveBayes
+from simstudy.outcomes import outcome_rows
+from simstudy.protocols.bouckaert import (SOURCES, RepeatedCVCondition, alpha_factor, experiment_accuracies,
+                                          network_source, nominal_learner_factories, scores_frame)
+from simstudy.schemes import SCHEMES
+from simstudy.scores import PairedScores
+from simstudy.summaries import grouped_half_width, grouped_mean_interval, replicability_by_unit
 
-def _sign_cdf_c45_first(x):
-    return sign_test(x, rule="cdf")
-
-
-def _sign_cdf_nb_first(x):
-    # the same rule with naive Bayes as A (the paper names NB "algorithm A"), reported with
-    # C4.5 as A like every other row: the statistic counts NB's pluses, the direction is flipped
-    res = sign_test(-np.asarray(x), rule="cdf")
-    return SignificanceResult(res.statistic, res.pvalue, res.df, -np.asarray(res.direction))
-
-
-# "sign" is the exact two-sided binomial test.  The "cdf rule" rows apply the rule as the paper
-# prints it (P(Z) = P(K <= Z) for Z pluses of A; A better when P(Z) > 1 - alpha/2), which
-# rejects one plus earlier on A's side than on B's, so which learner is A matters.
-TESTS = {"t": paired_t_test, "sign": sign_test, "sign (cdf rule, C4.5 as A)": _sign_cdf_c45_first,
-         "sign (cdf rule, NB as A)": _sign_cdf_nb_first, "rank sum": signed_rank_test}
-SOURCES = ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4")
+# Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test; the
+# "cdf rule" rows apply the rule as the paper prints it (P(Z) = P(K <= Z) for Z pluses of A; A better
+# when P(Z) > 1 - alpha/2), which rejects one plus earlier on A's side than on B's, so which learner is
+# A matters: once C4.5 as A, once naive Bayes (the paper's "algorithm A") reported in C4.5's direction.
+TESTS = {"t": "paired_t", "sign": "sign", "sign (cdf rule, C4.5 as A)": "sign_cdf",
+         "sign (cdf rule, NB as A)": "sign_cdf_reversed", "rank sum": "signed_rank"}
 
 
 @dataclass(frozen=True)
-class SourceCondition:
-    source: str
-    n_cases: int = 300
+class Settings:
+    """Profile settings: the sources and the design of an experiment."""
+
+    sources: tuple = SOURCES
     n_runs: int = 10
     n_folds: int = 10
     n_experiments: int = 10
     alpha: float = 0.05
 
-    def __post_init__(self):
-        if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
-        if not 2 <= self.n_folds <= self.n_cases // 2:
-            raise ValueError(f"n_folds: must be between 2 and half the number of cases ({self.n_cases // 2}), "
-                             f"got {self.n_folds}")
-        for name in ("n_runs", "n_experiments"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be >= 1, got {getattr(self, name)}")
-        if self.n_experiments < 2:
-            raise ValueError(f"n_experiments: replicability needs at least 2 experiments, got {self.n_experiments}")
-
-    @property
-    def key(self) -> str:
-        return self.source
-
 
 def conditions(profile: Profile):
-    s = profile.settings
-    return [SourceCondition(src, n_runs=s.get("n_runs", 10), n_folds=s.get("n_folds", 10),
-                            n_experiments=s.get("n_experiments", 10), alpha=s.get("alpha", 0.05))
-            for src in s.get("sources", SOURCES)]
+    s = settings_of(profile, Settings)
+    return [RepeatedCVCondition(src, n_runs=s.n_runs, n_folds=s.n_folds, n_experiments=s.n_experiments,
+                                alpha=s.alpha) for src in s.sources]
 
 
 def validate(condition):
-    condition.__post_init__()
     if condition.source not in SOURCES:
         raise ValueError(f"source: unknown source {condition.source!r}; choose from {', '.join(SOURCES)}")
 
 
-@lru_cache(maxsize=None)
-def _source(name: str):
-    # parsed once per worker process (reading the XMLBIF file imports pgmpy's readers)
-    return load_source(name)
-
-
-def experiment_accuracies(X, y, cond, rng, learners) -> np.ndarray:
-    """Per-fold accuracies of every learner in every experiment: (experiments, runs, folds, L).
-
-    The partitions of all experiments are drawn first (in experiment order), then
-    each learner is fitted once per fold of all of them in one call.
-    """
-    ids = np.concatenate([repeated_fold_ids(y, cond.n_runs, cond.n_folds, rng) for _ in range(cond.n_experiments)])
-    acc = cv_accuracies(X, y, ids, learners)
-    return acc.reshape(cond.n_experiments, cond.n_runs, cond.n_folds, -1)
-
-
-def outcome_rows(diffs, cond) -> pd.DataFrame:
-    """One row per experiment x scheme x test from the (experiments, runs, folds) differences."""
-    cols = {"experiment": [], "scheme": [], "test": [], "statistic": [], "pvalue": [], "decision": []}
-    n = diffs.shape[0]
-    experiments = np.arange(n)
-    for scheme in SCHEMES:
-        sample = scheme_sample(diffs, scheme)                      # (experiments, m)
-        for test, fn in TESTS.items():
-            res = fn(sample)
-            cols["experiment"].append(experiments)
-            cols["scheme"].append(np.full(n, scheme, dtype=object))
-            cols["test"].append(np.full(n, test, dtype=object))
-            cols["statistic"].append(np.broadcast_to(res.statistic, (n,)).astype(float))
-            cols["pvalue"].append(np.broadcast_to(res.pvalue, (n,)).astype(float))
-            cols["decision"].append(np.broadcast_to(res.decision(cond.alpha), (n,)).astype(np.int8))
-    return pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
-
-
-def replicate(cond: SourceCondition, rng):
-    X, y = _source(cond.source).sample(cond.n_cases, rng)
+def replicate(cond: RepeatedCVCondition, rng):
+    X, y = network_source(cond.source).sample(cond.n_cases, rng)
     X = X.astype(float)
-    nominal = np.ones(X.shape[1], dtype=bool)
-    learners = (lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal))
-    acc = experiment_accuracies(X, y, cond, rng, learners)        # (experiments, runs, folds, 2)
-    e, r, f = np.meshgrid(np.arange(cond.n_experiments), np.arange(cond.n_runs), np.arange(cond.n_folds),
-                          indexing="ij")
-    scores = pd.DataFrame({"experiment": e.ravel(), "run": r.ravel(), "fold": f.ravel(),
-                           "acc_a": acc[..., 0].ravel(), "acc_b": acc[..., 1].ravel()})
-    return {"scores": scores, "outcomes": outcome_rows(acc[..., 0] - acc[..., 1], cond)}
+    acc = experiment_accuracies(X, y, cond, rng, nominal_learner_factories((J48, WekaNaiveBayes), X.shape[1]))
+    n_train, n_test = cond.design.sizes(y)
+    scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)   # (experiments, runs, folds)
+    outcomes = outcome_rows(scores, TESTS, alpha=cond.alpha, schemes=SCHEMES,
+                            index={"experiment": np.arange(cond.n_experiments)})
+    return {"scores": scores_frame(acc, ("acc_a", "acc_b")), "outcomes": outcomes}
 
 
 def _pct(x):
@@ -159,31 +92,26 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     out = run.table("outcomes")
     if "error" in out:
         out = out[out["error"].isna()]
-    z = stats.norm.ppf(0.975)
+    keys = ["source", "scheme", "test"]
     # Rejection rates per source, scheme and test. The experiments on one data set share its
     # instances, so they are not independent: the Monte Carlo interval treats the data set as the
     # unit (mean over data sets of their rejection shares, t interval on their spread).
-    g = out.groupby(["source", "scheme", "test"], sort=False)
+    g = out.groupby(keys, sort=False)
     rates = g["decision"].agg(n="size", rejections=lambda d: int((d != 0).sum()),
                                a_better=lambda d: int((d > 0).sum())).reset_index()
     rates["rate"] = _pct(rates["rejections"] / rates["n"])
     share = (out.assign(rej=(out["decision"] != 0).astype(float))
-             .groupby(["source", "scheme", "test", "replication"], sort=False)["rej"].mean()
-             .groupby(["source", "scheme", "test"], sort=False).agg(["std", "size"]).reset_index())
-    rates = rates.merge(share, on=["source", "scheme", "test"])
-    half = stats.t.ppf(0.975, np.maximum(rates["size"] - 1, 1)) * rates["std"].fillna(0) / np.sqrt(rates["size"])
-    rates["rate_mc_low"] = np.clip(rates["rate"] - _pct(half), 0, 100)
-    rates["rate_mc_high"] = np.clip(rates["rate"] + _pct(half), 0, 100)
-    rates = rates.drop(columns=["std", "size"])
-    # replicability: R2 of the experiments on each data set, averaged over data sets
-    per_set = (out.sort_values("experiment").groupby(["source", "scheme", "test", "replication"], sort=False)["decision"]
-               .agg(lambda d: float(r2(d.to_numpy()))).rename("r2").reset_index())
-    per_set["norm"] = _pct(normalized(per_set["r2"]))
-    repl = per_set.groupby(["source", "scheme", "test"], sort=False)["norm"].agg(["mean", "std", "size"]).reset_index()
-    se = repl["std"] / np.sqrt(repl["size"])
-    repl = repl.rename(columns={"mean": "norm_r2", "size": "n_datasets"}).drop(columns="std")
-    repl["norm_r2_mc_low"], repl["norm_r2_mc_high"] = repl["norm_r2"] - z * se, repl["norm_r2"] + z * se
-    by_source = rates.merge(repl, on=["source", "scheme", "test"])
+             .groupby([*keys, "replication"], sort=False)["rej"].mean().groupby(keys, sort=False))
+    half, _ = grouped_half_width(share)
+    rates = rates.merge(half.rename("half").reset_index(), on=keys)
+    rates["rate_mc_low"] = np.clip(rates["rate"] - _pct(rates["half"]), 0, 100)
+    rates["rate_mc_high"] = np.clip(rates["rate"] + _pct(rates["half"]), 0, 100)
+    rates = rates.drop(columns="half")
+    # replicability: R2 of the experiments on each data set, averaged over data sets (normal interval)
+    per_set = replicability_by_unit(out, keys)
+    m, lo, hi, n = grouped_mean_interval(per_set.groupby(keys, sort=False)["norm"], method="normal")
+    repl = pd.DataFrame({"norm_r2": m, "n_datasets": n, "norm_r2_mc_low": lo, "norm_r2_mc_high": hi}).reset_index()
+    by_source = rates.merge(repl, on=keys)
 
     rows = []
     for (test, scheme), grp in by_source.groupby(["test", "scheme"], sort=False):
@@ -201,37 +129,6 @@ def summarize(run) -> dict[str, pd.DataFrame]:
         rows.append(row)
     table1 = pd.DataFrame(rows)
     return {"table1": table1, "by_source": by_source, "alpha": alpha_factor(out)}
-
-
-ALPHAS = (0.01, 0.025, 0.05, 0.10)
-
-
-def alpha_factor(out: pd.DataFrame, alphas=ALPHAS) -> pd.DataFrame:
-    """The paper's "significance level" experiment, recomputed from the stored p-values.
-
-    For each level: the rejection rate per source (Type I error on source 1, power
-    on 2-4) and the mean normalised replicability of accept/reject outcomes
-    (two-valued here: the direction is not needed to re-threshold a p-value),
-    with the paper's claim checked for sorted runs: Type I error <= alpha + 1%.
-    """
-    rows = []
-    for a in alphas:
-        rej = (out["pvalue"] <= a).astype(int)
-        df = out.assign(reject=rej)
-        rate = df.groupby(["scheme", "test", "source"], sort=False)["reject"].mean().mul(100).unstack("source")
-        per_set = df.groupby(["scheme", "test", "source", "replication"], sort=False)["reject"].agg(
-            lambda d: float(r2(d.to_numpy())))
-        norm = per_set.groupby(["scheme", "test", "source"], sort=False).mean().map(
-            lambda v: 100 * float(normalized(v))).unstack("source")
-        for (scheme, test), r in rate.iterrows():
-            row = {"alpha": a, "scheme": scheme, "test": test}
-            for src in r.index:
-                row["type1" if src == "bouckaert1" else f"power{src[-1]}"] = r[src]
-            row["min_norm_r2"] = norm.loc[(scheme, test)].min()
-            if "type1" in row:
-                row["type1_within_alpha_plus_1"] = bool(row["type1"] <= 100 * a + 1.0)
-            rows.append(row)
-    return pd.DataFrame(rows)
 
 
 PUBLISHED_TABLE1 = [  # test, scheme, Type I, power 2, 3, 4, min. normalised replicability (%)
@@ -262,6 +159,7 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     validate=validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),
         "quick": Profile("quick", n_replications=200),

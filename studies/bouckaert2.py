@@ -24,29 +24,27 @@ Stored per replication: the per-fold accuracies of the three learners
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from simstudy.compare import Published
+from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
-from simstudy.engine.summary import clopper_pearson
-from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
+from simstudy.engine.study import settings_of
 from simstudy.learners import IB1, J48, WekaNaiveBayes
+from simstudy.outcomes import outcome_rows
+from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shipped, load_uci_for_learning,
+                                          scores_frame, uci_learner_factories)
 from simstudy.replicability import normalized, r2_from_counts
-from simstudy.schemes import scheme_sample
-from simstudy.scores import cv_accuracies
-from simstudy.splits import repeated_fold_ids
+from simstudy.scores import PairedScores, cv_accuracies
+from simstudy.summaries import Z95, clopper_pearson, normal_interval
 
-def _sign_cdf_rule(x):
-    return sign_test(x, rule="cdf")
-
-
-# "sign" is the exact two-sided binomial test; "sign (cdf rule)" applies the rule the paper prints
-# (A better when P(K <= Z) > 1 - alpha/2, A the first learner of the pair), which fits his
-# published Table 1 sign row (studies/bouckaert1.py); both are compared with the published sign cells
-TESTS = {"sign": sign_test, "sign (cdf rule)": _sign_cdf_rule, "rank": signed_rank_test, "t": paired_t_test}
+# Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test;
+# "sign (cdf rule)" applies the rule the paper prints (A better when P(K <= Z) > 1 - alpha/2, A the
+# first learner of the pair), which fits his published Table 1 sign row (studies/bouckaert1.py); both
+# are compared with the published sign cells
+TESTS = {"sign": "sign", "sign (cdf rule)": "sign_cdf", "rank": "signed_rank", "t": "paired_t"}
 
 
 def published_test(test: str) -> str:
@@ -57,14 +55,8 @@ PAIRS = (("NB", "C4.5"), ("NB", "NN"), ("C4.5", "NN"))
 SCHEME = "average_over_sorted_runs"
 
 # Table 2 of the paper: number of accepts (of 10) for the cells that are neither 0 nor 10,
-# keyed by data set, then (test, pair). Row numbers and names as in the paper.
-TABLE2_SETS = {
-    1: "anneal", 2: "arrhythmia", 3: "audiology", 4: "autos", 5: "balance-scale", 6: "breast-cancer",
-    7: "credit-rating", 8: "ecoli", 9: "German credit", 10: "glass", 11: "heart-statlog", 12: "hepatitis",
-    13: "horse-colic", 14: "Hungarian heart", 15: "ionosphere", 16: "iris", 17: "labor", 18: "lymphography",
-    19: "pima diabetes", 20: "primary-tumor", 21: "sonar", 22: "soybean", 23: "vehicle", 24: "vote",
-    25: "vowel", 26: "Wisconsin breast cancer", 27: "zoo",
-}
+# keyed by data set, then (test, pair). Row numbers and names as in the paper (UCI_SETS).
+TABLE2_SETS = UCI_SETS
 PUBLISHED_CELLS = {
     "audiology": {("sign", "NB-C4.5"): 9},
     "autos": {("sign", "C4.5-NN"): 1, ("rank", "C4.5-NN"): 2, ("t", "C4.5-NN"): 2},
@@ -88,18 +80,6 @@ PUBLISHED_MEANS = {  # mean normalised R2 (%) over all 27 data sets
 }
 
 
-def _uci():
-    from simstudy.data import uci
-
-    return uci
-
-
-def available_sets() -> list[str]:
-    """The Table 2 data sets shipped with the package, in the paper's order."""
-    shipped = set(_uci().uci_datasets())
-    return [name for name in TABLE2_SETS.values() if name in shipped]
-
-
 @dataclass(frozen=True)
 class DataSetCondition:
     dataset: str
@@ -118,46 +98,38 @@ class DataSetCondition:
         return self.dataset.replace(" ", "_")
 
 
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the data sets (default every shipped one) and the design of an experiment."""
+
+    datasets: tuple = ()
+    n_runs: int = 10
+    n_folds: int = 10
+
+
 def conditions(profile: Profile):
-    s = profile.settings
-    names = s.get("datasets") or available_sets()
-    return [DataSetCondition(name, n_runs=s.get("n_runs", 10), n_folds=s.get("n_folds", 10)) for name in names]
+    s = settings_of(profile, Settings)
+    names = s.datasets or available_sets()
+    return [DataSetCondition(name, n_runs=s.n_runs, n_folds=s.n_folds) for name in names]
 
 
 def validate(cond: DataSetCondition):
-    cond.__post_init__()
-    if cond.dataset not in set(_uci().uci_datasets()):
-        raise ValueError(f"dataset: {cond.dataset!r} is not shipped; available: {', '.join(available_sets())}")
-
-
-@lru_cache(maxsize=None)
-def _load(name: str):
-    data = _uci().load_uci(name)
-    keep = ~np.isnan(data.y)  # Weka drops training rows with a missing class
-    return data.X[keep], data.y[keep].astype(np.int64), data.nominal, data
+    check_shipped(cond.dataset)
 
 
 def replicate(cond: DataSetCondition, rng):
-    X, y, nominal, data = _load(cond.dataset)
-    n_cats = tuple(len(c) if c is not None else 0 for c in data.categories)
-    n_classes = len(data.class_categories) if data.class_categories else int(y.max()) + 1
-    n_folds = min(cond.n_folds, int(np.bincount(y).max()))
-    ids = repeated_fold_ids(y, cond.n_runs, n_folds, rng)
-    makers = [lambda cls=cls: cls(nominal=nominal, n_categories=n_cats, n_classes=n_classes)
-              for cls in LEARNERS.values()]
-    fitted = cv_accuracies(X, y, ids, makers)                       # (runs, folds, learners)
-    acc = {name: fitted[..., j] for j, name in enumerate(LEARNERS)}
-    runs, fs = np.meshgrid(np.arange(cond.n_runs), np.arange(n_folds), indexing="ij")
-    scores = pd.DataFrame({"run": runs.ravel(), "fold": fs.ravel(),
-                           **{f"acc_{name}": a.ravel() for name, a in acc.items()}})
-    outcomes = []
-    for a, b in PAIRS:
-        sample = scheme_sample(acc[a] - acc[b], SCHEME)
-        for test, fn in TESTS.items():
-            res = fn(sample)
-            outcomes.append({"pair": f"{a}-{b}", "test": test, "scheme": SCHEME, "statistic": float(res.statistic),
-                             "pvalue": float(res.pvalue), "decision": int(res.decision(cond.alpha))})
-    return {"scores": scores, "outcomes": outcomes}
+    X, y, _, _ = load_uci_for_learning(cond.dataset)
+    design = RepeatedKFold(cond.n_runs, min(cond.n_folds, int(np.bincount(y).max())))
+    fitted = cv_accuracies(X, y, design.fold_ids(y, rng), uci_learner_factories(LEARNERS.values(), cond.dataset))
+    n_train, n_test = design.sizes(y)
+    col = {name: j for j, name in enumerate(LEARNERS)}
+    outcomes = pd.concat([
+        outcome_rows(PairedScores(fitted[..., col[a]], fitted[..., col[b]], n_train=n_train, n_test=n_test),
+                     TESTS, alpha=cond.alpha, schemes=(SCHEME,), index={"pair": f"{a}-{b}"})
+        for a, b in PAIRS], ignore_index=True)
+    outcomes = outcomes[["pair", "test", "scheme", "statistic", "pvalue", "decision"]]
+    return {"scores": scores_frame(fitted, [f"acc_{n}" for n in LEARNERS], axes=("run", "fold")),
+            "outcomes": outcomes}
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:
@@ -180,8 +152,8 @@ def summarize(run) -> dict[str, pd.DataFrame]:
                                                              sd=("norm_r2", "std"),
                                                              n_datasets=("norm_r2", "size")).reset_index()
     se = means["sd"] / np.sqrt(means["n_datasets"])
-    means["norm_r2_mc_low"] = np.clip(means["norm_r2"] - 1.96 * se, -100, 100)
-    means["norm_r2_mc_high"] = np.clip(means["norm_r2"] + 1.96 * se, -100, 100)
+    means["norm_r2_mc_low"], means["norm_r2_mc_high"] = normal_interval(means["norm_r2"], se, z=Z95,
+                                                                         clip=(-100, 100))
     sets = sorted(set(cells["dataset"]))
     means["published_restricted"] = [
         float(np.mean([100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((published_test(t), p), 10), 10))
@@ -222,6 +194,7 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     validate=validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_runs": 2, "n_folds": 5}),
         "quick": Profile("quick", n_replications=10, settings={"n_runs": 3}),

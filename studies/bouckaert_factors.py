@@ -79,22 +79,22 @@ C4.5 and naive Bayes use the compiled all-nominal paths of ``cv_accuracies``.
 from __future__ import annotations
 
 import importlib
-import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from simstudy.engine import Profile, Study
-from simstudy.hypothesis import paired_t_test, sign_test, signed_rank_test
+from simstudy.engine.study import settings_of
+from simstudy.outcomes import outcome_rows
+from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
+                                          scores_frame, source_info)
 from simstudy.schemes import scheme_sample
-from simstudy.sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
-from studies.bouckaert1 import SourceCondition, alpha_factor, experiment_accuracies
+from simstudy.scores import PairedScores
+from simstudy.summaries import grouped_mean_interval, interval_quantile, interval_verdict
 
 SCHEME = "average_over_sorted_runs"
-TESTS = {"t": paired_t_test, "sign": sign_test, "rank sum": signed_rank_test}  # as in Table 1 of the paper
+TESTS = {"t": "paired_t", "sign": "sign", "rank sum": "signed_rank"}  # as in Table 1 of the paper
 FACTORS = ("runs", "prior", "classes", "pairs")
 STORED = ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4")
 RUN_LEVELS = tuple(range(10, 101, 10))
@@ -120,46 +120,9 @@ BASE_PAIR = ("C4.5", "NB")  # the pair of Table 1 (difference C4.5 - NB), every 
 # (C4.5 with a 4-valued class costs about three times its binary-class time).
 FIT_SECONDS = {"NB": 0.00005, "C4.5": 0.0002, "NN": 0.001, "TAN": 0.001, "stump": 0.001, "SVM": 0.002}
 TEST_SECONDS = 0.0003  # one test on the experiments of one level, with its outcome rows
-FACTOR_JSON = "factor_sources.json"
 
 
 # -- sources ------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _factor_meta() -> dict:
-    path = NETWORKS_DIR / FACTOR_JSON
-    if not path.exists():
-        return {}
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)["sources"]
-
-
-def source_info(name: str) -> dict:
-    """What the study needs to know about a source: prior, classes, whether it is a true null, its gap."""
-    stored = stored_sources()
-    if name in stored:
-        m = stored[name]
-        independent = m["made_by"]["generator"] == "independent_source"
-        return {"source": name, "file": m["file"], "n_classes": 2, "prior": 0.5, "independent": independent,
-                "true_null": independent, "gap": m["gap"], "gap_se": m["gap_se"]}
-    meta = _factor_meta()
-    if name not in meta:
-        known = sorted(set(stored) | set(meta))
-        raise ValueError(f"source: unknown source {name!r}; stored: {', '.join(known)} "
-                         f"(factor sources are made by simstudy/sources/networks/make_factor_sources.py)")
-    m = meta[name]
-    prior = m["class_prior"][1] if m["n_classes"] == 2 else 1.0 / m["n_classes"]
-    return {"source": name, "file": m["file"], "n_classes": m["n_classes"], "prior": float(prior),
-            "independent": m["independent"], "true_null": m["true_null"], "gap": m["gap"], "gap_se": m["gap_se"]}
-
-
-@lru_cache(maxsize=None)
-def _source(name: str):
-    # parsed once per worker process (reading XMLBIF imports pgmpy)
-    if name in stored_sources():
-        return load_source(name)
-    return read_source(NETWORKS_DIR / source_info(name)["file"])
 
 
 def prior_source(family: str, prior: float) -> str:
@@ -186,8 +149,8 @@ ALL_PAIRS = tuple(f"{a}-{b}" for a, b in pair_names(LEARNERS))
 
 
 @dataclass(frozen=True)
-class FactorCondition(SourceCondition):
-    """Common design of every factor, Table 1's (:class:`studies.bouckaert1.SourceCondition`): a data
+class FactorCondition(RepeatedCVCondition):
+    """Common design of every factor, Table 1's (:class:`simstudy.protocols.bouckaert.RepeatedCVCondition`): a data
     set of ``n_cases`` from ``source`` per replication, ``n_experiments`` repetitions of an
     ``n_runs`` x ``n_folds`` cv on it, tests at ``alpha``."""
 
@@ -270,34 +233,46 @@ class PairsCondition(FactorCondition):
             yield f"{a}-{b}", self.n_runs, f"{a}-{b}", acc[..., idx[a]] - acc[..., idx[b]]
 
 
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: which factors and levels, on which sources, and the design of an experiment."""
+
+    factors: tuple = FACTORS
+    n_runs: int = 10
+    n_folds: int = 10
+    n_experiments: int = 10
+    alpha: float = 0.05
+    run_levels: tuple = RUN_LEVELS
+    runs_sources: tuple = STORED
+    priors: tuple = PRIORS
+    prior_families: tuple = STORED
+    classes_families: tuple = ("independent", "augmented")
+    cardinalities: tuple = CARDINALITIES
+    learners: tuple = tuple(LEARNERS)
+    pairs_sources: tuple = STORED
+
+
 def conditions(profile: Profile):
-    s = profile.settings
-    common = {"n_folds": s.get("n_folds", 10), "n_experiments": s.get("n_experiments", 10),
-              "alpha": s.get("alpha", 0.05)}
-    n_runs = s.get("n_runs", 10)
-    factors = s.get("factors", FACTORS)
+    s = settings_of(profile, Settings)
+    common = {"n_folds": s.n_folds, "n_experiments": s.n_experiments, "alpha": s.alpha}
     out = []
-    if "runs" in factors:
-        levels = tuple(s.get("run_levels", RUN_LEVELS))
-        out += [RunsCondition(src, n_runs=levels[-1], run_levels=levels, **common)
-                for src in s.get("runs_sources", STORED)]
-    if "prior" in factors:
-        out += [PriorCondition(prior_source(fam, p), family=fam, prior=p, n_runs=n_runs, **common)
-                for fam in s.get("prior_families", STORED) for p in s.get("priors", PRIORS)]
-    if "classes" in factors:
-        fams = s.get("classes_families", ("independent", "augmented"))
-        out += [ClassesCondition(CLASS_SOURCES[k][i], family=fam, n_classes=k, n_runs=n_runs, **common)
-                for k in s.get("cardinalities", CARDINALITIES)
-                for i, fam in enumerate(("independent", "augmented")) if fam in fams]
-    if "pairs" in factors:
-        learners = ",".join(n for n in LEARNERS if n in s.get("learners", tuple(LEARNERS)))
-        out += [PairsCondition(src, learners=learners, n_runs=n_runs, **common)
-                for src in s.get("pairs_sources", STORED)]
+    if "runs" in s.factors:
+        levels = tuple(s.run_levels)
+        out += [RunsCondition(src, n_runs=levels[-1], run_levels=levels, **common) for src in s.runs_sources]
+    if "prior" in s.factors:
+        out += [PriorCondition(prior_source(fam, p), family=fam, prior=p, n_runs=s.n_runs, **common)
+                for fam in s.prior_families for p in s.priors]
+    if "classes" in s.factors:
+        out += [ClassesCondition(CLASS_SOURCES[k][i], family=fam, n_classes=k, n_runs=s.n_runs, **common)
+                for k in s.cardinalities
+                for i, fam in enumerate(("independent", "augmented")) if fam in s.classes_families]
+    if "pairs" in s.factors:
+        learners = ",".join(n for n in LEARNERS if n in s.learners)
+        out += [PairsCondition(src, learners=learners, n_runs=s.n_runs, **common) for src in s.pairs_sources]
     return out
 
 
 def validate(cond):
-    cond.__post_init__()
     info = source_info(cond.source)
     if isinstance(cond, PriorCondition):
         if cond.family not in STORED or cond.source != prior_source(cond.family, cond.prior):
@@ -319,34 +294,23 @@ def validate(cond):
 
 
 def replicate(cond: FactorCondition, rng):
-    X, y = _source(cond.source).sample(cond.n_cases, rng)
+    X, y = network_source(cond.source).sample(cond.n_cases, rng)
     X = X.astype(float)
     nominal = np.ones(X.shape[1], dtype=bool)
     names = cond.learner_names
     classes = [_learner_class(n) for n in names]
     factories = [(lambda c=c: c(nominal=nominal)) for c in classes]
     acc = experiment_accuracies(X, y, cond, rng, factories)       # (experiments, runs, folds, learners)
-    e, r, f = np.meshgrid(np.arange(cond.n_experiments), np.arange(cond.n_runs), np.arange(cond.n_folds),
-                          indexing="ij")
-    scores = pd.DataFrame({"experiment": e.ravel().astype(np.int16), "run": r.ravel().astype(np.int16),
-                           "fold": f.ravel().astype(np.int16),
-                           **{f"acc_{n}": acc[..., i].ravel() for i, n in enumerate(names)}})
-    n = cond.n_experiments
-    cols = {k: [] for k in ("experiment", "level", "runs", "pair", "test", "statistic", "pvalue", "decision")}
+    scores = scores_frame(acc, [f"acc_{n}" for n in names], dtype=np.int16)
+    n_train, n_test = cond.design.sizes(y)
+    parts = []
     for level, runs, pair, diffs in cond.levels(acc):
-        sample = scheme_sample(diffs, SCHEME)                     # (experiments, n_folds)
-        for test, fn in TESTS.items():
-            res = fn(sample)
-            cols["experiment"].append(np.arange(n))
-            cols["level"].append(np.full(n, level, dtype=object))
-            cols["runs"].append(np.full(n, runs))
-            cols["pair"].append(np.full(n, pair, dtype=object))
-            cols["test"].append(np.full(n, test, dtype=object))
-            cols["statistic"].append(np.broadcast_to(res.statistic, (n,)).astype(float))
-            cols["pvalue"].append(np.broadcast_to(res.pvalue, (n,)).astype(float))
-            cols["decision"].append(np.broadcast_to(res.decision(cond.alpha), (n,)).astype(np.int8))
-    outcomes = pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()})
-    return {"outcomes": outcomes, "scores": scores}
+        # the sorted-runs sample of every experiment; the pair's differences are all a test sees
+        ps = PairedScores(diffs, np.zeros_like(diffs), n_train=n_train, n_test=n_test,
+                          sample=scheme_sample(diffs, SCHEME))
+        parts.append(outcome_rows(ps, TESTS, alpha=cond.alpha, index={
+            "experiment": np.arange(cond.n_experiments), "level": level, "runs": runs, "pair": pair}))
+    return {"outcomes": pd.concat(parts, ignore_index=True), "scores": scores}
 
 
 def seconds_per_replication(cond: FactorCondition) -> float:
@@ -357,9 +321,6 @@ def seconds_per_replication(cond: FactorCondition) -> float:
 
 
 # -- summary ------------------------------------------------------------------------------
-
-_T975 = lambda n: stats.t.ppf(0.975, np.maximum(np.asarray(n) - 1, 1))  # noqa: E731
-
 
 def _level_value(factor: str, level: str) -> float:
     if factor == "pairs":
@@ -392,18 +353,12 @@ def per_dataset(out: pd.DataFrame) -> pd.DataFrame:
     return res
 
 
-def _interval(grp, col):
-    m, sd, n = grp[col].mean(), grp[col].std(ddof=1), grp[col].size()
-    half = _T975(n) * sd.fillna(0.0) / np.sqrt(n)
-    return m, m - half, m + half, n
-
-
 def level_table(per_set: pd.DataFrame) -> pd.DataFrame:
     """Rate (%) and mean normalised R2 (%) per factor, source, level and test, with 95% MC intervals."""
     keys = ["factor", "source", "family", "level", "x", "test", "true_null", "independent"]
     g = per_set.groupby(keys, sort=False, dropna=False)
-    rate, rlo, rhi, n = _interval(g, "reject")
-    norm, nlo, nhi, _ = _interval(g, "norm")
+    rate, rlo, rhi, n = grouped_mean_interval(g["reject"])
+    norm, nlo, nhi, _ = grouped_mean_interval(g["norm"])
     t = pd.DataFrame({"n_datasets": n, "rate": 100 * rate, "rate_mc_low": (100 * rlo).clip(0, 100),
                       "rate_mc_high": (100 * rhi).clip(0, 100), "norm_r2": norm,
                       "norm_r2_mc_low": nlo.clip(-100, 100), "norm_r2_mc_high": nhi.clip(-100, 100)}).reset_index()
@@ -415,11 +370,9 @@ def level_table(per_set: pd.DataFrame) -> pd.DataFrame:
 
 
 def _verdict(low, high, est, what):
-    if low > 0:
-        return "holds", f"{what} {est:+.1f} points, 95% interval [{low:+.1f}, {high:+.1f}]"
-    if high < 0:
-        return "does not hold", f"{what} {est:+.1f} points, 95% interval [{low:+.1f}, {high:+.1f}]"
-    return "not resolved at this scale", f"{what} {est:+.1f} points, 95% interval [{low:+.1f}, {high:+.1f}] includes 0"
+    verdict = interval_verdict(low, high)
+    text = f"{what} {est:+.1f} points, 95% interval [{low:+.1f}, {high:+.1f}]"
+    return verdict, text + (" includes 0" if verdict == "not resolved at this scale" else "")
 
 
 def _trend(per_set, factor, test, group, low_is_first):
@@ -450,7 +403,7 @@ def _trend(per_set, factor, test, group, low_is_first):
     est = float(np.mean(diffs))
     se = float(np.sqrt(np.nansum(np.square(ses))) / len(ses)) if np.isfinite(ses).any() else np.nan
     n_sets = int(d.groupby(group)["replication"].nunique().min())
-    half = float(_T975(n_sets) * se) if np.isfinite(se) else np.inf
+    half = float(interval_quantile(n_sets) * se) if np.isfinite(se) else np.inf
     return {"curve": curve, "top": top, "base": base, "diff": est, "low": est - half, "high": est + half,
             "steps_down": steps_down, "per_group": ", ".join(per_group), "n_datasets": n_sets}
 

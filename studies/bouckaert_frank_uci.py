@@ -20,11 +20,22 @@ from dataclasses import dataclass
 import pandas as pd
 
 from simstudy.engine import Profile, Study
+from simstudy.engine.study import settings_of
 from simstudy.learners import IB1, J48, WekaNaiveBayes
+from simstudy.protocols import bouckaert_frank as bf
+from simstudy.protocols.bouckaert import available_sets, check_shipped, load_uci_for_learning, uci_learner_factories
 
-from . import bouckaert2, bouckaert_frank
-
+LEARNERS = {"NB": WekaNaiveBayes, "C4.5": J48, "NN": IB1}
 PAIRS = {"NB-C4.5": (0, 1), "NB-NN": (0, 2), "C4.5-NN": (1, 2)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the data sets (default every shipped one), the subsamples and cv runs."""
+
+    datasets: tuple = ()
+    n_resamples: int = 100
+    n_cv_runs: int = 10
 
 
 @dataclass(frozen=True)
@@ -46,32 +57,27 @@ class UciCondition:
 
 
 def conditions(profile: Profile):
-    s = profile.settings
-    names = s.get("datasets") or bouckaert2.available_sets()
-    return [UciCondition(name, n_resamples=s.get("n_resamples", 100), n_cv_runs=s.get("n_cv_runs", 10))
-            for name in names]
+    s = settings_of(profile, Settings)
+    return [UciCondition(name, n_resamples=s.n_resamples, n_cv_runs=s.n_cv_runs)
+            for name in (s.datasets or available_sets())]
 
 
 def validate(cond: UciCondition):
-    cond.__post_init__()
-    bouckaert2.validate(bouckaert2.DataSetCondition(cond.dataset))
+    check_shipped(cond.dataset)
 
 
 def replicate(cond: UciCondition, rng):
-    X, y, nominal, data = bouckaert2._load(cond.dataset)
-    n_cats = tuple(len(c) if c is not None else 0 for c in data.categories)
-    n_classes = len(data.class_categories)
-    learners = tuple((lambda cls=cls: cls(nominal=nominal, n_categories=n_cats, n_classes=n_classes))
-                     for cls in (WekaNaiveBayes, J48, IB1))
-    rows = bouckaert_frank.experiment(cond, X, y, rng, learners, PAIRS)
-    return {"outcomes": rows}
+    X, y, _, data = load_uci_for_learning(cond.dataset)
+    learners = uci_learner_factories(LEARNERS.values(), cond.dataset, n_classes=len(data.class_categories))
+    rows, scores = bf.experiment(cond, X, y, rng, learners, PAIRS, names=tuple(LEARNERS))
+    return {"outcomes": rows, "scores": scores}
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:
     out = run.table("outcomes")
     # here a replication is one repetition of the experiment on the one fixed data set
     out = out.assign(experiment=out["replication"], replication=0)
-    tables = bouckaert_frank.summarize_by(out, "dataset")
+    tables = bf.summarize_by(out, "dataset")
     t = tables["tests"]
     tables["rejections"] = t.pivot_table(index=["dataset", "pair"], columns="test", values="rejections",
                                          sort=False).reset_index()
@@ -93,7 +99,7 @@ def check_claims(per_test: pd.DataFrame, by_runs: pd.DataFrame) -> pd.DataFrame:
     4. the corrected repeated cv test has the best replicability of the tests whose
        Type I error is controlled (5x2cv t and F, 10-fold cv, the corrected ones).
     """
-    _largest, _verdict = bouckaert_frank._largest, bouckaert_frank._verdict
+    _largest, _verdict = bf.largest, bf.verdict
     p = per_test.set_index("test")
     tests = set(p.index)
     cv_many = _largest(tests, r"corrected (\d+)x10 cv")
@@ -135,6 +141,7 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     validate=validate,
+    settings=Settings,
     reference={"published": [], "interval_note": "The paper's numbers were lost; our tables follow."},
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_resamples": 10,

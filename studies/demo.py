@@ -15,15 +15,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
-from simstudy.hypothesis import corrected_repeated_cv_t_test, paired_t_test, sign_test, signed_rank_test
-from simstudy.schemes import SCHEMES, scheme_sample
+from simstudy.engine.study import settings_of
+from simstudy.outcomes import outcome_rows
+from simstudy.schemes import SCHEMES
+from simstudy.scores import PairedScores, cv_accuracies
 from simstudy.sources import GaussianClasses
-from simstudy.splits import folds, repeated_fold_ids
 
 ALPHA = 0.05
-TESTS = {"t": paired_t_test, "sign": sign_test, "rank": signed_rank_test}
+TESTS = {"t": "paired_t", "sign": "sign", "rank": "signed_rank"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the mean shifts to simulate, and a failure rate for testing the engine."""
+
+    mu: tuple = (0.0, 0.8)
+    fail_every: int = 0
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,10 @@ class DemoCondition:
     def key(self) -> str:
         return f"mu{self.mu:g}"
 
+    @property
+    def design(self) -> RepeatedKFold:
+        return RepeatedKFold(self.n_runs, self.n_folds)
+
 
 class _Majority:
     def fit(self, X, y):
@@ -59,12 +74,8 @@ class _Majority:
 
 
 def conditions(profile: Profile):
-    s = profile.settings
-    return [DemoCondition(mu, fail_every=s.get("fail_every", 0)) for mu in s.get("mu", (0.0, 0.8))]
-
-
-def validate(condition):
-    condition.__post_init__()
+    s = settings_of(profile, Settings)
+    return [DemoCondition(mu, fail_every=s.fail_every) for mu in s.mu]
 
 
 def replicate(cond: DemoCondition, rng):
@@ -73,27 +84,18 @@ def replicate(cond: DemoCondition, rng):
     if cond.fail_every and rng is not None and _should_fail(cond, rng):
         raise RuntimeError("injected failure")
     X, y = GaussianClasses(cond.n_features, mu=cond.mu).sample(cond.n_cases, rng)
-    ids = repeated_fold_ids(y, cond.n_runs, cond.n_folds, rng)
-    acc = np.empty((cond.n_runs, cond.n_folds, 2))
-    for r in range(cond.n_runs):
-        for f, (train, test) in enumerate(folds(ids[r])):
-            for j, model in enumerate((GaussianNB(), _Majority())):
-                acc[r, f, j] = np.mean(model.fit(X[train], y[train]).predict(X[test]) == y[test])
-    diffs = acc[..., 0] - acc[..., 1]
-    scores = [{"run": r, "fold": f, "acc_a": acc[r, f, 0], "acc_b": acc[r, f, 1]}
-              for r in range(cond.n_runs) for f in range(cond.n_folds)]
-    outcomes = []
-    for scheme in SCHEMES:
-        sample = scheme_sample(diffs, scheme)
-        for test, fn in TESTS.items():
-            res = fn(sample)
-            outcomes.append({"scheme": scheme, "test": test, "statistic": float(res.statistic),
-                             "pvalue": float(res.pvalue), "decision": int(res.decision(ALPHA))})
-    n_test = cond.n_cases // cond.n_folds
-    res = corrected_repeated_cv_t_test(diffs, n_train=cond.n_cases - n_test, n_test=n_test)
-    outcomes.append({"scheme": "use_all_data", "test": "corrected_t", "statistic": float(res.statistic),
-                     "pvalue": float(res.pvalue), "decision": int(res.decision(ALPHA))})
-    return {"scores": scores, "outcomes": outcomes}
+    ids = cond.design.fold_ids(y, rng)
+    acc = cv_accuracies(X, y, ids, (GaussianNB, _Majority))                 # (runs, folds, 2)
+    n_train, n_test = cond.design.sizes(y)
+    scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
+    runs, folds = np.meshgrid(np.arange(cond.n_runs), np.arange(cond.n_folds), indexing="ij")
+    table = pd.DataFrame({"run": runs.ravel(), "fold": folds.ravel(), "acc_a": acc[..., 0].ravel(),
+                          "acc_b": acc[..., 1].ravel()})
+    outcomes = pd.concat([
+        outcome_rows(scores, TESTS, alpha=ALPHA, schemes=SCHEMES),
+        outcome_rows(scores, {"corrected_t": "corrected_cv_t"}, alpha=ALPHA, index={"scheme": "use_all_data"}),
+    ], ignore_index=True)
+    return {"scores": table, "outcomes": outcomes}
 
 
 def _should_fail(cond, rng) -> bool:
@@ -106,7 +108,7 @@ STUDY = Study(
     title="Demonstration: naive Bayes vs majority class on Gaussian classes, toy repeated CV",
     conditions=conditions,
     replicate=replicate,
-    validate=validate,
+    settings=Settings,
     profiles={
         "smoke": Profile("smoke", n_replications=20),
         "quick": Profile("quick", n_replications=200),

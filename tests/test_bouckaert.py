@@ -50,10 +50,12 @@ def test_table1_and_comparison(run, tmp_path):
 
 
 def test_bad_condition_is_refused():
+    from simstudy.protocols.bouckaert import RepeatedCVCondition
+
     with pytest.raises(ValueError, match="n_folds"):
-        bouckaert1.SourceCondition("bouckaert1", n_folds=200)
+        RepeatedCVCondition("bouckaert1", n_folds=200)
     with pytest.raises(ValueError, match="alpha"):
-        bouckaert1.SourceCondition("bouckaert1", alpha=1.5)
+        RepeatedCVCondition("bouckaert1", alpha=1.5)
 
 
 def test_bouckaert_frank_smoke(tmp_path):
@@ -82,7 +84,9 @@ def test_table2_smoke(tmp_path):
     scores = run.table("scores")
     assert {"acc_NB", "acc_C4.5", "acc_NN"} <= set(scores.columns)
     text = comparison_report("bouckaert2", profile="smoke", out=run.path)
-    n_sets = len(bouckaert2.available_sets())
+    from simstudy.protocols.bouckaert import available_sets
+
+    n_sets = len(available_sets())
     assert "labor: sign NB-C4.5, accepts of 10" in text and f"over the {n_sets} shipped data sets" in text
     assert "labor: sign (cdf rule) NB-C4.5, accepts of 10" in text
 

@@ -15,6 +15,7 @@ from simstudy.hypothesis import paired_t_test
 from simstudy.schemes import scheme_sample
 from simstudy.sources.bayesnet import NETWORKS_DIR, load_source
 from studies import bouckaert_factors as bf
+from simstudy.protocols.bouckaert import FACTOR_JSON, network_source, source_info
 
 TESTS = ("t", "sign", "rank sum")
 
@@ -82,7 +83,7 @@ def test_summary_tables(run):
 
 
 def test_factor_sources_are_stored_and_described():
-    with open(NETWORKS_DIR / bf.FACTOR_JSON, encoding="utf-8") as fh:
+    with open(NETWORKS_DIR / FACTOR_JSON, encoding="utf-8") as fh:
         meta = json.load(fh)["sources"]
     spec = importlib.util.spec_from_file_location("make_factor_sources", NETWORKS_DIR / "make_factor_sources.py")
     script = importlib.util.module_from_spec(spec)
@@ -91,14 +92,14 @@ def test_factor_sources_are_stored_and_described():
     for fam in bf.STORED:
         for p in (0.1, 0.2, 0.3, 0.4):
             name = bf.prior_source(fam, p)
-            info = bf.source_info(name)
+            info = source_info(name)
             assert info["prior"] == pytest.approx(p) and info["true_null"] is False
-            assert bf._source(name) == with_prior(load_source(fam), p)  # rebuilt exactly from the stored source
+            assert network_source(name) == with_prior(load_source(fam), p)  # rebuilt exactly from the stored source
             assert np.isfinite(meta[name]["gap"])
     for k in (3, 4):
         ind, dep = bf.CLASS_SOURCES[k]
-        assert bf._source(ind).n_classes == k and bf._source(dep).n_classes == k
-        assert bf.source_info(ind)["true_null"] and not bf.source_info(dep)["true_null"]
+        assert network_source(ind).n_classes == k and network_source(dep).n_classes == k
+        assert source_info(ind)["true_null"] and not source_info(dep)["true_null"]
         assert meta[ind]["gap"] == 0.0 and np.isfinite(meta[dep]["gap"])
 
 
@@ -112,7 +113,7 @@ def test_conditions_are_validated():
     with pytest.raises(ValueError, match="learners"):
         bf.validate(bf.PairsCondition("bouckaert1", learners="NB,ripper"))
     with pytest.raises(ValueError, match="unknown source"):
-        bf.source_info("no_such_source")
+        source_info("no_such_source")
 
 
 # -- the claim checks on constructed data ------------------------------------------------------

@@ -14,7 +14,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Profile", "Study", "Figure", "get_study", "list_studies", "condition_key", "condition_fields"]
+__all__ = ["Profile", "Study", "Figure", "settings_of", "get_study", "list_studies", "condition_key", "condition_fields"]
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
@@ -112,6 +112,11 @@ class Study:
         Rough single-core cost of one replication, for ``simstudy list``.
     chunk_size : int
         Replications per stored chunk (the unit of work, storage and resumption).
+    settings : type, optional
+        A frozen dataclass of the study's profile settings, every field with a
+        default.  Each profile's ``settings`` dict is checked against it when
+        the study is declared: an unknown or misspelt setting is an error naming
+        it.  The study reads them with :func:`settings_of`.
     figures : tuple of Figure
         The published figures this study reproduces, drawn from its summary tables.
     notes : str
@@ -129,12 +134,16 @@ class Study:
     validate: Callable | None = None
     seconds_per_replication: Any = 1.0
     chunk_size: int = 10
+    settings: Any = None
     figures: tuple = ()
     notes: str = ""
 
     def __post_init__(self):
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:
             raise ValueError(f"chunk_size: must be a positive integer, got {self.chunk_size!r} (study {self.name!r})")
+        if self.settings is not None:
+            for prof in self.profiles.values():
+                settings_of(prof, self.settings, study=self.name)
 
     def profile(self, name: str) -> Profile:
         try:
@@ -166,6 +175,24 @@ class Study:
         conds = self.conditions_for(profile)
         per = self.seconds_per_replication
         return float(sum(n_replications_of(c, profile) * (per(c) if callable(per) else per) for c in conds))
+
+
+def settings_of(profile: Profile, cls, *, study: str = ""):
+    """The profile's settings as an instance of the dataclass ``cls`` (defaults for what it omits).
+
+    Raises ValueError naming an unknown setting (and the known ones) or a value
+    the dataclass refuses.
+    """
+    known = {f.name for f in dataclasses.fields(cls)}
+    where = f"study {study!r}, profile {profile.name!r}" if study else f"profile {profile.name!r}"
+    unknown = sorted(set(profile.settings) - known)
+    if unknown:
+        raise ValueError(f"settings: {where} has unknown setting(s) {', '.join(map(repr, unknown))}; "
+                         f"known settings: {', '.join(sorted(known))}")
+    try:
+        return cls(**profile.settings)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"settings: {where}: {exc}") from None
 
 
 def n_replications_of(condition, profile: Profile) -> int:

@@ -1,0 +1,219 @@
+"""Berrar's replication studies: the benchmark experiments (Algorithms 1 and 2) and the cv experiments (3 and 4).
+
+Benchmark experiments (studies 1 and 2).  In group g, each of N data sets i has
+a training and a test set of ``a_g + 10 i`` cases; classifier A (NB) and B (SVM)
+are trained on the training set and their accuracies measured on the test set.
+A replication yields N accuracy pairs, from which two tests are made:
+
+* ``binomial``: theta = share of data sets on which A is strictly more accurate
+  (a tie is a success for neither), significant when the exact two-sided
+  binomial p-value is below alpha and theta > 1/2 (Algorithm 2, lines 31-34);
+* ``wilcoxon``: Z_w of Equation 10 (continuity and tie corrections),
+  significant when p < alpha and Z_w > 0 (lines 35-38).
+
+Algorithm 1 (bootstrapped s*) is a second kind of condition: its replication b
+draws a bootstrap training and test set from each data set of one fixed initial
+experiment, refits both learners and records Z_w; s* is the standard deviation
+of these Z values.  The initial experiment is drawn from the condition's setup
+stream, so every bootstrap replication of a group sees the same data sets.
+
+Cross-validation experiments (studies 3 and 4): per fold of one stratified
+``n_folds``-fold cv, the accuracies of A and B; the per-fold differences are
+tested with the variance-corrected resampled t-test (Nadeau and Bengio;
+Berrar's Equation 15, df = k - 1): significant when p < alpha and t > 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..designs import Bootstrap
+from ..hypothesis import binomial_test
+from ..learners import E1071NaiveBayes, E1071SVC
+from ..outcomes import outcome_rows, run_test
+from ..replication import bayesian_model, binomial_model, t_model, wilcoxon_model
+from ..replication_summary import ModelSpec, closest_to, mad_interval, replication_table
+from ..scores import PairedScores, holdout_accuracies
+from ..sources import berrar_benchmark_sources
+from ..summaries import sd_interval
+
+__all__ = ["ALPHA", "BenchmarkGroup", "benchmark_conditions", "benchmark_setup", "benchmark_replicate",
+           "benchmark_summary", "cv_outcomes", "cv_summary"]
+
+ALPHA = 0.05
+BENCHMARK_TESTS = {"binomial": "binomial", "wilcoxon": "signed_rank_corrected"}
+CV_TESTS = {"corrected_t": "corrected_cv_t"}
+LEARNERS = (E1071NaiveBayes, E1071SVC)  # A, B
+
+
+# -- benchmark experiments (Algorithms 1 and 2) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchmarkGroup:
+    """One experimental group (kind "experiment") or its bootstrap for s* (kind "bootstrap")."""
+
+    g: int
+    start_size: int
+    n_datasets: int
+    kind: str = "experiment"
+    n_replications: int | None = None
+
+    def __post_init__(self):
+        if self.kind not in ("experiment", "bootstrap"):
+            raise ValueError(f"kind: must be 'experiment' or 'bootstrap', got {self.kind!r}")
+        if self.n_datasets < 2:
+            raise ValueError(f"n_datasets: need at least 2 data sets, got {self.n_datasets}")
+        if self.start_size < 2:
+            raise ValueError(f"start_size: must be >= 2, got {self.start_size}")
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}-g{self.g:02d}"
+
+
+def benchmark_conditions(starts: dict[int, int], n_datasets: int, groups, n_boot: int) -> list[BenchmarkGroup]:
+    """The profile's groups, each followed by its bootstrap for s* when ``n_boot`` > 0."""
+    unknown = [g for g in groups if g not in starts]
+    if unknown:
+        raise ValueError(f"groups: no group(s) {unknown}; the study has groups {sorted(starts)}")
+    out = []
+    for g in groups:
+        out.append(BenchmarkGroup(g, starts[g], n_datasets))
+        if n_boot:
+            out.append(BenchmarkGroup(g, starts[g], n_datasets, "bootstrap", n_boot))
+    return out
+
+
+def _draw_datasets(cond: BenchmarkGroup, rng):
+    data = []
+    for n, src in berrar_benchmark_sources(cond.n_datasets, cond.start_size):
+        X, y = src.sample(n, rng)
+        Xt, yt = src.sample(n, rng)
+        data.append((X, y, Xt, yt))
+    return data
+
+
+def benchmark_setup(cond: BenchmarkGroup, rng):
+    """The initial experiment that Algorithm 1 bootstraps (bootstrap conditions only)."""
+    return _draw_datasets(cond, rng) if cond.kind == "bootstrap" else None
+
+
+def _paired(acc: np.ndarray) -> PairedScores:
+    # the N data sets are the sample: one "run" of N cells (no training sizes: independent test sets)
+    return PairedScores(acc[None, :, 0], acc[None, :, 1], n_train=None, n_test=None)
+
+
+def benchmark_replicate(cond: BenchmarkGroup, rng, state=None):
+    """One replication of Algorithm 2 (accuracy pairs and both tests) or of Algorithm 1 (one Z_w)."""
+    if cond.kind == "bootstrap":
+        boot = Bootstrap()
+        acc = []
+        for X, y, Xt, yt in state:
+            i, j = boot.indices(y, rng), boot.indices(yt, rng)
+            acc.append(holdout_accuracies(X[i], y[i], Xt[j], yt[j], LEARNERS))
+        z = run_test("signed_rank_corrected", _paired(np.asarray(acc)))
+        return {"bootstrap": [{"z": float(z.statistic)}]}
+
+    acc = np.asarray([holdout_accuracies(*d, LEARNERS) for d in _draw_datasets(cond, rng)])
+    diff = acc[:, 0] - acc[:, 1]
+    scores = pd.DataFrame({"dataset": np.arange(1, cond.n_datasets + 1), "acc_a": acc[:, 0], "acc_b": acc[:, 1]})
+    outcomes = outcome_rows(_paired(acc), BENCHMARK_TESTS, alpha=ALPHA)
+    outcomes.insert(2, "wins", int((diff > 0).sum()))
+    outcomes.insert(3, "ties", int((diff == 0).sum()))
+    return {"scores": scores, "outcomes": outcomes}
+
+
+def _wilcoxon_p(z):
+    return 2 * stats.norm.sf(np.abs(z))
+
+
+def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
+    """Per-group tables for the binomial, Bayesian and Wilcoxon models, and the study-level MAD."""
+    out = run.table("outcomes")
+    out = out[out["error"].isna()] if "error" in out else out
+    boot = run.table("bootstrap") if "bootstrap" in run.tables() else pd.DataFrame(columns=["g", "z"])
+    s_star = boot.groupby("g")["z"].agg(lambda z: float(np.std(z, ddof=1)) if len(z) > 1 else np.nan)
+    n_boot = boot.groupby("g")["z"].size()
+
+    def wins_of(theta):
+        return np.clip(np.round(np.asarray(theta) * n_datasets), 0, n_datasets).astype(int)
+
+    binom_rows = out[out.test == "binomial"]
+    binom = replication_table(binom_rows, by=["g"], models=[
+        ModelSpec("binomial", lambda w: binomial_model(w, n_datasets, alpha=ALPHA),
+                  lambda w: binomial_test(w, n_datasets).pvalue, wins_of),
+        ModelSpec("bayes", lambda w: bayesian_model(w, n_datasets, alpha=ALPHA),
+                  lambda w: binomial_test(w, n_datasets).pvalue, wins_of),
+    ])
+
+    wil_rows = out[out.test == "wilcoxon"]
+    tables = []
+    for g, grp in wil_rows.groupby("g"):
+        s = float(s_star.get(g, np.nan))
+        models = [ModelSpec("wilcoxon_s1", lambda z: wilcoxon_model(z, 1.0, alpha=ALPHA), _wilcoxon_p)]
+        if np.isfinite(s):
+            models.insert(0, ModelSpec("wilcoxon", lambda z, s=s: wilcoxon_model(z, s, alpha=ALPHA), _wilcoxon_p))
+        t = replication_table(grp, by=["g"], models=models)
+        b = int(n_boot.get(g, 0))
+        t["s_star"] = s
+        t["n_boot"] = b
+        # Monte Carlo interval of a standard deviation from b values (chi-square, normal Z)
+        t["s_star_mc_low"], t["s_star_mc_high"] = sd_interval(s, b)
+        tables.append(t)
+    wil = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+    study = {}
+    groups = [(grp["statistic"].to_numpy(), grp["decision"].to_numpy()) for _, grp in wil_rows.groupby("g")]
+    gs = sorted(wil_rows["g"].unique())
+    if groups:
+        s_of = [float(s_star.get(g, np.nan)) for g in gs]
+        if all(np.isfinite(s_of)):
+            mad, lo, hi, dev = mad_interval(groups, lambda m, j: wilcoxon_model(m, s_of[j], alpha=ALPHA).estimate,
+                                            rng=0)
+            study.update(mad=mad, mad_mc_low=lo, mad_mc_high=hi, mad_min=dev.min(), mad_max=dev.max())
+        mad1, lo1, hi1, dev1 = mad_interval(groups, lambda m, j: wilcoxon_model(m, 1.0, alpha=ALPHA).estimate, rng=0)
+        study.update(mad_s1=mad1, mad_s1_mc_low=lo1, mad_s1_mc_high=hi1, mad_s1_min=dev1.min(), mad_s1_max=dev1.max())
+        if "wilcoxon_P" in wil:
+            best = closest_to(wil, "F", 0.95)
+            study.update(closest_g=int(best["g"]), closest_p=best["wilcoxon_p"], closest_P=best["wilcoxon_P"],
+                         closest_F=best["F"])
+    study["n_failures"] = int(len(run.failures)) if run.failures is not None else 0
+    return {"binomial": binom, "wilcoxon": wil, "study": pd.DataFrame([study])}
+
+
+# -- cross-validation experiments (Algorithms 3 and 4) ------------------------------------------
+
+
+def cv_outcomes(scores: PairedScores, index=None) -> pd.DataFrame:
+    """Outcome rows of the corrected t-test on per-fold accuracies of shape ``(*groups, 1, n_folds)``."""
+    return outcome_rows(scores, CV_TESTS, alpha=ALPHA, index=index)
+
+
+def cv_summary(run, *, by: str, df: int) -> dict[str, pd.DataFrame]:
+    """Per-group replication table of the t model (P_t against F), and the study-level MAD."""
+    out = run.table("outcomes")
+    if "error" in out:
+        out = out[out["error"].isna()]
+
+    def p_of(t):
+        return 2 * stats.t.sf(np.abs(t), df)
+
+    table = replication_table(out, by=[by], models=[ModelSpec("t", lambda t: t_model(t, df, alpha=ALPHA), p_of)])
+    study = {}
+    sig = table[table["n_significant"] > 0]
+    groups = [(g["statistic"].to_numpy(), g["decision"].to_numpy())
+              for key, g in out.groupby(by) if key in set(sig[by])]
+    if groups:
+        mad, lo, hi, dev = mad_interval(groups, lambda m, j: t_model(m, df, alpha=ALPHA).estimate, rng=0)
+        study.update(mad=mad, mad_mc_low=lo, mad_mc_high=hi, mad_min=dev.min(), mad_max=dev.max(),
+                     mad_groups=len(groups))
+        best = closest_to(table, "F", 0.95)
+        study.update({f"closest_{by}": best[by], "closest_p": best["t_p"], "closest_P": best["t_P"],
+                      "closest_F": best["F"]})
+    study["n_failures"] = int(len(run.failures)) if run.failures is not None else 0
+    return {"t": table, "study": pd.DataFrame([study])}
