@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -340,3 +342,66 @@ def test_stored_gap_is_reproduced(name):
     tree, nb = _c45_and_nb()
     est = measure_gap(load_source(name), tree, nb, np.random.default_rng(99), n_train_sets=200, n_test=None)
     assert abs(est.gap - meta["gap"]) < 4 * np.hypot(est.se, meta["gap_se"]) + 0.3
+
+
+# ---------------------------------------------------------------- malformed XMLBIF files
+
+_VAR = "<VARIABLE TYPE=\"nature\"><NAME>{name}</NAME><OUTCOME>0</OUTCOME><OUTCOME>1</OUTCOME></VARIABLE>"
+_DEF = "<DEFINITION><FOR>{name}</FOR>{given}<TABLE>{table}</TABLE></DEFINITION>"
+
+
+def _xmlbif(variables=("a", "class"), definitions=None):
+    if definitions is None:
+        definitions = [("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]
+    body = "".join(_VAR.format(name=v) for v in variables)
+    body += "".join(_DEF.format(name=n, given="".join(f"<GIVEN>{g}</GIVEN>" for g in gs), table=t)
+                    for n, gs, t in definitions)
+    return f"<?xml version=\"1.0\"?><BIF VERSION=\"0.3\"><NETWORK><NAME>n</NAME>{body}</NETWORK></BIF>"
+
+
+def test_handwritten_xmlbif_reads(tmp_path):
+    pytest.importorskip("pgmpy")
+    path = tmp_path / "ok.xml"
+    path.write_text(_xmlbif())
+    src = read_source(path)
+    assert src.names == ("a", "class") and src.cpt(0).tolist() == [[0.9, 0.1], [0.2, 0.8]]
+
+
+@pytest.mark.parametrize("text, msg", [
+    (_xmlbif(definitions=[("a", ["klass"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
+     "variable 'a': unknown parent 'klass'"),
+    ("<?xml version=\"1.0\"?><BIF VERSION=\"0.3\"></BIF>", r"no <NETWORK> element"),
+    (_xmlbif(variables=("a", "a", "class")), "variable 'a' is declared twice"),
+    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2"), ("class", [], "0.5 0.5")]),
+     r"variable 'a': <TABLE> has 3 probabilities, expected 2 states x 2 parent configurations = 4"),
+    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8 0.5 0.5"), ("class", [], "0.5 0.5")]),
+     r"variable 'a': <TABLE> has 6 probabilities"),
+    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.7"), ("class", [], "0.5 0.5")]),
+     "variable 'a': the probabilities of a parent configuration do not sum to 1"),
+    (_xmlbif(definitions=[("a", ["class"], "nan 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
+     "variable 'a': <TABLE> has negative or non-finite"),
+    (_xmlbif(definitions=[("a", ["class"], "x 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
+     "variable 'a': <TABLE> holds something that is not a number"),
+    (_xmlbif(definitions=[("class", [], "0.5 0.5")]), "variable 'a' has no <DEFINITION>"),
+    (_xmlbif(definitions=[("b", [], "0.5 0.5")]), "<DEFINITION> for 'b', which is not a declared variable"),
+    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5"), ("class", [], "0.5 0.5")]),
+     "variable 'class' is defined twice"),
+    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", ["a"], "0.5 0.5 0.5 0.5")]),
+     "(?i:loop|cycle)"),
+    ("<BIF><NETWORK>", r"not well-formed XML \(line 1, column"),
+])
+def test_malformed_xmlbif_is_one_value_error_naming_file_and_variable(tmp_path, text, msg):
+    pytest.importorskip("pgmpy")
+    path = tmp_path / "net.xml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: .*{msg}") as info:
+        read_source(path)
+    assert "\n" not in str(info.value)
+
+
+def test_class_variable_missing_from_file_names_file(tmp_path):
+    pytest.importorskip("pgmpy")
+    path = tmp_path / "net.xml"
+    path.write_text(_xmlbif())
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: class_variable: 'y' is not a node"):
+        read_source(path, class_variable="y")

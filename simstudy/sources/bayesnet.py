@@ -801,17 +801,107 @@ def read_source(path, class_variable: str = "class", attributes=None) -> BayesNe
 
     States are coded by their position in the file's outcome list; see
     :meth:`BayesNetSource.from_pgmpy` for ``class_variable`` and ``attributes``.
+
+    Raises
+    ------
+    ValueError
+        Whose message starts with the path, for a file that is not a valid
+        network: an XMLBIF file is checked before pgmpy reads it (see
+        :func:`_check_xmlbif`: well-formed XML, a ``<NETWORK>``, unique
+        variables, known parents, tables of the right size holding
+        probabilities), and whatever pgmpy or :class:`BayesNetSource` still
+        refuses is reported with the path in front.
     """
     path = Path(path)
-    if path.suffix.lower() == ".bif":
-        from pgmpy.readwrite import BIFReader
+    try:
+        if path.suffix.lower() == ".bif":
+            from pgmpy.readwrite import BIFReader
 
-        model = BIFReader(str(path)).get_model()
-    else:
-        from pgmpy.readwrite import XMLBIFReader
+            model = BIFReader(str(path)).get_model()
+        else:
+            from pgmpy.readwrite import XMLBIFReader
 
-        model = XMLBIFReader(str(path)).get_model()
-    return BayesNetSource.from_pgmpy(model, class_variable, attributes)
+            _check_xmlbif(path)
+            model = XMLBIFReader(str(path)).get_model()
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OSError) or str(exc).startswith(f"{path}: "):
+            raise
+        raise ValueError(f"{path}: {exc}") from None
+    except Exception as exc:  # pgmpy's own KeyError, AttributeError, ... on a file it cannot read
+        raise ValueError(f"{path}: cannot be read as a Bayesian network ({type(exc).__name__}: {exc})") from None
+    try:
+        return BayesNetSource.from_pgmpy(model, class_variable, attributes)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _check_xmlbif(path: Path) -> None:
+    """Check an XMLBIF file's structure; raise ``ValueError("<path>: ...")`` naming the variable at fault.
+
+    Refused: XML that is not well-formed, no ``<NETWORK>``, a variable without
+    a name, declared twice or with fewer than two (or repeated) outcomes, a
+    definition for an undeclared variable or given an undeclared parent (or
+    itself, or one parent twice), a variable defined twice or not at all, and
+    a table that does not hold ``card x prod(parent cards)`` finite,
+    non-negative numbers whose rows (one per parent configuration) sum to 1
+    within 1e-6.
+    """
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise ValueError(f"{path}: not well-formed XML (line {line}, column {column})") from None
+    network = root.find("NETWORK")
+    if network is None:
+        raise ValueError(f"{path}: no <NETWORK> element (not an XMLBIF file)")
+    cards = {}
+    for k, var in enumerate(network.findall("VARIABLE"), 1):
+        name = (var.findtext("NAME") or "").strip()
+        if not name:
+            raise ValueError(f"{path}: variable {k} has no <NAME>")
+        if name in cards:
+            raise ValueError(f"{path}: variable {name!r} is declared twice")
+        outcomes = [(o.text or "").strip() for o in var.findall("OUTCOME")]
+        if len(outcomes) < 2:
+            raise ValueError(f"{path}: variable {name!r}: needs at least 2 <OUTCOME>s, has {len(outcomes)}")
+        if len(set(outcomes)) != len(outcomes):
+            raise ValueError(f"{path}: variable {name!r}: an <OUTCOME> is listed twice")
+        cards[name] = len(outcomes)
+    if not cards:
+        raise ValueError(f"{path}: the network declares no <VARIABLE>")
+    defined = set()
+    for definition in network.findall("DEFINITION"):
+        name = (definition.findtext("FOR") or "").strip()
+        if name not in cards:
+            raise ValueError(f"{path}: <DEFINITION> for {name!r}, which is not a declared variable")
+        if name in defined:
+            raise ValueError(f"{path}: variable {name!r} is defined twice")
+        defined.add(name)
+        given = [(g.text or "").strip() for g in definition.findall("GIVEN")]
+        for g in given:
+            if g not in cards:
+                raise ValueError(f"{path}: variable {name!r}: unknown parent {g!r}")
+        if name in given or len(set(given)) != len(given):
+            raise ValueError(f"{path}: variable {name!r}: a parent is itself or listed twice")
+        n_cfg = math.prod(cards[g] for g in given)
+        text = definition.findtext("TABLE")
+        try:
+            values = np.array([float(v) for v in (text or "").split()])
+        except ValueError:
+            raise ValueError(f"{path}: variable {name!r}: <TABLE> holds something that is not a number") from None
+        expected = n_cfg * cards[name]
+        if values.size != expected:
+            raise ValueError(f"{path}: variable {name!r}: <TABLE> has {values.size} probabilities, expected "
+                             f"{cards[name]} states x {n_cfg} parent configurations = {expected}")
+        if not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(f"{path}: variable {name!r}: <TABLE> has negative or non-finite probabilities")
+        if np.any(np.abs(values.reshape(n_cfg, cards[name]).sum(axis=1) - 1.0) > 1e-6):
+            raise ValueError(f"{path}: variable {name!r}: the probabilities of a parent configuration do not sum to 1")
+    missing = [name for name in cards if name not in defined]
+    if missing:
+        raise ValueError(f"{path}: variable {missing[0]!r} has no <DEFINITION>")
 
 
 def stored_sources() -> dict:
