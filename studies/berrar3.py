@@ -23,7 +23,7 @@ from simstudy.compare import Published
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.learners import E1071SVC
+from simstudy.learners import learner_class
 from simstudy.protocols import berrar
 from simstudy.scores import PairedScores, fold_predictions
 from simstudy.sources import berrar_cv_source
@@ -65,7 +65,7 @@ def conditions(profile: Profile):
 def replicate(cond: OracleDesign, rng):
     X, y = berrar_cv_source(cond.n_features).sample(cond.n_cases, rng)
     fold_ids = cond.design.fold_ids(y, rng)
-    correct = fold_predictions(X, y, fold_ids, E1071SVC)[0] == y           # one SVM fit per fold
+    correct = fold_predictions(X, y, fold_ids, learner_class("e1071.svm"))[0] == y           # one SVM fit per fold
     correct = [correct[fold_ids[0] == f] for f in range(cond.n_folds)]
     acc_svm = np.array([c.mean() for c in correct])
     acc_o = np.empty((len(cond.q_values), cond.n_folds))

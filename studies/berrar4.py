@@ -22,7 +22,7 @@ from simstudy.compare import Published
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.learners import E1071SVC, RandomForestR
+from simstudy.learners import learner_class, make_learner
 from simstudy.protocols import berrar
 from simstudy.scores import PairedScores, cv_accuracies
 from simstudy.sources import berrar_cv_source
@@ -82,7 +82,8 @@ def replicate(cond: FeatureGroup, rng):
     fold_ids = cond.design.fold_ids(y, rng)
     # one integer seed per replication for the forest, drawn from the replication's stream
     forest_seed = int(rng.integers(2**31 - 1))
-    learners = (E1071SVC, lambda: RandomForestR(backend=cond.forest, random_state=forest_seed))
+    learners = (learner_class("e1071.svm"),
+                lambda: make_learner("randomForest", backend=cond.forest, random_state=forest_seed))
     acc = cv_accuracies(X, y, fold_ids, learners)                             # (1, folds, 2)
     n_train, n_test = cond.design.sizes(y)
     scores = pd.DataFrame({"fold": range(cond.n_folds), "acc_a": acc[0, :, 0], "acc_b": acc[0, :, 1]})

@@ -32,7 +32,6 @@ from simstudy.compare import Published
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.learners import IB1, J48, WekaNaiveBayes
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shipped, load_uci_for_learning,
                                           scores_frame, uci_learner_factories)
@@ -50,7 +49,7 @@ TESTS = {"sign": "sign", "sign (cdf rule)": "sign_cdf", "rank": "signed_rank", "
 def published_test(test: str) -> str:
     """The paper's column for one of our tests (both sign variants answer to its sign column)."""
     return "sign" if test.startswith("sign") else test
-LEARNERS = {"NB": WekaNaiveBayes, "C4.5": J48, "NN": IB1}
+LEARNERS = {"NB": "weka.NaiveBayes", "C4.5": "weka.J48", "NN": "weka.IB1"}
 PAIRS = (("NB", "C4.5"), ("NB", "NN"), ("C4.5", "NN"))
 SCHEME = "average_over_sorted_runs"
 

@@ -78,7 +78,6 @@ C4.5 and naive Bayes use the compiled all-nominal paths of ``cv_accuracies``.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,6 +85,7 @@ import pandas as pd
 
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
+from simstudy.learners import learner_class
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
                                           scores_frame, source_info)
@@ -105,14 +105,14 @@ CLASS_SOURCES = {  # k -> (independent source, dependent source)
     3: ("independent_k3", "augmented_k3"),
     4: ("independent_k4", "augmented_k4"),
 }
-# name -> (module, class); the order fixes the pairs (A - B with A first here)
+# label -> registered learner; the order fixes the pairs (A - B with A first here)
 LEARNERS = {
-    "NB": ("simstudy.learners.weka", "WekaNaiveBayes"),
-    "C4.5": ("simstudy.learners.j48", "J48"),
-    "NN": ("simstudy.learners.weka", "IB1"),
-    "TAN": ("simstudy.learners.tan", "TAN"),
-    "stump": ("simstudy.learners.weka", "DecisionStump"),
-    "SVM": ("simstudy.learners.smo", "SMO"),
+    "NB": "weka.NaiveBayes",
+    "C4.5": "weka.J48",
+    "NN": "weka.IB1",
+    "TAN": "weka.TAN",
+    "stump": "weka.DecisionStump",
+    "SVM": "weka.SMO",
 }
 BASE_PAIR = ("C4.5", "NB")  # the pair of Table 1 (difference C4.5 - NB), every factor but pairs
 # Rough single-core seconds per fold (fit on 270 cases of 10 binary attributes, predict 30), measured
@@ -133,8 +133,7 @@ def prior_source(family: str, prior: float) -> str:
 
 
 def _learner_class(name: str):
-    module, cls = LEARNERS[name]
-    return getattr(importlib.import_module(module), cls)
+    return learner_class(LEARNERS[name])
 
 
 def pair_names(learners) -> list[tuple[str, str]]:

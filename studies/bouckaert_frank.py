@@ -34,10 +34,10 @@ import pandas as pd
 
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.learners import J48, WekaNaiveBayes
 from simstudy.protocols import bouckaert_frank as bf
 from simstudy.protocols.bouckaert import SOURCES, network_source, nominal_learner_factories
 
+LEARNERS = ("weka.J48", "weka.NaiveBayes")
 PAIRS = {"C4.5-NB": (0, 1)}
 
 
@@ -83,7 +83,7 @@ def conditions(profile: Profile):
 def replicate(cond: FrankCondition, rng):
     X, y = network_source(cond.source).sample(cond.n_cases, rng)
     X = X.astype(float)
-    learners = nominal_learner_factories((J48, WekaNaiveBayes), X.shape[1])
+    learners = nominal_learner_factories(LEARNERS, X.shape[1])
     rows, scores = [], []
     for e in range(cond.n_experiments):
         out, sc = bf.experiment(cond, X, y, rng, learners, PAIRS, names=("a", "b"))

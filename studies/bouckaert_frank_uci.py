@@ -21,11 +21,10 @@ import pandas as pd
 
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.learners import IB1, J48, WekaNaiveBayes
 from simstudy.protocols import bouckaert_frank as bf
 from simstudy.protocols.bouckaert import available_sets, check_shipped, load_uci_for_learning, uci_learner_factories
 
-LEARNERS = {"NB": WekaNaiveBayes, "C4.5": J48, "NN": IB1}
+LEARNERS = {"NB": "weka.NaiveBayes", "C4.5": "weka.J48", "NN": "weka.IB1"}
 PAIRS = {"NB-C4.5": (0, 1), "NB-NN": (0, 2), "C4.5-NN": (1, 2)}
 
 

@@ -33,7 +33,7 @@ from scipy import stats
 
 from ..designs import Bootstrap
 from ..hypothesis import binomial_test
-from ..learners import E1071NaiveBayes, E1071SVC
+from ..learners import learner_class
 from ..outcomes import outcome_rows, run_test
 from ..replication import bayesian_model, binomial_model, t_model, wilcoxon_model
 from ..replication_summary import ModelSpec, closest_to, mad_interval, replication_table
@@ -47,7 +47,7 @@ __all__ = ["ALPHA", "BenchmarkGroup", "benchmark_conditions", "benchmark_setup",
 ALPHA = 0.05
 BENCHMARK_TESTS = {"binomial": "binomial", "wilcoxon": "signed_rank_corrected"}
 CV_TESTS = {"corrected_t": "corrected_cv_t"}
-LEARNERS = (E1071NaiveBayes, E1071SVC)  # A, B
+LEARNERS = ("e1071.naiveBayes", "e1071.svm")  # A, B
 
 
 # -- benchmark experiments (Algorithms 1 and 2) -------------------------------------------------
@@ -115,17 +115,22 @@ def benchmark_replicate(cond: BenchmarkGroup, rng, state=None):
         acc = []
         for X, y, Xt, yt in state:
             i, j = boot.indices(y, rng), boot.indices(yt, rng)
-            acc.append(holdout_accuracies(X[i], y[i], Xt[j], yt[j], LEARNERS))
+            acc.append(holdout_accuracies(X[i], y[i], Xt[j], yt[j], _factories()))
         z = run_test("signed_rank_corrected", _paired(np.asarray(acc)))
         return {"bootstrap": [{"z": float(z.statistic)}]}
 
-    acc = np.asarray([holdout_accuracies(*d, LEARNERS) for d in _draw_datasets(cond, rng)])
+    learners = _factories()
+    acc = np.asarray([holdout_accuracies(*d, learners) for d in _draw_datasets(cond, rng)])
     diff = acc[:, 0] - acc[:, 1]
     scores = pd.DataFrame({"dataset": np.arange(1, cond.n_datasets + 1), "acc_a": acc[:, 0], "acc_b": acc[:, 1]})
     outcomes = outcome_rows(_paired(acc), BENCHMARK_TESTS, alpha=ALPHA)
     outcomes.insert(2, "wins", int((diff > 0).sum()))
     outcomes.insert(3, "ties", int((diff == 0).sum()))
     return {"scores": scores, "outcomes": outcomes}
+
+
+def _factories():
+    return tuple(learner_class(name) for name in LEARNERS)
 
 
 def _wilcoxon_p(z):

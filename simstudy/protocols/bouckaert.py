@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..designs import RepeatedKFold
+from ..learners import learner_class
 from ..replicability import normalized, r2
 from ..scores import cv_accuracies
 from ..sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
@@ -128,10 +129,14 @@ def scores_frame(acc: np.ndarray, columns, axes=("experiment", "run", "fold"), d
     return pd.DataFrame(data)
 
 
-def nominal_learner_factories(classes, n_attributes: int):
-    """Factories of learners told that every one of the ``n_attributes`` attributes is nominal."""
+def _classes(learners):
+    return tuple(learner_class(c) if isinstance(c, str) else c for c in learners)
+
+
+def nominal_learner_factories(learners, n_attributes: int):
+    """Factories of the Weka learners (registered names or classes) told that all ``n_attributes`` are nominal."""
     nominal = np.ones(n_attributes, dtype=bool)
-    return tuple((lambda c=c: c(nominal=nominal)) for c in classes)
+    return tuple((lambda c=c: c(nominal=nominal)) for c in _classes(learners))
 
 
 def alpha_factor(out: pd.DataFrame, alphas=ALPHAS) -> pd.DataFrame:
@@ -201,10 +206,12 @@ def load_uci_for_learning(name: str):
     return data.X[keep], data.y[keep].astype(np.int64), data.nominal, data
 
 
-def uci_learner_factories(classes, name: str, n_classes=None):
-    """Factories of the Weka learners ``classes`` told the attribute types and category counts of ``name``."""
+def uci_learner_factories(learners, name: str, n_classes=None):
+    """Factories of the Weka learners (registered names or classes) told the attribute types and category
+    counts of the data set ``name``."""
     X, y, nominal, data = load_uci_for_learning(name)
     n_cats = tuple(len(c) if c is not None else 0 for c in data.categories)
     if n_classes is None:
         n_classes = len(data.class_categories) if data.class_categories else int(y.max()) + 1
-    return tuple((lambda c=c: c(nominal=nominal, n_categories=n_cats, n_classes=n_classes)) for c in classes)
+    return tuple((lambda c=c: c(nominal=nominal, n_categories=n_cats, n_classes=n_classes))
+                 for c in _classes(learners))
