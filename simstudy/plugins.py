@@ -30,29 +30,188 @@ A *scheme* is a function ``scheme(diffs) -> sample`` mapping the
 
 A plug-in is referenced as ``package.module:name`` (importable from the current
 environment) or ``path/to/file.py:name``.  Every problem (import error, missing
-name, exception inside, wrong return type or shape, NaN p-values) raises
-:class:`PluginError`, a ``ValueError`` whose one-line message names the plug-in.
+name, exception inside, ``sys.exit``, exceeding the time limit, wrong return
+type or shape, NaN or complex p-values) raises :class:`PluginError`, a
+``ValueError`` whose one-line message names the plug-in.  ``KeyboardInterrupt``
+(Ctrl-C) is not caught: it stays an interrupt.
+
+Results must have exactly the leading shape: a scalar statistic or p-value is
+not spread over every replication (it would give every replication the same
+decision).  A statistic that is NaN where the p-value is ``<= alpha`` is
+refused when it is the only source of the direction (no ``direction`` given),
+because the direction of that rejection is unknown; where the p-value is
+above ``alpha`` a NaN statistic is allowed (the replication does not reject).
+
+Running a plug-in
+-----------------
+While a plug-in is imported or runs, whatever it prints (to ``sys.stdout``,
+``sys.stderr`` or the standard output file descriptor) is collected and then
+written to standard error, each line prefixed with the plug-in's reference, so
+that standard output carries only simstudy's own output (the table).
+
+Each call has a time limit (``timeout`` seconds, default
+:data:`DEFAULT_TIMEOUT`; None for none).  In the main thread of a platform with
+``signal.setitimer`` (Linux, macOS) the limit is an interval timer: when it
+fires, an exception derived from ``BaseException`` (so a plug-in's ``except
+Exception`` does not swallow it) stops the plug-in at its next Python
+instruction, and the previous signal handler and timer are restored.  This
+leaves no thread or process behind and costs nothing while the plug-in runs;
+the price is that a single long call into compiled code (one huge numpy
+operation, a blocking C call) is only stopped when it returns to Python.  A
+worker process could stop even that, but would have to copy every array and
+could not run plug-ins defined in the caller's own script; a watchdog thread
+cannot stop the plug-in at all and would be left running.  Elsewhere (outside
+the main thread, or without ``setitimer``, e.g. on Windows) there is no way to
+interrupt the call safely, so it runs without a limit and a ``RuntimeWarning``
+says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import io
+import math
+import numbers
+import os
+import signal
 import sys
+import tempfile
+import threading
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .scores import PairedScores
 
-__all__ = ["PairedScores", "PluginError", "load_plugin", "run_test", "run_scheme"]
+__all__ = ["DEFAULT_TIMEOUT", "PairedScores", "PluginError", "load_plugin", "run_test", "run_scheme"]
+
+#: Time limit in seconds of one plug-in call (import, test or scheme) unless the caller gives another.
+DEFAULT_TIMEOUT = 300.0
 
 
 class PluginError(ValueError):
     """A user plug-in could not be loaded or did not behave as documented."""
 
 
-def load_plugin(ref: str, what: str = "test"):
+class _TimeUp(BaseException):
+    """Raised inside a plug-in when its time limit is reached (not an ``Exception``: not swallowed)."""
+
+
+def _check_timeout(timeout):
+    """None (no limit) or a positive finite number of seconds, as float."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not (
+            math.isfinite(float(timeout)) and float(timeout) > 0):
+        raise ValueError(f"timeout: must be a positive number of seconds or None, got {timeout!r}")
+    return float(timeout)
+
+
+def _with_time_limit(thunk, timeout):
+    """``thunk()`` stopped by :class:`_TimeUp` after ``timeout`` seconds (see the module docstring)."""
+    if timeout is None:
+        return thunk()
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        warnings.warn("simstudy: a plug-in's time limit can only be enforced in the main thread on a platform "
+                      "with signal.setitimer; running it without a limit", RuntimeWarning, stacklevel=4)
+        return thunk()
+    armed = [True]
+
+    def on_alarm(signum, frame):
+        if armed[0]:
+            armed[0] = False
+            raise _TimeUp
+
+    old_handler = signal.signal(signal.SIGALRM, on_alarm)
+    start = time.monotonic()
+    old_timer = (0.0, 0.0)
+    try:
+        old_timer = signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            return thunk()
+        finally:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        # the alarm is one-shot and disarmed: nothing can interrupt the restoring below
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_timer[0] > 0:  # someone else's timer was running: give it back what is left
+            left = old_timer[0] - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), old_timer[1])
+
+
+@contextlib.contextmanager
+def _output_to_stderr(ref: str):
+    """Collect what runs inside prints and write it to stderr afterwards, each line prefixed ``ref: ``.
+
+    ``sys.stdout`` and ``sys.stderr`` are replaced by one buffer, and the
+    standard output file descriptor (1) is pointed at a temporary file, so that
+    output written below Python (a C library, ``os.write(1, ...)``) is caught
+    too.
+    """
+    buf = io.StringIO()
+    saved_fd, tmp = None, None
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+    try:
+        saved_fd = os.dup(1)
+        tmp = tempfile.TemporaryFile()
+        os.dup2(tmp.fileno(), 1)
+    except OSError:  # no standard output descriptor: Python-level capture only
+        if saved_fd is not None:
+            os.close(saved_fd)
+        saved_fd = None
+        if tmp is not None:
+            tmp.close()
+            tmp = None
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            yield
+    finally:
+        text = buf.getvalue()
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+            tmp.seek(0)
+            text += tmp.read().decode("utf-8", errors="replace")
+            tmp.close()
+        if text:
+            err = sys.stderr
+            for line in text.splitlines():
+                err.write(f"{ref}: {line}\n")
+            try:
+                err.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
+
+
+def _guarded(thunk, what: str, ref: str, timeout):
+    """Run plug-in code: output to stderr, time limit, and every failure as a one-line :class:`PluginError`.
+
+    Messages name the plug-in as ``--<what> '<ref>'``, e.g. ``--test 'file.py:t'``.
+    """
+    label = f"--{what} {ref!r}"
+    with _output_to_stderr(ref):
+        try:
+            return _with_time_limit(thunk, timeout)
+        except _TimeUp:
+            raise PluginError(f"{label}: did not finish within the time limit of {timeout:g} s") from None
+        except SystemExit as exc:
+            raise PluginError(f"{label} called sys.exit({exc.code!r}); a plug-in must return, "
+                              "not end the program") from None
+        except PluginError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"{label} raised {type(exc).__name__}: {exc}") from exc
+
+
+def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
     """Load the plug-in named by ``module:name`` or ``path/to/file.py:name``.
 
     Parameters
@@ -63,6 +222,9 @@ def load_plugin(ref: str, what: str = "test"):
         is instantiated once without arguments.
     what : str
         ``"test"`` or ``"scheme"``; only used in messages (``--test ...``).
+    timeout : float or None
+        Time limit in seconds for importing the module and creating the
+        instance (see the module docstring); None for no limit.
 
     Returns
     -------
@@ -72,17 +234,20 @@ def load_plugin(ref: str, what: str = "test"):
     Raises
     ------
     PluginError
-        When the reference is malformed, the module cannot be imported, or the
+        When the reference is malformed, the module cannot be imported (an
+        exception, ``sys.exit`` or the time limit while importing), or the
         name is missing or not callable.
     """
+    timeout = _check_timeout(timeout)
     if not isinstance(ref, str) or ":" not in ref:
         raise PluginError(f"--{what} {ref!r}: expected 'package.module:function' or 'path/to/file.py:function'")
     where, _, name = ref.rpartition(":")
-    try:
-        if where.endswith(".py") or "/" in where:
-            path = Path(where)
-            if not path.is_file():
-                raise PluginError(f"--{what} {ref!r}: no such file {where}")
+    if where.endswith(".py") or "/" in where:
+        path = Path(where)
+        if not path.is_file():
+            raise PluginError(f"--{what} {ref!r}: no such file {where}")
+
+        def load():
             spec = importlib.util.spec_from_file_location(f"simstudy_plugin_{path.stem}", path)
             module = importlib.util.module_from_spec(spec)
             # registered while it runs, so dataclasses and pickling inside the plug-in work
@@ -92,18 +257,27 @@ def load_plugin(ref: str, what: str = "test"):
             except BaseException:
                 sys.modules.pop(spec.name, None)
                 raise
-        else:
-            module = importlib.import_module(where)
-    except PluginError:
-        raise
-    except Exception as exc:  # the user's module failed to import
-        raise PluginError(f"--{what} {ref!r}: importing it failed: {type(exc).__name__}: {exc}") from exc
+            return module
+    else:
+        def load():
+            return importlib.import_module(where)
+    try:
+        module = _guarded(load, what, ref, timeout)
+    except PluginError as exc:  # the user's module failed to import
+        cause = exc.__cause__
+        if cause is not None and not isinstance(cause, PluginError):
+            raise PluginError(f"--{what} {ref!r}: importing it failed: {type(cause).__name__}: {cause}") from cause
+        raise PluginError(f"{exc} (while importing it)") from None
     fn = getattr(module, name, None)
     if isinstance(fn, type):  # a small class: one instance, called like a function
         try:
-            fn = fn()
-        except Exception as exc:
-            raise PluginError(f"--{what} {ref!r}: creating an instance failed: {type(exc).__name__}: {exc}") from exc
+            fn = _guarded(fn, what, ref, timeout)
+        except PluginError as exc:
+            cause = exc.__cause__
+            if cause is not None and not isinstance(cause, PluginError):
+                raise PluginError(f"--{what} {ref!r}: creating an instance failed: "
+                                  f"{type(cause).__name__}: {cause}") from cause
+            raise PluginError(f"{exc} (while creating an instance)") from None
     if not callable(fn):
         raise PluginError(f"--{what} {ref!r}: {where} has no callable {name!r}")
     try:
@@ -127,19 +301,50 @@ def _ref(fn) -> str:
     return getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", repr(fn)))
 
 
-def run_scheme(fn, diffs: np.ndarray) -> np.ndarray:
-    """Apply a plug-in scheme to ``(..., n_runs, n_folds)`` differences, checking its ``(..., m)`` output."""
+def _real_array(value, what: str, label: str) -> np.ndarray:
+    """``value`` as a float array; complex numbers and text are refused, not converted."""
     try:
-        sample = np.asarray(fn(diffs), dtype=float)
-    except Exception as exc:
-        raise PluginError(f"--scheme {_ref(fn)!r} raised {type(exc).__name__}: {exc}") from exc
+        raw = np.asarray(value)
+        if raw.dtype.kind == "c":
+            raise PluginError(f"{label}: {what} must be real numbers, got complex values")
+        if raw.dtype.kind in "USV":
+            raise PluginError(f"{label}: {what} must be numbers, got {raw.dtype}")
+        return np.asarray(raw, dtype=float)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, PluginError):
+            raise
+        raise PluginError(f"{label}: {what} must be numbers: {exc}") from exc
+
+
+def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
+    """Apply a plug-in scheme to ``(..., n_runs, n_folds)`` differences, checking its ``(..., m)`` output.
+
+    Parameters
+    ----------
+    fn : callable
+        The plug-in scheme.
+    diffs : ndarray, shape (..., n_runs, n_folds)
+        Differences A - B.
+    timeout : float or None
+        Time limit in seconds (see the module docstring); None for no limit.
+
+    Raises
+    ------
+    PluginError
+        When the scheme raises, calls ``sys.exit``, exceeds the time limit, or
+        returns complex numbers or an array of the wrong shape.
+    """
+    timeout = _check_timeout(timeout)
+    label = f"--scheme {_ref(fn)!r}"
+    out = _guarded(lambda: fn(diffs), "scheme", _ref(fn), timeout)
+    sample = _real_array(out, "the sample", label)
     if sample.ndim < 1 or sample.shape[:-1] != diffs.shape[:-2]:
         raise PluginError(f"--scheme {_ref(fn)!r}: expected an array of shape {diffs.shape[:-2]} + (m,), "
                           f"got shape {sample.shape}")
     return sample
 
 
-def run_test(fn, scores: PairedScores, alpha: float) -> dict[str, np.ndarray]:
+def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT) -> dict[str, np.ndarray]:
     """Run a plug-in test on paired scores and check what it returns.
 
     Parameters
@@ -150,6 +355,9 @@ def run_test(fn, scores: PairedScores, alpha: float) -> dict[str, np.ndarray]:
         Paired accuracies, shape ``(..., n_runs, n_folds)``.
     alpha : float
         Significance level; a replication rejects when ``pvalue <= alpha``.
+    timeout : float or None
+        Time limit in seconds for the call (see the module docstring); None
+        for no limit.  Default :data:`DEFAULT_TIMEOUT`.
 
     Returns
     -------
@@ -161,16 +369,23 @@ def run_test(fn, scores: PairedScores, alpha: float) -> dict[str, np.ndarray]:
     Raises
     ------
     PluginError
-        When the test raises, returns something else than documented, returns
-        arrays of the wrong shape, NaN p-values, or p-values outside [0, 1].
+        When the test raises, calls ``sys.exit``, exceeds the time limit,
+        returns something else than documented, arrays whose shape is not the
+        leading shape (a scalar is not spread over the replications), complex
+        numbers, NaN p-values, p-values outside [0, 1], or a NaN statistic
+        (without ``direction``) or NaN direction where the p-value is
+        ``<= alpha``.
     """
+    timeout = _check_timeout(timeout)
     lead = scores.acc_a.shape[:-2]
     ref = _ref(fn)
-    try:
+    label = f"--test {ref!r}"
+
+    def call():
         with np.errstate(all="ignore"):
-            res = fn(scores)
-    except Exception as exc:
-        raise PluginError(f"--test {ref!r} raised {type(exc).__name__}: {exc}") from exc
+            return fn(scores)
+
+    res = _guarded(call, "test", ref, timeout)
     if hasattr(res, "statistic") and hasattr(res, "pvalue"):
         stat, p = res.statistic, res.pvalue
         direction = getattr(res, "direction", None)
@@ -182,23 +397,31 @@ def run_test(fn, scores: PairedScores, alpha: float) -> dict[str, np.ndarray]:
     else:
         raise PluginError(f"--test {ref!r}: must return an object with statistic and pvalue, a tuple "
                           f"(statistic, pvalue) or a decision array, got {type(res).__name__}")
-    try:
-        stat = np.broadcast_to(np.asarray(stat, dtype=float), lead)
-        p = np.broadcast_to(np.asarray(p, dtype=float), lead)
-        direction = np.sign(stat) if direction is None else \
-            np.broadcast_to(np.sign(np.asarray(direction, dtype=float)), lead)
-    except (TypeError, ValueError) as exc:
-        raise PluginError(f"--test {ref!r}: statistic and pvalue must be numbers of shape {lead}: {exc}") from exc
+    stat = _real_array(stat, "the statistic", label)
+    p = _real_array(p, "the p-values", label)
+    given_direction = direction is not None
+    direction = np.sign(stat) if direction is None else np.sign(_real_array(direction, "the direction", label))
+    for what, arr in (("statistic", stat), ("pvalue", p), ("direction", direction)):
+        if arr.shape != lead:
+            raise PluginError(f"--test {ref!r}: statistic and pvalue must be numbers of shape {lead} "
+                              f"(one per replication), got {what} of shape {arr.shape}")
     if np.isnan(p).any():
         raise PluginError(f"--test {ref!r}: returned NaN p-values for {int(np.isnan(p).sum())} of {p.size} samples")
     if ((p < 0) | (p > 1)).any():
         raise PluginError(f"--test {ref!r}: p-values must lie in [0, 1]")
+    unknown = (p <= alpha) & np.isnan(direction)
+    if unknown.any():
+        what = "direction" if given_direction else "statistic (which gives the direction)"
+        raise PluginError(f"--test {ref!r}: the {what} is NaN where the p-value is <= alpha "
+                          f"({int(unknown.sum())} of {p.size} samples): the direction of the rejection is unknown")
     decision = np.where(p <= alpha, np.nan_to_num(direction), 0).astype(np.int8)
     return {"statistic": stat, "pvalue": p, "decision": decision}
 
 
 def _decisions(res, lead, ref) -> np.ndarray:
     d = np.asarray(res)
+    if d.dtype.kind == "c":
+        raise PluginError(f"--test {ref!r}: decisions must be -1, 0 or +1, got complex values")
     if d.shape != lead:
         raise PluginError(f"--test {ref!r}: a decision array must have shape {lead}, got {d.shape}")
     if d.dtype == bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -120,3 +122,199 @@ def test_scheme_plugin(tmp_path):
     assert run_scheme(load_plugin(f"{f}:runs", "scheme"), diffs).shape == (4, 2)
     with pytest.raises(PluginError, match=r"--scheme .*plug.py:wrong.*expected an array of shape"):
         run_scheme(load_plugin(f"{f}:wrong", "scheme"), diffs)
+
+
+# ---------------------------------------------------------------- misbehaving plug-ins
+
+import signal  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+from simstudy.cli import main  # noqa: E402
+
+
+def _plug(tmp_path, body, name="plug.py", head="import numpy as np\n"):
+    f = _write(tmp_path, head + "def t(scores):\n" + body, name=name)
+    return load_plugin(f"{f}:t")
+
+
+@pytest.mark.parametrize("body", [
+    "    while True:\n        pass\n",
+    "    import time\n    time.sleep(60)\n",
+    # a plug-in that swallows every Exception is stopped all the same
+    "    while True:\n        try:\n            sum(range(1000))\n        except Exception:\n            pass\n",
+])
+def test_a_plugin_that_never_returns_is_stopped_by_the_time_limit(tmp_path, body):
+    fn = _plug(tmp_path, body)
+    handler = signal.getsignal(signal.SIGALRM)
+    threads = threading.active_count()
+    start = time.monotonic()
+    with pytest.raises(PluginError, match=r"--test '.*plug.py:t': did not finish within the time limit of 0.3 s"):
+        run_test(fn, _scores(), 0.05, timeout=0.3)
+    assert time.monotonic() - start < 5
+    # nothing left behind: the handler is back, no timer is running, no thread was started
+    assert signal.getsignal(signal.SIGALRM) is handler
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert threading.active_count() == threads
+
+
+def test_time_limit_restores_a_running_timer_and_spares_fast_plugins(tmp_path):
+    fn = _plug(tmp_path, "    m = scores.diffs.mean(axis=(-2, -1))\n    return m, np.full(m.shape, 0.01)\n")
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 50.0)
+        assert np.all(run_test(fn, _scores(), 0.05, timeout=10)["decision"] == 1)
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 40 < left <= 50
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert not fired
+
+
+def test_time_limit_applies_to_schemes_and_imports(tmp_path):
+    f = _write(tmp_path, "def s(diffs):\n    while True:\n        pass\n", name="scheme.py")
+    with pytest.raises(PluginError, match=r"--scheme .*scheme.py:s.*time limit of 0.2 s"):
+        run_scheme(load_plugin(f"{f}:s", "scheme"), _scores().diffs, timeout=0.2)
+    f = _write(tmp_path, "while True:\n    pass\ndef t(scores):\n    return 0\n", name="slow_import.py")
+    with pytest.raises(PluginError, match=r"time limit of 0.2 s \(while importing it\)"):
+        load_plugin(f"{f}:t", timeout=0.2)
+
+
+def test_without_the_main_thread_the_plugin_runs_without_limit_and_says_so(tmp_path):
+    fn = _plug(tmp_path, "    m = scores.diffs.mean(axis=(-2, -1))\n    return m, np.full(m.shape, 0.01)\n")
+    out = {}
+
+    def worker():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out["res"] = run_test(fn, _scores(), 0.05, timeout=1)
+        out["warnings"] = [str(w.message) for w in caught]
+
+    th = threading.Thread(target=worker)
+    th.start()
+    th.join()
+    assert np.all(out["res"]["decision"] == 1)
+    assert any("main thread" in w for w in out["warnings"])
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "10", True])
+def test_bad_timeout_is_refused(bad):
+    with pytest.raises(ValueError, match="^timeout: "):
+        run_test(lambda s: 0, _scores(), 0.05, timeout=bad)
+
+
+def test_no_time_limit_with_none(tmp_path):
+    fn = _plug(tmp_path, "    m = scores.diffs.mean(axis=(-2, -1))\n    return m, np.full(m.shape, 0.01)\n")
+    assert np.all(run_test(fn, _scores(), 0.05, timeout=None)["decision"] == 1)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    return 1.0, 0.01\n", "got statistic of shape ()"),
+    ("    return np.ones(4), 0.01\n", "got pvalue of shape ()"),
+    ("    return np.ones((4, 1)), np.full((4, 1), 0.01)\n", "got statistic of shape (4, 1)"),
+])
+def test_a_scalar_is_not_spread_over_the_replications(tmp_path, body, message):
+    with pytest.raises(PluginError, match=re.escape(message)):
+        run_test(_plug(tmp_path, body), _scores(), 0.05)
+
+
+def test_a_single_replication_may_return_scalars(tmp_path):
+    fn = _plug(tmp_path, "    return float(scores.diffs.mean()), 0.01\n")
+    s = _scores()
+    one = PairedScores(s.acc_a[0], s.acc_b[0], n_train=90, n_test=10)
+    assert run_test(fn, one, 0.05)["decision"] == 1
+
+
+def test_nan_statistic_with_a_small_p_value_is_refused(tmp_path):
+    fn = _plug(tmp_path, "    return np.full(4, np.nan), np.array([0.01, 0.5, 0.5, 0.5])\n")
+    with pytest.raises(PluginError, match=r"statistic \(which gives the direction\) is NaN where the p-value is "
+                                          r"<= alpha \(1 of 4 samples\)"):
+        run_test(fn, _scores(), 0.05)
+    # with large p-values it is harmless: nothing rejects
+    out = run_test(_plug(tmp_path, "    return np.full(4, np.nan), np.full(4, 0.5)\n", name="b.py"), _scores(), 0.05)
+    assert np.all(out["decision"] == 0)
+
+
+def test_nan_direction_with_a_small_p_value_is_refused(tmp_path):
+    head = ("import numpy as np\nfrom types import SimpleNamespace as R\n")
+    fn = _plug(tmp_path, "    return R(statistic=np.ones(4), pvalue=np.full(4, 0.01), direction=np.full(4, np.nan))\n",
+               head=head)
+    with pytest.raises(PluginError, match="the direction is NaN where the p-value is <= alpha"):
+        run_test(fn, _scores(), 0.05)
+    # a NaN statistic with an explicit direction is fine
+    fn = _plug(tmp_path, "    return R(statistic=np.full(4, np.nan), pvalue=np.full(4, 0.01), direction=np.ones(4))\n",
+               head=head, name="c.py")
+    assert np.all(run_test(fn, _scores(), 0.05)["decision"] == 1)
+
+
+@pytest.mark.parametrize("code", ["3", "0", "'bye'", ""])
+def test_sys_exit_inside_a_plugin_is_a_plugin_error(tmp_path, code):
+    fn = _plug(tmp_path, f"    import sys\n    sys.exit({code})\n")
+    with pytest.raises(PluginError, match=r"^--test '.*plug.py:t' called sys.exit\(.*\); a plug-in must return"):
+        run_test(fn, _scores(), 0.05)
+    f = _write(tmp_path, "import sys\nsys.exit(3)\n", name="exits.py")
+    with pytest.raises(PluginError, match=r"called sys.exit\(3\).*\(while importing it\)"):
+        load_plugin(f"{f}:t")
+
+
+def test_keyboard_interrupt_stays_an_interrupt(tmp_path):
+    fn = _plug(tmp_path, "    raise KeyboardInterrupt\n")
+    with pytest.raises(KeyboardInterrupt):
+        run_test(fn, _scores(), 0.05)
+
+
+@pytest.mark.parametrize("body", [
+    "    return np.ones(4), np.full(4, 0.01 + 0.5j)\n",
+    "    return np.ones(4) + 1j, np.full(4, 0.01)\n",
+    "    return np.ones(4, dtype=complex)\n",
+])
+def test_complex_results_are_refused(tmp_path, body):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning on the way
+        with pytest.raises(PluginError, match="complex"):
+            run_test(_plug(tmp_path, body), _scores(), 0.05)
+
+
+def test_complex_scheme_sample_is_refused(tmp_path):
+    f = _write(tmp_path, "def s(diffs):\n    return diffs.mean(axis=-1) + 0j\n", name="cs.py")
+    with pytest.raises(PluginError, match="complex"):
+        run_scheme(load_plugin(f"{f}:s", "scheme"), _scores().diffs)
+
+
+def test_plugin_output_goes_to_stderr_with_its_name(tmp_path, capfd):
+    fn = _plug(tmp_path, "    import os, sys\n"
+                         "    print('hello from the plug-in')\n"
+                         "    print('a warning', file=sys.stderr)\n"
+                         "    sys.stdout.flush()\n"
+                         "    os.write(1, b'low-level line\\n')\n"
+                         "    m = scores.diffs.mean(axis=(-2, -1))\n"
+                         "    return m, np.full(m.shape, 0.01)\n")
+    assert np.all(run_test(fn, _scores(), 0.05)["decision"] == 1)
+    print("the table")
+    out, err = capfd.readouterr()
+    assert out == "the table\n"
+    lines = err.splitlines()
+    ref = fn.__simstudy_ref__
+    assert f"{ref}: hello from the plug-in" in lines
+    assert f"{ref}: a warning" in lines
+    assert f"{ref}: low-level line" in lines
+
+
+def test_plugin_output_is_passed_on_even_when_it_fails(tmp_path, capfd):
+    fn = _plug(tmp_path, "    print('about to fail')\n    raise RuntimeError('boom')\n")
+    with pytest.raises(PluginError, match="boom"):
+        run_test(fn, _scores(), 0.05)
+    out, err = capfd.readouterr()
+    assert out == "" and f"{fn.__simstudy_ref__}: about to fail" in err
+
+
+def test_cli_reports_a_plugin_error_on_one_line(tmp_path, capsys, monkeypatch):
+    # the command line turns a PluginError (a ValueError) into one line and exit code 2
+    f = _write(tmp_path, "import sys\nsys.exit(3)\n", name="exits.py")
+    monkeypatch.chdir(tmp_path)
+    code = main(["bench", "berrar3", "--test", f"{f}:t", "--results", str(tmp_path / "none")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("simstudy: error: --test") and "sys.exit(3)" in err[0]
