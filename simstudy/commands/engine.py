@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
@@ -22,12 +23,16 @@ def register(subparsers):
                               description="Run STUDY at a profile; rerunning the same command resumes.")
     p.add_argument("study")
     p.add_argument("--profile", default="quick", help="smoke, quick (default) or paper")
-    p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="parallel workers (default 1; at most 4 per CPU of this machine)")
     p.add_argument("--backend", default="loky", help="loky (default, this machine) or dask")
     p.add_argument("--scheduler", default=None, help="dask scheduler address (default: a local cluster)")
     p.add_argument("--out", default=None, help="run directory (default results/STUDY/PROFILE)")
     p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--fresh", action="store_true",
+                   help="start afresh when --out holds a run of another configuration, code or package versions: "
+                        "that run is renamed to OUT.replaced-STAMP (never deleted)")
     p.set_defaults(func=cmd_run)
 
     p = subparsers.add_parser("status", help="progress of a stored run")
@@ -77,8 +82,12 @@ def cmd_run(args) -> int:
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     run = run_study(args.study, args.profile, out=args.out, jobs=args.jobs, backend=args.backend,
-                    scheduler=args.scheduler, seed=seed, progress=not args.quiet)
+                    scheduler=args.scheduler, seed=seed, progress=not args.quiet, fresh=args.fresh)
     info = run.manifest["runs"][-1]
+    bad = info.get("chunks_discarded") or {}
+    if bad:
+        print(f"{args.study}/{args.profile}: recomputed " + " and ".join(f"{n} {state}" for state, n in bad.items())
+              + " chunk(s) (damaged: a checksum failed; foreign: computed for another run)", file=sys.stderr)
     n_fail = len(run.failures)
     print(f"{args.study}/{args.profile}: {run.manifest['status']}; computed {info['replications_computed']} "
           f"replications in {info['seconds']:.1f} s; {n_fail} failed replication(s); stored in {run.path}")
@@ -98,12 +107,39 @@ def _load(args):
     return st, load_run(st, profile=args.profile, out=args.out)
 
 
+def _state_line(run) -> str:
+    """Running or not (who holds the run's lock), and complete, incomplete or damaged (checksums)."""
+    from ..engine.store import lock_holder
+
+    states = run.chunk_states()
+    counts = {s: sum(v == s for v in states.values()) for s in ("missing", "damaged", "foreign")}
+    alive, holder = lock_holder(run.path)
+    if alive:
+        who = (f"pid {holder.get('pid')} on {holder.get('host')}, since {holder.get('since')}" if holder
+               else "a process that has not recorded itself yet")
+        activity = f"running ({who})"
+    elif run.manifest.get("status") == "running" or holder:
+        who = f" (pid {holder.get('pid')} on {holder.get('host')}, started {holder.get('since')})" if holder else ""
+        activity = f"not running: the last run{who} died before finishing; run the same command to resume"
+    else:
+        activity = "not running"
+    if counts["damaged"] or counts["foreign"]:
+        health = (f"damaged: {counts['damaged']} chunk(s) fail their checksums, {counts['foreign']} belong to "
+                  "another run or other code; `simstudy run` with the same options recomputes them")
+    elif counts["missing"]:
+        health = f"incomplete: {counts['missing']} chunk(s) not stored yet"
+    else:
+        health = "complete: every chunk verified"
+    return f"  {health}; {activity}"
+
+
 def cmd_status(args) -> int:
     st, run = _load(args)
     prog = run.progress()
     done, planned = int(prog["done"].sum()), int(prog["planned"].sum())
-    print(f"{st.name}/{args.profile} in {run.path}: {done}/{planned} replications stored "
+    print(f"{st.name}/{run.manifest['profile']} in {run.path}: {done}/{planned} replications stored "
           f"({100 * done / planned:.0f}%), {len(run.failures)} failed; status {run.manifest.get('status')}")
+    print(_state_line(run))
     secs = sum(r.get("seconds", 0) for r in run.manifest.get("runs", []))
     print(f"  runs: {len(run.manifest.get('runs', []))}, compute wall time so far {secs:.1f} s, "
           f"root seed {run.manifest['root_seed']}, config {run.manifest['config_hash'][:12]}")
@@ -121,7 +157,11 @@ def cmd_summarize(args) -> int:
             print(f"\n== {name} ==")
             print(df.to_string(index=False))
             if args.csv:
-                df.to_csv(Path(run.path) / f"summary_{name}.csv", index=False)
+                target = Path(run.path) / f"summary_{name}.csv"
+                try:
+                    df.to_csv(target, index=False)
+                except OSError as exc:
+                    raise ValueError(f"--csv: cannot write {target}: {exc.strerror or exc}") from None
     if not run.complete:
         print(f"\n(run incomplete: {int(run.progress()['done'].sum())} of "
               f"{int(run.progress()['planned'].sum())} replications stored)")

@@ -5,14 +5,23 @@ chunk's rows depend only on (study, condition, replication, root seed) through
 :mod:`simstudy.engine.seeds`, so its stored file is the same whether it ran
 alone, on a loky worker, on a dask worker, or after a crash.  Workers return
 rows; only the calling process writes, so a dask cluster needs no shared disk.
+
+What a stored chunk claims is checked, not assumed: it records its identity
+(study, condition, range, root seed, configuration hash) and its provenance
+(a fingerprint of the code and the versions of the packages that can change
+numbers), one process at a time writes a run directory, and a resume that would
+mix rows of different code or versions is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import numbers
+import os
 import platform
+import signal
 import sys
 import time
 import traceback
@@ -24,21 +33,26 @@ import numpy as np
 import pandas as pd
 
 from .seeds import replication_seed, setup_seed
-from .store import RunData, RunStore, default_out
+from .store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
 from .study import Study, condition_fields, condition_key, get_study, n_replications_of
 
-__all__ = ["run_study", "replay", "plan_run", "DEFAULT_SEED", "BACKENDS"]
+__all__ = ["run_study", "replay", "plan_run", "provenance", "code_fingerprint", "DEFAULT_SEED", "BACKENDS",
+           "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]
 
 DEFAULT_SEED = 20040707
 BACKENDS = ("loky", "dask")
 IDENTITY = ("study", "condition", "replication", "seed")
 _VERSIONED = ("simstudy", "numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "joblib", "dask", "distributed",
-              "scikit-learn-intelex")
+              "numba", "pgmpy", "scikit-learn-intelex")
+# The packages whose versions can change the numbers a replication produces.
+NUMERIC_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "numba", "pgmpy", "scikit-learn-intelex")
+MAX_JOBS_PER_CPU = 4  # --jobs above this many per CPU is refused (local workers only)
+CONNECT_TIMEOUT = 5.0  # seconds to reach a dask scheduler before giving up
 
 
-def _versions() -> dict:
+def _versions(packages=_VERSIONED) -> dict:
     out = {"python": platform.python_version()}
-    for pkg in _VERSIONED:
+    for pkg in packages:
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -46,10 +60,140 @@ def _versions() -> dict:
     return out
 
 
+def study_file(study: Study) -> Path | None:
+    """The source file that defines the study's ``replicate`` function (None if it has none)."""
+    func = study.replicate
+    while hasattr(func, "func"):  # functools.partial
+        func = func.func
+    func = getattr(func, "__func__", func)  # bound method
+    if not inspect.isfunction(func):
+        func = type(func)  # a callable object: its class
+    try:
+        name = inspect.getsourcefile(func)
+    except TypeError:
+        name = None
+    if name is None:
+        module = sys.modules.get(getattr(func, "__module__", None) or "")
+        name = getattr(module, "__file__", None)
+    return Path(name).resolve() if name and Path(name).is_file() else None
+
+
+def code_fingerprint(study: Study) -> str:
+    """SHA-256 over the simstudy package's ``.py`` sources and the study's own source file.
+
+    Any edit to the code that produces rows changes it; file names are hashed
+    with contents, so moving code between files does too.
+    """
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        if "__pycache__" in f.parts:
+            continue
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    own = study_file(study)
+    if own is not None and root not in own.parents:
+        h.update(b"study\0" + own.read_bytes())
+    return h.hexdigest()
+
+
+def provenance(study: Study) -> dict:
+    """What produces a chunk: the code fingerprint and the versions that can change numbers."""
+    return {"code": code_fingerprint(study), "versions": _versions(NUMERIC_PACKAGES)}
+
+
+def provenance_changes(old: dict | None, new: dict) -> list[str]:
+    """What differs between two provenance records, e.g. ``["code", "numpy 1.26.4 -> 2.0.0"]``."""
+    if not old:
+        return ["code fingerprint and versions (not recorded: written by an older simstudy)"]
+    out = ["code"] if old.get("code") != new.get("code") else []
+    ov, nv = old.get("versions") or {}, new.get("versions") or {}
+    out += [f"{k} {ov.get(k, 'absent')} -> {nv.get(k, 'absent')}" for k in sorted(set(ov) | set(nv))
+            if ov.get(k) != nv.get(k)]
+    return out
+
+
 def _check_int(value, name, minimum):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def _check_jobs(jobs, local: bool) -> int:
+    """``--jobs`` must be >= 1 and, for workers on this machine, at most MAX_JOBS_PER_CPU per CPU."""
+    jobs = _check_int(jobs, "--jobs", 1)
+    cap = MAX_JOBS_PER_CPU * (os.cpu_count() or 1)
+    if local and jobs > cap:
+        raise ValueError(f"--jobs: at most {cap} workers on this machine ({MAX_JOBS_PER_CPU} per CPU, "
+                         f"{os.cpu_count()} CPUs), got {jobs}")
+    return jobs
+
+
+# Run in each loky worker as it starts (see _die_with_parent).  Source code run by the builtin
+# ``exec``, so that the worker need not import simstudy (numpy, pandas, ...) before it is protected.
+_DIE_WITH_PARENT = """
+import os, signal, sys
+parent = {parent}
+armed = False
+if sys.platform.startswith("linux"):
+    try:
+        import ctypes
+        armed = ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        armed = False
+if os.getppid() != parent:  # the parent is already gone
+    os._exit(1)
+if not armed:
+    import threading, time
+
+    def _watch_parent():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=_watch_parent, name="simstudy-parent-watch", daemon=True).start()
+"""
+
+
+def _die_with_parent(parent: int | None = None):
+    """A loky worker initializer: the worker ends when the process running the study ends, however it ends.
+
+    On Linux the kernel sends the worker SIGKILL when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread polls the parent
+    pid once a second.  A worker whose parent is already gone exits at once.
+
+    Returns
+    -------
+    initializer, initargs
+        The builtin ``exec`` and its arguments (the code and a fresh namespace):
+        unpickling them in the worker imports nothing, so the protection is in
+        place within a fraction of a second of the worker's start.
+    """
+    parent = os.getpid() if parent is None else int(parent)
+    return exec, (_DIE_WITH_PARENT.format(parent=parent), {})
+
+
+def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
+    """A dask client of ``scheduler``, or ValueError on one line (nothing written yet)."""
+    import logging
+
+    try:
+        from dask.distributed import Client
+    except ImportError:  # pragma: no cover - depends on the extra
+        raise ValueError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
+    loggers = [logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.core",
+                                              "distributed.comm")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        return Client(scheduler, timeout=timeout)
+    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address, ...
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"--scheduler: cannot reach the dask scheduler at {scheduler} "
+                         f"within {timeout:g} s ({msg})") from None
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def plan_run(study: Study, profile: str, seed: int):
@@ -135,8 +279,13 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int):
     return key, start, stop, out, time.perf_counter() - t0, len(failures)
 
 
-def _executor(jobs: int, backend: str, scheduler: str | None):
-    """A context manager yielding a function that maps chunk tasks to an unordered result iterator."""
+def _executor(jobs: int, backend: str, client=None):
+    """A context manager yielding a function that maps chunk tasks to an unordered result iterator.
+
+    ``client``: a dask client already connected to a scheduler (else dask
+    starts a local cluster).  Loky workers die with this process
+    (:func:`_die_with_parent`).
+    """
     import contextlib
 
     from joblib import Parallel, delayed, parallel_config
@@ -144,29 +293,30 @@ def _executor(jobs: int, backend: str, scheduler: str | None):
     @contextlib.contextmanager
     def ctx():
         if backend == "dask":
-            try:
-                from dask.distributed import Client, LocalCluster
-            except ImportError:  # pragma: no cover - depends on the extra
-                raise ValueError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
-            if scheduler:
-                client = Client(scheduler)
-                cluster = None
-            else:
+            cluster = None
+            own = client
+            if own is None:
+                try:
+                    from dask.distributed import Client, LocalCluster
+                except ImportError:  # pragma: no cover - depends on the extra
+                    raise ValueError("--backend dask: needs the distributed extra "
+                                     "(pip install 'simstudy[distributed]')") from None
                 cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=40)
-                client = Client(cluster)
+                own = Client(cluster)
             try:
                 with parallel_config(backend="dask"):
                     yield lambda tasks: Parallel(n_jobs=-1, return_as="generator_unordered")(
                         delayed(_run_chunk)(*t) for t in tasks)
             finally:
-                client.close()
                 if cluster is not None:
+                    own.close()
                     cluster.close()
         elif jobs == 1:
             yield lambda tasks: (_run_chunk(*t) for t in tasks)
         else:
-            with parallel_config(backend="loky", n_jobs=jobs):
+            initializer, initargs = _die_with_parent()
+            with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):
                 yield lambda tasks: Parallel(n_jobs=jobs, return_as="generator_unordered")(
                     delayed(_run_chunk)(*t) for t in tasks)
 
@@ -174,56 +324,123 @@ def _executor(jobs: int, backend: str, scheduler: str | None):
 
 
 def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend: str = "loky",
-              scheduler: str | None = None, seed: int = DEFAULT_SEED, progress: bool = True) -> RunData:
+              scheduler: str | None = None, seed: int = DEFAULT_SEED, progress: bool = True,
+              fresh: bool = False) -> RunData:
     """Run (or resume) ``study`` at ``profile`` and return its stored rows.
 
-    Everything is validated before anything is written.  An existing run
-    directory is resumed when it holds the same configuration (its complete
-    chunks are kept, missing or damaged ones recomputed) and refused otherwise.
+    Everything is validated, and a dask scheduler reached, before anything is
+    written.  Then the run directory is locked (one writer at a time: a second
+    run into it is refused with :class:`~simstudy.engine.store.RunLocked`).  An
+    existing run directory is resumed when it holds the same configuration and
+    was produced by the same code and package versions (see :func:`provenance`):
+    its verified chunks are kept; missing, damaged or foreign chunks (whose
+    recorded identity is not this run's) are recomputed.  Otherwise the run is
+    refused with :class:`~simstudy.engine.store.ConfigMismatch` naming what
+    differs, unless ``fresh``: then the existing directory is renamed to
+    ``OUT.replaced-STAMP`` (never deleted) and the run starts afresh.  A rerun
+    of a complete run with changed code computes nothing and is allowed.
+
+    Failures to write (read-only directory, full disk) raise
+    :class:`~simstudy.engine.store.StoreError` with one line; what was stored
+    before stays valid and the same command resumes.
     """
     study = get_study(study)
-    jobs = _check_int(jobs, "--jobs", 1)
-    seed = _check_int(seed, "--seed", 0)
     if backend not in BACKENDS:
         raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
         raise ValueError("--scheduler: only meaningful with --backend dask")
+    jobs = _check_jobs(jobs, local=not scheduler)
+    seed = _check_int(seed, "--seed", 0)
     conds, plan, config, digest = plan_run(study, profile, seed)
     path = Path(out) if out is not None else default_out(study.name, profile)
     store = RunStore(path)
-    store.check_compatible(digest, config)
+    store.check_target()
     if backend == "dask":
         try:
             import distributed  # noqa: F401
         except ImportError:
             raise ValueError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
+    prov = provenance(study)
+    client = _connect(scheduler) if scheduler else None
+    try:
+        lock = RunLock(path)
+        try:
+            lock.acquire(command=" ".join(sys.argv))
+        except OSError as exc:
+            raise os_error(exc, path) from None
+        try:
+            if fresh:
+                try:
+                    moved = store.move_aside()
+                except OSError as exc:
+                    raise os_error(exc, path) from None
+                if moved is not None:
+                    print(f"simstudy: moved the earlier run in {path} to {moved}", file=sys.stderr)
+                    lock.release()  # the lock moved with it; lock the new directory
+                    lock = RunLock(path)
+                    lock.acquire(command=" ".join(sys.argv))
+            return _run_locked(study, profile, store, conds, plan, config, digest, seed, prov,
+                               jobs=jobs, backend=backend, client=client, progress=progress)
+        except OSError as exc:
+            raise os_error(exc, path) from None
+        finally:
+            lock.release()
+    finally:
+        if client is not None:
+            client.close()
 
-    old = store.read_manifest() or {}
+
+def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, *, jobs, backend, client,
+                progress) -> RunData:
+    """The body of :func:`run_study`, with the run directory locked."""
+    path = store.path
+    old = store.read_manifest()
+    store.check_compatible(digest, config)
+    store.clean_temporary()
+    versions = _versions()
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    old = old or {}
+    # The provenance every chunk of this directory must carry: the first run's.
+    run_prov = old.get("provenance") if old else prov
     manifest = {
         "study": study.name, "title": study.title, "profile": profile, "config": config, "config_hash": digest,
         "root_seed": seed, "n_replications": config["n_replications"], "plan": plan,
-        "conditions": [condition_key(c) for c in conds], "versions": _versions(),
-        "created": old.get("created", datetime.now(timezone.utc).isoformat(timespec="seconds")),
-        "chunks": old.get("chunks", {}), "runs": old.get("runs", []), "status": "running",
+        "conditions": [condition_key(c) for c in conds], "versions": old.get("versions", versions),
+        "provenance": run_prov, "created": old.get("created", now),
+        "chunks": old.get("chunks", {}), "runs": old.get("runs", []), "status": old.get("status", "running"),
     }
-    store.write_manifest(manifest)
-    store.clean_temporary()
-
     by_key = {condition_key(c): c for c in conds}
     todo, done = [], set()  # done: chunks verified or written in this call (no second hashing pass)
+    discarded = {}
     for c in plan:
-        if store.chunk_ok(c["condition"], c["start"], c["stop"]):
+        state = store.chunk_state(c["condition"], c["start"], c["stop"],
+                                  chunk_identity(manifest, c["condition"], c["start"], c["stop"]), run_prov)
+        if state == "ok":
             done.add((c["condition"], c["start"]))
             continue
+        if state != "missing":
+            discarded[state] = discarded.get(state, 0) + 1
+        todo.append(c)
+    changes = provenance_changes(run_prov, prov)
+    if changes and todo:
+        raise ConfigMismatch(
+            f"--out: {path} holds rows computed by other code or package versions (changed: "
+            f"{', '.join(changes)}); resuming would mix them: use --fresh to move that run aside and "
+            "start again, or another --out")
+    if not old:
+        manifest["provenance"] = prov
+    for c in todo:
         store.discard_chunk(c["condition"], c["start"], c["stop"])
         manifest["chunks"].pop(f"{c['condition']}/{c['start']}-{c['stop']}", None)
-        todo.append(c)
     total = sum(c["stop"] - c["start"] for c in plan)
     pending = sum(c["stop"] - c["start"] for c in todo)
-    run_info = {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "jobs": jobs,
-                "backend": backend, "chunks_computed": 0, "replications_computed": 0, "host": platform.node(),
-                "python": sys.version.split()[0]}
+    run_info = {"started": now, "jobs": jobs, "backend": backend, "chunks_computed": 0,
+                "replications_computed": 0, "chunks_discarded": discarded, "host": platform.node(),
+                "pid": os.getpid(), "python": sys.version.split()[0], "versions": versions,
+                "code": prov["code"], "study_file": str(study_file(study) or "")}
     manifest["runs"].append(run_info)
+    manifest["status"] = "running"
+    store.write_manifest(manifest)
     t0 = time.perf_counter()
 
     from tqdm.auto import tqdm
@@ -234,31 +451,42 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
     tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed) for c in todo]
     n_fail = 0
     last_manifest = time.perf_counter()
+    ok = False
     try:
-        with _executor(jobs, backend, scheduler) as run_all:
-            for key, start, stop, tables, seconds, failed in run_all(tasks):
-                meta = store.write_chunk(key, start, stop, tables, {"seconds": round(seconds, 4), "failures": failed})
-                manifest["chunks"][f"{key}/{start}-{stop}"] = {"files": meta["files"], "seconds": meta["seconds"],
-                                                               "failures": failed}
-                run_info["chunks_computed"] += 1
-                run_info["replications_computed"] += stop - start
-                run_info["seconds"] = round(time.perf_counter() - t0, 3)
-                n_fail += failed
-                done.add((key, start))
-                # The chunk directories are the record of what is done; the manifest's copy of their
-                # checksums is refreshed at most once a second, and always at the end.
-                if time.perf_counter() - last_manifest > 1.0:
-                    store.write_manifest(manifest)
-                    last_manifest = time.perf_counter()
-                bar.update(stop - start)
-                if failed:
-                    bar.set_postfix(failures=n_fail)
+        if tasks:
+            with _executor(jobs, backend, client) as run_all:
+                for key, start, stop, tables, seconds, failed in run_all(tasks):
+                    meta = store.write_chunk(key, start, stop, tables,
+                                             {"seconds": round(seconds, 4), "failures": failed},
+                                             identity=chunk_identity(manifest, key, start, stop),
+                                             provenance=prov)
+                    manifest["chunks"][f"{key}/{start}-{stop}"] = {"files": meta["files"], "seconds": meta["seconds"],
+                                                                   "failures": failed}
+                    run_info["chunks_computed"] += 1
+                    run_info["replications_computed"] += stop - start
+                    run_info["seconds"] = round(time.perf_counter() - t0, 3)
+                    n_fail += failed
+                    done.add((key, start))
+                    # The chunk directories are the record of what is done; the manifest's copy of their
+                    # checksums is refreshed at most once a second, and always at the end.
+                    if time.perf_counter() - last_manifest > 1.0:
+                        store.write_manifest(manifest)
+                        last_manifest = time.perf_counter()
+                    bar.update(stop - start)
+                    if failed:
+                        bar.set_postfix(failures=n_fail)
+        ok = True
     finally:
         bar.close()
         run_info["seconds"] = round(time.perf_counter() - t0, 3)
         run_info["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         manifest["status"] = "complete" if len(done) == len(plan) else "incomplete"
-        store.write_manifest(manifest, fsync=True)
+        try:
+            store.write_manifest(manifest, fsync=True)
+        except OSError:
+            if ok:
+                raise
+            # already failing (e.g. the disk is full): keep that error; the chunks are the record
     data = RunData(path, manifest)
     data._cache["_ok"] = [c for c in plan if (c["condition"], c["start"]) in done]
     return data

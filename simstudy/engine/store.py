@@ -2,38 +2,76 @@
 
 Layout of a run directory (default ``results/STUDY/PROFILE``)::
 
+    .lock                              held (flock) by the one process writing the run
     manifest.json                      study, profile, config and its hash, root seed,
-                                       package versions, timings, chunk checksums
+                                       provenance (code fingerprint, package versions),
+                                       the history of runs, chunk checksums
     chunks/CONDITION/START-STOP/       one directory per chunk of replications
         TABLE.parquet                  the rows of each table the study returns
-        chunk.json                     SHA-256 of every file, seconds, failures
+        chunk.json                     identity, provenance, SHA-256 of every file,
+                                       seconds, failures
 
 A chunk is written into a hidden temporary directory and renamed into place only
-when complete, so a chunk directory that exists was written whole; its
-``chunk.json`` checksums also catch later damage.  A damaged chunk is treated as
-missing, and the next run recomputes it.  The manifest is replaced atomically.
+when complete, so a chunk directory that exists was written whole.  Its
+``chunk.json`` names what the chunk is (study, condition, range, root seed,
+configuration hash), what produced it (code fingerprint and package versions)
+and the checksum of every table.  Readers read only the tables it lists and only
+after checking their checksums; a chunk that fails a check, or whose identity or
+provenance is not the run's, is treated as missing and the next run recomputes
+it.  The manifest is replaced atomically.
+
+One process at a time writes a run directory: :class:`RunLock` takes an
+exclusive ``flock`` on ``.lock`` before anything in the directory is read or
+written.  The kernel releases it when its holder exits in any way, so a lock
+whose process is gone is never in the way.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
+import io
 import json
+import numbers
 import os
+import platform
 import shutil
+import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["RunStore", "RunData", "load_run", "ConfigMismatch"]
+__all__ = ["RunStore", "RunData", "RunLock", "load_run", "ConfigMismatch", "StoreError", "RunLocked",
+           "lock_holder"]
 
 CHUNK_META = "chunk.json"
 MANIFEST = "manifest.json"
+LOCK = ".lock"
+IDENTITY_KEYS = ("study", "condition", "start", "stop", "root_seed", "config_hash")
 
 
-class ConfigMismatch(ValueError):
-    """The output directory holds a run with a different configuration."""
+class StoreError(ValueError):
+    """The run directory cannot be used as asked (reported on one line, exit code 2)."""
+
+
+class ConfigMismatch(StoreError):
+    """The output directory holds a run with a different configuration or provenance."""
+
+
+class RunLocked(StoreError):
+    """Another process is writing the run directory."""
+
+
+def os_error(exc: OSError, path) -> StoreError:
+    """A one-line error for a failed read or write under ``path`` (e.g. read-only, disk full)."""
+    what = exc.strerror or type(exc).__name__
+    where = exc.filename or path
+    hint = "; free some space and run the same command again to resume" if exc.errno == errno.ENOSPC else ""
+    return StoreError(f"--out: cannot write the results in {path}: {what} ({where}){hint}")
 
 
 def sha256_file(path) -> str:
@@ -48,19 +86,165 @@ def _atomic_write_text(path: Path, text: str, *, fsync: bool = False):
     """Write to a temporary name, then rename: a reader sees the old or the new file, never half.
 
     ``fsync`` also survives a power cut (not only a killed process), at a cost
-    of milliseconds per call; the final manifest of a run uses it.
+    of milliseconds per call; the final manifest of a run uses it.  On failure
+    (e.g. a full disk) the temporary file is removed and the old file is intact.
     """
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "w") as f:
-        f.write(text)
-        if fsync:
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
             f.flush()
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def chunk_name(start: int, stop: int) -> str:
     return f"{start:07d}-{stop:07d}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# -- the writer's lock ---------------------------------------------------------
+def _holder_text(info: dict | None) -> str:
+    if not info:
+        return "a process that has not yet recorded itself"
+    return f"pid {info.get('pid', '?')} on {info.get('host', '?')}, since {info.get('since', '?')}"
+
+
+def _read_holder(path: Path) -> dict | None:
+    try:
+        info = json.loads(path.read_text() or "null")
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+class RunLock:
+    """The exclusive lock of one run directory (``RUN/.lock``, ``fcntl.flock``).
+
+    Taken with :meth:`acquire` before the directory is read or written; it
+    records the holder (pid, host, start time, command) in the file, and is
+    released by :meth:`release` or, whatever the way the holder ends (even
+    SIGKILL), by the kernel when its file descriptor closes.  The file itself is
+    never removed (removing it would let two processes lock two different files).
+
+    Parameters
+    ----------
+    directory : path
+        The run directory (created if missing).
+    """
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        self.path = self.directory / LOCK
+        self._fd = None
+
+    def acquire(self, *, wait: float = 1.0, command: str = "") -> "RunLock":
+        """Take the lock or raise :class:`RunLocked` naming the holder.
+
+        ``wait`` seconds of retries cover a ``status`` that is only probing the lock.
+        """
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise RunLocked(f"--out: {self.directory} is in use by another run "
+                                    f"({_holder_text(_read_holder(self.path))}); wait for it to finish "
+                                    "or stop it, or choose another --out") from None
+                time.sleep(0.05)
+        self._fd = fd
+        info = {"pid": os.getpid(), "host": platform.node(), "since": _now(), "command": command}
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(info).encode(), 0)
+        except OSError:
+            self.release()
+            raise
+        return self
+
+    def release(self):
+        """Give the lock up (the holder record is cleared: the run ended in an orderly way)."""
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)
+        except OSError:
+            pass
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def lock_holder(directory) -> tuple[bool, dict | None]:
+    """Whether a process holds the run directory's lock now, and the last holder's record.
+
+    The record is cleared when a run ends in an orderly way, so ``(False,
+    record)`` means the last writer died without releasing the lock (the kernel
+    released it).  Probing takes a shared lock for an instant.
+    """
+    path = Path(directory) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False, None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True, _read_holder(path)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False, _read_holder(path)
+    finally:
+        os.close(fd)
+
+
+# -- the manifest's shape --------------------------------------------------------
+_MANIFEST_FIELDS = {"study": str, "profile": str, "config": dict, "config_hash": str, "root_seed": numbers.Integral,
+                    "plan": list, "chunks": dict, "runs": list}
+
+
+def check_manifest_shape(manifest, path) -> dict:
+    """Return ``manifest`` if it has the fields and types the engine relies on, else raise StoreError."""
+    def bad(what):
+        return StoreError(f"--out: {path} is not a valid simstudy manifest ({what})")
+
+    if not isinstance(manifest, dict):
+        raise bad(f"a JSON {type(manifest).__name__}, not an object")
+    for key, typ in _MANIFEST_FIELDS.items():
+        if key not in manifest:
+            raise bad(f"no field {key!r}")
+        if not isinstance(manifest[key], typ) or isinstance(manifest[key], bool):
+            raise bad(f"field {key!r} is a {type(manifest[key]).__name__}")
+    for c in manifest["plan"]:
+        if not (isinstance(c, dict) and isinstance(c.get("condition"), str)
+                and all(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) for k in ("start", "stop"))
+                and 0 <= c["start"] < c["stop"]):
+            raise bad(f"plan entry {c!r}")
+    if not all(isinstance(r, dict) for r in manifest["runs"]):
+        raise bad("a run record is not an object")
+    if "provenance" in manifest and not isinstance(manifest["provenance"], dict):
+        raise bad("field 'provenance' is not an object")
+    return manifest
 
 
 class RunStore:
@@ -74,13 +258,29 @@ class RunStore:
     def manifest_path(self) -> Path:
         return self.path / MANIFEST
 
+    def check_target(self):
+        """Refuse an ``--out`` that exists and is not a directory (before anything is written)."""
+        for p in (self.path, *self.path.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise StoreError(f"--out: {p} is a file, not a directory")
+                break
+
     def read_manifest(self) -> dict | None:
-        if not self.manifest_path.exists():
-            return None
+        """The manifest (its shape checked), or None when the directory holds none."""
         try:
-            return json.loads(self.manifest_path.read_text())
+            text = self.manifest_path.read_text()
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            raise StoreError(f"--out: {self.path} is a file, not a directory") from None
+        except OSError as exc:
+            raise StoreError(f"--out: cannot read {self.manifest_path}: {exc.strerror}") from None
+        try:
+            manifest = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"--out: {self.manifest_path} is not a valid manifest ({exc})") from None
+            raise StoreError(f"--out: {self.manifest_path} is not a valid manifest ({exc})") from None
+        return check_manifest_shape(manifest, self.manifest_path)
 
     def write_manifest(self, manifest: dict, *, fsync: bool = False):
         self.path.mkdir(parents=True, exist_ok=True)
@@ -91,7 +291,7 @@ class RunStore:
         """Refuse to mix runs: the directory must be empty or hold this very configuration."""
         old = self.read_manifest()
         if old is None:
-            if self.path.exists() and any(self.path.iterdir()):
+            if self.path.exists() and any(p.name != LOCK for p in self.path.iterdir()):
                 raise ConfigMismatch(f"--out: {self.path} is not empty and holds no simstudy manifest; "
                                      "choose another directory")
             return
@@ -101,44 +301,117 @@ class RunStore:
             raise ConfigMismatch(
                 f"--out: {self.path} holds a run of {old.get('study')!r} (profile {old.get('profile')!r}) "
                 f"with a different configuration (differs in: {', '.join(diffs) or 'hash'}); "
-                "use another --out or delete that directory")
+                "use another --out, or --fresh to move that run aside")
+
+    def move_aside(self) -> Path | None:
+        """Rename the run directory to ``RUN.replaced-STAMP`` (nothing is deleted); its new name."""
+        if not self.path.exists() or not any(p.name != LOCK for p in self.path.iterdir()):
+            return None
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        target = self.path.with_name(f"{self.path.name}.replaced-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.replaced-{stamp}-{n}")
+        os.rename(self.path, target)
+        return target
 
     # -- chunks ---------------------------------------------------------------
     def chunk_dir(self, condition: str, start: int, stop: int) -> Path:
         return self.path / "chunks" / condition / chunk_name(start, stop)
 
-    def chunk_ok(self, condition: str, start: int, stop: int) -> bool:
-        """True when the chunk exists and every file matches its recorded checksum."""
-        d = self.chunk_dir(condition, start, stop)
-        meta = d / CHUNK_META
-        if not meta.exists():
-            return False
+    def chunk_meta(self, condition: str, start: int, stop: int) -> dict | None:
+        """The chunk's ``chunk.json`` (None when absent or unreadable)."""
         try:
-            info = json.loads(meta.read_text())
-            return all((d / f).exists() and sha256_file(d / f) == digest for f, digest in info["files"].items())
-        except (OSError, ValueError, KeyError):
-            return False
+            meta = json.loads((self.chunk_dir(condition, start, stop) / CHUNK_META).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict):
+            return None
+        return meta
+
+    def chunk_state(self, condition: str, start: int, stop: int, expect: dict | None = None,
+                    provenance: dict | None = None) -> str:
+        """``"ok"``, ``"missing"``, ``"damaged"`` (a checksum fails) or ``"foreign"``.
+
+        ``foreign``: the chunk's recorded identity differs from ``expect`` (a dict
+        of :data:`IDENTITY_KEYS`), or its provenance from ``provenance``: it was
+        computed for another run (another seed, configuration or study), or by
+        other code or package versions.
+        """
+        d = self.chunk_dir(condition, start, stop)
+        if not d.exists():
+            return "missing"
+        meta = self.chunk_meta(condition, start, stop)
+        if meta is None:
+            return "damaged"
+        if expect is not None:
+            ident = meta.get("identity")
+            if not isinstance(ident, dict) or any(ident.get(k) != expect.get(k) for k in IDENTITY_KEYS):
+                return "foreign"
+        if provenance is not None and meta.get("provenance") != provenance:
+            return "foreign"
+        try:
+            for f, digest in meta["files"].items():
+                if "/" in f or not f.endswith(".parquet") or sha256_file(d / f) != digest:
+                    return "damaged"
+        except OSError:
+            return "damaged"
+        return "ok"
+
+    def chunk_ok(self, condition: str, start: int, stop: int, expect: dict | None = None,
+                 provenance: dict | None = None) -> bool:
+        """True when the chunk exists, is the expected one, and every listed file matches its checksum."""
+        return self.chunk_state(condition, start, stop, expect, provenance) == "ok"
+
+    def unlisted_files(self, condition: str, start: int, stop: int) -> list[str]:
+        """Files in the chunk directory that its ``chunk.json`` does not list (never read)."""
+        d = self.chunk_dir(condition, start, stop)
+        meta = self.chunk_meta(condition, start, stop) or {"files": {}}
+        try:
+            return sorted(p.name for p in d.iterdir() if p.name != CHUNK_META and p.name not in meta["files"])
+        except OSError:
+            return []
 
     def discard_chunk(self, condition: str, start: int, stop: int):
-        shutil.rmtree(self.chunk_dir(condition, start, stop), ignore_errors=True)
+        """Move a bad chunk out of the way (renamed to a hidden temporary, then removed)."""
+        d = self.chunk_dir(condition, start, stop)
+        if not d.exists():
+            return
+        trash = d.parent / f".tmp-discard-{chunk_name(start, stop)}-{uuid.uuid4().hex}"
+        os.rename(d, trash)
+        shutil.rmtree(trash, ignore_errors=True)
 
     def write_chunk(self, condition: str, start: int, stop: int, tables: dict[str, pd.DataFrame],
-                    extra: dict | None = None) -> dict:
-        """Write a chunk atomically; returns its metadata (checksums)."""
+                    extra: dict | None = None, *, identity: dict | None = None,
+                    provenance: dict | None = None) -> dict:
+        """Write a chunk atomically; returns its metadata (checksums).
+
+        On failure (e.g. a full disk) nothing is left behind and an earlier copy,
+        if any, is untouched.
+        """
         final = self.chunk_dir(condition, start, stop)
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = final.parent / f".tmp-{chunk_name(start, stop)}-{uuid.uuid4().hex}"
-        tmp.mkdir()
-        files = {}
-        for name, df in sorted(tables.items()):
-            fname = f"{name}.parquet"
-            df.to_parquet(tmp / fname, index=False)
-            files[fname] = sha256_file(tmp / fname)
-        meta = {"condition": condition, "start": start, "stop": stop, "files": files, **(extra or {})}
-        _atomic_write_text(tmp / CHUNK_META, json.dumps(meta, indent=1, sort_keys=True))
-        if final.exists():  # a damaged earlier copy
-            shutil.rmtree(final)
-        os.rename(tmp, final)
+        try:
+            tmp.mkdir()
+            files = {}
+            for name, df in sorted(tables.items()):
+                fname = f"{name}.parquet"
+                df.to_parquet(tmp / fname, index=False)
+                files[fname] = sha256_file(tmp / fname)
+            meta = {"condition": condition, "start": start, "stop": stop, "files": files, **(extra or {})}
+            if identity is not None:
+                meta["identity"] = identity
+            if provenance is not None:
+                meta["provenance"] = provenance
+            _atomic_write_text(tmp / CHUNK_META, json.dumps(meta, indent=1, sort_keys=True))
+            if final.exists():  # a damaged or foreign earlier copy
+                self.discard_chunk(condition, start, stop)
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         return meta
 
     def clean_temporary(self):
@@ -151,12 +424,27 @@ class RunStore:
             f.unlink(missing_ok=True)
 
     def read_chunk_table(self, condition: str, start: int, stop: int, table: str) -> pd.DataFrame | None:
-        f = self.chunk_dir(condition, start, stop) / f"{table}.parquet"
-        return pd.read_parquet(f) if f.exists() else None
+        """One table of a chunk, if its ``chunk.json`` lists it; its checksum is verified on the bytes read."""
+        meta = self.chunk_meta(condition, start, stop)
+        fname = f"{table}.parquet"
+        if meta is None or fname not in meta["files"]:
+            return None
+        data = (self.chunk_dir(condition, start, stop) / fname).read_bytes()
+        if hashlib.sha256(data).hexdigest() != meta["files"][fname]:
+            raise StoreError(f"{self.chunk_dir(condition, start, stop) / fname}: changed since it was "
+                             "verified (checksum); run the same command again to recompute it")
+        return pd.read_parquet(io.BytesIO(data))
 
     def chunk_tables(self, condition: str, start: int, stop: int) -> list[str]:
-        d = self.chunk_dir(condition, start, stop)
-        return sorted(p.stem for p in d.glob("*.parquet"))
+        """The tables a chunk's ``chunk.json`` lists (other files in its directory are ignored)."""
+        meta = self.chunk_meta(condition, start, stop)
+        return sorted(f[: -len(".parquet")] for f in (meta or {"files": {}})["files"])
+
+
+def chunk_identity(manifest: dict, condition: str, start: int, stop: int) -> dict:
+    """What a chunk of the run described by ``manifest`` must record as its identity."""
+    return {"study": manifest["study"], "condition": condition, "start": start, "stop": stop,
+            "root_seed": manifest["root_seed"], "config_hash": manifest["config_hash"]}
 
 
 @dataclass
@@ -165,7 +453,9 @@ class RunData:
 
     ``table(name)`` concatenates that table over every complete chunk, in the
     canonical order (conditions as declared, then replication), so the result is
-    the same whatever the number of workers, backend or interruptions.
+    the same whatever the number of workers, backend or interruptions.  Only
+    chunks whose identity and provenance are the run's and whose checksums hold
+    are read, and of each only the tables its ``chunk.json`` lists.
     """
 
     path: Path
@@ -176,11 +466,22 @@ class RunData:
     def store(self) -> RunStore:
         return RunStore(self.path)
 
+    def chunk_states(self) -> dict:
+        """``{(condition, start): state}`` for every chunk of the plan (see :meth:`RunStore.chunk_state`)."""
+        if "_states" not in self._cache:
+            prov = self.manifest.get("provenance")
+            self._cache["_states"] = {
+                (c["condition"], c["start"]): self.store.chunk_state(
+                    c["condition"], c["start"], c["stop"],
+                    chunk_identity(self.manifest, c["condition"], c["start"], c["stop"]), prov)
+                for c in self.manifest["plan"]}
+        return self._cache["_states"]
+
     def _chunks(self):
-        """The complete, undamaged chunks (verified once per RunData)."""
+        """The complete, verified chunks (verified once per RunData)."""
         if "_ok" not in self._cache:
-            self._cache["_ok"] = [c for c in self.manifest["plan"]
-                                  if self.store.chunk_ok(c["condition"], c["start"], c["stop"])]
+            states = self.chunk_states()
+            self._cache["_ok"] = [c for c in self.manifest["plan"] if states[(c["condition"], c["start"])] == "ok"]
         return self._cache["_ok"]
 
     def tables(self) -> list[str]:
@@ -227,13 +528,52 @@ def default_out(study: str, profile: str) -> Path:
     return Path("results") / study / profile
 
 
-def load_run(study, profile: str = "quick", out=None) -> RunData:
-    """The stored run of ``study`` at ``profile`` (from ``out`` or ``results/STUDY/PROFILE``)."""
+def check_plan(manifest: dict, study, profile: str, path) -> None:
+    """Refuse a manifest that is not what ``study`` plans at ``profile`` with its root seed.
+
+    Catches a manifest edited by hand (its config no longer hashes to its
+    recorded hash, or its plan or config differ from the study's) and a study
+    whose conditions changed since the run.
+    """
+    from .runner import plan_run
+
+    where = f"--out: {path}"
+    recorded = hashlib.sha256(json.dumps(manifest["config"], sort_keys=True).encode()).hexdigest()
+    if recorded != manifest["config_hash"]:
+        raise ConfigMismatch(f"{where}: the manifest's config does not match its own hash (edited by hand?)")
+    if manifest["profile"] != profile:
+        raise ConfigMismatch(f"{where} holds profile {manifest['profile']!r}, not {profile!r}")
+    _, plan, config, digest = plan_run(study, profile, manifest["root_seed"])
+    if digest != manifest["config_hash"] or plan != manifest["plan"]:
+        diffs = [k for k in sorted(set(config) | set(manifest["config"]))
+                 if config.get(k) != manifest["config"].get(k)] or ["plan"]
+        raise ConfigMismatch(f"{where}: the manifest does not match study {study.name!r} at profile {profile!r} "
+                             f"(differs in: {', '.join(diffs)}); the manifest was edited or the study changed "
+                             "since the run")
+
+
+def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool = True) -> RunData:
+    """The stored run of ``study`` at ``profile`` (from ``out`` or ``results/STUDY/PROFILE``).
+
+    ``profile`` defaults to ``quick`` for the default directory and to the
+    stored run's profile when ``out`` is given.  With ``verify_plan``, the
+    manifest must match the plan of ``study`` (a
+    :class:`~simstudy.engine.study.Study` or the name of one) at that profile
+    (see :func:`check_plan`).
+    """
+    from .study import Study, get_study
+
     name = getattr(study, "name", study)
+    if out is None and profile is None:
+        profile = "quick"
     path = Path(out) if out is not None else default_out(name, profile)
     manifest = RunStore(path).read_manifest()
+    if manifest is not None and profile is None:
+        profile = manifest["profile"]
     if manifest is None:
         raise ValueError(f"study {name!r}: no stored run in {path}; run `simstudy run {name} --profile {profile}` first")
     if manifest.get("study") != name:
         raise ValueError(f"--out: {path} holds study {manifest.get('study')!r}, not {name!r}")
+    if verify_plan:
+        check_plan(manifest, study if isinstance(study, Study) else get_study(study), profile, path)
     return RunData(path, manifest)
