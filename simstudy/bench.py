@@ -1,16 +1,18 @@
-"""Benchmark a new test on the published tables, on stored replications (no refitting).
+"""Benchmark a test on a study's stored replications, beside the study's built-in tests (no refitting).
 
-``bench(target, test=...)`` rebuilds the paired per-fold accuracies that the
-study stored for every replication, runs the user's test on them (vectorised),
-and sets its results beside the built-in tests' stored outcomes on the very same
-replications.  Because both see the same data (common random numbers), the
-difference between the new test and each built-in one is estimated from
-per-replication (or per-data-set) paired differences, with its interval.
+``bench(study, test=...)`` reads the paired scores that the study stored for
+every replication (where they are is the study's :class:`~simstudy.scores.ScoreLayout`),
+runs the test on them, vectorised, and sets its results beside the built-in
+tests' stored outcomes on the very same replications.  Because both see the same
+data, partitions and fits (common random numbers), the difference between the
+new test and each built-in one is estimated from per-unit paired differences,
+with its interval.
 
-Targets: ``bouckaert-table1`` and ``bouckaert-table2`` (Bouckaert 2004 Tables 1
-and 2, the latter on the shipped UCI data sets, sorted-runs sample), ``berrar3``
-and ``berrar4`` (Berrar's cross-validation studies).  Bouckaert and Frank's
-tables store no per-fold accuracies and cannot be benchmarked without refitting.  Nothing is written into the
+The test is a registered test (:func:`simstudy.outcomes.test_names`, e.g.
+``welch_t``), ``all`` (every registered test the stored design allows), or a
+plug-in (``module:function`` or ``path/to/file.py:function``, see
+:mod:`simstudy.plugins`).  The library knows no study by name: anything a study
+declares with ``paired_scores`` can be benchmarked.  Nothing is written into the
 stored run; the report goes to ``RUN/bench/``.
 """
 
@@ -20,45 +22,24 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .compare import markdown_table
-from .plugins import PairedScores, run_scheme, run_test
-from .replicability import normalized, r2, r2_from_counts
+from .outcomes import get_test, test_names
+from .outcomes import run_test as run_registered
+from .plugins import run_scheme
+from .plugins import run_test as run_plugin
+from .replicability import normalized, r2
+from .scores import PairedScores
+from .summaries import mean_interval, wilson
 
 __all__ = ["TARGETS", "bench"]
 
+# Names the command line accepted before every study could be benchmarked; kept as aliases.
 TARGETS = {"bouckaert-table1": "bouckaert1", "bouckaert-table2": "bouckaert2", "berrar3": "berrar3",
-           "berrar4": "berrar4"}
-NOT_YET = {"bouckaert-frank": "Bouckaert and Frank's tables store only the outcomes of the built-in tests, "
-                              "not the per-fold accuracies, so a new test cannot run on their replications"}
+           "berrar4": "berrar4", "bouckaert-frank": "bouckaert_frank"}
 
-
-def _mean_interval(x, axis=0):
-    """Mean and 95% t interval over ``axis`` (the independent units)."""
-    x = np.asarray(x, dtype=float)
-    n = x.shape[axis]
-    m = x.mean(axis=axis)
-    if n < 2:
-        return m, m, m
-    half = stats.t.ppf(0.975, n - 1) * x.std(axis=axis, ddof=1) / np.sqrt(n)
-    return m, m - half, m + half
-
-
-def _wilson(x):
-    """Share of True in ``x`` with its 95% Wilson score interval (sensible also at 0 or all)."""
-    x = np.asarray(x, dtype=bool)
-    n, z = x.size, stats.norm.ppf(0.975)
-    m = x.mean()
-    centre = (m + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * np.sqrt(m * (1 - m) / n + z * z / (4 * n * n))
-    return m, max(centre - half, 0.0), min(centre + half, 1.0)
-
-
-def _fmt_iv(m, lo, hi, scale=1.0, rate=False):
-    if rate:  # a rate's interval stays within [0, 1]
-        lo, hi = max(lo, 0.0), min(hi, 1.0)
-    return f"{scale * m:.1f} [{scale * lo:.1f}, {scale * hi:.1f}]"
+# What each kind of test input takes from a study that stores several designs per replication.
+_DEFAULT_DESIGNS = {"sample": "cv", "cv": "cv", "splits": "subsample", "5x2": "5x2"}
 
 
 def _builtin_decisions(out: pd.DataFrame, alpha: float) -> pd.Series:
@@ -73,229 +54,266 @@ def _builtin_decisions(out: pd.DataFrame, alpha: float) -> pd.Series:
     return pd.Series(np.where(out["pvalue"].to_numpy() <= alpha, direction, 0).astype(np.int8), index=out.index)
 
 
-def _fold_sizes(grp: pd.DataFrame) -> tuple[int, int]:
-    """Training and test size of one fold (the largest fold, as the studies use)."""
-    n_cases, n_folds = int(grp["n_cases"].iloc[0]), int(grp["n_folds"].iloc[0])
-    n_test = -(-n_cases // n_folds)
-    return n_cases - n_test, n_test
+def _fmt_iv(m, lo, hi, scale=100.0, rate=True, sign=False, bounds=None):
+    if rate:  # a rate's interval stays within [0, 1]
+        bounds = (0.0, 1.0)
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    f = "+.1f" if sign else ".1f"
+    return f"{scale * m:{f}} [{scale * lo:{f}}, {scale * hi:{f}}]"
 
 
-def _berrar(study, run, test_fn, scheme_fn, alpha, name):
-    group = "q" if study.name == "berrar3" else "d"
-    scores = run.table("scores")
-    out = run.table("outcomes")
-    out = out[out["test"] == "corrected_t"]
-    builtin = _builtin_decisions(out, alpha).set_axis(pd.MultiIndex.from_frame(out[[group, "replication"]]))
-    rows = []
-    published = {dict(p.where).get(group): p.value for p in study.reference.get("published", [])
-                 if p.column == "F" and p.where}
-    for g, grp in scores.groupby(group):
-        grp = grp.sort_values(["replication", "fold"])
-        reps = grp["replication"].unique()
-        a = grp["acc_a"].to_numpy().reshape(len(reps), 1, -1)
-        b = grp["acc_b"].to_numpy().reshape(len(reps), 1, -1)
-        n_train, n_test = _fold_sizes(grp)
-        ps = PairedScores(a, b, n_train=n_train, n_test=n_test,
-                          sample=None if scheme_fn is None else run_scheme(scheme_fn, a - b))
-        new = run_test(test_fn, ps, alpha)["decision"] == 1       # Berrar: significant and A better
-        old = builtin.loc[g].reindex(reps).to_numpy() == 1
-        k = len(reps)
+class _Block:
+    """The paired scores of one group and pair, as arrays (units, experiments, runs, folds)."""
 
-        def f_of(sig):
-            return f"{(sig.sum() - 1) / (k - 1):.3f}" if sig.any() and k > 1 else "n/a"
+    def __init__(self, rows: pd.DataFrame, layout, a: str, b: str, design: str | None):
+        self.layout = layout
+        self.design = design
+        exp = layout.experiment
+        axes = list(layout.axes)
+        order = [layout.unit] + ([exp] if exp else []) + axes
+        rows = rows.sort_values(order, kind="stable")
+        self.units = list(dict.fromkeys(rows[layout.unit]))
+        self.experiments = list(dict.fromkeys(rows[exp])) if exp else [None]
+        n_u, n_e = len(self.units), len(self.experiments)
+        runs = rows[axes[0]].nunique() if len(axes) == 2 else 1
+        folds = rows[axes[-1]].nunique()
+        shape = (n_u, n_e, runs, folds)
+        if len(rows) != int(np.prod(shape)):
+            raise ValueError(f"scores: the stored scores of {rows.iloc[0][layout.groups].to_dict() if layout.groups else 'the study'} "
+                             f"do not form complete {n_u} x {n_e} x {runs} x {folds} blocks ({len(rows)} rows)")
+        n_train = n_test = None
+        if layout.sizes is not None:
+            n_train, n_test = layout.sizes(rows, design)
+        self.scores = PairedScores(rows[a].to_numpy(float).reshape(shape), rows[b].to_numpy(float).reshape(shape),
+                                   n_train=n_train, n_test=n_test)
 
-        # F = (m - 1) / (k - 1) with m significant of k, so F_new - F_old = k / (k - 1) * mean(new - old)
-        scale = k / (k - 1) if k > 1 else 1.0
-        d, lo, hi = _mean_interval(new.astype(float) - old.astype(float))
-        rows.append({group: g, "k": k, "published F": published.get(g, "n/a"),
-                     "corrected t: F": f_of(old),
-                     "corrected t: % significant": _fmt_iv(*_wilson(old), 100),
-                     f"{name}: F": f_of(new),
-                     f"{name}: % significant": _fmt_iv(*_wilson(new), 100),
-                     "F new - corrected t (paired)": f"{scale * d:+.3f} [{scale * lo:+.3f}, {scale * hi:+.3f}]"})
-    return pd.DataFrame(rows)
+    def decisions_of(self, out: pd.DataFrame) -> np.ndarray:
+        """The stored decisions of one built-in variant, arranged (units, experiments)."""
+        exp = self.layout.experiment
+        keys = [self.layout.unit] + ([exp] if exp else [])
+        d = out.set_index(keys)["decision"]
+        idx = pd.MultiIndex.from_product([self.units, self.experiments]) if exp else pd.Index(self.units)
+        return d.reindex(idx).to_numpy().reshape(len(self.units), len(self.experiments))
 
 
-def _bouckaert1(study, run, test_fn, scheme_fn, alpha, name):
-    scores = run.table("scores").sort_values(["source", "replication", "experiment", "run", "fold"])
-    out = run.table("outcomes")
-    out = out.assign(decision=_builtin_decisions(out, alpha))
-    sources = sorted(scores["source"].unique())
-    new_dec = {}
-    for src in sources:
-        s = scores[scores["source"] == src]
-        n_sets, n_exp = s["replication"].nunique(), s["experiment"].nunique()
-        r, k = s["run"].nunique(), s["fold"].nunique()
-        a = s["acc_a"].to_numpy().reshape(n_sets, n_exp, r, k)
-        b = s["acc_b"].to_numpy().reshape(n_sets, n_exp, r, k)
-        n_train, n_test = _fold_sizes(s)
-        ps = PairedScores(a, b, n_train=n_train, n_test=n_test,
-                          sample=None if scheme_fn is None else run_scheme(scheme_fn, a - b))
-        new_dec[src] = run_test(test_fn, ps, alpha)["decision"]            # (n_sets, n_exp)
+def _summary(dec: np.ndarray) -> dict:
+    """Rejection share (and A's share) over units with its interval; mean normalised R2 over units."""
+    n_u, n_e = dec.shape
+    rej = (dec != 0).mean(axis=1)
+    if n_e == 1:  # one decision per unit: independent Bernoulli trials
+        iv = wilson((dec != 0).sum(), n_u)
+        a_iv = wilson((dec > 0).sum(), n_u)
+    else:
+        iv = mean_interval(rej)
+        a_iv = mean_interval((dec > 0).mean(axis=1))
+    row = {"% rejecting": _fmt_iv(*map(float, iv)), "% A better": _fmt_iv(*map(float, a_iv))}
+    if n_e > 1:
+        norm = np.asarray(normalized(r2(dec)), dtype=float)
+        row["mean norm. R2"] = _fmt_iv(*map(float, mean_interval(norm)), rate=False, bounds=(-1.0, 1.0))
+    return row
 
-    def row_of(label, decisions):
-        row = {"test / scheme": label}
-        norms = []
-        for src in sources:
-            rej = (decisions[src] != 0).mean(axis=1)
-            col = "Type I" if src.endswith("1") else f"power {src[-1]}"
-            row[col] = _fmt_iv(*_mean_interval(rej), 100, rate=True)
-            norms.append(np.mean(normalized(r2(decisions[src]))))
-        row["min. norm. repl."] = f"{100 * min(norms):.1f}"
-        return row
 
-    published = {}
+def _published(study, fields: dict) -> str:
+    """The study's published numbers whose location matches these fields (test, scheme, group, pair)."""
+    found = []
     for p in study.reference.get("published", []):
-        key = dict(p.where)
-        published.setdefault((key.get("test"), key.get("scheme")), {})[p.column] = p.value
-
-    def with_published(row, test, scheme):
-        pub = published.get((test, scheme))
-        row["published (Type I / power 2, 3, 4 / repl.)"] = (
-            " / ".join(f"{pub[c]:g}" for c in ("type1", "power2", "power3", "power4", "min_norm_r2")) if pub else "")
-        return row
-
-    rows = [with_published(row_of(f"**{name}**", new_dec), None, None)]
-    diffs = []
-    for (scheme, test), grp in out.groupby(["scheme", "test"], sort=False):
-        old = {src: grp[grp["source"] == src].sort_values(["replication", "experiment"])["decision"].to_numpy()
-               .reshape(new_dec[src].shape) for src in sources}
-        rows.append(with_published(row_of(f"{test} / {scheme}", old), test, scheme))
-        drow = {"built-in test / scheme": f"{test} / {scheme}"}
-        for src in sources:
-            d = (new_dec[src] != 0).mean(axis=1) - (old[src] != 0).mean(axis=1)
-            drow[("Type I" if src.endswith("1") else f"power {src[-1]}") + " (new - built-in)"] = \
-                _fmt_iv(*_mean_interval(d), 100)
-        diffs.append(drow)
-    return pd.DataFrame(rows), pd.DataFrame(diffs)
+        where = dict(p.where)
+        if where and all(str(fields.get(k)) == str(v) for k, v in where.items() if k in fields) \
+                and any(k in fields for k in where) and all(k in fields for k in where):
+            found.append(f"{p.column} {p.value:g}")
+    return "; ".join(found)
 
 
-def _bouckaert2(study, run, test_fn, scheme_fn, alpha, name):
-    from .data.uci import load_uci
+def _new_tests(test, scheme):
+    """[(label, runner)] where runner(block, scheme_name) -> decisions (units, experiments) or None."""
+    from .plugins import load_plugin
 
-    scores = run.table("scores").sort_values(["dataset", "replication", "run", "fold"])
-    out = run.table("outcomes")
-    out = out.assign(reject=_builtin_decisions(out, alpha) != 0).sort_values(["dataset", "replication"])
-    pairs = list(dict.fromkeys(out["pair"]))
-    tests = list(dict.fromkeys(out["test"]))
-    sets = list(dict.fromkeys(scores["dataset"]))
-    published = {(dict(p.where).get("test"), dict(p.where).get("pair")): p.value
-                 for p in study.reference.get("published", []) if p.column == "norm_r2"}
-    summary, diffs, cells = [], [], {}
-    for pair in pairs:
-        a_name, b_name = pair.split("-")
-        new_rej, old_rej = [], {t: [] for t in tests}
-        for ds in sets:
-            s = scores[scores["dataset"] == ds]
-            n_rep, r, k = s["replication"].nunique(), s["run"].nunique(), s["fold"].nunique()
-            a = s[f"acc_{a_name}"].to_numpy().reshape(n_rep, r, k)
-            b = s[f"acc_{b_name}"].to_numpy().reshape(n_rep, r, k)
-            n_cases = int(np.sum(~np.isnan(load_uci(ds).y)))  # Weka drops cases without a class
-            n_test = -(-n_cases // k)
-            ps = PairedScores(a, b, n_train=n_cases - n_test, n_test=n_test,
-                              sample=None if scheme_fn is None else run_scheme(scheme_fn, a - b))
-            new_rej.append(run_test(test_fn, ps, alpha)["decision"] != 0)
-            for t in tests:
-                sel = out[(out["dataset"] == ds) & (out["pair"] == pair) & (out["test"] == t)]
-                old_rej[t].append(sel["reject"].to_numpy())
-            cells.setdefault(ds, {"data set": ds})[f"{pair}: accepts (t)"] = int((~old_rej["t"][-1]).sum()) \
-                if "t" in old_rej else ""
-            cells[ds][f"{pair}: accepts (new)"] = int((~new_rej[-1]).sum())
+    if isinstance(test, str) and test == "all":
+        names = test_names()
+    elif isinstance(test, str) and ":" not in test:
+        names = [get_test(test).name]
+    else:
+        fn = load_plugin(test, "test") if isinstance(test, str) else test
+        scheme_fn = None if scheme is None else (load_plugin(scheme, "scheme") if isinstance(scheme, str) else scheme)
+        name = getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", "new test"))
 
-        def row(label, rej, test=None):
-            accepts = np.array([(~x).sum() for x in rej])
-            n = np.array([x.size for x in rej])
-            norm = 100 * normalized(r2_from_counts(accepts, n))
-            pub = published.get((test, pair))
-            return {"pair": pair, "test": label,
-                    "mean norm. R2": _fmt_iv(*_mean_interval(norm / 100), 100, rate=True),
-                    "% rejecting": _fmt_iv(*_mean_interval(1 - accepts / n), 100, rate=True),
-                    "published mean norm. R2 (these data sets)": "" if pub is None else f"{pub:.1f}"}
+        def plugin(block, scheme_name, alpha):
+            ps = block.scores
+            if scheme_fn is not None:
+                ps = PairedScores(ps.acc_a, ps.acc_b, ps.n_train, ps.n_test, run_scheme(scheme_fn, ps.diffs))
+            return run_plugin(fn, ps, alpha)["decision"]
 
-        summary.append(row(f"**{name}**", new_rej))
-        for t in tests:
-            summary.append(row(f"{t} / sorted runs", old_rej[t], t))
-            d = [x.mean() - y.mean() for x, y in zip(new_rej, old_rej[t])]
-            diffs.append({"pair": pair, "built-in test": f"{t} / sorted runs",
-                          "% rejecting, new - built-in": _fmt_iv(*_mean_interval(d), 100)})
-    return pd.DataFrame(summary), pd.DataFrame(diffs), pd.DataFrame(list(cells.values()))
+        return [(name, None, plugin)]
+    if scheme is not None:
+        raise ValueError("--scheme: a plug-in scheme goes with a plug-in test; registered tests run on the "
+                         "study's own schemes")
+    out = []
+    for n in names:
+        spec = get_test(n)
+
+        def registered(block, scheme_name, alpha, spec=spec):
+            if spec.sizes and block.scores.n_train is None:
+                return None
+            try:
+                res = run_registered(spec, block.scores, scheme=scheme_name if spec.takes == "sample" else None)
+            except ValueError:  # the stored design does not fit this test (e.g. 5 x 2 folds)
+                return None
+            return np.asarray(res.decision(alpha)).reshape(block.scores.acc_a.shape[:2])
+
+        out.append((n, spec, registered))
+    return out
 
 
-def bench(target: str, *, test, scheme=None, profile: str = "quick", results="results", alpha: float = 0.05,
-          write: bool = True) -> str:
-    """Run a plug-in test on the stored replications of a published table.
+def bench(target, *, test, scheme=None, profile: str = "quick", results="results", alpha: float = 0.05,
+          write: bool = True, out=None) -> str:
+    """Run a test on the stored replications of a study, beside its built-in tests.
 
     Parameters
     ----------
-    target : str
-        ``"bouckaert-table1"``, ``"bouckaert-table2"``, ``"berrar3"`` or ``"berrar4"``.
+    target : str, path or Study
+        A study that declares ``paired_scores`` (name, path to a study file, or
+        one of the older target names in :data:`TARGETS`).
     test : str or callable
-        The plug-in test, ``module:name`` or ``path/to/file.py:name``, or the
-        function itself (see :mod:`simstudy.plugins` for the calling convention).
+        A registered test's name, ``"all"``, or a plug-in (``module:name``,
+        ``path/to/file.py:name``, or the function itself; see :mod:`simstudy.plugins`).
     scheme : str or callable, optional
-        A plug-in sampling scheme; its sample reaches the test as ``scores.sample``.
+        A plug-in sampling scheme for a plug-in test; its sample reaches the test
+        as ``scores.sample``.
     profile : str
-        Stored profile to read (``RESULTS/STUDY/PROFILE``).
+        Stored profile to read.
     results : str or Path
-        Root of the stored results.
+        Root of the stored results (the run is ``RESULTS/STUDY/PROFILE``) ...
+    out : str or Path, optional
+        ... or the run directory itself.
     alpha : float
         Significance level of the new test; the built-in decisions are re-made
         at this level from their stored p-values.
     write : bool
-        Also write the report to ``RESULTS/STUDY/PROFILE/bench/TARGET__TEST.md``
-        (the stored chunks and manifest are only read).
+        Also write the report to ``RUN/bench/STUDY__TEST.md`` (the stored chunks
+        and manifest are only read; a read-only store skips this).
 
     Returns
     -------
     str
-        Markdown: the published table with the new test's row beside the
-        built-in rows, 95% Monte Carlo intervals, and per built-in row the
-        paired difference (new minus built-in) with its interval.
+        Markdown: per group and pair, the new test's rejection rate (and the
+        share where A is better, and the mean normalised replicability where the
+        study repeats experiments) beside every built-in test's on the same
+        replications, with 95% Monte Carlo intervals and the study's published
+        numbers for that test; then the paired differences, new minus built-in.
 
     Raises
     ------
     ValueError
-        ``TARGET``/``--alpha`` for a bad target or level, no stored run, and
-        :class:`~simstudy.plugins.PluginError` for a plug-in that fails.
+        A study without stored paired scores, no stored run, a bad level, an
+        unknown test; :class:`~simstudy.plugins.PluginError` for a plug-in that fails.
     """
     from ._validation import check_alpha
     from .engine import get_study, load_run
-    from .plugins import load_plugin
 
     alpha = check_alpha(alpha, "--alpha")
-    if target in NOT_YET:
-        raise ValueError(f"TARGET: {target!r} cannot be benchmarked yet: {NOT_YET[target]}; "
-                         f"choose one of {', '.join(TARGETS)}")
-    if target not in TARGETS:
-        raise ValueError(f"TARGET: unknown target {target!r}; choose one of {', '.join(TARGETS)}")
-    test_fn = load_plugin(test, "test") if isinstance(test, str) else test
-    scheme_fn = None if scheme is None else (load_plugin(scheme, "scheme") if isinstance(scheme, str) else scheme)
-    study = get_study(TARGETS[target])
-    run = load_run(study, profile=profile, out=Path(results) / study.name / profile)
-    name = getattr(test_fn, "__simstudy_ref__", getattr(test_fn, "__name__", "new test"))
-    head = (f"# {study.title}: `{name}` on the stored replications\n\nProfile `{profile}`, alpha {alpha}; "
-            "the new test sees exactly the replications (data, partitions and fits) the built-in tests saw. "
-            "All intervals are 95%. Berrar: % significant (p <= alpha and A better) with its Wilson interval over "
-            "replications; F = (m - 1) / (k - 1) for m significant of k; the F difference is k / (k - 1) times the "
-            "mean of the per-replication differences of decisions, with its t interval. Tables 1 and 2: rates "
-            "per data set, intervals over data sets (Table 2: the shipped UCI data sets). Built-in decisions are re-made at this alpha from the stored "
-            "p-values.\n\n")
-    if target == "bouckaert-table1":
-        table, diffs = _bouckaert1(study, run, test_fn, scheme_fn, alpha, name)
-        text = head + markdown_table(table) + "\n\nPaired differences, new minus built-in:\n\n" + markdown_table(diffs)
-    elif target == "bouckaert-table2":
-        table, diffs, cells = _bouckaert2(study, run, test_fn, scheme_fn, alpha, name)
-        text = (head + markdown_table(table) + "\n\nPaired differences, new minus built-in (intervals over data "
-                "sets):\n\n" + markdown_table(diffs) + "\n\nAccepts of H0 per data set (of the stored "
-                "experiments), the t-test beside the new test:\n\n" + markdown_table(cells))
-    else:
-        text = head + markdown_table(_berrar(study, run, test_fn, scheme_fn, alpha, name))
+    study = get_study(TARGETS.get(target, target) if isinstance(target, str) else target)
+    layout = study.paired_scores
+    if layout is None:
+        raise ValueError(f"STUDY: {study.name!r} stores no paired scores to run a test on "
+                         "(its declaration has no paired_scores layout)")
+    tests = _new_tests(test, scheme)
+    path = Path(out) if out is not None else Path(results) / study.name / profile
+    run = load_run(study, profile=profile, out=path)
+    if "scores" not in run.tables():
+        raise ValueError(f"STUDY: the run in {path} has no stored scores")
+    scores = run.table("scores")
+    outcomes = run.table("outcomes")
+    if "error" in outcomes:
+        outcomes = outcomes[outcomes["error"].isna()]
+    outcomes = outcomes.assign(decision=_builtin_decisions(outcomes, alpha))
+    variants = [c for c in layout.variants if c in outcomes]
+    schemes = list(dict.fromkeys(outcomes["scheme"])) if "scheme" in outcomes else [None]
+    groups = list(layout.groups)
+
+    rows, diffs = [], []
+    group_iter = scores.groupby(groups, sort=False) if groups else [((), scores)]
+    for gkey, grows in group_iter:
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        gfields = dict(zip(groups, gkey))
+        gout = outcomes
+        for c, v in gfields.items():
+            gout = gout[gout[c] == v]
+        pairs = layout.pairs_of([c for c in grows.columns if grows[c].notna().all()])
+        for pair, (a, b) in pairs.items():
+            pout = gout if layout.pair_column is None else gout[gout[layout.pair_column] == pair]
+            blocks = {}
+
+            def block_for(kind):
+                design = layout.designs.get(kind, _DEFAULT_DESIGNS[kind]) if layout.design_column else None
+                if design not in blocks:
+                    sel = grows if design is None else grows[grows[layout.design_column] == design]
+                    blocks[design] = _Block(sel, layout, a, b, design) if len(sel) else None
+                return blocks[design]
+
+            base = {**gfields, **({"pair": pair} if len(pairs) > 1 or layout.pair_column else {})}
+            new = {}
+            for label, spec, runner in tests:
+                kind = spec.takes if spec is not None else "cv"
+                blk = block_for(kind if kind in _DEFAULT_DESIGNS else "cv")
+                if blk is None:
+                    continue
+                # a registered sample test runs on each scheme the study uses; a plug-in makes its own sample
+                for sch in (schemes if (spec is not None and spec.takes == "sample") else [None]):
+                    dec = runner(blk, sch, alpha)
+                    if dec is None:
+                        continue
+                    dec = np.asarray(dec).reshape(len(blk.units), len(blk.experiments))
+                    sch_label = sch if (spec is not None and spec.takes == "sample") else None
+                    new[(label, sch_label)] = (dec, blk)
+                    rows.append({**base, "test": f"**{label}**", "scheme": sch_label or "", **_summary(dec),
+                                 "published": ""})
+            for vkey, vout in pout.groupby(variants, sort=False):
+                vkey = vkey if isinstance(vkey, tuple) else (vkey,)
+                vfields = dict(zip(variants, vkey))
+                blk = next((x for x in blocks.values() if x is not None), None) or block_for("cv")
+                if blk is None:
+                    continue
+                old = blk.decisions_of(vout)
+                if np.isnan(old.astype(float)).any():
+                    continue  # this built-in test was not stored for every unit (e.g. another level)
+                label = " / ".join(str(v) for v in vkey)
+                rows.append({**base, "test": label, "scheme": "", **_summary(old),
+                             "published": _published(study, {**gfields, **vfields, "pair": pair})})
+                for (nlabel, nsch), (dec, nblk) in new.items():
+                    if dec.shape != old.shape:
+                        continue
+                    if nsch is not None and "scheme" in vfields and vfields["scheme"] != nsch:
+                        continue
+                    d = (dec != 0).mean(axis=1) - (old != 0).mean(axis=1)
+                    diffs.append({**base, "new test": nlabel + (f" / {nsch}" if nsch else ""), "built-in": label,
+                                  "% rejecting, new - built-in": _fmt_iv(*map(float, mean_interval(d)), rate=False,
+                                                                         sign=True, bounds=(-1.0, 1.0))})
+    if not rows:
+        raise ValueError(f"--test: {test!r} does not apply to the designs {study.name!r} stores")
+    table = pd.DataFrame(rows)
+    if not table["scheme"].astype(bool).any():
+        table = table.drop(columns="scheme")
+    if not table["published"].astype(bool).any():
+        table = table.drop(columns="published")
+    names = ", ".join(label for label, _, _ in tests)
+    unit = layout.unit if layout.unit != "replication" else "replications"
+    head = (f"# {study.title}: `{names}` on the stored replications\n\nProfile `{profile}`, alpha {alpha}; the "
+            "new test sees exactly the replications (data, partitions and fits) the built-in tests saw, whose "
+            "decisions are re-made at this alpha from their stored p-values. Intervals are 95% Monte Carlo "
+            f"intervals over the independent units ({unit})"
+            + (f", the repeated experiments ({layout.experiment}) of a unit averaged first" if layout.experiment
+               else ", Wilson's for a share of units") + "; the mean normalised replicability 2 (R2 - 1/2) is over "
+            "the experiments of a unit.\n\n")
+    text = head + markdown_table(table)
+    if diffs:
+        text += "\n\nPaired differences, new minus built-in, per unit:\n\n" + markdown_table(pd.DataFrame(diffs))
     if write:  # beside the run, never into its chunks or manifest; a read-only store just skips this
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in names)[:80]
         try:
             outdir = Path(run.path) / "bench"
             outdir.mkdir(exist_ok=True)
-            (outdir / f"{target}__{safe}.md").write_text(text + "\n")
+            (outdir / f"{study.name}__{safe}.md").write_text(text + "\n")
         except OSError:
             pass
     return text

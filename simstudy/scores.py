@@ -12,11 +12,12 @@ case fits one model per fold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 import numpy as np
 
-__all__ = ["PairedScores", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
+__all__ = ["PairedScores", "ScoreLayout", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,73 @@ class PairedScores:
     @property
     def n_folds(self) -> int:
         return self.acc_a.shape[-1]
+
+
+@dataclass(frozen=True)
+class ScoreLayout:
+    """Where a study's stored ``scores`` table keeps its paired scores, so they can be read back.
+
+    With a layout, ``simstudy bench`` runs any test on a study's stored
+    replications (no refitting) and sets it beside the study's built-in tests.
+
+    Attributes
+    ----------
+    groups : tuple of str
+        Columns whose values make one block of results (e.g. ``("source",)``).
+    unit : str
+        Column of the independent units of the Monte Carlo intervals: the
+        replication, or the data set when the replications repeat an experiment
+        on one fixed data set.
+    experiment : str or None
+        Column of the repeated experiments on one unit (replicability is about
+        their agreement), or None.
+    axes : tuple of str
+        The one or two sample axes of a replication's scores (e.g. ``("run",
+        "fold")``, or ``("fold",)``, or ``("dataset",)`` for one score per data set).
+    pairs : mapping of label -> (column of A, column of B), or None
+        The pairs of learners.  None: every pair of the ``acc_<name>`` columns in
+        column order (A the earlier), labelled ``A-B``, or the single pair
+        ``acc_a``/``acc_b`` when those are the columns.
+    pair_column : str or None
+        Column of the outcome rows that names the pair (None: one pair).
+    variants : tuple of str
+        Columns of the outcome rows that tell the built-in tests apart (the
+        test label, and e.g. the scheme).
+    design_column : str or None
+        Column naming the design of each score, when a replication stores
+        several (Bouckaert and Frank); ``designs`` maps a test's input kind
+        (see :data:`simstudy.outcomes.INPUTS`) to the design it takes.
+    sizes : callable(rows, design) -> (n_train, n_test), or None
+        Training and test sizes of one split, from the stored rows of one
+        group (condition fields are in every row) and the design name.
+    """
+
+    groups: tuple = ()
+    unit: str = "replication"
+    experiment: str | None = None
+    axes: tuple = ("run", "fold")
+    pairs: Mapping | None = None
+    pair_column: str | None = None
+    variants: tuple = ("test", "scheme")
+    design_column: str | None = None
+    designs: Mapping = field(default_factory=dict)
+    sizes: Callable | None = None
+
+    def pairs_of(self, columns) -> dict:
+        """The pairs of learners present in a scores table with these columns."""
+        if self.pairs is not None:
+            return dict(self.pairs)
+        acc = [c for c in columns if c.startswith("acc_")]
+        if set(acc) == {"acc_a", "acc_b"}:
+            return {"A-B": ("acc_a", "acc_b")}
+        return {f"{a[4:]}-{b[4:]}": (a, b) for i, a in enumerate(acc) for b in acc[i + 1:]}
+
+
+def kfold_sizes(rows, design=None) -> tuple[int, int]:
+    """``(n_train, n_test)`` of a k-fold cv from the ``n_cases`` and ``n_folds`` fields of stored rows."""
+    from .designs import RepeatedKFold
+
+    return RepeatedKFold(1, int(rows["n_folds"].iloc[0])).sizes(int(rows["n_cases"].iloc[0]))
 
 
 def split_accuracies(X, y, train, test, learners) -> np.ndarray:

@@ -15,6 +15,7 @@ from simstudy.compare import Published
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import berrar
+from simstudy.scores import ScoreLayout
 
 N_DATASETS = 20
 STARTS = {g: 240 + 50 * g for g in range(1, 22)}
@@ -63,6 +64,7 @@ STUDY = Study(
     setup=berrar.benchmark_setup,
     summarize=summarize,
     settings=Settings,
+    paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
     profiles={
         "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
         "quick": Profile("quick", n_replications=80, settings={"groups": tuple(range(1, 13)), "n_boot": 40}),

@@ -16,6 +16,7 @@ from simstudy.compare import Published
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import berrar
+from simstudy.scores import ScoreLayout
 
 N_DATASETS = 44
 STARTS = dict(zip(range(1, 11), (70, 100, 140, 190, 200, 240, 260, 360, 460, 560)))
@@ -52,6 +53,7 @@ STUDY = Study(
     setup=berrar.benchmark_setup,
     summarize=summarize,
     settings=Settings,
+    paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
     profiles={
         "smoke": Profile("smoke", n_replications=3, settings={"groups": (2, 7), "n_boot": 3}),
         "quick": Profile("quick", n_replications=50, settings={"groups": tuple(STARTS), "n_boot": 30}),

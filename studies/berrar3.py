@@ -25,7 +25,7 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.learners import learner_class
 from simstudy.protocols import berrar
-from simstudy.scores import PairedScores, fold_predictions
+from simstudy.scores import PairedScores, ScoreLayout, fold_predictions, kfold_sizes
 from simstudy.sources import berrar_cv_source
 
 
@@ -112,6 +112,7 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     settings=Settings,
+    paired_scores=ScoreLayout(groups=("q",), axes=("fold",), variants=("test",), sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=6, settings={"q_values": (2, 3, 7)}),
         "quick": Profile("quick", n_replications=500),

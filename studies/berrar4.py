@@ -24,7 +24,7 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.learners import learner_class, make_learner
 from simstudy.protocols import berrar
-from simstudy.scores import PairedScores, cv_accuracies
+from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes
 from simstudy.sources import berrar_cv_source
 
 
@@ -112,6 +112,7 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     settings=Settings,
+    paired_scores=ScoreLayout(groups=("d",), axes=("fold",), variants=("test",), sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"d_values": (11, 24)}),
         "quick": Profile("quick", n_replications=24, settings={"d_values": (4, 8, 11, 14, 17, 20, 24, 27, 30)}),

@@ -39,7 +39,7 @@ from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (SOURCES, RepeatedCVCondition, alpha_factor, experiment_accuracies,
                                           network_source, nominal_learner_factories, scores_frame)
 from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores
+from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes
 from simstudy.summaries import grouped_half_width, grouped_mean_interval, replicability_by_unit
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test; the
@@ -161,6 +161,7 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     settings=Settings,
+    paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),
         "quick": Profile("quick", n_replications=200),

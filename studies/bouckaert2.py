@@ -34,9 +34,9 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shipped, load_uci_for_learning,
-                                          scores_frame, uci_learner_factories)
+                                          scores_frame, uci_learner_factories, uci_sizes)
 from simstudy.replicability import normalized, r2_from_counts
-from simstudy.scores import PairedScores, cv_accuracies
+from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies
 from simstudy.summaries import Z95, clopper_pearson, normal_interval
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test;
@@ -194,6 +194,10 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     settings=Settings,
+    # the replications of a data set are its repeated experiments (the paper's 10)
+    paired_scores=ScoreLayout(groups=("dataset",), unit="dataset", experiment="replication",
+                              pairs={f"{a}-{b}": (f"acc_{a}", f"acc_{b}") for a, b in PAIRS}, pair_column="pair",
+                              sizes=uci_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_runs": 2, "n_folds": 5}),
         "quick": Profile("quick", n_replications=10, settings={"n_runs": 3}),

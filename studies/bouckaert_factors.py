@@ -90,7 +90,7 @@ from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
                                           scores_frame, source_info)
 from simstudy.schemes import scheme_sample
-from simstudy.scores import PairedScores
+from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes
 from simstudy.summaries import grouped_mean_interval, interval_quantile, interval_verdict
 
 SCHEME = "average_over_sorted_runs"
@@ -547,6 +547,9 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     validate=validate,
+    settings=Settings,
+    paired_scores=ScoreLayout(groups=("factor", "source"), experiment="experiment", pair_column="pair",
+                              variants=("test", "level"), sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={
             "n_runs": 2, "n_folds": 5, "n_experiments": 2, "run_levels": (2, 4),

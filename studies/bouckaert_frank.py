@@ -35,7 +35,9 @@ import pandas as pd
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import bouckaert_frank as bf
+from simstudy.designs import FIVE_BY_TWO, RepeatedKFold
 from simstudy.protocols.bouckaert import SOURCES, network_source, nominal_learner_factories
+from simstudy.scores import ScoreLayout
 
 LEARNERS = ("weka.J48", "weka.NaiveBayes")
 PAIRS = {"C4.5-NB": (0, 1)}
@@ -92,6 +94,15 @@ def replicate(cond: FrankCondition, rng):
     return {"outcomes": pd.concat(rows, ignore_index=True), "scores": pd.concat(scores, ignore_index=True)}
 
 
+def _sizes(rows, design):
+    # the subsamples hold out about 10% of each class: the stored tests used the exact split sizes of
+    # their data set, a bench uses the rounded share of all cases
+    n = int(rows["n_cases"].iloc[0])
+    if design == "subsample":
+        return n - round(0.1 * n), round(0.1 * n)
+    return (FIVE_BY_TWO if design == "5x2" else RepeatedKFold(1, 10)).sizes(n)
+
+
 def summarize(run) -> dict[str, pd.DataFrame]:
     tables = bf.summarize_by(run.table("outcomes"), "source")
     return {"claims": bf.check_claims(tables["tests"]), **tables}
@@ -104,6 +115,8 @@ STUDY = Study(
     replicate=replicate,
     summarize=summarize,
     settings=Settings,
+    paired_scores=ScoreLayout(groups=("source",), experiment="experiment", pairs={"C4.5-NB": ("acc_a", "acc_b")},
+                              pair_column="pair", variants=("test",), design_column="design", sizes=_sizes),
     reference={"published": [],
                "interval_note": "Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit."},
     profiles={

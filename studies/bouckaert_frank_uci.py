@@ -22,7 +22,9 @@ import pandas as pd
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import bouckaert_frank as bf
-from simstudy.protocols.bouckaert import available_sets, check_shipped, load_uci_for_learning, uci_learner_factories
+from simstudy.protocols.bouckaert import (available_sets, check_shipped, load_uci_for_learning, uci_learner_factories,
+                                          uci_sizes)
+from simstudy.scores import ScoreLayout
 
 LEARNERS = {"NB": "weka.NaiveBayes", "C4.5": "weka.J48", "NN": "weka.IB1"}
 PAIRS = {"NB-C4.5": (0, 1), "NB-NN": (0, 2), "C4.5-NN": (1, 2)}
@@ -141,6 +143,11 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     settings=Settings,
+    # the replications of a data set are the paper's 10 repetitions of the experiment
+    paired_scores=ScoreLayout(groups=("dataset",), unit="dataset", experiment="replication",
+                              pairs={p: (f"acc_{list(LEARNERS)[a]}", f"acc_{list(LEARNERS)[b]}")
+                                     for p, (a, b) in PAIRS.items()},
+                              pair_column="pair", variants=("test",), design_column="design", sizes=uci_sizes),
     reference={"published": [], "interval_note": "The paper's numbers were lost; our tables follow."},
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_resamples": 10,

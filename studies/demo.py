@@ -22,7 +22,7 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.outcomes import outcome_rows
 from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, cv_accuracies
+from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes
 from simstudy.sources import GaussianClasses
 
 ALPHA = 0.05
@@ -114,6 +114,7 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=200),
         "paper": Profile("paper", n_replications=2000),
     },
+    paired_scores=ScoreLayout(groups=("mu",), sizes=kfold_sizes),
     seconds_per_replication=0.02,
     chunk_size=5,
 )

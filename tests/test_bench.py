@@ -29,6 +29,12 @@ def _digest(path):
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(Path(path).rglob("*")) if p.is_file()}
 
 
+def _diff_rows(text, builtin):
+    """The paired-difference rows of ``text`` for one built-in test (its label in the last-but-one cell)."""
+    part = text.split("Paired differences")[1]
+    return [line for line in part.splitlines() if line.startswith("|") and f"| {builtin} |" in line]
+
+
 def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
     """The corrected t-test as a plug-in gives exactly the stored decisions (same replications, no refit)."""
     from simstudy.hypothesis import corrected_repeated_cv_t_test
@@ -37,9 +43,16 @@ def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
         return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
 
     text = bench("berrar3", test=corrected, profile="smoke", results=results, write=False)
-    rows = [line for line in text.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert rows and all(line.rstrip(" |").endswith("+0.000 [+0.000, +0.000]") for line in rows)
-    assert "F new - corrected t (paired)" in text and "nan" not in text.lower().replace("n/a", "")
+    rows = _diff_rows(text, "corrected_t")
+    assert len(rows) == 3 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+    assert "nan" not in text.lower().replace("n/a", "")
+
+
+def test_registered_test_by_name_reproduces_stored_decisions(results):
+    """The registered corrected cv t-test, asked for by name, rejects exactly where the stored one did."""
+    text = bench("berrar3", test="corrected_cv_t", profile="smoke", results=results, write=False)
+    rows = _diff_rows(text, "corrected_t")
+    assert len(rows) == 3 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
 
 
 def test_builtin_t_as_plugin_reproduces_table2(results):
@@ -51,16 +64,30 @@ def test_builtin_t_as_plugin_reproduces_table2(results):
         return paired_t_test(scheme_sample(scores.diffs, "average_over_sorted_runs"))
 
     text = bench("bouckaert-table2", test=t_sorted, profile="smoke", results=results, write=False)
-    rows = [line for line in text.splitlines() if "| t / sorted runs |" in line and line.count("|") == 4]
-    assert len(rows) == 3 and all(line.endswith("| 0.0 [0.0, 0.0] |") for line in rows)
+    rows = _diff_rows(text, "t / average_over_sorted_runs")
+    assert len(rows) == 6 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+
+
+def test_every_study_with_paired_scores_can_be_benched(results, tmp_path):
+    """No study is special: any study declaring paired_scores takes any registered test, Bouckaert-Frank included."""
+    from simstudy.engine import get_study, list_studies
+
+    run_study("bouckaert_frank", "smoke", out=tmp_path / "bouckaert_frank" / "smoke", progress=False)
+    text = bench("bouckaert_frank", test="all", profile="smoke", results=tmp_path, write=False)
+    for name in ("5x2cv_t", "corrected_resampled_t", "corrected_cv_t", "paired_t"):
+        assert f"**{name}**" in text
+    assert "corrected 2x10 cv" in text
+    declared = [n for n in list_studies() if get_study(n).paired_scores is not None]
+    assert {"berrar1", "berrar2", "berrar3", "berrar4", "bouckaert1", "bouckaert2", "bouckaert_factors",
+            "bouckaert_frank", "bouckaert_frank_uci", "demo"} <= set(declared)
 
 
 def test_example_on_both_targets_writes_only_beside_the_run(results, capsys):
     before = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
-    assert main(["bench", "bouckaert-table1", "--test", f"{EXAMPLE}:sign_flip_sorted_runs", "--profile", "smoke",
+    assert main(["bench", "bouckaert1", "--test", f"{EXAMPLE}:sign_flip_sorted_runs", "--profile", "smoke",
                  "--results", str(results)]) == 0
     out = capsys.readouterr().out
-    assert "rank sum / average_over_sorted_runs" in out and "new - built-in" in out
+    assert "rank sum / average_over_sorted_runs" in out and "new minus built-in" in out
     after = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
     assert before == after
     assert list((results / "bouckaert1" / "smoke" / "bench").glob("*.md"))
@@ -98,7 +125,8 @@ def test_plugin_reference_errors():
     scores = PairedScores(np.ones((3, 1, 5)), np.zeros((3, 1, 5)), 90, 10)
     with pytest.raises(PluginError, match="raised"):
         run_test(fn, scores, 0.05)  # paired_t_test expects an array, not PairedScores
-    assert main(["bench", "bouckaert-frank", "--test", "simstudy.hypothesis:paired_t_test"]) == 2
+    assert main(["bench", "no_such_study", "--test", "simstudy.hypothesis:paired_t_test"]) == 2
+    assert main(["bench", "berrar3", "--test", "no_such_test", "--results", "/nonexistent"]) == 2
 
 
 @pytest.mark.parametrize("study", ["berrar3", "bouckaert1", "bouckaert2"])
@@ -122,8 +150,6 @@ def test_scheme_plugin_reaches_the_test(results, tmp_path):
                  "    return paired_t_test(scores.sample)\n")
     text = bench("bouckaert-table1", test=f"{f}:t_on_sample", scheme=f"{f}:run_means", profile="smoke",
                  results=results, write=False)
-    # the built-in t-test on the same scheme ("average over folds") is reproduced exactly
-    row = next(line for line in text.splitlines() if line.startswith("| t / average_over_folds |") and "new" not in line
-               and line.count("[") == 4 and "min" not in line and line.count("|") == 6)
-    assert all(cell.strip() in ("0.0 [0.0, 0.0]", "-0.0 [-0.0, -0.0]", "0.0 [-0.0, 0.0]")
-               for cell in row.strip("|").split("|")[1:])
+    # the built-in t-test on the same scheme ("average over folds") is reproduced exactly, on every source
+    rows = _diff_rows(text, "t / average_over_folds")
+    assert len(rows) == 4 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)

@@ -117,6 +117,9 @@ class Study:
         default.  Each profile's ``settings`` dict is checked against it when
         the study is declared: an unknown or misspelt setting is an error naming
         it.  The study reads them with :func:`settings_of`.
+    paired_scores : simstudy.scores.ScoreLayout, optional
+        Where the study's ``scores`` table keeps its paired scores; with it,
+        ``simstudy bench`` runs any test on the stored replications.
     figures : tuple of Figure
         The published figures this study reproduces, drawn from its summary tables.
     notes : str
@@ -135,6 +138,7 @@ class Study:
     seconds_per_replication: Any = 1.0
     chunk_size: int = 10
     settings: Any = None
+    paired_scores: Any = None
     figures: tuple = ()
     notes: str = ""
 

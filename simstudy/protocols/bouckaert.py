@@ -206,6 +206,22 @@ def load_uci_for_learning(name: str):
     return data.X[keep], data.y[keep].astype(np.int64), data.nominal, data
 
 
+def uci_sizes(rows, design=None) -> tuple[int, int]:
+    """``(n_train, n_test)`` of one split of the stored scores of one shipped data set.
+
+    ``design`` is ``"subsample"`` (Bouckaert and Frank's 90% / 10% stratified
+    subsamples), ``"5x2"``, or a k-fold cv (``"cv"`` or None) with k the number of
+    folds in ``rows``.
+    """
+    from ..designs import Subsample
+
+    _, y, _, _ = load_uci_for_learning(str(rows["dataset"].iloc[0]))
+    if design == "subsample":
+        return Subsample(1, 0.1).sizes(y)
+    k = 2 if design == "5x2" else int(rows["fold"].nunique())
+    return RepeatedKFold(1, k).sizes(y)
+
+
 def uci_learner_factories(learners, name: str, n_classes=None):
     """Factories of the Weka learners (registered names or classes) told the attribute types and category
     counts of the data set ``name``."""
