@@ -9,7 +9,9 @@ scores is registered here once, under a stable name, with what it needs:
     2); ``"cv"``: the ``(..., n_runs, n_folds)`` matrix of a repeated
     cross-validation; ``"splits"``: the ``(..., n_splits)`` differences of
     random train/test splits; ``"5x2"``: the ``(..., 5, 2)`` differences of
-    Dietterich's 5 x 2 cv.
+    Dietterich's 5 x 2 cv; ``"scores"``: the :class:`~simstudy.scores.PairedScores`
+    themselves, for a test that needs the accuracies of A and B, not only their
+    differences.
 ``sizes``
     True when the test needs the training and test sizes of one split (the
     variance-corrected tests).
@@ -38,7 +40,7 @@ from .scores import PairedScores
 __all__ = ["TestSpec", "register_test", "get_test", "test_names", "applicable_tests", "run_test", "outcome_rows",
            "INPUTS"]
 
-INPUTS = ("sample", "cv", "splits", "5x2")
+INPUTS = ("sample", "cv", "splits", "5x2", "scores")
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarr
         if scheme is not None:
             return scheme_sample(d, scheme)
         return scores.sample if scores.sample is not None else d.reshape(d.shape[:-2] + (-1,))
+    if spec.takes == "scores":
+        return scores
     if scheme is not None:
         raise ValueError(f"test {spec.name!r}: takes the whole design ({spec.takes}), not a scheme's sample "
                          f"(scheme {scheme!r})")
@@ -211,7 +215,7 @@ def _column(values, lead) -> np.ndarray:
 
 def _applicable_to(scores: PairedScores) -> list[str]:
     runs, folds = scores.acc_a.shape[-2:]
-    ok = ["sample"]
+    ok = ["sample", "scores"]
     if folds >= 2:
         ok.append("cv")
     if folds == 1:
