@@ -32,6 +32,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from . import hypothesis as h
 from .schemes import scheme_sample
@@ -248,6 +249,22 @@ def _binomial_wins(x):
     return h.binomial_test((x > 0).sum(axis=-1), x.shape[-1])
 
 
+def _welch_t(scores):
+    # A's and B's accuracies on every split as two independent samples with unequal variances
+    a = scores.acc_a.reshape(scores.acc_a.shape[:-2] + (-1,))
+    b = scores.acc_b.reshape(scores.acc_b.shape[:-2] + (-1,))
+    na, nb = a.shape[-1], b.shape[-1]
+    diff = a.mean(axis=-1) - b.mean(axis=-1)
+    va, vb = a.var(axis=-1, ddof=1) / na, b.var(axis=-1, ddof=1) / nb
+    # no spread in either sample (exactly: every value equal): equal means are no evidence, unequal ones certain
+    flat = (np.ptp(a, axis=-1) == 0) & (np.ptp(b, axis=-1) == 0)
+    se = np.sqrt(np.where(flat, 1.0, va + vb))
+    df = np.where(flat, np.inf, (va + vb) ** 2 / np.where(flat, 1.0, va ** 2 / (na - 1) + vb ** 2 / (nb - 1)))
+    t = np.where(flat, np.where(diff == 0, 0.0, np.sign(diff) * np.inf), diff / se)
+    p = np.where(flat, np.where(diff == 0, 1.0, 0.0), 2 * stats.t.sf(np.abs(t), df))
+    return h.SignificanceResult(t, p, df, np.sign(t))
+
+
 register_test("paired_t", h.paired_t_test, description="paired t-test on the sample")
 register_test("sign", h.sign_test, description="exact two-sided sign test (ties count half)")
 register_test("sign_cdf", _sign_cdf,
@@ -268,3 +285,5 @@ register_test("corrected_resampled_t", h.corrected_resampled_t_test, takes="spli
               description="corrected resampled t-test (Nadeau and Bengio)")
 register_test("5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", description="Dietterich's 5 x 2 cv t-test")
 register_test("5x2cv_f", h.five_by_two_cv_f_test, takes="5x2", description="Alpaydin's 5 x 2 cv F test")
+register_test("welch_t", _welch_t, takes="scores",
+              description="Welch's t-test on the accuracies of A and B as two independent samples")
