@@ -35,7 +35,7 @@ from sklearn.svm import SVC
 from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
 from simstudy.splits import folds, stratified_fold_ids
 from simstudy.protocols import berrar
-from studies import berrar3, berrar4
+from simstudy.studies import berrar3, berrar4
 
 
 def plain_svm(d):

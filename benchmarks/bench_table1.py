@@ -37,7 +37,7 @@ from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import SOURCES, RepeatedCVCondition, experiment_accuracies, network_source
 from simstudy.schemes import SCHEMES
 from simstudy.scores import PairedScores, cv_accuracies
-from studies import bouckaert1 as b1
+from simstudy.studies import bouckaert1 as b1
 
 
 class _PerFold:

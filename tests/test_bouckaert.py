@@ -7,7 +7,7 @@ import pytest
 
 from simstudy.engine import get_study, run_study
 from simstudy.reproduce import comparison_report
-from studies import bouckaert1
+from simstudy.studies import bouckaert1
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_bad_condition_is_refused():
 
 
 def test_bouckaert_frank_smoke(tmp_path):
-    from studies import bouckaert_frank
+    from simstudy.studies import bouckaert_frank
 
     run = run_study("bouckaert_frank", "smoke", out=tmp_path / "bf", progress=False)
     out = run.table("outcomes")
@@ -74,7 +74,7 @@ def test_bouckaert_frank_smoke(tmp_path):
 
 
 def test_table2_smoke(tmp_path):
-    from studies import bouckaert2
+    from simstudy.studies import bouckaert2
 
     run = run_study("bouckaert2", "smoke", out=tmp_path / "t2", progress=False)
     assert len(run.failures) == 0
@@ -92,7 +92,7 @@ def test_table2_smoke(tmp_path):
 
 
 def test_bouckaert_frank_uci_smoke(tmp_path):
-    from studies import bouckaert_frank_uci
+    from simstudy.studies import bouckaert_frank_uci
 
     run = run_study("bouckaert_frank_uci", "smoke", out=tmp_path / "bfu", progress=False)
     tables = bouckaert_frank_uci.summarize(run)

@@ -14,7 +14,7 @@ from simstudy.engine import get_study, run_study
 from simstudy.hypothesis import paired_t_test
 from simstudy.schemes import scheme_sample
 from simstudy.sources.bayesnet import NETWORKS_DIR, load_source
-from studies import bouckaert_factors as bf
+from simstudy.studies import bouckaert_factors as bf
 from simstudy.protocols.bouckaert import FACTOR_JSON, network_source, source_info
 
 TESTS = ("t", "sign", "rank sum")
