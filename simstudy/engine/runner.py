@@ -15,6 +15,7 @@ mix rows of different code or versions is refused.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -78,11 +79,12 @@ def study_file(study: Study) -> Path | None:
     return Path(name).resolve() if name and Path(name).is_file() else None
 
 
-def code_fingerprint(study: Study) -> str:
-    """SHA-256 over the simstudy package's ``.py`` sources and the study's own source file.
+@functools.lru_cache(maxsize=1)
+def _package_digest() -> tuple[Path, bytes]:
+    """The simstudy package's directory and the digest of its ``.py`` sources.
 
-    Any edit to the code that produces rows changes it; file names are hashed
-    with contents, so moving code between files does too.
+    Computed once per process, when the first run starts: the code this
+    process has loaded, not later edits on disk.
     """
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
@@ -90,6 +92,19 @@ def code_fingerprint(study: Study) -> str:
         if "__pycache__" in f.parts:
             continue
         h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return root, h.digest()
+
+
+def code_fingerprint(study: Study) -> str:
+    """SHA-256 over the simstudy package's ``.py`` sources and the study's own source file.
+
+    Any edit to the code that produces rows changes it; file names are hashed
+    with contents, so moving code between files does too.  The package part is
+    read once per process; the study's file every time (a study loaded from an
+    edited file is a new study).
+    """
+    root, digest = _package_digest()
+    h = hashlib.sha256(digest)
     own = study_file(study)
     if own is not None and root not in own.parents:
         h.update(b"study\0" + own.read_bytes())
