@@ -125,7 +125,7 @@ def _published(study, fields: dict) -> str:
     return "; ".join(found)
 
 
-def _new_tests(test, scheme):
+def _new_tests(test, scheme, timeout):
     """[(label, runner)] where runner(block, scheme_name) -> decisions (units, experiments) or None."""
     from .plugins import load_plugin
 
@@ -134,15 +134,16 @@ def _new_tests(test, scheme):
     elif isinstance(test, str) and ":" not in test:
         names = [get_test(test).name]
     else:
-        fn = load_plugin(test, "test") if isinstance(test, str) else test
-        scheme_fn = None if scheme is None else (load_plugin(scheme, "scheme") if isinstance(scheme, str) else scheme)
+        fn = load_plugin(test, "test", timeout=timeout) if isinstance(test, str) else test
+        scheme_fn = None if scheme is None else (
+            load_plugin(scheme, "scheme", timeout=timeout) if isinstance(scheme, str) else scheme)
         name = getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", "new test"))
 
         def plugin(block, scheme_name, alpha):
             ps = block.scores
             if scheme_fn is not None:
-                ps = PairedScores(ps.acc_a, ps.acc_b, ps.n_train, ps.n_test, run_scheme(scheme_fn, ps.diffs))
-            return run_plugin(fn, ps, alpha)["decision"]
+                ps = PairedScores(ps.acc_a, ps.acc_b, ps.n_train, ps.n_test, run_scheme(scheme_fn, ps.diffs, timeout=timeout))
+            return run_plugin(fn, ps, alpha, timeout=timeout)["decision"]
 
         return [(name, None, plugin)]
     if scheme is not None:
@@ -166,7 +167,7 @@ def _new_tests(test, scheme):
 
 
 def bench(target, *, test, scheme=None, profile: str = "quick", results="results", alpha: float = 0.05,
-          write: bool = True, out=None) -> str:
+          write: bool = True, out=None, timeout=None) -> str:
     """Run a test on the stored replications of a study, beside its built-in tests.
 
     Parameters
@@ -189,6 +190,9 @@ def bench(target, *, test, scheme=None, profile: str = "quick", results="results
     alpha : float
         Significance level of the new test; the built-in decisions are re-made
         at this level from their stored p-values.
+    timeout : float or None
+        Seconds a plug-in may take for one call (default
+        :data:`simstudy.plugins.DEFAULT_TIMEOUT`; None: no limit).
     write : bool
         Also write the report to ``RUN/bench/STUDY__TEST.md`` (the stored chunks
         and manifest are only read; a read-only store skips this).
@@ -217,7 +221,9 @@ def bench(target, *, test, scheme=None, profile: str = "quick", results="results
     if layout is None:
         raise ValueError(f"STUDY: {study.name!r} stores no paired scores to run a test on "
                          "(its declaration has no paired_scores layout)")
-    tests = _new_tests(test, scheme)
+    from .plugins import DEFAULT_TIMEOUT
+
+    tests = _new_tests(test, scheme, DEFAULT_TIMEOUT if timeout is None else (None if timeout == "none" else timeout))
     path = Path(out) if out is not None else Path(results) / study.name / profile
     run = load_run(study, profile=profile, out=path)
     if "scores" not in run.tables():

@@ -22,12 +22,22 @@ def register(subparsers):
     p.add_argument("--out", default=None, help="the run directory (default RESULTS/STUDY/PROFILE)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the new and the built-in "
                                                              "tests (default: 0.05)")
+    p.add_argument("--timeout", default=None,
+                   help="seconds a plug-in may take for one call (default 300; 'none': no limit)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..bench import bench
 
+    timeout = args.timeout
+    if timeout is not None and timeout != "none":
+        try:
+            timeout = float(timeout)
+        except ValueError:
+            raise ValueError(f"--timeout: a number of seconds or 'none', got {timeout!r}") from None
+        if not (timeout > 0 and timeout < float("inf")):
+            raise ValueError(f"--timeout: must be a positive number of seconds, got {args.timeout!r}")
     print(bench(args.target, test=args.test, scheme=args.scheme, profile=args.profile, results=args.results,
-                out=args.out, alpha=args.alpha))
+                out=args.out, alpha=args.alpha, timeout=timeout))
     return 0
