@@ -5,12 +5,12 @@ intervals, and the empirical replication probability F (red crosses), for the
 groups of study 2 whose mean success rate rounds to a significant number of wins.
 """
 
-from _common import binomial_figure, parse
+from _common import parse, study_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    binomial_figure("berrar2", "figure11", "Study 2: NB vs SVM over 44 data sets", args)
+    study_figure("berrar2", "figure11", args)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,12 @@ P_w (Equation 11, bootstrapped s*) as squares with 95% prediction intervals
 point per group of study 2.
 """
 
-from _common import parse, wilcoxon_figure
+from _common import parse, study_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    wilcoxon_figure("berrar2", "figure12", "Study 2: NB vs SVM over 44 data sets", args)
+    study_figure("berrar2", "figure12", args)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,12 @@ empirical replication probability F (red crosses), for the groups of study
 3 with q >= 3, in 10-fold stratified cross-validation.
 """
 
-from _common import parse, t_figure
+from _common import parse, study_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    t_figure("berrar3", "figure13", "Study 3: SVM with oracle vs SVM", "q", 3, args)
+    study_figure("berrar3", "figure13", args)
 
 
 if __name__ == "__main__":

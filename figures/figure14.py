@@ -5,12 +5,12 @@ empirical replication probability F (red crosses), for the groups of study
 4 with d >= 11, in 10-fold stratified cross-validation.
 """
 
-from _common import parse, t_figure
+from _common import parse, study_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    t_figure("berrar4", "figure14", "Study 4: SVM vs RF", "d", 11, args)
+    study_figure("berrar4", "figure14", args)
 
 
 if __name__ == "__main__":

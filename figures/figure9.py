@@ -5,12 +5,12 @@ intervals, and the empirical replication probability F (red crosses), for the
 groups of study 1 whose mean success rate rounds to a significant number of wins.
 """
 
-from _common import binomial_figure, parse
+from _common import parse, study_figure
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    binomial_figure("berrar1", "figure9", "Study 1: NB vs SVM over 20 data sets", args)
+    study_figure("berrar1", "figure9", args)
 
 
 if __name__ == "__main__":

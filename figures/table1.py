@@ -4,16 +4,17 @@ from pathlib import Path
 
 from _common import parse
 
-from simstudy.reproduce import berrar_table1
+from simstudy.reproduce import cross_study_table, write_atomic
+from studies._berrar_table1 import TABLE1
 
 
 def main():
     args = parse(__doc__.splitlines()[0])
-    table, text = berrar_table1(profile=args.profile, results=args.results)
+    table, text = cross_study_table(TABLE1, profile=args.profile, results=args.results)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "table1.md").write_text(text)
-    table.to_csv(out / "table1.csv", index=False)
+    write_atomic(out / "table1.md", text)
+    write_atomic(out / "table1.csv", table.to_csv(index=False))
     print(text)
 
 

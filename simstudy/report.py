@@ -2,52 +2,33 @@
 
 ``build_report(profile, results, out)`` reads each study's stored rows at the
 profile, recomputes its summaries and its comparison with the published numbers,
-draws its figures when they are missing, and writes ``report.html`` and
-``report.md`` into ``out`` (figures copied next to them).  Studies without stored
-results are listed as not run.  Nothing is simulated.
+draws the figures the study declares (in-process, on Matplotlib's Agg canvas)
+and writes ``report.html`` and ``report.md`` into ``out``, figures in
+``out/figures``.  What is shown comes from the studies' declarations alone:
+their title, published numbers, ``figures``, ``notes`` and the rows they
+contribute to cross-study tables.  Studies without stored results are listed as
+not run.  Nothing is simulated.
+
+A figure is redrawn only when the stored results it shows have changed (its
+sidecar JSON records the key, see :mod:`simstudy.plots.output`), and every
+file is written atomically.
 """
 
 from __future__ import annotations
 
 import html
-import shutil
-import subprocess
-import sys
+import importlib.util
+import os
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
 from .compare import compare, markdown_table
+from .reproduce import cross_study_tables, write_atomic
 
-__all__ = ["build_report", "FIGURES", "NOTES"]
-
-ROOT = Path(__file__).resolve().parents[1]
-
-# Published figures drawn from each study's stored rows (scripts in figures/).
-FIGURES = {
-    "berrar1": ("figure9", "figure10"),
-    "berrar2": ("figure11", "figure12"),
-    "berrar3": ("figure13",),
-    "berrar4": ("figure14",),
-}
-
-# What is not reproduced, and why, per study (the numbers themselves come from the stored rows).
-NOTES = {
-    "berrar1": "At reduced profiles the mean |P - F| is inflated by the Monte Carlo error of F itself; only the "
-               "paper profile (1000 replications per group) can check the published 0.0098.",
-    "berrar2": "How d, mu and sigma extend to N = 44 is not stated in the paper; we use Algorithm 2's formulas.",
-    "berrar3": "At the paper profile the q = 3 group's mean t is 2.41 against the published 2.49.",
-    "berrar4": "Not reproduced: R's own svm and randomForest on the stated design (benchmarks/r/alg4_check.R) give "
-               "t of 0.2-0.9 at d = 24 instead of 4.1, and our learners agree with R (BENCHMARKS.md); the published "
-               "SVM advantage seems to come from a set-up the paper does not describe.",
-    "bouckaert1": "Our Bayesian networks are not Bouckaert's (his were not published) but have his C4.5-NB gaps: "
-                  "Type I errors and replicability agree with the paper, power does not (lower on source 2, higher "
-                  "on 3, lower on 4, for every scheme alike), which points to the networks. The published sign row "
-                  "fits the rule the paper prints (row 'sign (cdf rule, C4.5 as A)'), not the exact sign test.",
-    "bouckaert2": "Only 15 of the 27 data sets are available; the published row means are compared restricted to them.",
-    "bouckaert_frank": "The paper's numbers were lost in the extraction: only its claims can be checked.",
-}
+__all__ = ["build_report", "resolve_studies"]
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 6px;
@@ -56,23 +37,101 @@ text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}.no{color:
 .verdict{background:#f6f6e8;padding:0.5em 1em;border-left:4px solid #cc9}"""
 
 
-def _draw_missing_figures(study: str, profile: str, results: Path) -> list[Path]:
-    paths = []
-    for name in FIGURES.get(study, ()):
-        png = results / "figures" / profile / f"{name}.png"
-        if not png.exists():
-            subprocess.run([sys.executable, str(ROOT / "figures" / f"{name}.py"), "--profile", profile,
-                            "--results", str(results), "--out", str(png.parent)], check=True,
-                           capture_output=True)
-        paths.append(png)
-    return paths
+def _load_study_file(path: Path):
+    from .engine import Study
+
+    if not path.is_file():
+        raise ValueError(f"study: {path} is neither a registered study nor a study file")
+    module_name = f"_simstudy_report_{path.stem}_{uuid.uuid4().hex[:8]}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"study: cannot import {path} (not a Python file?)")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    study = getattr(module, "STUDY", None)
+    if not isinstance(study, Study):
+        raise ValueError(f"study: {path} defines no STUDY = Study(...)")
+    return study
 
 
-def _study_section(name: str, profile: str, results: Path, out: Path):
-    from .engine import get_study, load_run
+def resolve_studies(studies) -> list:
+    """Studies given by registered name, by the path of a file defining ``STUDY``, or as Study objects.
 
-    st = get_study(name)
-    run = load_run(st, profile=profile, out=results / name / profile)
+    Parameters
+    ----------
+    studies : iterable of str, path-like or simstudy.engine.Study
+
+    Returns
+    -------
+    list of simstudy.engine.Study
+        In the order given, without repeats.
+
+    Raises
+    ------
+    ValueError
+        Naming an entry that is neither a registered study nor a study file.
+    """
+    from .engine import Study, get_study, list_studies
+
+    known = None
+    out = []
+    for item in studies:
+        if isinstance(item, Study):
+            st = item
+        elif isinstance(item, str) and not item.endswith(".py") and os.sep not in item and "/" not in item:
+            known = known if known is not None else list_studies()
+            if item not in known:
+                raise ValueError(f"study: unknown study {item!r}; known studies: {', '.join(known)} "
+                                 "(or give the path of a file that defines STUDY)")
+            st = get_study(item)
+        elif isinstance(item, (str, os.PathLike)):
+            st = _load_study_file(Path(item))
+        else:
+            raise ValueError(f"study: expected a name, a path or a Study, got {item!r}")
+        if all(s.name != st.name for s in out):
+            out.append(st)
+    return out
+
+
+def _check_writable(out: Path):
+    """Fail early, on one line, when the report cannot be written to ``out``."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--out: cannot write the report to {out} ({exc.strerror or exc}); "
+                         "choose a writable directory with --out") from None
+
+
+def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """Draw (or reuse) the study's declared figures; returns ``(relative path, title)`` pairs and failures."""
+    from .plots import render_study_figure
+
+    drawn, failed = [], []
+    for fig in st.figures:
+        stem = f"{st.name}-{fig.name}"
+        try:
+            png = render_study_figure(st, fig, tables, run, figdir, stem, profile=profile)
+        except OSError:
+            raise
+        except Exception as exc:  # a figure that cannot be drawn is reported, never replaced by an old file
+            for ext in ("json", "png", "pdf"):
+                (figdir / f"{stem}.{ext}").unlink(missing_ok=True)
+            failed.append(f"{fig.name} could not be drawn ({type(exc).__name__}: {exc})")
+            continue
+        if png.is_file() and png.stat().st_size > 0:
+            drawn.append((png.relative_to(out).as_posix(), fig.title or fig.name))
+        else:
+            failed.append(f"{fig.name} could not be drawn (empty file)")
+    return drawn, failed
+
+
+def _study_section(st, profile: str, results: Path, out: Path) -> dict:
+    from .engine import load_run
+
+    run = load_run(st, profile=profile, out=results / st.name / profile)
     tables = st.summarize(run)
     cmp = compare(tables, st.reference.get("published", []))
     runs = run.manifest.get("runs", [])
@@ -88,19 +147,14 @@ def _study_section(name: str, profile: str, results: Path, out: Path):
                    "at this profile.")
     else:
         verdict = "Nothing published to compare cell by cell; our tables follow."
-    figs = []
-    for png in _draw_missing_figures(name, profile, results):
-        target = out / "figures" / f"{name}-{png.name}"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(png, target)
-        figs.append(target.relative_to(out).as_posix())
+    figs, failed = _figures(st, run, tables, profile, out / "figures", out)
     main_table = None
     if len(cmp):
         main_table = cmp.assign(interval=[f"[{a:.4g}, {b:.4g}]" for a, b in zip(cmp["mc_low"], cmp["mc_high"])])[
             ["quantity", "published", "ours", "interval", "difference", "published_inside", "source"]]
     summary = next(iter(tables.values())) if not len(cmp) and tables else None
-    return {"name": name, "title": st.title, "meta": meta, "verdict": verdict, "note": NOTES.get(name, ""),
-            "comparison": main_table, "summary": summary, "figures": figs}
+    return {"name": st.name, "title": st.title, "meta": meta, "verdict": verdict, "note": st.notes or "",
+            "comparison": main_table, "summary": summary, "figures": figs, "failed": failed}
 
 
 def _html_table(df: pd.DataFrame) -> str:
@@ -108,23 +162,48 @@ def _html_table(df: pd.DataFrame) -> str:
     return text.replace("<td>False</td>", '<td class="no">no</td>').replace("<td>True</td>", "<td>yes</td>")
 
 
-def build_report(profile: str = "quick", results="results", out=None) -> tuple[Path, Path]:
-    """Write ``report.html`` and ``report.md``; returns their paths."""
+def build_report(profile: str = "quick", results="results", out=None, *, studies=None) -> tuple[Path, Path]:
+    """Write ``report.html`` and ``report.md`` (and the figures they show); returns their paths.
+
+    Parameters
+    ----------
+    profile : str
+        The stored profile to report.
+    results : path-like
+        Root of the stored results (``RESULTS/STUDY/PROFILE``).
+    out : path-like, optional
+        Output directory (default ``RESULTS/report/PROFILE``).
+    studies : iterable of str, path-like or simstudy.engine.Study, optional
+        The studies to report: registered names, paths of study files (a file
+        outside the repository that defines ``STUDY``) or Study objects.
+        Default: every registered study; those without stored results at
+        ``profile`` are listed as not run.
+
+    Returns
+    -------
+    (pathlib.Path, pathlib.Path)
+        The HTML and Markdown files.
+
+    Raises
+    ------
+    ValueError
+        When ``out`` cannot be written (one line naming the directory) or a
+        study cannot be found.
+    """
     from importlib import metadata
 
     from .engine import list_studies
 
     results = Path(results)
     out = Path(out) if out is not None else results / "report" / profile
-    out.mkdir(parents=True, exist_ok=True)
+    chosen = resolve_studies(studies if studies is not None else list_studies())
+    _check_writable(out)
     sections, not_run = [], []
-    for name in list_studies():
-        if name == "demo":
-            continue
-        if (results / name / profile / "manifest.json").exists():
-            sections.append(_study_section(name, profile, results, out))
+    for st in chosen:
+        if (results / st.name / profile / "manifest.json").exists():
+            sections.append(_study_section(st, profile, results, out))
         else:
-            not_run.append(name)
+            not_run.append(st.name)
     versions = {p: metadata.version(p) for p in ("simstudy", "numpy", "scipy", "scikit-learn", "pandas")}
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = [f"# simstudy: reproductions at the {profile} profile", "",
@@ -136,30 +215,31 @@ def build_report(profile: str = "quick", results="results", out=None) -> tuple[P
     if not sections:
         md.append("No study has stored results at this profile.")
         body.append("<p>No study has stored results at this profile.</p>")
-    body.append("<ul>" + "".join(f'<li><a href="#{s["name"]}">{html.escape(s["title"])}</a></li>'
+    body.append("<ul>" + "".join(f'<li><a href="#{html.escape(s["name"])}">{html.escape(s["title"])}</a></li>'
                                  for s in sections) + "</ul>")
     for s in sections:
-        md += [f"## {s['title']}", "", f"*{s['meta']}*", "", f"**{s['verdict']}** {s['note']}", ""]
-        body += [f'<h2 id="{s["name"]}">{html.escape(s["title"])}</h2>', f'<p class="meta">{html.escape(s["meta"])}</p>',
+        md += [f"## {s['title']}", "", f"*{s['meta']}*", "", f"**{s['verdict']}** {s['note']}".rstrip(), ""]
+        body += [f'<h2 id="{html.escape(s["name"])}">{html.escape(s["title"])}</h2>',
+                 f'<p class="meta">{html.escape(s["meta"])}</p>',
                  f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>']
         table = s["comparison"] if s["comparison"] is not None else s["summary"]
         if table is not None:
             md += [markdown_table(table), ""]
             body.append(_html_table(table))
-        for fig in s["figures"]:
-            md += [f"![{fig}]({fig})", ""]
-            body.append(f'<img src="{html.escape(fig)}" alt="{html.escape(fig)}">')
-    if any(s["name"].startswith("berrar") for s in sections):
-        from .reproduce import berrar_table1
-
-        table, _ = berrar_table1(profile=profile, results=results)
-        md += ["## Berrar, Table 1 (the group of each study closest to F = 0.95)", "", markdown_table(table), ""]
-        body += ["<h2>Berrar, Table 1 (the group of each study closest to F = 0.95)</h2>", _html_table(table)]
+        for fig, title in s["figures"]:
+            md += [f"![{title}]({fig})", ""]
+            body.append(f'<img src="{html.escape(fig)}" alt="{html.escape(title)}">')
+        for text in s["failed"]:
+            md += [f"*Figure {text}.*", ""]
+            body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
+    for table, frame, _ in cross_study_tables(chosen, profile=profile, results=results):
+        md += [f"## {table.heading}", "", markdown_table(frame), ""]
+        body += [f"<h2>{html.escape(table.heading)}</h2>", _html_table(frame)]
     if not_run:
         md += ["## Not run at this profile", "", ", ".join(not_run), ""]
         body += ["<h2>Not run at this profile</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]
     md_path, html_path = out / "report.md", out / "report.html"
-    md_path.write_text("\n".join(md) + "\n")
-    html_path.write_text(f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simstudy report"
-                         f"</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+    write_atomic(md_path, "\n".join(md) + "\n")
+    write_atomic(html_path, f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simstudy report"
+                            f"</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
     return html_path, md_path

@@ -1,0 +1,26 @@
+"""Plots of the reproductions, each drawn on a Matplotlib Axes.
+
+* :mod:`.core`: replication probability against p-value as Berrar draws it
+  (:func:`replication_vs_p`, :func:`estimate_vs_p`, :func:`label_points`);
+* :mod:`.berrar`: Berrar's Figures 9 to 14 from a study's summary tables
+  (``draw(tables, ax, *, profile)``, the signature of
+  :class:`simstudy.engine.study.Figure`) and the analytic Figures 2 and 4;
+* :mod:`.bouckaert`: Bouckaert's Figure 2 (variance of R1 and R2);
+* :mod:`.output`: drawing a study's declared figures in-process and saving
+  them atomically, keyed by the stored results they show.
+
+No function calls ``plt.show()`` or changes global settings.
+"""
+
+from .berrar import (berrar_binomial_figure, berrar_figure2, berrar_figure4, berrar_t_figure,
+                     berrar_wilcoxon_figure)
+from .bouckaert import bouckaert_figure2, bouckaert_variance_panel, simulated_variances
+from .core import estimate_vs_p, label_points, replication_vs_p
+from .output import figure_is_current, figure_key, new_figure, render_study_figure, run_fingerprint, save_figure
+
+__all__ = [
+    "replication_vs_p", "estimate_vs_p", "label_points",
+    "berrar_binomial_figure", "berrar_wilcoxon_figure", "berrar_t_figure", "berrar_figure2", "berrar_figure4",
+    "bouckaert_figure2", "bouckaert_variance_panel", "simulated_variances",
+    "new_figure", "save_figure", "run_fingerprint", "figure_key", "figure_is_current", "render_study_figure",
+]
