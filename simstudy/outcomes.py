@@ -175,7 +175,7 @@ def outcome_rows(scores: PairedScores, tests: Mapping[str, str] | str, *, alpha:
         Columns: the ``index`` columns, ``scheme`` (with schemes), ``test``,
         ``statistic``, ``pvalue`` (float) and ``decision`` (int8: +1 A
         significantly better, -1 B, 0 not significant); rows ordered by scheme,
-        then test, then leading index.
+        then test, then leading index, the whole-design tests last.
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha: must lie strictly between 0 and 1, got {alpha!r}")
@@ -188,19 +188,22 @@ def outcome_rows(scores: PairedScores, tests: Mapping[str, str] | str, *, alpha:
     specs = {label: get_test(name) for label, name in tests.items()}
     idx = {k: _column(v, lead) for k, v in (index or {}).items()}
     blocks = []
-    for scheme in (schemes if schemes is not None else (None,)):
-        for label, spec in specs.items():
-            if scheme is not None and spec.takes != "sample":
-                continue
-            res = run_test(spec, scores, scheme=scheme)
-            block = dict(idx)
-            if schemes is not None:
-                block["scheme"] = np.full(n, scheme, dtype=object)
-            block["test"] = np.full(n, label, dtype=object)
-            block["statistic"] = np.broadcast_to(np.asarray(res.statistic, dtype=float), lead).ravel()
-            block["pvalue"] = np.broadcast_to(np.asarray(res.pvalue, dtype=float), lead).ravel()
-            block["decision"] = np.broadcast_to(res.decision(alpha), lead).ravel().astype(np.int8)
-            blocks.append(block)
+    # with schemes: every sample test on every scheme's sample, then each other test once on the whole
+    # design (its scheme column left empty)
+    runs = [(scheme, label, spec) for scheme in (schemes if schemes is not None else (None,))
+            for label, spec in specs.items() if schemes is None or spec.takes == "sample"]
+    if schemes is not None:
+        runs += [(None, label, spec) for label, spec in specs.items() if spec.takes != "sample"]
+    for scheme, label, spec in runs:
+        res = run_test(spec, scores, scheme=scheme)
+        block = dict(idx)
+        if schemes is not None:
+            block["scheme"] = np.full(n, scheme or "", dtype=object)
+        block["test"] = np.full(n, label, dtype=object)
+        block["statistic"] = np.broadcast_to(np.asarray(res.statistic, dtype=float), lead).ravel()
+        block["pvalue"] = np.broadcast_to(np.asarray(res.pvalue, dtype=float), lead).ravel()
+        block["decision"] = np.broadcast_to(res.decision(alpha), lead).ravel().astype(np.int8)
+        blocks.append(block)
     if not blocks:
         return pd.DataFrame(columns=[*idx, *(["scheme"] if schemes is not None else []), "test", "statistic",
                                      "pvalue", "decision"])
@@ -258,10 +261,11 @@ def _welch_t(scores):
     va, vb = a.var(axis=-1, ddof=1) / na, b.var(axis=-1, ddof=1) / nb
     # no spread in either sample (exactly: every value equal): equal means are no evidence, unequal ones certain
     flat = (np.ptp(a, axis=-1) == 0) & (np.ptp(b, axis=-1) == 0)
-    se = np.sqrt(np.where(flat, 1.0, va + vb))
-    df = np.where(flat, np.inf, (va + vb) ** 2 / np.where(flat, 1.0, va ** 2 / (na - 1) + vb ** 2 / (nb - 1)))
-    t = np.where(flat, np.where(diff == 0, 0.0, np.sign(diff) * np.inf), diff / se)
-    p = np.where(flat, np.where(diff == 0, 1.0, 0.0), 2 * stats.t.sf(np.abs(t), df))
+    with np.errstate(invalid="ignore", divide="ignore"):  # the flat cases are replaced below
+        se = np.sqrt(np.where(flat, 1.0, va + vb))
+        df = np.where(flat, np.inf, (va + vb) ** 2 / np.where(flat, 1.0, va ** 2 / (na - 1) + vb ** 2 / (nb - 1)))
+        t = np.where(flat, np.where(diff == 0, 0.0, np.sign(diff) * np.inf), diff / se)
+        p = np.where(flat, np.where(diff == 0, 1.0, 0.0), 2 * stats.t.sf(np.abs(t), df))
     return h.SignificanceResult(t, p, df, np.sign(t))
 
 
