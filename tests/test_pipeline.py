@@ -13,7 +13,8 @@ from simstudy.designs import FIVE_BY_TWO, Bootstrap, RepeatedKFold, Subsample
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.hypothesis import corrected_repeated_cv_t_test, paired_t_test
-from simstudy.outcomes import get_test, outcome_rows, register_test, run_test, test_names
+from simstudy.outcomes import get_test, outcome_rows, register_test, run_test
+from simstudy.outcomes import test_names as registered_tests
 from simstudy.schemes import SCHEMES, scheme_sample
 from simstudy.scores import PairedScores
 from simstudy.splits import repeated_fold_ids
@@ -63,7 +64,7 @@ def test_outcome_rows_match_the_tests_called_one_by_one():
 
 
 def test_registry_names_inputs_and_all():
-    assert {"paired_t", "sign", "signed_rank", "corrected_cv_t", "5x2cv_t", "welch_t"} <= set(test_names())
+    assert {"paired_t", "sign", "signed_rank", "corrected_cv_t", "5x2cv_t", "welch_t"} <= set(registered_tests())
     assert get_test("5x2cv_t").takes == "5x2" and get_test("corrected_resampled_t").sizes
     with pytest.raises(ValueError, match="unknown test"):
         get_test("no such test")
