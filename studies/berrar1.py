@@ -8,33 +8,13 @@ figures, not Algorithm 2's line 2, give the sizes.  See
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import partial
-
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
-from simstudy.engine.study import settings_of
 from simstudy.protocols import berrar
-from simstudy.scores import ScoreLayout
 
 N_DATASETS = 20
 STARTS = {g: 240 + 50 * g for g in range(1, 22)}
 
-
-@dataclass(frozen=True)
-class Settings:
-    """Profile settings: the groups to run and the bootstrap replications for s* per group (0: none)."""
-
-    groups: tuple = tuple(STARTS)
-    n_boot: int = 0
-
-
-def conditions(profile: Profile):
-    s = settings_of(profile, Settings)
-    return berrar.benchmark_conditions(STARTS, N_DATASETS, s.groups, s.n_boot)
-
-
-summarize = partial(berrar.benchmark_summary, n_datasets=N_DATASETS)
 
 S1 = "Berrar, Sect. 3.1.1"
 PUBLISHED = [
@@ -59,12 +39,7 @@ PUBLISHED = [
 STUDY = Study(
     name="berrar1",
     title="Berrar study 1: NB vs SVM over 20 data sets (Algorithm 2)",
-    conditions=conditions,
-    replicate=berrar.benchmark_replicate,
-    setup=berrar.benchmark_setup,
-    summarize=summarize,
-    settings=Settings,
-    paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
+    **berrar.benchmark_declaration(STARTS, N_DATASETS),
     profiles={
         "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
         "quick": Profile("quick", n_replications=80, settings={"groups": tuple(range(1, 13)), "n_boot": 40}),

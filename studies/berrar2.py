@@ -9,33 +9,13 @@ sigma_i = 1 + (N + 1 - i)/50), so we use those formulas with N = 44.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import partial
-
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
-from simstudy.engine.study import settings_of
 from simstudy.protocols import berrar
-from simstudy.scores import ScoreLayout
 
 N_DATASETS = 44
 STARTS = dict(zip(range(1, 11), (70, 100, 140, 190, 200, 240, 260, 360, 460, 560)))
 
-
-@dataclass(frozen=True)
-class Settings:
-    """Profile settings: the groups to run and the bootstrap replications for s* per group (0: none)."""
-
-    groups: tuple = tuple(STARTS)
-    n_boot: int = 0
-
-
-def conditions(profile: Profile):
-    s = settings_of(profile, Settings)
-    return berrar.benchmark_conditions(STARTS, N_DATASETS, s.groups, s.n_boot)
-
-
-summarize = partial(berrar.benchmark_summary, n_datasets=N_DATASETS)
 
 S2 = "Berrar, Sect. 3.1.2"
 PUBLISHED = [
@@ -48,12 +28,7 @@ PUBLISHED = [
 STUDY = Study(
     name="berrar2",
     title="Berrar study 2: NB vs SVM over 44 data sets (Appendix D)",
-    conditions=conditions,
-    replicate=berrar.benchmark_replicate,
-    setup=berrar.benchmark_setup,
-    summarize=summarize,
-    settings=Settings,
-    paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
+    **berrar.benchmark_declaration(STARTS, N_DATASETS),
     profiles={
         "smoke": Profile("smoke", n_replications=3, settings={"groups": (2, 7), "n_boot": 3}),
         "quick": Profile("quick", n_replications=50, settings={"groups": tuple(STARTS), "n_boot": 30}),

@@ -41,7 +41,7 @@ from ..scores import PairedScores, holdout_accuracies
 from ..sources import berrar_benchmark_sources
 from ..summaries import sd_interval
 
-__all__ = ["ALPHA", "BenchmarkGroup", "benchmark_conditions", "benchmark_setup", "benchmark_replicate",
+__all__ = ["ALPHA", "BenchmarkGroup", "BenchmarkSettings", "benchmark_declaration", "benchmark_conditions", "benchmark_setup", "benchmark_replicate",
            "benchmark_summary", "cv_outcomes", "cv_summary"]
 
 ALPHA = 0.05
@@ -74,6 +74,35 @@ class BenchmarkGroup:
     @property
     def key(self) -> str:
         return f"{self.kind}-g{self.g:02d}"
+
+
+@dataclass(frozen=True)
+class BenchmarkSettings:
+    """Profile settings of a benchmark study: the groups to run (empty: all) and the bootstrap
+    replications for s* per group (0: none)."""
+
+    groups: tuple = ()
+    n_boot: int = 0
+
+
+def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
+    """The parts of a :class:`~simstudy.engine.Study` that Berrar's studies 1 and 2 share.
+
+    ``starts`` maps each group to its start size a_g; ``n_datasets`` is N.  The
+    study adds its name, title, profiles and published numbers.
+    """
+    from functools import partial
+
+    from ..engine.study import settings_of
+    from ..scores import ScoreLayout
+
+    def conditions(profile):
+        s = settings_of(profile, BenchmarkSettings)
+        return benchmark_conditions(starts, n_datasets, s.groups or tuple(starts), s.n_boot)
+
+    return {"conditions": conditions, "replicate": benchmark_replicate, "setup": benchmark_setup,
+            "summarize": partial(benchmark_summary, n_datasets=n_datasets), "settings": BenchmarkSettings,
+            "paired_scores": ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",))}
 
 
 def benchmark_conditions(starts: dict[int, int], n_datasets: int, groups, n_boot: int) -> list[BenchmarkGroup]:
