@@ -189,6 +189,7 @@ def _published():
 STUDY = Study(
     name="bouckaert2",
     title="Bouckaert 2004 Table 2: NB, C4.5 and NN on UCI data, sorted 10x10 cv, repeated 10 times",
+    notes="Only 15 of the 27 data sets are available; the published row means are compared restricted to them.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,

@@ -111,6 +111,7 @@ def summarize(run) -> dict[str, pd.DataFrame]:
 STUDY = Study(
     name="bouckaert_frank",
     title="Bouckaert and Frank 2004: replicability of 5x2cv, resampled and cv t-tests on the Bayesian-network sources",
+    notes="The paper's numbers were lost in the extraction: only its claims can be checked.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
