@@ -17,8 +17,6 @@ file is written atomically.
 from __future__ import annotations
 
 import html
-import importlib.util
-import os
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,29 +35,13 @@ text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}.no{color:
 .verdict{background:#f6f6e8;padding:0.5em 1em;border-left:4px solid #cc9}"""
 
 
-def _load_study_file(path: Path):
-    from .engine import Study
-
-    if not path.is_file():
-        raise ValueError(f"study: {path} is neither a registered study nor a study file")
-    module_name = f"_simstudy_report_{path.stem}_{uuid.uuid4().hex[:8]}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"study: cannot import {path} (not a Python file?)")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    study = getattr(module, "STUDY", None)
-    if not isinstance(study, Study):
-        raise ValueError(f"study: {path} defines no STUDY = Study(...)")
-    return study
-
-
 def resolve_studies(studies) -> list:
-    """Studies given by registered name, by the path of a file defining ``STUDY``, or as Study objects.
+    """Studies given by registered name, by the path of a ``.py`` file defining ``STUDY``, or as Study objects.
 
     Parameters
     ----------
     studies : iterable of str, path-like or simstudy.engine.Study
+        Each is looked up with :func:`simstudy.engine.get_study`.
 
     Returns
     -------
@@ -71,23 +53,11 @@ def resolve_studies(studies) -> list:
     ValueError
         Naming an entry that is neither a registered study nor a study file.
     """
-    from .engine import Study, get_study, list_studies
+    from .engine import get_study
 
-    known = None
     out = []
     for item in studies:
-        if isinstance(item, Study):
-            st = item
-        elif isinstance(item, str) and not item.endswith(".py") and os.sep not in item and "/" not in item:
-            known = known if known is not None else list_studies()
-            if item not in known:
-                raise ValueError(f"study: unknown study {item!r}; known studies: {', '.join(known)} "
-                                 "(or give the path of a file that defines STUDY)")
-            st = get_study(item)
-        elif isinstance(item, (str, os.PathLike)):
-            st = _load_study_file(Path(item))
-        else:
-            raise ValueError(f"study: expected a name, a path or a Study, got {item!r}")
+        st = get_study(item)
         if all(s.name != st.name for s in out):
             out.append(st)
     return out

@@ -1,25 +1,88 @@
-"""simstudy report: one page from stored smoke runs, no broken links, rendered by headless Chromium where installed."""
+"""simstudy report: one page from stored smoke runs, figures drawn in-process and kept current, files written whole."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
+import textwrap
 
 import pytest
 
 from simstudy.cli import main
-from simstudy.engine import run_study
+from simstudy.engine import get_study, run_study
+from simstudy.report import build_report
+
+OUTSIDE_STUDY = '''
+"""A study declared outside the repository: means of normal draws."""
+from dataclasses import dataclass
+
+import pandas as pd
+
+from simstudy.engine import Profile, Study
+from simstudy.engine.study import Figure
+
+
+@dataclass(frozen=True)
+class Shift:
+    mu: float
+
+    @property
+    def key(self):
+        return f"mu{self.mu:g}"
+
+
+def replicate(condition, rng):
+    return {"draws": [{"mean": float(rng.normal(condition.mu, 1.0, 20).mean())}]}
+
+
+def summarize(run):
+    return {"means": run.table("draws").groupby("mu", as_index=False)["mean"].mean()}
+
+
+def draw(tables, ax, *, profile):
+    t = tables["means"]
+    ax.plot(t["mu"], t["mean"], "o")
+    ax.set_title(f"mean of the draws, profile {profile}")
+
+
+STUDY = Study(
+    name="outside_means",
+    title="Outside study: means of normal draws",
+    figures=(Figure("means", draw, "Mean of the draws per shift"),),
+    notes="Declared in a file outside the repository.",
+    conditions=[Shift(0.0), Shift(1.0)],
+    replicate=replicate,
+    summarize=summarize,
+    profiles={"smoke": Profile("smoke", n_replications=4)},
+    chunk_size=2,
+)
+'''
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def stored(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
     run_study("berrar3", "smoke", out=root / "berrar3" / "smoke", progress=False)
     run_study("bouckaert_frank", "smoke", out=root / "bouckaert_frank" / "smoke", progress=False)
-    out = root / "report"
-    assert main(["report", "--profile", "smoke", "--results", str(root), "--out", str(out)]) == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def report(stored):
+    out = stored / "report"
+    assert main(["report", "--profile", "smoke", "--results", str(stored), "--out", str(out)]) == 0
     return out
+
+
+@pytest.fixture
+def berrar3_only(stored, tmp_path):
+    """A private copy of the stored berrar3 run (tests may change it)."""
+    root = tmp_path / "results"
+    shutil.copytree(stored / "berrar3", root / "berrar3")
+    return root
 
 
 def test_sections_and_verdicts(report):
@@ -30,6 +93,20 @@ def test_sections_and_verdicts(report):
     assert "Berrar, Table 1" in text
 
 
+def test_declared_figures_and_notes(report):
+    text = (report / "report.md").read_text()
+    for name in ("berrar3", "bouckaert_frank"):
+        st = get_study(name)
+        assert st.notes and st.notes in text
+        for fig in st.figures:
+            png = report / "figures" / f"{name}-{fig.name}.png"
+            assert f"({png.relative_to(report).as_posix()})" in text
+            assert png.stat().st_size > 1000 and (png.with_suffix(".pdf")).stat().st_size > 1000
+            meta = json.loads(png.with_suffix(".json").read_text())
+            assert meta["study"] == name and meta["figure"] == fig.name and meta["profile"] == "smoke"
+    assert get_study("berrar3").figures, "berrar3 declares Figure 13"
+
+
 def test_no_broken_images_or_links(report):
     page = (report / "report.html").read_text()
     srcs = re.findall(r'<img src="([^"]+)"', page)
@@ -38,6 +115,175 @@ def test_no_broken_images_or_links(report):
         assert (report / src).is_file() and (report / src).stat().st_size > 1000
     for href in re.findall(r'<a href="([^"]+)"', page):
         assert href.startswith("#") and f'id="{href[1:]}"' in page
+
+
+def test_draws_in_process(berrar3_only, tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the report must not start a process")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    html_path, _ = build_report("smoke", berrar3_only, tmp_path / "out")
+    assert (tmp_path / "out" / "figures" / "berrar3-figure13.png").stat().st_size > 1000
+    assert "berrar3-figure13.png" in html_path.read_text()
+
+
+def test_works_from_another_directory(berrar3_only, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    _, md_path = build_report("smoke", os.path.relpath(berrar3_only, elsewhere), "out")
+    assert md_path.resolve() == (elsewhere / "out" / "report.md").resolve()
+    assert (elsewhere / "out" / "figures" / "berrar3-figure13.png").stat().st_size > 1000
+
+
+def _new_run(root, seed=12345):
+    """Replace the stored berrar3 run by a new one (another root seed): the results a figure shows change."""
+    shutil.rmtree(root / "berrar3" / "smoke")
+    run_study("berrar3", "smoke", out=root / "berrar3" / "smoke", seed=seed, progress=False)
+
+
+def _figure(out):
+    png = out / "figures" / "berrar3-figure13.png"
+    return png, json.loads(png.with_suffix(".json").read_text())
+
+
+def test_figure_reused_then_redrawn_when_results_change(berrar3_only, tmp_path):
+    out = tmp_path / "out"
+    build_report("smoke", berrar3_only, out)
+    png, meta = _figure(out)
+    first = png.read_bytes()
+    stamp = png.stat().st_mtime_ns
+    build_report("smoke", berrar3_only, out)
+    assert png.stat().st_mtime_ns == stamp, "an up-to-date figure is not drawn again"
+    _new_run(berrar3_only)
+    build_report("smoke", berrar3_only, out)
+    png, new_meta = _figure(out)
+    assert new_meta["key"] != meta["key"] and new_meta["run"] != meta["run"]
+    assert png.read_bytes() != first
+
+
+def test_empty_or_damaged_png_is_redrawn(berrar3_only, tmp_path):
+    out = tmp_path / "out"
+    build_report("smoke", berrar3_only, out)
+    png, _ = _figure(out)
+    png.write_bytes(b"")  # e.g. a disk that filled up under an older version
+    build_report("smoke", berrar3_only, out)
+    assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_size > 1000
+    png.with_suffix(".pdf").write_bytes(b"")
+    build_report("smoke", berrar3_only, out)
+    assert png.with_suffix(".pdf").stat().st_size > 1000
+
+
+def test_report_files_replaced_atomically(berrar3_only, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    build_report("smoke", berrar3_only, out)
+    before = {p.name: p.read_bytes() for p in (out / "report.md", out / "report.html")}
+    listing = sorted(p.name for p in out.rglob("*"))
+
+    def fail(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        build_report("smoke", berrar3_only, out)
+    for name, data in before.items():
+        assert (out / name).read_bytes() == data, f"{name} left as it was"
+    assert sorted(p.name for p in out.rglob("*")) == listing, "no temporary file left behind"
+
+
+def test_figure_files_replaced_atomically(berrar3_only, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    build_report("smoke", berrar3_only, out)
+    png, _ = _figure(out)
+    old = png.read_bytes()
+    _new_run(berrar3_only)  # forces a redraw
+    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError(28, "No space left")))
+    with pytest.raises(OSError):
+        build_report("smoke", berrar3_only, out)
+    assert png.read_bytes() == old
+    assert not png.with_suffix(".json").exists(), "the old figure no longer claims to be current"
+    assert not [p for p in (out / "figures").iterdir() if p.name.endswith(".tmp")]
+    monkeypatch.undo()
+    build_report("smoke", berrar3_only, out)  # the next report draws it again
+    assert png.read_bytes() != old and png.with_suffix(".json").exists()
+
+
+def test_unwritable_output_is_one_clear_error(berrar3_only, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ValueError, match=re.escape(str(blocker / "report"))):
+        build_report("smoke", berrar3_only, blocker / "report")
+    assert main(["report", "--profile", "smoke", "--results", str(berrar3_only), "--out", str(blocker / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(blocker / "r") in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions and a non-root user")
+def test_read_only_results(berrar3_only, capsys):
+    run_dir = berrar3_only / "berrar3" / "smoke"
+    (run_dir / "comparison.md").unlink(missing_ok=True)
+    for d in (berrar3_only, berrar3_only / "berrar3", run_dir):
+        d.chmod(0o555)
+    try:
+        assert main(["compare", "berrar3", "--profile", "smoke", "--out", str(run_dir)]) == 0
+        captured = capsys.readouterr()
+        assert "published values lie inside" in captured.out
+        assert "not saved" in captured.err and captured.err.strip().count("\n") == 0
+        assert main(["report", "--profile", "smoke", "--results", str(berrar3_only)]) == 2
+        assert str(berrar3_only / "report" / "smoke") in capsys.readouterr().err
+    finally:
+        for d in (berrar3_only, berrar3_only / "berrar3", run_dir):
+            d.chmod(0o755)
+
+
+def test_compare_prints_when_results_cannot_be_written(berrar3_only, monkeypatch, capsys):
+    import simstudy.reproduce as reproduce
+
+    def denied(path, data):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(reproduce, "write_atomic", denied)
+    run_dir = berrar3_only / "berrar3" / "smoke"
+    assert main(["compare", "berrar3", "--profile", "smoke", "--out", str(run_dir)]) == 0
+    captured = capsys.readouterr()
+    assert "published values lie inside" in captured.out
+    assert "not saved" in captured.err and str(run_dir) in captured.err
+    assert captured.err.strip().count("\n") == 0
+
+
+def test_comparison_files_replaced_atomically(berrar3_only, monkeypatch):
+    from simstudy.reproduce import comparison_report
+
+    run_dir = berrar3_only / "berrar3" / "smoke"
+    comparison_report("berrar3", profile="smoke", out=run_dir)
+    before = (run_dir / "comparison.md").read_bytes()
+    (run_dir / "comparison.md").write_bytes(before + b"<!-- earlier -->")
+    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError(28, "No space left")))
+    comparison_report("berrar3", profile="smoke", out=run_dir)  # not saved: noted on stderr
+    assert (run_dir / "comparison.md").read_bytes() == before + b"<!-- earlier -->"
+    assert not list(run_dir.glob(".*.tmp"))
+
+
+def test_study_file_outside_the_repository(tmp_path):
+    path = tmp_path / "elsewhere" / "outside_means.py"
+    path.parent.mkdir()
+    path.write_text(textwrap.dedent(OUTSIDE_STUDY))
+    from simstudy.report import resolve_studies
+
+    (study,) = resolve_studies([path])
+    results = tmp_path / "results"
+    run_study(study, "smoke", out=results / study.name / "smoke", progress=False)
+    html_path, md_path = build_report("smoke", results, tmp_path / "out", studies=[str(path)])
+    text = md_path.read_text()
+    assert "Outside study: means of normal draws" in text and "Declared in a file outside the repository." in text
+    assert (tmp_path / "out" / "figures" / "outside_means-means.png").stat().st_size > 1000
+    assert "Not run at this profile" not in text and "Berrar, Table 1" not in text
+
+
+def test_unknown_study_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="no_such_study"):
+        build_report("smoke", tmp_path, tmp_path / "out", studies=["no_such_study"])
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
