@@ -279,6 +279,10 @@ def test_study_file_outside_the_repository(tmp_path):
     assert "Outside study: means of normal draws" in text and "Declared in a file outside the repository." in text
     assert (tmp_path / "out" / "figures" / "outside_means-means.png").stat().st_size > 1000
     assert "Not run at this profile" not in text and "Berrar, Table 1" not in text
+    assert main(["report", "--profile", "smoke", "--results", str(results), "--out", str(tmp_path / "cli"),
+                 "--study", str(path), "--study", "berrar3"]) == 0
+    text = (tmp_path / "cli" / "report.md").read_text()
+    assert "Outside study" in text and "Not run at this profile" in text and "berrar3" in text
 
 
 def test_unknown_study_is_refused(tmp_path):
