@@ -177,7 +177,9 @@ class Harness:
             proc.send_signal(sig)
         rc, err = finish(proc)
         self.log(f"{sig.name} after {delay:.1f} s (jobs {jobs}): rc {rc}")
-        if rc not in (0, 130, -signal.SIGKILL) or "Traceback" in err:
+        # 130: stopped by the SIGTERM handler; -SIGTERM: the signal came before the handler was set
+        # (during start-up) or after it was reset (interpreter shutdown)
+        if rc not in (0, 130, -signal.SIGKILL, -signal.SIGTERM) or "Traceback" in err:
             return "WRONG"
         if (out / "manifest.json").exists() and not self.valid_partial(self.v1, out, "a"):
             return "WRONG"
@@ -221,22 +223,24 @@ class Harness:
         if proc.poll() is None:
             proc.send_signal(self.rng.choice([signal.SIGKILL, signal.SIGTERM]))
         finish(proc)
-        complete_before = (out / "manifest.json").exists() and stored_rows(study, out)[0].complete
+        run = stored_rows(study, out)[0] if (out / "manifest.json").exists() else None
+        complete_before = run is not None and run.complete
+        stored_before = 0 if run is None else sum(v != "missing" for v in run.chunk_states().values())
         write_study(study, "v2")
         rc, err = finish(subprocess.Popen(run_cmd(study, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE, text=True))
-        self.log(f"code change (complete before: {complete_before}): rc {rc} {err.strip()[:120]}")
+        self.log(f"code change ({stored_before} chunk(s) stored before): rc {rc} {err.strip()[:120]}")
         if rc == 0:
-            # allowed only if nothing was computed: the rows must still be v1's
-            if not complete_before or not self.matches(study, out, "a"):
+            # allowed when nothing is mixed: a complete run computes nothing (v1's rows stay), and a
+            # run that stored nothing starts with the edited code (v2's rows)
+            if not (complete_before and self.matches(study, out, "a")) \
+                    and not (stored_before == 0 and self.matches(study, out, "v2")):
                 return "WRONG"
             verdict = "identical"
         elif clean_refusal(rc, err) and "changed: code" in err:
-            if (out / "manifest.json").exists() and not self.valid_partial(study, out, "a"):
+            if not self.valid_partial(study, out, "a"):
                 return "WRONG"
             verdict = "refused"
-        elif clean_refusal(rc, err) and not (out / "manifest.json").exists():
-            verdict = "refused"  # killed before the manifest was written: nothing to resume
         else:
             return "WRONG"
         rc, err = finish(subprocess.Popen(run_cmd(study, out, "--seed", SEED_A, "--fresh"),

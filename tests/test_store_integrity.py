@@ -448,3 +448,18 @@ def test_dataclass_replace_study_keeps_identity(tmp_path):
     # a study derived in code: its file is where its replicate function lives
     study = dataclasses.replace(DEMO)
     assert runner_mod.study_file(study).name == "demo.py"
+
+
+def test_run_stored_before_chunks_recorded_identity(reference, complete_run):
+    manifest = json.loads((complete_run / "manifest.json").read_text())
+    del manifest["provenance"]
+    (complete_run / "manifest.json").write_text(json.dumps(manifest))
+    for meta_path in complete_run.glob("chunks/*/*/chunk.json"):
+        meta = json.loads(meta_path.read_text())
+        del meta["identity"], meta["provenance"]
+        meta_path.write_text(json.dumps(meta))
+    old = load_run(DEMO, "smoke", out=complete_run)  # still readable: checksums hold
+    assert old.complete
+    pd.testing.assert_frame_equal(rows(old), rows(reference))
+    with pytest.raises(ConfigMismatch, match="not recorded"):  # but not resumed into
+        run_study(DEMO, "smoke", out=complete_run, progress=False)

@@ -437,13 +437,15 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
             discarded[state] = discarded.get(state, 0) + 1
         todo.append(c)
     changes = provenance_changes(run_prov, prov)
+    if changes and not done and not discarded:  # nothing stored: nothing to mix, start with this code
+        run_prov = prov
+        changes = []
     if changes and todo:
         raise ConfigMismatch(
             f"--out: {path} holds rows computed by other code or package versions (changed: "
             f"{', '.join(changes)}); resuming would mix them: use --fresh to move that run aside and "
             "start again, or another --out")
-    if not old:
-        manifest["provenance"] = prov
+    manifest["provenance"] = run_prov
     for c in todo:
         store.discard_chunk(c["condition"], c["start"], c["stop"])
         manifest["chunks"].pop(f"{c['condition']}/{c['start']}-{c['stop']}", None)

@@ -470,10 +470,11 @@ class RunData:
         """``{(condition, start): state}`` for every chunk of the plan (see :meth:`RunStore.chunk_state`)."""
         if "_states" not in self._cache:
             prov = self.manifest.get("provenance")
+            legacy = prov is None  # written before chunks recorded identity: checksums are all there is
             self._cache["_states"] = {
                 (c["condition"], c["start"]): self.store.chunk_state(
                     c["condition"], c["start"], c["stop"],
-                    chunk_identity(self.manifest, c["condition"], c["start"], c["stop"]), prov)
+                    None if legacy else chunk_identity(self.manifest, c["condition"], c["start"], c["stop"]), prov)
                 for c in self.manifest["plan"]}
         return self._cache["_states"]
 
