@@ -1,4 +1,8 @@
-"""Study declarations and the registry of studies in the top-level ``studies`` package.
+"""Study declarations and the registry of studies.
+
+The registry knows the built-in studies (modules of :mod:`simstudy.studies`),
+the studies other packages register through the ``simstudy.studies`` entry
+points, and loads a study from any ``.py`` file that defines ``STUDY``.
 
 A study declares *what* is simulated; :mod:`simstudy.engine.runner` decides *how*
 (chunks, workers, storage).  The same declaration runs at every profile: a
@@ -9,12 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import numbers
+import os
 import pkgutil
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["Profile", "Study", "Figure", "settings_of", "get_study", "list_studies", "condition_key", "condition_fields"]
+__all__ = ["Profile", "Study", "Figure", "settings_of", "get_study", "list_studies", "study_origins",
+           "load_study_file", "condition_key", "condition_fields"]
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
@@ -229,26 +238,240 @@ def condition_key(condition) -> str:
     return key
 
 
+BUILTIN_PACKAGE = "simstudy.studies"
+ENTRY_POINT_GROUP = "simstudy.studies"
+_FILE_MODULE_PREFIX = "_simstudy_study_file_"
+_FILE_STUDIES: dict = {}  # resolved path -> ((mtime_ns, size), Study)
+
+
+def _builtin_names() -> list[str]:
+    """Modules of :mod:`simstudy.studies` (helpers, named ``_...``, excluded); none is imported."""
+    package = importlib.import_module(BUILTIN_PACKAGE)
+    return sorted(info.name for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_"))
+
+
+def _entry_points() -> dict:
+    """The ``simstudy.studies`` entry points by name (a list per name); nothing is imported."""
+    from importlib import metadata
+
+    found: dict = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        same = [e for e in found.get(ep.name, []) if e.value == ep.value]
+        if not same:  # one distribution seen twice on sys.path is not a clash
+            found.setdefault(ep.name, []).append(ep)
+    return found
+
+
+def _describe(ep) -> str:
+    dist = getattr(ep, "dist", None)
+    where = f" of {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
+    return f"entry point {ep.name} = {ep.value}{where}"
+
+
 def list_studies() -> list[str]:
-    """Names of the studies in the ``studies`` package (modules defining ``STUDY``)."""
-    import studies
+    """Names of the registered studies, sorted.
 
-    names = []
-    for info in pkgutil.iter_modules(studies.__path__):
-        if not info.name.startswith("_"):
-            names.append(info.name)
-    return sorted(names)
+    The built-in studies are the modules of :mod:`simstudy.studies` (each
+    defines ``STUDY``); other packages register theirs through the entry-point
+    group ``simstudy.studies``, whose values are ``package.module:STUDY`` or
+    ``package.module`` (a module with a ``STUDY`` attribute).  Nothing is
+    imported here: a study is loaded when :func:`get_study` asks for it.
+    A study in a ``.py`` file needs no registration (see :func:`get_study`).
+
+    Returns
+    -------
+    list of str
+    """
+    return sorted(set(_builtin_names()) | set(_entry_points()))
 
 
-def get_study(name) -> Study:
-    """The study called ``name`` (a :class:`Study` is returned unchanged)."""
-    if isinstance(name, Study):
-        return name
-    known = list_studies()
-    if name not in known:
-        raise ValueError(f"study: unknown study {name!r}; known studies: {', '.join(known)}")
-    module = importlib.import_module(f"studies.{name}")
-    study = getattr(module, "STUDY", None)
-    if not isinstance(study, Study):
-        raise ValueError(f"study: module studies.{name} defines no STUDY")
+def study_origins() -> dict[str, str]:
+    """Where each registered study comes from, by name.
+
+    Returns
+    -------
+    dict of str to str
+        ``"built-in"`` for a module of :mod:`simstudy.studies`, ``"entry point
+        NAME = VALUE of DISTRIBUTION"`` for a study of another package, and a
+        sentence naming both when an entry point clashes with a built-in study
+        (:func:`get_study` refuses such a name).
+    """
+    builtin = set(_builtin_names())
+    eps = _entry_points()
+    out = {}
+    for name in sorted(builtin | set(eps)):
+        parts = (["built-in"] if name in builtin else []) + [_describe(ep) for ep in eps.get(name, [])]
+        out[name] = parts[0] if len(parts) == 1 else "clash: " + "; ".join(parts)
+    return out
+
+
+def _check_study(obj, where: str) -> Study:
+    if not isinstance(obj, Study):
+        raise ValueError(f"study: STUDY in {where} is a {type(obj).__name__}, not a simstudy.engine.Study")
+    return obj
+
+
+def _load_entry_point(name: str, ep) -> Study:
+    try:
+        obj = ep.load()
+    except Exception as exc:  # whatever the package's import raises, on one line
+        raise ValueError(f"study {name!r}: cannot load the {_describe(ep)}: "
+                         f"{type(exc).__name__}: {_one_line(exc)}") from None
+    if inspect.ismodule(obj):
+        if not hasattr(obj, "STUDY"):
+            raise ValueError(f"study {name!r}: module {obj.__name__} ({_describe(ep)}) defines no STUDY")
+        obj = obj.STUDY
+    study = _check_study(obj, _describe(ep))
+    if study.name != name:
+        raise ValueError(f"study {name!r}: the {_describe(ep)} loads a study named {study.name!r}; "
+                         "the entry point must carry the study's name")
     return study
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _is_path(x) -> bool:
+    if isinstance(x, os.PathLike):
+        return True
+    return isinstance(x, str) and (x.endswith(".py") or "/" in x or os.sep in x)
+
+
+def _register_by_value(module) -> None:
+    """Have the pickles of loky and dask carry the module's functions and classes, not its name.
+
+    Workers cannot import a study file by its private module name, so its
+    replicate function and condition classes travel by value.  joblib before
+    1.5 pickles with its own copy of cloudpickle, which keeps its own register.
+    """
+    import cloudpickle
+
+    copies = [cloudpickle]
+    try:
+        from joblib.externals import cloudpickle as vendored
+    except ImportError:
+        vendored = None
+    if vendored is not None and vendored is not cloudpickle:
+        copies.append(vendored)
+    for cp in copies:
+        register = getattr(cp, "register_pickle_by_value", None)
+        if register is not None:
+            register(module)
+
+
+def load_study_file(path) -> Study:
+    """The ``STUDY`` of a Python file, imported under a private module name.
+
+    The file is run as a module named after a hash of its resolved path (so
+    two files of the same name do not collide and no importable name is
+    shadowed), registered in ``sys.modules`` while it runs (dataclasses need
+    it) and marked for pickling by value with cloudpickle.  Loky and dask
+    workers cannot import it by that name, so it leaves ``sys.modules``
+    afterwards: every pickler then sends its functions and condition classes
+    by value (plain :mod:`pickle` refuses them, and dask falls back to
+    cloudpickle).  The file is read again only when it changed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.py`` file defining ``STUDY = Study(...)``; it may import
+        :mod:`simstudy` and installed packages, not modules beside it.
+
+    Returns
+    -------
+    Study
+
+    Raises
+    ------
+    ValueError
+        On one line: no such file, not a ``.py`` file, the import failed
+        (with the exception), no ``STUDY``, or ``STUDY`` is not a Study.
+    """
+    import hashlib
+    import importlib.util
+
+    given = os.fspath(path)
+    p = Path(given).expanduser()
+    if not p.exists():
+        raise ValueError(f"study: no such file {given!r}")
+    if not p.is_file() or p.suffix != ".py":
+        raise ValueError(f"study: {given!r} is not a Python file (.py)")
+    resolved = p.resolve()
+    try:
+        st = resolved.stat()
+    except OSError as exc:
+        raise ValueError(f"study: cannot read {given!r}: {exc.strerror or exc}") from None
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _FILE_STUDIES.get(resolved)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    name = _FILE_MODULE_PREFIX + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:  # the file's own error, on one line
+            raise ValueError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
+        if not hasattr(module, "STUDY"):
+            raise ValueError(f"study: {given} defines no STUDY (a simstudy.engine.Study)")
+        study = _check_study(module.STUDY, given)
+        _register_by_value(module)
+    finally:
+        # In sys.modules only while it runs: plain pickle (which dask tries first) would then send
+        # its functions by reference, to workers that cannot import that name.  Out of it, every
+        # pickler has to send them by value.
+        sys.modules.pop(name, None)
+    _FILE_STUDIES[resolved] = (stamp, study)
+    return study
+
+
+def get_study(study) -> Study:
+    """The study named, or defined in the file given, by ``study``.
+
+    Parameters
+    ----------
+    study : Study, str or os.PathLike
+        A :class:`Study` (returned unchanged); a path to a ``.py`` file
+        defining ``STUDY`` (anything ending in ``.py`` or containing a path
+        separator; see :func:`load_study_file`); or the name of a registered
+        study (see :func:`list_studies`).
+
+    Returns
+    -------
+    Study
+
+    Raises
+    ------
+    ValueError
+        On one line: an unknown name (listing the known ones), a name that
+        both a built-in study and an entry point claim, an entry point or
+        file that cannot be loaded, or one whose ``STUDY`` is not a Study.
+    """
+    if isinstance(study, Study):
+        return study
+    if _is_path(study):
+        return load_study_file(study)
+    if not isinstance(study, str):
+        raise ValueError(f"study: expected a study name, a .py file or a Study, got {type(study).__name__}")
+    builtin = _builtin_names()
+    eps = _entry_points().get(study, [])
+    if study in builtin and eps:
+        raise ValueError(f"study {study!r}: the {_describe(eps[0])} clashes with the built-in study of that "
+                         "name; that package must register its study under another name")
+    if len(eps) > 1:
+        raise ValueError(f"study {study!r}: registered by several entry points: "
+                         f"{'; '.join(_describe(ep) for ep in eps)}")
+    if eps:
+        return _load_entry_point(study, eps[0])
+    if study not in builtin:
+        known = list_studies()
+        raise ValueError(f"study: unknown study {study!r}; known studies: {', '.join(known)} "
+                         "(or give the path of a .py file defining STUDY)")
+    module = importlib.import_module(f"{BUILTIN_PACKAGE}.{study}")
+    if not hasattr(module, "STUDY"):
+        raise ValueError(f"study: module {BUILTIN_PACKAGE}.{study} defines no STUDY")
+    return _check_study(module.STUDY, f"{BUILTIN_PACKAGE}.{study}")
