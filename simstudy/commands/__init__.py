@@ -7,3 +7,6 @@ COMMAND_MODULES = (
     "simstudy.commands.bench",
     "simstudy.commands.report",
 )
+
+# The STUDY argument of every command that takes one (resolved by simstudy.engine.get_study).
+STUDY_HELP = "a study name (see `simstudy list`) or the path of a .py file defining STUDY = Study(...)"

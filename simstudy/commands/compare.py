@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import STUDY_HELP
+
 
 def register(subparsers):
     p = subparsers.add_parser("compare", help="compare a stored run with the published numbers",
                               description="Print (and save beside the results as comparison.md/.csv) "
                                           "every published number of STUDY next to ours with its Monte Carlo interval.")
-    p.add_argument("study")
+    p.add_argument("study", help=STUDY_HELP)
     p.add_argument("--profile", default="quick")
     p.add_argument("--out", default=None, help="results directory (default results/STUDY/PROFILE)")
     p.set_defaults(func=run)
@@ -19,11 +21,11 @@ def run(args) -> int:
     from ..engine import get_study
     from ..reproduce import comparison_report
 
-    get_study(args.study)  # unknown study -> one-line error
-    out = Path(args.out) if args.out else Path("results") / args.study / args.profile
+    st = get_study(args.study)  # unknown study or a broken file -> one-line error
+    out = Path(args.out) if args.out else Path("results") / st.name / args.profile
     if not out.exists():
-        raise ValueError(f"study {args.study!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
+        raise ValueError(f"study {st.name!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
     # the terminal gets the comparison; the saved file also has every summary table
-    print(comparison_report(args.study, profile=args.profile, out=out, with_tables=False).rstrip())
+    print(comparison_report(st, profile=args.profile, out=out, with_tables=False).rstrip())
     print(f"\n(saved with the full summary tables to {out / 'comparison.md'})")
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import STUDY_HELP
+
 
 def _fmt_seconds(s: float) -> str:
     if s < 120:
@@ -21,7 +23,7 @@ def register(subparsers):
 
     p = subparsers.add_parser("run", help="run (or resume) a study and store its raw rows",
                               description="Run STUDY at a profile; rerunning the same command resumes.")
-    p.add_argument("study")
+    p.add_argument("study", help=STUDY_HELP)
     p.add_argument("--profile", default="quick", help="smoke, quick (default) or paper")
     p.add_argument("--jobs", type=int, default=1,
                    help="parallel workers (default 1; at most 4 per CPU of this machine)")
@@ -36,20 +38,20 @@ def register(subparsers):
     p.set_defaults(func=cmd_run)
 
     p = subparsers.add_parser("status", help="progress of a stored run")
-    p.add_argument("study")
+    p.add_argument("study", help=STUDY_HELP)
     p.add_argument("--profile", default="quick")
     p.add_argument("--out", default=None)
     p.set_defaults(func=cmd_status)
 
     p = subparsers.add_parser("summarize", help="summary tables recomputed from stored rows")
-    p.add_argument("study")
+    p.add_argument("study", help=STUDY_HELP)
     p.add_argument("--profile", default="quick")
     p.add_argument("--out", default=None)
     p.add_argument("--csv", action="store_true", help="also write each table as CSV beside the results")
     p.set_defaults(func=cmd_summarize)
 
     p = subparsers.add_parser("replay", help="re-run one replication (e.g. a stored failure) in this process")
-    p.add_argument("study")
+    p.add_argument("study", help=STUDY_HELP)
     p.add_argument("--condition", required=True)
     p.add_argument("--replication", type=int, required=True)
     p.add_argument("--profile", default="quick")
@@ -58,22 +60,27 @@ def register(subparsers):
 
 
 def cmd_list(args) -> int:
-    from ..engine import get_study, list_studies
+    from ..engine import get_study, study_origins
 
     if args.jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
-    print(f"{'study':<10} {'profile':<7} {'conditions':>10} {'replications':>12} {'est. wall (' + str(args.jobs) + ' jobs)':>20}  title")
-    for name in list_studies():
+    print(f"{'study':<10} {'from':<11} {'profile':<7} {'conditions':>10} {'replications':>12} "
+          f"{'est. wall (' + str(args.jobs) + ' jobs)':>20}  title")
+    for name, origin in study_origins().items():
+        # built-in, entry point (the entry point and its package are named after the title) or clash
+        kind = "built-in" if origin == "built-in" else "clash" if origin.startswith("clash") else "entry point"
+        where = "" if origin == "built-in" else f" [{origin}]"
         try:
             st = get_study(name)
             plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
         except (ImportError, ValueError, OSError) as exc:  # e.g. data or an optional package missing
-            print(f"{name:<10} unavailable here: {exc}")
+            print(f"{name:<10} {kind:<11} unavailable here: {exc}")
             continue
-        for pname, prof, conds in plans:
+        for i, (pname, prof, conds) in enumerate(plans):
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
             wall = st.cost_seconds(prof) / args.jobs
-            print(f"{name:<10} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20}  {st.title if pname == 'smoke' else ''}")
+            print(f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20}  "
+                  f"{st.title + where if pname == 'smoke' or (i == 0 and 'smoke' not in st.profiles) else ''}")
     return 0
 
 
