@@ -26,6 +26,9 @@ def run(args) -> int:
     if not out.exists():
         raise ValueError(f"study {st.name!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
     # the terminal gets the comparison; the saved file also has every summary table
+    saved = out / "comparison.md"
+    before = saved.stat().st_mtime_ns if saved.exists() else None
     print(comparison_report(st, profile=args.profile, out=out, with_tables=False).rstrip())
-    print(f"\n(saved with the full summary tables to {out / 'comparison.md'})")
+    if saved.exists() and saved.stat().st_mtime_ns != before:  # a read-only store skips the file (note on stderr)
+        print(f"\n(saved with the full summary tables to {saved})")
     return 0
