@@ -33,7 +33,7 @@ __all__ = [
     "r1",
     "r1_variance",
     "r2",
-    "r2_from_counts",
+    "r2_from_counts", "r2_from_tallies",
     "r2_variance",
 ]
 
@@ -137,6 +137,30 @@ def r2_from_counts(n_accept, n):
     if (i > m).any():
         raise ValueError("n_accept: must not exceed n")
     return _scalar((i * (i - 1.0) + (m - i) * (m - i - 1.0)) / (m * (m - 1.0)))
+
+
+def r2_from_tallies(tallies):
+    """R2 from how many repetitions gave each outcome: ``sum_c t_c (t_c - 1) / (n (n - 1))``.
+
+    Parameters
+    ----------
+    tallies : array_like, shape (..., n_outcomes)
+        Per group, the number of repetitions with each outcome (e.g. A better,
+        B better, no difference); ``n`` is their sum (>= 2).
+
+    Returns
+    -------
+    float or ndarray
+        :func:`r2` of any outcomes with these tallies; with two outcomes
+        (accept, reject) it is :func:`r2_from_counts`.
+    """
+    t = np.asarray(tallies, dtype=float)
+    if t.ndim < 1 or (t < 0).any() or (t != np.round(t)).any():
+        raise ValueError("tallies: expected non-negative whole counts, outcomes along the last axis")
+    n = t.sum(axis=-1)
+    if (n < 2).any():
+        raise ValueError("tallies: R2 needs at least 2 repetitions per group")
+    return _scalar((t * (t - 1.0)).sum(axis=-1) / (n * (n - 1.0)))
 
 
 def r1_variance(r, n):

@@ -86,6 +86,7 @@ import pandas as pd
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.learners import learner_class
+from simstudy.replicability import r2_from_tallies
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
                                           scores_frame, source_info)
@@ -330,8 +331,7 @@ def _level_value(factor: str, level: str) -> float:
 def per_dataset(out: pd.DataFrame) -> pd.DataFrame:
     """Per factor, source, level, test and data set: the rejection share and the normalised R2 (%).
 
-    R2 uses the three-valued outcomes of the data set's experiments (vectorised:
-    sum over outcome values of c (c - 1) / (n (n - 1))).
+    R2 uses the three-valued outcomes of the data set's experiments, from their tallies.
     """
     keys = ["factor", "source", "family", "level", "test", "replication"]
     df = out.copy()
@@ -342,7 +342,7 @@ def per_dataset(out: pd.DataFrame) -> pd.DataFrame:
     df = df.assign(pos=(d > 0).astype(float), neg=(d < 0).astype(float), zero=(d == 0).astype(float))
     g = df.groupby(keys, sort=False)[["pos", "neg", "zero"]].sum()
     n = g.sum(axis=1)
-    r2 = sum(g[c] * (g[c] - 1) for c in ("pos", "neg", "zero")) / (n * (n - 1))
+    r2 = r2_from_tallies(g[["pos", "neg", "zero"]].to_numpy())
     res = pd.DataFrame({"n_experiments": n, "reject": (g["pos"] + g["neg"]) / n,
                         "norm": 100.0 * 2.0 * (r2 - 0.5)}).reset_index()
     res["x"] = [_level_value(f, lv) for f, lv in zip(res["factor"], res["level"])]

@@ -233,3 +233,13 @@ def test_variances_vectorise_over_r_and_n():
 def test_invalid_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=f"^{name}"):
         call()
+
+
+def test_r2_from_tallies_equals_r2_of_any_outcomes_with_those_tallies():
+    from simstudy.replicability import r2_from_tallies
+
+    outcomes = np.array([1, 1, 1, -1, -1, 0, 0, 0, 0, 0])
+    assert r2_from_tallies([3, 2, 5]) == pytest.approx(r2(outcomes))
+    assert np.allclose(r2_from_tallies([[9, 1], [5, 5]]), r2_from_counts(np.array([9, 5]), 10))
+    with pytest.raises(ValueError, match="tallies"):
+        r2_from_tallies([1, 0])
