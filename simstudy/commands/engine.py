@@ -91,12 +91,13 @@ def cmd_run(args) -> int:
     run = run_study(args.study, args.profile, out=args.out, jobs=args.jobs, backend=args.backend,
                     scheduler=args.scheduler, seed=seed, progress=not args.quiet, fresh=args.fresh)
     info = run.manifest["runs"][-1]
+    label = f"{run.manifest.get('study', args.study)}/{args.profile}"  # the study's name, also for a file
     bad = info.get("chunks_discarded") or {}
     if bad:
-        print(f"{args.study}/{args.profile}: recomputed " + " and ".join(f"{n} {state}" for state, n in bad.items())
+        print(f"{label}: recomputed " + " and ".join(f"{n} {state}" for state, n in bad.items())
               + " chunk(s) (damaged: a checksum failed; foreign: computed for another run)", file=sys.stderr)
     n_fail = len(run.failures)
-    print(f"{args.study}/{args.profile}: {run.manifest['status']}; computed {info['replications_computed']} "
+    print(f"{label}: {run.manifest['status']}; computed {info['replications_computed']} "
           f"replications in {info['seconds']:.1f} s; {n_fail} failed replication(s); stored in {run.path}")
     if n_fail:
         f = run.failures.iloc[0]
