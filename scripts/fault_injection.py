@@ -180,13 +180,16 @@ class Harness:
         # 130: stopped by the SIGTERM handler; -SIGTERM: the signal came before the handler was set
         # (during start-up) or after it was reset (interpreter shutdown)
         if rc not in (0, 130, -signal.SIGKILL, -signal.SIGTERM) or "Traceback" in err:
+            self.log(f"unexpected end: rc {rc}: {err.strip()[-2000:]}")
             return "WRONG"
         if (out / "manifest.json").exists() and not self.valid_partial(self.v1, out, "a"):
+            self.log("stored rows after the kill are not the uninterrupted run's")
             return "WRONG"
         rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE, text=True))
         if rc == 0:
             return "identical" if self.matches(self.v1, out, "a") else "WRONG"
+        self.log(f"resume: rc {rc}: {err.strip()[-2000:]}")
         return "refused" if clean_refusal(rc, err) else "WRONG"
 
     def concurrent(self) -> str:
@@ -321,6 +324,28 @@ class Harness:
             subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+def freeze_code(target: Path):
+    """Run every process of the harness on a copy of the package taken now.
+
+    The code fingerprint is part of what a run checks, so an edit to the
+    working tree while the harness runs would be (rightly) refused as a code
+    change; the copy keeps the cases about the faults they inject.
+    """
+    import importlib.util
+
+    pkg = Path(importlib.util.find_spec("simstudy").origin).parent
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(pkg, target / "simstudy", ignore=ignore)
+    studies = importlib.util.find_spec("simstudy.studies")
+    if studies is not None and Path(studies.origin).parent.parent != pkg:  # installed from another folder
+        shutil.copytree(Path(studies.origin).parent, target / "simstudy" / "studies", ignore=ignore,
+                        dirs_exist_ok=True)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(target), *filter(None, [os.environ.get("PYTHONPATH")])])
+    for name in [m for m in sys.modules if m == "simstudy" or m.startswith("simstudy.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(target))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="trials per case (default 3)")
@@ -341,8 +366,10 @@ def main(argv=None) -> int:
         tmp = tempfile.TemporaryDirectory(prefix="simstudy-faults-")
         root = Path(tmp.name)
     try:
+        freeze_code(root / "code")
         h = Harness(root, rng, args.verbose)
-        print(f"fault injection: {args.runs} trial(s) per case, schedule seed {seed}, in {root}")
+        print(f"fault injection: {args.runs} trial(s) per case, schedule seed {seed}, in {root} "
+              "(on a copy of the package taken at the start)")
         h.reference("b", h.v1, SEED_B)
         h.reference("v2", write_study(root / "study_v2.py", "v2"), SEED_A)
         h.reference("a", h.v1, SEED_A)
@@ -356,7 +383,13 @@ def main(argv=None) -> int:
             counts = {"identical": 0, "refused": 0, "WRONG": 0}
             skipped = False
             for _ in range(args.runs):
-                verdict = trial[case]()
+                try:
+                    verdict = trial[case]()
+                except Exception as exc:  # the harness itself, e.g. a row check that cannot read the store
+                    h.log(f"{case}: {type(exc).__name__}: {exc}")
+                    verdict = "WRONG"
+                if verdict == "WRONG":
+                    h.log(f"{case}: WRONG (kept in {root})" if args.workdir else f"{case}: WRONG")
                 if verdict is None:
                     skipped = True
                     break
