@@ -84,6 +84,10 @@ def _default_summarize(run):
     out = {}
     if "outcomes" in run.tables():
         rows = run.table("outcomes")
+        if "decision" not in rows:
+            raise ValueError(f"study {run.manifest.get('study')!r}: its outcome rows have no 'decision' column "
+                             "(+1 A better, -1 B better, 0 not significant), so the default summary cannot count "
+                             "rejections; give the study a summarize function or store decisions")
         by = [c for c in ("condition", "scheme", "test") if c in rows]
         out["rejections"] = rejection_summary(rows, by=by)
     return out
