@@ -295,6 +295,7 @@ class Harness:
         rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE, text=True))
         if rc != 0:
+            self.log(f"rerun after damage: rc {rc}: {err.strip()[-2000:]}")
             return "refused" if clean_refusal(rc, err) else "WRONG"
         return "identical" if self.matches(self.v1, out, "a") else "WRONG"
 
