@@ -64,6 +64,10 @@ def main(argv=None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a file the command needs cannot be read or written (permissions, full disk)
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(f"simstudy: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("simstudy: interrupted; the finished chunks are stored, run the same command again to resume",
               file=sys.stderr)

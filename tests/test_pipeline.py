@@ -110,3 +110,17 @@ def test_intervals():
     assert normal_interval(0.5, np.nan, clip=(0.0, 1.0)) == (0.0, 1.0)
     lo, hi = normal_interval(pd.Series([0.5, 0.9]), pd.Series([0.1, 0.1]), clip=(0.0, 1.0))
     assert np.allclose(lo, [0.304, 0.704]) and np.allclose(hi, [0.696, 1.0])
+
+
+def test_an_os_error_in_any_command_is_one_line_and_exit_2(monkeypatch, capsys):
+    from simstudy import cli
+
+    def boom(args):
+        raise PermissionError(13, "Permission denied", "/results/x/comparison.md")
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser._subparsers._group_actions[0].choices["list"].set_defaults(func=boom)
+    assert cli.main(["list"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["simstudy: error: Permission denied (/results/x/comparison.md)"]
