@@ -80,8 +80,9 @@ class _Block:
         folds = rows[axes[-1]].nunique()
         shape = (n_u, n_e, runs, folds)
         if len(rows) != int(np.prod(shape)):
-            raise ValueError(f"scores: the stored scores of {rows.iloc[0][layout.groups].to_dict() if layout.groups else 'the study'} "
-                             f"do not form complete {n_u} x {n_e} x {runs} x {folds} blocks ({len(rows)} rows)")
+            where = rows.iloc[0][list(layout.groups)].to_dict() if layout.groups else "the study"
+            raise ValueError(f"scores: the stored scores of {where} do not form complete "
+                             f"{n_u} x {n_e} x {runs} x {folds} blocks ({len(rows)} rows)")
         n_train = n_test = None
         if layout.sizes is not None:
             n_train, n_test = layout.sizes(rows, design)
@@ -119,8 +120,7 @@ def _published(study, fields: dict) -> str:
     found = []
     for p in study.reference.get("published", []):
         where = dict(p.where)
-        if where and all(str(fields.get(k)) == str(v) for k, v in where.items() if k in fields) \
-                and any(k in fields for k in where) and all(k in fields for k in where):
+        if where and all(k in fields and str(fields[k]) == str(v) for k, v in where.items()):
             found.append(f"{p.column} {p.value:g}")
     return "; ".join(found)
 
