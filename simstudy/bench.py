@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._files import write_atomic
 from .compare import markdown_table
 from .outcomes import get_test, test_names
 from .outcomes import run_test as run_registered
@@ -319,7 +320,7 @@ def bench(target, *, test, scheme=None, profile: str = "quick", results="results
         try:
             outdir = Path(run.path) / "bench"
             outdir.mkdir(exist_ok=True)
-            (outdir / f"{study.name}__{safe}.md").write_text(text + "\n")
+            write_atomic(outdir / f"{study.name}__{safe}.md", text + "\n")
         except OSError:
             pass
     return text

@@ -15,15 +15,14 @@ whichever studies are stored.
 from __future__ import annotations
 
 import io
-import os
 import sys
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._files import write_atomic
 from .compare import Published, compare, comparison_markdown, markdown_table
 
 __all__ = ["summary_tables", "comparison_report", "write_atomic", "CrossStudyTable", "CrossStudyRow",
@@ -35,40 +34,6 @@ BERRAR_INTERVALS = (
     "normal for mean statistics, the model evaluated over the mean statistic's interval for p and P, "
     "a bootstrap over replications for the mean absolute deviation)."
 )
-
-
-def write_atomic(path, data) -> Path:
-    """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never part of one.
-
-    The data go to a temporary file in the same directory, which is flushed,
-    synced to disk and renamed over ``path``; on any failure the temporary file
-    is removed and ``path`` is left as it was.
-
-    Parameters
-    ----------
-    path : path-like
-    data : str or bytes
-        Text is encoded as UTF-8.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-    """
-    path = Path(path)
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
 
 
 def _study_and_run(study, profile: str, out):

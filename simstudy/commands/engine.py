@@ -158,6 +158,8 @@ def cmd_status(args) -> int:
 def cmd_summarize(args) -> int:
     import pandas as pd
 
+    from .._files import write_atomic
+
     st, run = _load(args)
     tables = st.summarize(run)
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.max_rows", 500):
@@ -167,7 +169,7 @@ def cmd_summarize(args) -> int:
             if args.csv:
                 target = Path(run.path) / f"summary_{name}.csv"
                 try:
-                    df.to_csv(target, index=False)
+                    write_atomic(target, df.to_csv(index=False))
                 except OSError as exc:
                     raise ValueError(f"--csv: cannot write {target}: {exc.strerror or exc}") from None
     if not run.complete:

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._files import write_atomic
+
 __all__ = ["RunStore", "RunData", "RunLock", "load_run", "ConfigMismatch", "StoreError", "RunLocked",
            "lock_holder"]
 
@@ -83,23 +85,8 @@ def sha256_file(path) -> str:
 
 
 def _atomic_write_text(path: Path, text: str, *, fsync: bool = False):
-    """Write to a temporary name, then rename: a reader sees the old or the new file, never half.
-
-    ``fsync`` also survives a power cut (not only a killed process), at a cost
-    of milliseconds per call; the final manifest of a run uses it.  On failure
-    (e.g. a full disk) the temporary file is removed and the old file is intact.
-    """
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            if fsync:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """:func:`simstudy._files.write_atomic`, synced only where asked (the final manifest of a run)."""
+    write_atomic(path, text, fsync=fsync)
 
 
 def chunk_name(start: int, stop: int) -> str:

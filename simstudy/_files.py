@@ -1,0 +1,45 @@
+"""Writing files so that a reader sees the old content or the new, never part of one."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+__all__ = ["write_atomic"]
+
+
+def write_atomic(path, data, *, fsync: bool = True) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+
+    Parameters
+    ----------
+    path : path-like
+    data : str or bytes
+        Text is encoded as UTF-8.
+    fsync : bool
+        Sync the file to disk before the rename, so the new content also
+        survives a power cut (milliseconds per call); without it a killed
+        process still leaves the old file or the new one.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.  On any failure (e.g. a full disk) the temporary file is
+        removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
