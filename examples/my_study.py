@@ -23,16 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.learners import as_learner_factory
 from simstudy.outcomes import outcome_rows
-from simstudy.protocols.bouckaert import scores_frame
 from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes
+from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes, scores_frame
 
 
 @dataclass(frozen=True)

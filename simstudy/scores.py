@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["PairedScores", "ScoreLayout", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
+__all__ = ["PairedScores", "ScoreLayout", "scores_frame", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,17 @@ class ScoreLayout:
         if set(acc) == {"acc_a", "acc_b"}:
             return {"A-B": ("acc_a", "acc_b")}
         return {f"{a[4:]}-{b[4:]}": (a, b) for i, a in enumerate(acc) for b in acc[i + 1:]}
+
+
+def scores_frame(acc: np.ndarray, columns, axes=("experiment", "run", "fold"), dtype=None) -> pd.DataFrame:
+    """Paired scores in long format: one row per cell of the leading ``axes``, one column per learner.
+
+    ``acc`` has shape ``(*axes sizes, L)``; ``columns`` names the L accuracy columns.
+    """
+    grids = np.meshgrid(*[np.arange(s) for s in acc.shape[:-1]], indexing="ij")
+    data = {a: (g.ravel() if dtype is None else g.ravel().astype(dtype)) for a, g in zip(axes, grids)}
+    data.update({c: acc[..., j].ravel() for j, c in enumerate(columns)})
+    return pd.DataFrame(data)
 
 
 def kfold_sizes(rows, design=None) -> tuple[int, int]:

@@ -37,9 +37,9 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (SOURCES, RepeatedCVCondition, alpha_factor, experiment_accuracies,
-                                          network_source, nominal_learner_factories, scores_frame)
+                                          network_source, nominal_learner_factories)
 from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes
+from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
 from simstudy.summaries import grouped_half_width, grouped_mean_interval, replicability_by_unit
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test; the

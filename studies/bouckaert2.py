@@ -34,9 +34,9 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shipped, load_uci_for_learning,
-                                          scores_frame, uci_learner_factories, uci_sizes)
+                                          uci_learner_factories, uci_sizes)
 from simstudy.replicability import normalized, r2_from_counts
-from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies
+from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, scores_frame
 from simstudy.summaries import Z95, clopper_pearson, normal_interval
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test;

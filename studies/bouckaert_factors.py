@@ -89,9 +89,9 @@ from simstudy.learners import learner_class
 from simstudy.replicability import r2_from_tallies
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
-                                          scores_frame, source_info)
+                                          source_info)
 from simstudy.schemes import scheme_sample
-from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes
+from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
 from simstudy.summaries import grouped_mean_interval, interval_quantile, interval_verdict
 
 SCHEME = "average_over_sorted_runs"

@@ -22,7 +22,7 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.outcomes import outcome_rows
 from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes
+from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes, scores_frame
 from simstudy.sources import GaussianClasses
 
 ALPHA = 0.05
@@ -88,14 +88,11 @@ def replicate(cond: DemoCondition, rng):
     acc = cv_accuracies(X, y, ids, (GaussianNB, _Majority))                 # (runs, folds, 2)
     n_train, n_test = cond.design.sizes(y)
     scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
-    runs, folds = np.meshgrid(np.arange(cond.n_runs), np.arange(cond.n_folds), indexing="ij")
-    table = pd.DataFrame({"run": runs.ravel(), "fold": folds.ravel(), "acc_a": acc[..., 0].ravel(),
-                          "acc_b": acc[..., 1].ravel()})
     outcomes = pd.concat([
         outcome_rows(scores, TESTS, alpha=ALPHA, schemes=SCHEMES),
         outcome_rows(scores, {"corrected_t": "corrected_cv_t"}, alpha=ALPHA, index={"scheme": "use_all_data"}),
     ], ignore_index=True)
-    return {"scores": table, "outcomes": outcomes}
+    return {"scores": scores_frame(acc, ("acc_a", "acc_b"), axes=("run", "fold")), "outcomes": outcomes}
 
 
 def _should_fail(cond, rng) -> bool:

@@ -20,7 +20,7 @@ import pandas as pd
 from ..designs import RepeatedKFold
 from ..learners import learner_class
 from ..replicability import normalized, r2
-from ..scores import cv_accuracies
+from ..scores import cv_accuracies, scores_frame
 from ..sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
 
 __all__ = ["SOURCES", "RepeatedCVCondition", "network_source", "source_info", "experiment_accuracies",
@@ -116,17 +116,6 @@ def experiment_accuracies(X, y, cond, rng, learners) -> np.ndarray:
     ids = np.concatenate([cond.design.fold_ids(y, rng) for _ in range(cond.n_experiments)])
     acc = cv_accuracies(X, y, ids, learners)
     return acc.reshape(cond.n_experiments, cond.n_runs, cond.n_folds, -1)
-
-
-def scores_frame(acc: np.ndarray, columns, axes=("experiment", "run", "fold"), dtype=None) -> pd.DataFrame:
-    """Paired scores in long format: one row per cell of the leading ``axes``, one column per learner.
-
-    ``acc`` has shape ``(*axes sizes, L)``; ``columns`` names the L accuracy columns.
-    """
-    grids = np.meshgrid(*[np.arange(s) for s in acc.shape[:-1]], indexing="ij")
-    data = {a: (g.ravel() if dtype is None else g.ravel().astype(dtype)) for a, g in zip(axes, grids)}
-    data.update({c: acc[..., j].ravel() for j, c in enumerate(columns)})
-    return pd.DataFrame(data)
 
 
 def _classes(learners):

@@ -24,7 +24,7 @@ import pandas as pd
 from ..designs import FIVE_BY_TWO, RepeatedKFold, Subsample
 from ..outcomes import outcome_rows
 from ..replicability import all_agree, r2
-from ..scores import PairedScores, cv_accuracies, resample_accuracies
+from ..scores import PairedScores, cv_accuracies, resample_accuracies, scores_frame
 from ..summaries import normal_interval
 
 __all__ = ["RESAMPLED_RUNS", "experiment", "summarize_by", "largest", "verdict", "check_claims"]
@@ -81,10 +81,9 @@ def experiment(cond, X, y, rng, learners, pairs, *, names=None):
 
 
 def _long(acc, design: str, names) -> pd.DataFrame:
-    runs, folds = np.meshgrid(np.arange(acc.shape[0]), np.arange(acc.shape[1]), indexing="ij")
-    return pd.DataFrame({"design": design, "run": runs.ravel().astype(np.int16),
-                         "fold": folds.ravel().astype(np.int16),
-                         **{f"acc_{n}": acc[..., j].ravel() for j, n in enumerate(names)}})
+    df = scores_frame(acc, [f"acc_{n}" for n in names], axes=("run", "fold"), dtype=np.int16)
+    df.insert(0, "design", design)
+    return df
 
 
 def summarize_by(out: pd.DataFrame, unit: str) -> dict[str, pd.DataFrame]:
