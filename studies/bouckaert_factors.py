@@ -163,9 +163,9 @@ class FactorCondition(RepeatedCVCondition):
         return BASE_PAIR
 
     def levels(self, acc: np.ndarray):
-        """Yield (level, runs, pair, diffs of shape (experiments, runs, folds)) from accuracies
-        of shape (experiments, runs, folds, learners)."""
-        yield self.level_text, self.n_runs, "-".join(BASE_PAIR), acc[..., 0] - acc[..., 1]
+        """Yield (level, runs, pair, accuracies of A, of B), each (experiments, runs, folds), from
+        accuracies of shape (experiments, runs, folds, learners)."""
+        yield self.level_text, self.n_runs, "-".join(BASE_PAIR), acc[..., 0], acc[..., 1]
 
 
 @dataclass(frozen=True)
@@ -185,9 +185,8 @@ class RunsCondition(FactorCondition):
             raise ValueError(f"run_levels: the largest level must equal n_runs ({self.n_runs}), got {lv[-1]}")
 
     def levels(self, acc):
-        d = acc[..., 0] - acc[..., 1]
         for r in self.run_levels:
-            yield str(r), r, "-".join(BASE_PAIR), d[:, :r]
+            yield str(r), r, "-".join(BASE_PAIR), acc[:, :r, :, 0], acc[:, :r, :, 1]
 
 
 @dataclass(frozen=True)
@@ -230,7 +229,7 @@ class PairsCondition(FactorCondition):
     def levels(self, acc):
         idx = {n: i for i, n in enumerate(self.learner_names)}
         for a, b in pair_names(self.learner_names):
-            yield f"{a}-{b}", self.n_runs, f"{a}-{b}", acc[..., idx[a]] - acc[..., idx[b]]
+            yield f"{a}-{b}", self.n_runs, f"{a}-{b}", acc[..., idx[a]], acc[..., idx[b]]
 
 
 @dataclass(frozen=True)
@@ -304,10 +303,9 @@ def replicate(cond: FactorCondition, rng):
     scores = scores_frame(acc, [f"acc_{n}" for n in names], dtype=np.int16)
     n_train, n_test = cond.design.sizes(y)
     parts = []
-    for level, runs, pair, diffs in cond.levels(acc):
-        # the sorted-runs sample of every experiment; the pair's differences are all a test sees
-        ps = PairedScores(diffs, np.zeros_like(diffs), n_train=n_train, n_test=n_test,
-                          sample=scheme_sample(diffs, SCHEME))
+    for level, runs, pair, acc_a, acc_b in cond.levels(acc):
+        # every test of this study takes the sorted-runs sample of each experiment
+        ps = PairedScores(acc_a, acc_b, n_train, n_test, sample=scheme_sample(acc_a - acc_b, SCHEME))
         parts.append(outcome_rows(ps, TESTS, alpha=cond.alpha, index={
             "experiment": np.arange(cond.n_experiments), "level": level, "runs": runs, "pair": pair}))
     return {"outcomes": pd.concat(parts, ignore_index=True), "scores": scores}
