@@ -38,7 +38,7 @@ from . import hypothesis as h
 from .schemes import scheme_sample
 from .scores import PairedScores
 
-__all__ = ["TestSpec", "register_test", "get_test", "test_names", "applicable_tests", "run_test", "outcome_rows",
+__all__ = ["TestSpec", "register_test", "get_test", "test_names", "run_test", "outcome_rows",
            "INPUTS"]
 
 INPUTS = ("sample", "cv", "splits", "5x2", "scores")
@@ -112,11 +112,6 @@ def get_test(name) -> TestSpec:
 def test_names(takes: str | None = None) -> list[str]:
     """Names of the registered tests (of one input kind if ``takes`` is given), in registration order."""
     return [n for n, s in _REGISTRY.items() if takes is None or s.takes == takes]
-
-
-def applicable_tests(design_inputs) -> list[str]:
-    """Names of the registered tests whose input is one of ``design_inputs`` (e.g. ``("sample", "cv")``)."""
-    return [n for n, s in _REGISTRY.items() if s.takes in tuple(design_inputs)]
 
 
 def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarray:
