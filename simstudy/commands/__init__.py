@@ -6,6 +6,7 @@ COMMAND_MODULES = (
     "simstudy.commands.compare",
     "simstudy.commands.bench",
     "simstudy.commands.report",
+    "simstudy.commands.assess",
 )
 
 # The STUDY argument of every command that takes one (resolved by simstudy.engine.get_study).

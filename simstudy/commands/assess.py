@@ -1,0 +1,76 @@
+"""The ``assess`` sub-command: how replicable is "A beats B" on my data, with my learners?"""
+
+from __future__ import annotations
+
+import sys
+
+ASSESS_HELP = """Repeat the designs the papers compare (r x k cv with the six sampling schemes, 5x2cv, resampled
+train/test splits) on new random partitions of DATA, fit both learners once per split, and report per design,
+scheme and test: how often each verdict is reached, its replicability R2, the first repeat's p-value with Berrar's
+replication probability, and how often a significant verdict replicated. Stored like any run: an interrupted
+assessment resumes, and the same command summarises a finished one without fitting again."""
+
+
+def register(subparsers):
+    from ..assess import DEFAULT_DESIGNS
+
+    p = subparsers.add_parser("assess", help="assess the replicability of a comparison of two learners on your data",
+                              description=ASSESS_HELP)
+    p.add_argument("data", metavar="DATA",
+                   help="a CSV (header line; class column named by --class or last), ARFF or Parquet file, "
+                        "or the name of a shipped data set")
+    p.add_argument("--a", required=True, metavar="LEARNER",
+                   help="learner A: a registered name (see `simstudy learners`-style names such as NB, C4.5, NN, "
+                        "e1071.svm, randomForest) or module:Class of a scikit-learn estimator")
+    p.add_argument("--b", required=True, metavar="LEARNER", help="learner B, as --a")
+    p.add_argument("--a-params", default=None, metavar="JSON", help="parameters of A as a JSON object")
+    p.add_argument("--b-params", default=None, metavar="JSON", help="parameters of B as a JSON object")
+    p.add_argument("--class", dest="class_column", default=None, metavar="NAME",
+                   help="name of the class column (default the last column)")
+    p.add_argument("--designs", nargs="+", default=list(DEFAULT_DESIGNS), metavar="DESIGN",
+                   help="cvRxK (e.g. cv10x10; its first run is a plain k-fold cv), 5x2cv, resampledR "
+                        f"(default {' '.join(DEFAULT_DESIGNS)})")
+    p.add_argument("--tests", nargs="+", default=None, metavar="TEST",
+                   help="registered tests to apply (or 'all'); default the papers' tests for each design")
+    p.add_argument("--repeats", type=int, default=10, metavar="N",
+                   help="repetitions of every design on new random partitions (default 10)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="run directory (default results/assess/DATA-A-B); rerunning resumes or re-summarises")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
+    p.add_argument("--evidence", default="results", metavar="RESULTS",
+                   help="results root with stored runs of bouckaert1 / bouckaert_frank, whose Type I errors "
+                        "back the recommendation (default results)")
+    p.add_argument("--bench", default=None, metavar="TEST",
+                   help="also run this test (registered name or plug-in module:function / file.py:function) on "
+                        "the stored paired scores, beside the built-in tests")
+    p.add_argument("--fresh", action="store_true",
+                   help="start afresh when --out holds an assessment of other data, learners or settings "
+                        "(it is renamed, never deleted)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_assess)
+
+
+def cmd_assess(args) -> int:
+    from ..assess import assess
+    from ..assess_report import write_assessment
+
+    a = assess(args.data, None, args.a, args.b, designs=args.designs, tests=args.tests, n_repeats=args.repeats,
+               alpha=args.alpha, out=args.out, jobs=args.jobs, seed=args.seed, progress=not args.quiet,
+               fresh=args.fresh, class_column=args.class_column, a_params=args.a_params, b_params=args.b_params,
+               evidence=args.evidence)
+    print(a)
+    paths = write_assessment(a)
+    print("\nWrote " + ", ".join(str(p) for p in paths.values()))
+    n_fail = len(a.run.failures)
+    if n_fail:
+        f = a.run.failures.iloc[0]
+        print(f"{n_fail} repeat(s) failed; first: design {f['condition']} repeat {f['replication']}: {f['error']}",
+              file=sys.stderr)
+    if args.bench:
+        from ..assess import ASSESS_PROFILE
+        from ..bench import bench
+
+        print("\n" + bench(a.study, test=args.bench, profile=ASSESS_PROFILE, out=a.run.path, alpha=args.alpha))
+    return 0
