@@ -25,6 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "r")
 import rbridge  # noqa: E402
 
 
+_HAVE_R = rbridge.r_available()
+needs_r = pytest.mark.skipif(not _HAVE_R, reason="Rscript with e1071 and randomForest not available")
+
+
 def _data(n=200, d=5, seed=0):
     return berrar_cv_source(d).sample(n, seed)
 
@@ -107,6 +111,65 @@ def test_single_class_training_predicts_that_class(est):
     np.testing.assert_array_equal(est.predict(X[:4]), [1, 1, 1, 1])
 
 
+@pytest.mark.parametrize("value", [0.1, 0.7, 2.7, 1.1, 1000.1])
+@pytest.mark.parametrize("n", [3, 6, 7, 11])
+def test_constant_feature_has_sd_exactly_zero(n, value):
+    # n copies of 0.1 summed in double and divided by n is not 0.1 (a "sd" of ~1e-17 would
+    # follow); R's two-pass long-double mean gives the value itself and var() exactly 0.
+    X = np.column_stack([np.r_[np.full(n, value), np.arange(n) * 1.0], np.arange(2 * n) * 1.0])
+    y = np.r_[np.zeros(n), np.ones(n)]
+    nb = E1071NaiveBayes().fit(X, y)
+    assert nb.sd_[0, 0] == 0.0 and nb.theta_[0, 0] == value
+    batch = naive_bayes_predict_batch(X[None], y[None].astype(int), X[None])
+    np.testing.assert_array_equal(batch[0], nb.predict(X))
+    svm = E1071SVC().fit(np.column_stack([np.full(n, value), np.arange(n) * 1.0]), np.arange(n) % 2)
+    assert not svm.scaled_
+
+
+def _constant_feature_task(seed):
+    """Random data with features constant within one class or over the whole training set.
+
+    2-4 classes, 8-120 training cases, 1-7 features on very different scales, each
+    made constant (within a class, or overall) with probability 0.4, values such as
+    0.1 and 1/3 whose repeated sums are inexact; sometimes rounded to one decimal
+    (ties).  Every class has at least two training cases.
+    """
+    rng = np.random.default_rng(seed)
+    n, p, c, m = int(rng.integers(8, 121)), int(rng.integers(1, 8)), int(rng.integers(2, 5)), 40
+    X = rng.normal(size=(n + m, p)) * rng.choice([1e-3, 1.0, 7.3, 1e4], size=p) + rng.choice([0.0, 0.1, 1e3], size=p)
+    y = rng.integers(0, c, size=n + m)
+    y[:2 * c] = np.tile(rng.permutation(c), 2)  # every class twice, first appearances in random order
+    for j in range(p):
+        if rng.random() < 0.4:
+            if seed % 2 == 0 or rng.random() < 0.5:
+                k = int(rng.integers(0, c))
+                X[:n][y[:n] == k, j] = rng.choice([0.1, 1 / 3, 2.7, 1000.1, -5.3])
+            else:
+                X[:n, j] = rng.choice([0.1, 1 / 3, 0.7])
+    if rng.random() < 0.3:
+        X = np.round(X, 1)
+    return rbridge.Task(f"const{seed}", X[:n], y[:n], X[n:], y[n:])
+
+
+@pytest.mark.needs_r
+@needs_r
+def test_nb_and_svm_agree_with_r_on_constant_features():
+    """0 differing predictions on data with class-wise and overall constant features."""
+    tasks = [_constant_feature_task(s) for s in range(40)]
+    with tempfile.TemporaryDirectory() as d:
+        out, _ = rbridge.run_r(d, tasks)
+    for t in tasks:
+        nb = E1071NaiveBayes().fit(t.X_train, t.y_train)
+        np.testing.assert_array_equal(nb.predict(t.X_test), out[(t.id, "nb")], err_msg=t.id)
+        np.testing.assert_allclose(nb.predict_proba(t.X_test), out[(t.id, "nb_proba")], rtol=0, atol=1e-12,
+                                   err_msg=t.id)
+        svm = E1071SVC().fit(t.X_train, t.y_train)
+        np.testing.assert_array_equal(svm.predict(t.X_test), out[(t.id, "svm")], err_msg=t.id)
+        if (t.id, "svm_dv") in out:
+            np.testing.assert_allclose(svm.decision_function(t.X_test), out[(t.id, "svm_dv")], atol=5e-3,
+                                       err_msg=t.id)
+
+
 def test_naive_bayes_constant_feature_has_no_warning():
     X, y = _data()
     X[:, 0] = 0.0
@@ -157,8 +220,6 @@ def test_property_naive_bayes_invariant_to_feature_scale(seed, factor):
 
 # --------------------------------------------------------------------- cross-check with R
 
-_HAVE_R = rbridge.r_available()
-needs_r = pytest.mark.skipif(not _HAVE_R, reason="Rscript with e1071 and randomForest not available")
 
 
 @pytest.mark.needs_r
@@ -202,5 +263,5 @@ def test_svm_matrix_predict_equals_libsvm_predict():
         Xt, _ = src.sample(n, rng)
         m = E1071SVC().fit(X, y)
         Xs = (Xt - m.center_) / m.scale_
-        np.testing.assert_array_equal(m.predict(Xt), m.svc_.predict(Xs))
+        np.testing.assert_array_equal(m.predict(Xt), m.libsvm_classes_[m.svc_.predict(Xs)])
         np.testing.assert_allclose(m._binary_decision(Xs), m.svc_.decision_function(Xs), rtol=0, atol=1e-10)

@@ -22,7 +22,7 @@ for (k in seq_len(nrow(tasks))) {
   tr <- read.csv(file.path(dir, paste0(id, "_train.csv")))
   te <- read.csv(file.path(dir, paste0(id, "_test.csv")))
   x <- tr[, setdiff(names(tr), "y"), drop = FALSE]
-  y <- factor(tr$y, levels = c("0", "1"))
+  y <- factor(tr$y, levels = as.character(sort(unique(tr$y))))
   xt <- te[, setdiff(names(te), "y"), drop = FALSE]
   learners <- strsplit(tasks$learners[k], ";")[[1]]
   if ("nb" %in% learners) {
@@ -30,17 +30,24 @@ for (k in seq_len(nrow(tasks))) {
     m <- naiveBayes(x, y)
     p <- predict(m, xt)
     timing <- rbind(timing, data.frame(id = id, learner = "nb", seconds = proc.time()[["elapsed"]] - t0))
-    write.csv(data.frame(pred = as.character(p)), file.path(dir, paste0(id, "_nb.csv")), row.names = FALSE, quote = FALSE)
+    raw <- predict(m, xt, type = "raw")
+    colnames(raw) <- paste0("p", levels(y))
+    write.csv(data.frame(pred = as.character(p), format(raw, digits = 17)), file.path(dir, paste0(id, "_nb.csv")),
+              row.names = FALSE, quote = FALSE)
   }
   if ("svm" %in% learners) {
     t0 <- proc.time()[["elapsed"]]
     m <- svm(x, y)
     p <- predict(m, xt, decision.values = TRUE)
     timing <- rbind(timing, data.frame(id = id, learner = "svm", seconds = proc.time()[["elapsed"]] - t0))
-    dv <- attr(p, "decision.values")[, 1]
-    # The column is named "a/b": positive values vote for a.
-    if (strsplit(colnames(attr(p, "decision.values"))[1], "/")[[1]][1] == "0") dv <- -dv
-    write.csv(data.frame(pred = as.character(p), dv = dv), file.path(dir, paste0(id, "_svm.csv")), row.names = FALSE, quote = FALSE)
+    res <- data.frame(pred = as.character(p))
+    if (nlevels(y) == 2) {
+      dv <- attr(p, "decision.values")[, 1]
+      # The column is named "a/b": positive values vote for a.
+      if (strsplit(colnames(attr(p, "decision.values"))[1], "/")[[1]][1] == levels(y)[1]) dv <- -dv
+      res$dv <- format(dv, digits = 17)
+    }
+    write.csv(res, file.path(dir, paste0(id, "_svm.csv")), row.names = FALSE, quote = FALSE)
   }
   if ("rf" %in% learners) {
     out <- list()

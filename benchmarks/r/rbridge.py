@@ -95,9 +95,13 @@ def run_r(directory, tasks):
             if learner == "rf":
                 out[(t.id, "rf")] = np.column_stack([np.asarray(data[name], dtype=np.int64) for name in data.dtype.names])
             else:
-                out[(t.id, learner)] = np.asarray(data["pred"], dtype=np.int64)
-                if learner == "svm":
-                    out[(t.id, "svm_dv")] = np.asarray(data["dv"], dtype=float)
+                out[(t.id, learner)] = np.atleast_1d(np.asarray(data["pred"], dtype=np.int64))
+                if learner == "nb":
+                    cols = [name for name in data.dtype.names if name.startswith("p") and name != "pred"]
+                    out[(t.id, "nb_proba")] = np.column_stack([np.atleast_1d(np.asarray(data[c], dtype=float))
+                                                               for c in cols])
+                if learner == "svm" and "dv" in data.dtype.names:
+                    out[(t.id, "svm_dv")] = np.atleast_1d(np.asarray(data["dv"], dtype=float))
     timing = {}
     tdata = np.genfromtxt(directory / "timing.csv", delimiter=",", names=True, dtype=None, encoding="utf-8")
     for row in np.atleast_1d(tdata):

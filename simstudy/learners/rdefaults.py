@@ -79,14 +79,34 @@ def _check_backend(backend):
 
 
 def _nb_tables(X, onehot):
-    """Class counts, means and sds (ddof = 1) over the case axis -2; leading axes kept."""
+    """Class counts, means and sds (ddof = 1) over the case axis -2; leading axes kept.
+
+    As R computes ``tapply(x, y, mean)`` and ``tapply(x, y, sd)``: the mean in two
+    passes with long-double sums (``sum(x) / n``, then that plus ``sum(x - mean) / n``),
+    the variance as the long-double sum of ``(x - mean)^2`` over ``n - 1``, rounded to
+    double, and ``sd = sqrt(var)``.  A feature whose values within a class are all
+    equal gets a mean equal to that value and a standard deviation of exactly 0, so
+    that e1071's ``sd == 0 -> threshold`` rule applies whatever the rounding.
+    """
+    L = np.longdouble
     counts = onehot.sum(axis=-2)  # (..., c)
+    oh = onehot.astype(L)
+    XL = X.astype(L)
+    n = counts.astype(L)[..., :, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.einsum("...nc,...np->...cp", onehot, X) / counts[..., :, None]
-        # Two-pass sum of squares, as R's var(): sum((x - mean)^2) / (n - 1).
-        centred = X[..., :, None, :] - means[..., None, :, :]  # (..., n, c, p)
-        ss = np.einsum("...nc,...ncp->...cp", onehot, centred * centred)
-        sds = np.sqrt(ss / (counts[..., :, None] - 1.0))
+        first = np.einsum("...nc,...np->...cp", oh, XL) / n
+        resid = np.einsum("...nc,...ncp->...cp", oh, XL[..., :, None, :] - first[..., None, :, :])
+        means = (first + resid / n).astype(float)
+        centred = XL[..., :, None, :] - means.astype(L)[..., None, :, :]  # (..., n, c, p)
+        ss = np.einsum("...nc,...ncp->...cp", oh, centred * centred)
+        sds = np.sqrt((ss / (n - 1)).astype(float))
+        # Constancy decided exactly: the largest and the smallest value of the class agree.
+        member = onehot[..., :, :, None] > 0  # (..., n, c, 1)
+        hi = np.where(member, X[..., :, None, :], -np.inf).max(axis=-3)
+        lo = np.where(member, X[..., :, None, :], np.inf).min(axis=-3)
+    constant = hi == lo
+    means = np.where(constant, hi, means)
+    sds = np.where(constant, 0.0, sds)
     # R's sd() of one value is NA and of none is NA too.
     sds = np.where(counts[..., :, None] >= 2, sds, np.nan)
     return counts, means, sds
@@ -205,6 +225,35 @@ class E1071NaiveBayes(Learner):
 # --------------------------------------------------------------------------- SVM
 
 
+def _any_constant_column(X):
+    """True when some column holds one value only: e1071's ``svm`` then scales no column.
+
+    e1071 tests ``var(column) == 0``; R's two-pass variance of a column of equal
+    values is exactly 0 and of any other column positive, so the test is decided on
+    the values themselves, not on a floating-point standard deviation (numpy's can
+    be about 1e-16 for a constant column).
+    """
+    return bool(np.any(X.max(axis=0) == X.min(axis=0)))
+
+
+def _r_scale(X):
+    """Centre and scale of R's ``scale(X)``, as e1071's ``svm`` applies it.
+
+    ``colMeans`` (a long-double sum over n, rounded to double), then the columns
+    centred in double, and ``sqrt(sum(v^2) / (n - 1))`` with the sum in long double.
+    """
+    center = (X.astype(np.longdouble).sum(axis=0) / X.shape[0]).astype(float)
+    v = X - center
+    ss = (v * v).astype(np.longdouble).sum(axis=0).astype(float)
+    return center, np.sqrt(ss / max(1, X.shape[0] - 1))
+
+
+def _first_appearance(y):
+    """Sorted classes, each case's index into them, and the classes' order of first appearance."""
+    classes, first_index, codes = np.unique(y, return_index=True, return_inverse=True)
+    return classes, codes.ravel(), np.argsort(first_index, kind="stable")
+
+
 class E1071SVC(Learner):
     """Support vector classifier with the defaults of R's ``e1071::svm``.
 
@@ -217,8 +266,9 @@ class E1071SVC(Learner):
     scale : bool, default True
         Centre and scale every input column by its training mean and standard
         deviation (ddof = 1), as e1071's ``scale = TRUE``.  As in e1071, if any
-        column is constant in the training data, no column is scaled (e1071 warns;
-        we record it in ``scaled_`` instead).
+        column is constant in the training data (all its values equal; R's variance
+        is then exactly 0), no column is scaled (e1071 warns; we record it in
+        ``scaled_`` instead).  Centre and scale are computed as R's ``scale``.
     tol : float, default 0.001
         libsvm stopping tolerance (e1071's ``tolerance``).
     shrinking : bool, default True
@@ -232,7 +282,10 @@ class E1071SVC(Learner):
     -----
     Berrar (2017, Sec. 4) used these defaults in all four studies.  With one
     class in the training data libsvm cannot be fitted; every prediction is then
-    that class and ``decision_function`` is 0.
+    that class and ``decision_function`` is 0.  As in e1071, libsvm sees the
+    classes in their order of first appearance in the training data
+    (``libsvm_classes_``), which orients each pairwise problem and breaks ties: a
+    decision value of exactly 0 and equal votes of several classes.
     """
 
     def __init__(self, cost=1.0, gamma=None, scale=True, tol=0.001, shrinking=True, cache_size=40.0, backend="sklearn"):
@@ -259,29 +312,35 @@ class E1071SVC(Learner):
             raise ValueError(f"cost: must be a positive number, got {self.cost!r}")
         if self.gamma is not None and not (np.isfinite(self.gamma) and self.gamma > 0):
             raise ValueError(f"gamma: must be None or a positive number, got {self.gamma!r}")
-        self.classes_ = np.unique(y)
+        self.classes_, codes, first = _first_appearance(y)
         self.n_features_in_ = X.shape[1]
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         self.center_ = np.zeros(X.shape[1])
         self.scale_ = np.ones(X.shape[1])
         self.scaled_ = False
-        if self.scale and X.shape[0] >= 2:
-            sd = X.std(axis=0, ddof=1)
-            if np.all(sd > 0):
-                self.center_ = X.mean(axis=0)
-                self.scale_ = sd
-                self.scaled_ = True
+        if self.scale and X.shape[0] >= 2 and not _any_constant_column(X):
+            self.center_, self.scale_ = _r_scale(X)
+            self.scaled_ = True
         if self.classes_.size < 2:
             self.svc_ = None
             return self
-        self.svc_ = self._svc(self.gamma_).fit((X - self.center_) / self.scale_, y)
+        # libsvm (in R) orders the classes by their first appearance in the training data; that
+        # order decides the pairwise problems' orientation and every tie.  scikit-learn sorts the
+        # labels, so it is fitted on codes numbered in order of first appearance.
+        self.libsvm_classes_ = self.classes_[first]
+        rank = np.empty(first.size, dtype=np.intp)
+        rank[first] = np.arange(first.size)
+        self.svc_ = self._svc(self.gamma_).fit((X - self.center_) / self.scale_, rank[codes])
         return self
 
     def decision_function(self, X):
         X = _check_X(self, X)
         if self.svc_ is None:
             return np.zeros(X.shape[0])
-        return self.svc_.decision_function((X - self.center_) / self.scale_)
+        dec = self.svc_.decision_function((X - self.center_) / self.scale_)
+        if self.classes_.size == 2 and self.libsvm_classes_[0] != self.classes_[0]:
+            dec = -dec  # positive values vote for classes_[1], whatever came first in training
+        return dec
 
     def _binary_decision(self, Xs):
         """libsvm's two-class decision values, computed with one matrix product.
@@ -300,9 +359,10 @@ class E1071SVC(Learner):
             return np.repeat(self.classes_, X.shape[0])
         Xs = (X - self.center_) / self.scale_
         if self.backend == "sklearn" and self.classes_.size == 2:
-            # scikit-learn orients the binary decision so that > 0 means classes_[1]
-            return self.classes_[(self._binary_decision(Xs) > 0).astype(np.intp)]
-        return self.svc_.predict(Xs)
+            # scikit-learn's decision is libsvm's negated: libsvm votes for its first class when its
+            # value is > 0, for the second otherwise (a value of exactly 0 included)
+            return self.libsvm_classes_[(self._binary_decision(Xs) >= 0).astype(np.intp)]
+        return self.libsvm_classes_[self.svc_.predict(Xs)]
 
 
 # --------------------------------------------------------------------------- random forest
