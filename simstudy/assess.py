@@ -328,9 +328,10 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
             params = json.loads(params) if params.strip() else {}
         except json.JSONDecodeError as exc:
             raise ValueError(f"{option}-params: not valid JSON ({exc.msg} at column {exc.colno})") from None
-    params = dict(params or {})
+    if params is None:
+        params = {}
     if not isinstance(params, dict):
-        raise ValueError(f"{option}-params: expected a JSON object such as '{{\"C\": 10}}'")
+        raise ValueError(f"{option}-params: expected a JSON object such as '{{\"C\": 10}}', got {params!r}")
     canonical = json.dumps(params, sort_keys=True)
     if isinstance(spec, str):
         if spec not in learner_names(aliases=True) and ":" not in spec:
