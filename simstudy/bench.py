@@ -167,7 +167,7 @@ def _new_tests(test, scheme, timeout):
     return out
 
 
-def bench(target, *, test, scheme=None, profile: str = "quick", results="results", alpha: float = 0.05,
+def bench(target, *, test, scheme=None, profile: str | None = None, results="results", alpha: float = 0.05,
           write: bool = True, out=None, timeout=None) -> str:
     """Run a test on the stored replications of a study, beside its built-in tests.
 
@@ -182,8 +182,8 @@ def bench(target, *, test, scheme=None, profile: str = "quick", results="results
     scheme : str or callable, optional
         A plug-in sampling scheme for a plug-in test; its sample reaches the test
         as ``scores.sample``.
-    profile : str
-        Stored profile to read.
+    profile : str, optional
+        Stored profile to read (default ``quick``, or with ``out`` the stored run's own).
     results : str or Path
         Root of the stored results (the run is ``RESULTS/STUDY/PROFILE``) ...
     out : str or Path, optional
@@ -225,7 +225,10 @@ def bench(target, *, test, scheme=None, profile: str = "quick", results="results
     from .plugins import DEFAULT_TIMEOUT
 
     tests = _new_tests(test, scheme, DEFAULT_TIMEOUT if timeout is None else (None if timeout == "none" else timeout))
-    path = Path(out) if out is not None else Path(results) / study.name / profile
+    from .cli import locate_run  # the command line's errors: unknown profile, stored profiles, the run to make
+
+    path, profile = locate_run(study, profile, out, root=results,
+                               spelled=target if isinstance(target, str) and target not in TARGETS else None)
     run = load_run(study, profile=profile, out=path)
     if "scores" not in run.tables():
         raise ValueError(f"STUDY: the run in {path} has no stored scores")

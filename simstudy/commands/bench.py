@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+
+from ..cli import DEFAULT_ROOT, add_profile_option, add_run_dir_option
+
 
 def register(subparsers):
     p = subparsers.add_parser("bench", help="run a test on the stored replications of a study, beside its own tests",
@@ -17,9 +21,11 @@ def register(subparsers):
                         "examples/permutation_test.py:sign_flip")
     p.add_argument("--scheme", default=None, help="optional plug-in sampling scheme (module:function) for a plug-in "
                                                   "test; its sample reaches the test as scores.sample")
-    p.add_argument("--profile", default="quick", help="stored profile to read (default: quick)")
-    p.add_argument("--results", default="results", help="root of the stored results (default: results)")
-    p.add_argument("--out", default=None, help="the run directory (default RESULTS/STUDY/PROFILE)")
+    add_profile_option(p, reads_run=True)
+    add_run_dir_option(p, "the run directory to read, where a copy of the table goes to bench/ "
+                          "(default results/STUDY/PROFILE)")
+    # the older spelling: the root holding RESULTS/STUDY/PROFILE (--out names the run itself)
+    p.add_argument("--results", default=None, help=argparse.SUPPRESS)
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the new and the built-in "
                                                              "tests (default: 0.05)")
     p.add_argument("--timeout", default=None,
@@ -38,6 +44,6 @@ def run(args) -> int:
             raise ValueError(f"--timeout: a number of seconds or 'none', got {timeout!r}") from None
         if not (timeout > 0 and timeout < float("inf")):
             raise ValueError(f"--timeout: must be a positive number of seconds, got {args.timeout!r}")
-    print(bench(args.target, test=args.test, scheme=args.scheme, profile=args.profile, results=args.results,
-                out=args.out, alpha=args.alpha, timeout=timeout))
+    print(bench(args.target, test=args.test, scheme=args.scheme, profile=args.profile,
+                results=args.results or DEFAULT_ROOT, out=args.out, alpha=args.alpha, timeout=timeout))
     return 0

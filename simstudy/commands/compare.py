@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from ..cli import add_profile_option, add_run_dir_option
 from . import STUDY_HELP
 
 
@@ -12,23 +11,23 @@ def register(subparsers):
                               description="Print (and save beside the results as comparison.md/.csv) "
                                           "every published number of STUDY next to ours with its Monte Carlo interval.")
     p.add_argument("study", help=STUDY_HELP)
-    p.add_argument("--profile", default="quick")
-    p.add_argument("--out", default=None, help="results directory (default results/STUDY/PROFILE)")
+    add_profile_option(p, reads_run=True)
+    add_run_dir_option(p, "the run directory to read, where comparison.md is saved too "
+                          "(default results/STUDY/PROFILE)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from ..cli import locate_run
     from ..engine import get_study
     from ..reproduce import comparison_report
 
     st = get_study(args.study)  # unknown study or a broken file -> one-line error
-    out = Path(args.out) if args.out else Path("results") / st.name / args.profile
-    if not out.exists():
-        raise ValueError(f"study {st.name!r}: no stored results in {out}; run `simstudy run {args.study} --profile {args.profile}` first")
+    out, profile = locate_run(st, args.profile, args.out, spelled=args.study)
     # the terminal gets the comparison; the saved file also has every summary table
     saved = out / "comparison.md"
     before = saved.stat().st_mtime_ns if saved.exists() else None
-    print(comparison_report(st, profile=args.profile, out=out, with_tables=False).rstrip())
+    print(comparison_report(st, profile=profile, out=out, with_tables=False).rstrip())
     if saved.exists() and saved.stat().st_mtime_ns != before:  # a read-only store skips the file (note on stderr)
         print(f"\n(saved with the full summary tables to {saved})")
     return 0

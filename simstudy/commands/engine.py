@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..cli import add_profile_option, add_run_dir_option
 from . import STUDY_HELP
 
 
@@ -24,12 +25,12 @@ def register(subparsers):
     p = subparsers.add_parser("run", help="run (or resume) a study and store its raw rows",
                               description="Run STUDY at a profile; rerunning the same command resumes.")
     p.add_argument("study", help=STUDY_HELP)
-    p.add_argument("--profile", default="quick", help="smoke, quick (default) or paper")
+    add_profile_option(p)
     p.add_argument("--jobs", type=int, default=1,
                    help="parallel workers (default 1; at most 4 per CPU of this machine)")
     p.add_argument("--backend", default="loky", help="loky (default, this machine) or dask")
     p.add_argument("--scheduler", default=None, help="dask scheduler address (default: a local cluster)")
-    p.add_argument("--out", default=None, help="run directory (default results/STUDY/PROFILE)")
+    add_run_dir_option(p, "the run directory to store into (default results/STUDY/PROFILE)")
     p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--fresh", action="store_true",
@@ -39,23 +40,27 @@ def register(subparsers):
 
     p = subparsers.add_parser("status", help="progress of a stored run")
     p.add_argument("study", help=STUDY_HELP)
-    p.add_argument("--profile", default="quick")
-    p.add_argument("--out", default=None)
+    add_profile_option(p, reads_run=True)
+    add_run_dir_option(p, "the run directory to read (default results/STUDY/PROFILE)")
     p.set_defaults(func=cmd_status)
 
     p = subparsers.add_parser("summarize", help="summary tables recomputed from stored rows")
     p.add_argument("study", help=STUDY_HELP)
-    p.add_argument("--profile", default="quick")
-    p.add_argument("--out", default=None)
-    p.add_argument("--csv", action="store_true", help="also write each table as CSV beside the results")
+    add_profile_option(p, reads_run=True)
+    add_run_dir_option(p, "the run directory to read (default results/STUDY/PROFILE)")
+    p.add_argument("--csv", action="store_true",
+                   help="also write each table as DIR/summary_TABLE.csv (the paths are printed)")
     p.set_defaults(func=cmd_summarize)
 
     p = subparsers.add_parser("replay", help="re-run one replication (e.g. a stored failure) in this process")
     p.add_argument("study", help=STUDY_HELP)
-    p.add_argument("--condition", required=True)
-    p.add_argument("--replication", type=int, required=True)
-    p.add_argument("--profile", default="quick")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--condition", required=True, metavar="C",
+                   help="the condition's key, as in the stored rows and `simstudy status` (e.g. mu0.8)")
+    p.add_argument("--replication", type=int, required=True, metavar="R",
+                   help="the replication's number within the condition, from 0")
+    add_profile_option(p)
+    p.add_argument("--seed", type=int, default=None,
+                   help="root seed the run was made with (default the package's fixed seed)")
     p.set_defaults(func=cmd_replay)
 
 
@@ -105,14 +110,45 @@ def cmd_run(args) -> int:
               f"  replay it with: simstudy replay {args.study} --profile {args.profile} "
               f"--condition {f['condition']} --replication {f['replication']}"
               + (f" --seed {seed}" if seed != DEFAULT_SEED else ""))
+    if run.manifest["status"] == "complete":
+        print(_next_steps(args, run))
     return 0
 
 
+def _next_steps(args, run) -> str:
+    """What to do with a finished run: the commands that read it, with the options that find it."""
+    import shlex
+
+    from ..cli import DEFAULT_ROOT
+    from ..engine import get_study
+
+    st = get_study(args.study)
+    study = shlex.quote(args.study)
+    path = Path(run.path)
+    where = f" --profile {args.profile}" + (f" --out {shlex.quote(str(path))}" if args.out is not None else "")
+    steps = [(f"simstudy compare {study}{where}", "the published numbers beside ours (saved as comparison.md)"),
+             (f"simstudy summarize {study}{where} --csv", "the summary tables, also as CSV files")]
+    if st.paired_scores is not None:
+        steps.append((f"simstudy bench {study}{where} --test all", "every registered test on the same replications"))
+    if path.name == args.profile and path.parent.name == st.name:  # a report finds it under ROOT/STUDY/PROFILE
+        root = path.parent.parent
+        report = f"simstudy report --profile {args.profile}"
+        if root != DEFAULT_ROOT:
+            report += f" --results {shlex.quote(str(root))}"
+        if args.study.endswith(".py") or "/" in args.study:  # a study file: name it, the report lists registered ones
+            report += f" --study {study}"
+        steps.append((report, "every study stored at this profile on one page"))
+    width = max(len(cmd) for cmd, _ in steps)
+    return "next:\n" + "\n".join(f"  {cmd:<{width}}  # {what}" for cmd, what in steps)
+
+
 def _load(args):
+    from ..cli import locate_run
     from ..engine import get_study, load_run
 
     st = get_study(args.study)
-    return st, load_run(st, profile=args.profile, out=args.out)
+    path, profile = locate_run(st, args.profile, args.out, spelled=args.study)
+    return st, load_run(st, profile=profile, out=path)
 
 
 def _state_line(run) -> str:
@@ -162,6 +198,7 @@ def cmd_summarize(args) -> int:
 
     st, run = _load(args)
     tables = st.summarize(run)
+    written = []
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.max_rows", 500):
         for name, df in tables.items():
             print(f"\n== {name} ==")
@@ -172,9 +209,14 @@ def cmd_summarize(args) -> int:
                     write_atomic(target, df.to_csv(index=False))
                 except OSError as exc:
                     raise ValueError(f"--csv: cannot write {target}: {exc.strerror or exc}") from None
+                written.append(target)
     if not run.complete:
         print(f"\n(run incomplete: {int(run.progress()['done'].sum())} of "
               f"{int(run.progress()['planned'].sum())} replications stored)")
+    if written:
+        print(f"\nwrote {len(written)} CSV file(s):")
+        for target in written:
+            print(f"  {target}")
     return 0
 
 

@@ -2,21 +2,57 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..cli import DEFAULT_PROFILE, DEFAULT_ROOT
+
 
 def register(subparsers):
     p = subparsers.add_parser("report", help="one HTML page (and Markdown) of every study stored at a profile")
-    p.add_argument("--profile", default="quick")
-    p.add_argument("--results", default="results", help="root of the stored results (default: results)")
-    p.add_argument("--out", default=None, help="output directory (default RESULTS/report/PROFILE)")
+    p.add_argument("--profile", metavar="P", default=DEFAULT_PROFILE,
+                   help=f"the profile to report: smoke, quick or paper (default {DEFAULT_PROFILE})")
+    p.add_argument("--results", metavar="ROOT", default=str(DEFAULT_ROOT),
+                   help=f"the root holding the runs as ROOT/STUDY/PROFILE (default {DEFAULT_ROOT})")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="the directory the page is written to (default ROOT/report/PROFILE)")
     p.add_argument("--study", action="append", dest="studies", default=None, metavar="STUDY",
                    help="a study to include: registered name or path of a .py file defining STUDY "
                         "(repeatable; default every registered study)")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    from ..report import build_report
+def _check_stored(studies, profile: str, root: Path) -> None:
+    """Refuse an unknown profile, and a report of nothing (before anything is written)."""
+    known = list(dict.fromkeys(p for st in studies for p in st.profiles))
+    if profile not in known:
+        if len(studies) == 1:
+            studies[0].profile(profile)  # the study's own message, naming its profiles
+        raise ValueError(f"--profile: no study has a profile {profile!r}; the profiles are {', '.join(known)}")
 
-    html_path, md_path = build_report(args.profile, args.results, args.out, studies=args.studies)
+    def stored(p):
+        return [st.name for st in studies if (root / st.name / p / "manifest.json").is_file()]
+
+    if stored(profile):
+        return
+    one = studies[0].name if len(studies) == 1 else None
+    elsewhere = [p for p in known if p != profile and stored(p)]
+    if elsewhere:
+        hint = f"stored at {', '.join(elsewhere)}: pass --profile {elsewhere[0]}"
+    else:
+        hint = f"store a run with `simstudy run {one or 'STUDY'} --profile {profile}`" + ("" if one else
+                                                                                         " (see `simstudy list`)")
+        if root == DEFAULT_ROOT:
+            hint += ", or pass --results ROOT where the runs are"
+    looked = f"{root / (one or 'STUDY') / profile / 'manifest.json'}" + ("" if one else f", {len(studies)} studies")
+    raise ValueError(f"nothing stored at profile {profile!r} in {root} (looked for {looked}); {hint}")
+
+
+def run(args) -> int:
+    from ..engine import list_studies
+    from ..report import build_report, resolve_studies
+
+    studies = resolve_studies(args.studies if args.studies is not None else list_studies())
+    _check_stored(studies, args.profile, Path(args.results))
+    html_path, md_path = build_report(args.profile, args.results, args.out, studies=studies)
     print(f"wrote {html_path} and {md_path}")
     return 0

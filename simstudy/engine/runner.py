@@ -517,7 +517,11 @@ def replay(study, condition: str, replication: int, *, profile: str = "quick", s
     if condition not in conds:
         raise ValueError(f"--condition: {condition!r} is not a condition of {study.name}/{profile}; "
                          f"choose one of {', '.join(conds)}")
-    replication = _check_int(replication, "--replication", 0)
     cond = conds[condition]
+    n = n_replications_of(cond, prof)
+    if isinstance(replication, numbers.Integral) and not isinstance(replication, bool) and not 0 <= replication < n:
+        raise ValueError(f"--replication: {replication} is out of range; condition {condition} of "
+                         f"{study.name}/{profile} has replications 0 to {n - 1}")
+    replication = _check_int(replication, "--replication", 0)
     tables, _, _ = run_replication(study, cond, replication, seed, _setup_state(study, cond, seed))
     return tables
