@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report clean
+.PHONY: setup docs test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,17 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
+
+# The documentation site (docs/_build/html/index.html), warnings as errors; the docs extra is
+# installed into the same virtual environment on first use.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
 
 # Berrar's four studies: simulate (resumable), compare with the paper, draw the figures.
 define berrar_study

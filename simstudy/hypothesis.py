@@ -722,7 +722,7 @@ def proportions_z_test(err_a, n_a, err_b, n_b) -> SignificanceResult:
     Zero estimated variance (each error rate 0 or 1): equal rates give
     ``z = 0, p = 1``; different rates give ``z = +-inf, p = 0``, as for the
     t-tests.  Mooney's example: 0.20 vs 0.30 on 100 cases each gives
-    |z| = 1.644.
+    ``|z| = 1.644``.
     """
     ea = as_float_array(err_a, "err_a")
     eb = as_float_array(err_b, "err_b")

@@ -66,7 +66,7 @@ class Figure:
     ----------
     name : str
         File stem of the figure (``figure9`` gives ``figure9.png`` and ``.pdf``).
-    draw : callable(tables, ax, *, profile) -> None
+    draw : callable ``(tables, ax, *, profile) -> None``
         Draws on the Matplotlib Axes ``ax`` from the study's summary tables
         (the dict its ``summarize`` returns); ``profile`` names the stored profile.
     title : str

@@ -3,19 +3,19 @@
 Every learner has a stable name under which studies, configuration files and the
 command line refer to it:
 
-=====================  ==========  ==================================================
-name                   aliases     learner
-=====================  ==========  ==================================================
-``weka.NaiveBayes``    ``NB``      :class:`~simstudy.learners.weka.WekaNaiveBayes`
-``weka.J48``           ``C4.5``    :class:`~simstudy.learners.j48.J48`
-``weka.IB1``           ``NN``      :class:`~simstudy.learners.weka.IB1`
-``weka.DecisionStump`` ``stump``   :class:`~simstudy.learners.weka.DecisionStump`
-``weka.TAN``           ``TAN``     :class:`~simstudy.learners.tan.TAN`
-``weka.SMO``                       :class:`~simstudy.learners.smo.SMO`
-``e1071.naiveBayes``               :class:`~simstudy.learners.rdefaults.E1071NaiveBayes`
-``e1071.svm``                      :class:`~simstudy.learners.rdefaults.E1071SVC`
-``randomForest``                   :class:`~simstudy.learners.rdefaults.RandomForestR`
-=====================  ==========  ==================================================
+======================  ==========  ==================================================
+name                    aliases     learner
+======================  ==========  ==================================================
+``weka.NaiveBayes``     ``NB``      :class:`~simstudy.learners.weka.WekaNaiveBayes`
+``weka.J48``            ``C4.5``    :class:`~simstudy.learners.j48.J48`
+``weka.IB1``            ``NN``      :class:`~simstudy.learners.weka.IB1`
+``weka.DecisionStump``  ``stump``   :class:`~simstudy.learners.weka.DecisionStump`
+``weka.TAN``            ``TAN``     :class:`~simstudy.learners.tan.TAN`
+``weka.SMO``                        :class:`~simstudy.learners.smo.SMO`
+``e1071.naiveBayes``                :class:`~simstudy.learners.rdefaults.E1071NaiveBayes`
+``e1071.svm``                       :class:`~simstudy.learners.rdefaults.E1071SVC`
+``randomForest``                    :class:`~simstudy.learners.rdefaults.RandomForestR`
+======================  ==========  ==================================================
 
 The aliases are the labels of Bouckaert's papers.  Names are case-sensitive.
 
