@@ -84,6 +84,20 @@ class RepeatedKFold(Design):
             raise ValueError(f"n_folds: must be >= 2, got {self.n_folds}")
 
     def fold_ids(self, y, rng) -> np.ndarray:
+        """Stratified fold of every case in every run.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            Class labels (the folds keep their proportions).
+        rng : numpy.random.Generator
+            The replication's generator.
+
+        Returns
+        -------
+        ndarray of int, shape (n_runs, n)
+            Fold id 0..n_folds-1 of every case in every run.
+        """
         return repeated_fold_ids(_labels(y), self.n_runs, self.n_folds, rng)
 
     def sizes(self, y) -> tuple[int, int]:
@@ -138,6 +152,20 @@ class Subsample(Design):
         return [self.split(y, rng) for _ in range(self.n_splits)]
 
     def fold_ids(self, y, rng) -> np.ndarray:
+        """Each random split as one run with its test cases in fold 0.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            Class labels.
+        rng : numpy.random.Generator
+            The replication's generator.
+
+        Returns
+        -------
+        ndarray of int, shape (n_splits, n)
+            0 for the test cases of each split, -1 for its training cases.
+        """
         y = _labels(y)
         ids = np.full((self.n_splits, y.size), -1, dtype=np.int64)
         for r, (_, test) in enumerate(self.splits(y, rng)):

@@ -75,6 +75,19 @@ class ModelSpec:
     transform: Callable | None = None
 
     def at(self, statistic):
+        """The model at a group's mean statistic.
+
+        Parameters
+        ----------
+        statistic : float or ndarray
+            Mean statistic of a group (before ``transform``).
+
+        Returns
+        -------
+        (statistic, P, p) : tuple
+            The transformed statistic, the model's replication probability and
+            the p-value at it.
+        """
         stat = statistic if self.transform is None else self.transform(statistic)
         return stat, self.estimate(stat), self.pvalue(stat)
 

@@ -48,10 +48,12 @@ class PairedScores:
 
     @property
     def n_runs(self) -> int:
+        """Number of runs (the second axis from the end)."""
         return self.acc_a.shape[-2]
 
     @property
     def n_folds(self) -> int:
+        """Number of folds (the last axis)."""
         return self.acc_a.shape[-1]
 
 

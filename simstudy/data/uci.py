@@ -30,7 +30,14 @@ MISSING_UCI = {
 
 @lru_cache(maxsize=1)
 def uci_provenance() -> dict:
-    """Where each shipped file comes from, how it was transformed, and its checksum."""
+    """Where each shipped file comes from, how it was transformed, and its checksum.
+
+    Returns
+    -------
+    dict
+        ``{data set name: record}``, each record as ``provenance.json`` stores it
+        (source package and file, transformation, SHA-256 of the shipped ARFF).
+    """
     return json.loads((_DIR / "provenance.json").read_text())["datasets"]
 
 

@@ -188,6 +188,17 @@ def lock_holder(directory) -> tuple[bool, dict | None]:
     The record is cleared when a run ends in an orderly way, so ``(False,
     record)`` means the last writer died without releasing the lock (the kernel
     released it).  Probing takes a shared lock for an instant.
+
+    Parameters
+    ----------
+    directory : str or path
+        A run directory.
+
+    Returns
+    -------
+    (held, record) : (bool, dict or None)
+        Whether a process holds the lock now, and the record the last holder
+        left (command, process id, host, start time), or None.
     """
     path = Path(directory) / LOCK
     try:
@@ -243,6 +254,8 @@ class RunStore:
     # -- manifest -------------------------------------------------------------
     @property
     def manifest_path(self) -> Path:
+        """Path of the run's ``manifest.json``.
+        """
         return self.path / MANIFEST
 
     def check_target(self):
@@ -270,6 +283,15 @@ class RunStore:
         return check_manifest_shape(manifest, self.manifest_path)
 
     def write_manifest(self, manifest: dict, *, fsync: bool = False):
+        """Replace the manifest atomically.
+
+        Parameters
+        ----------
+        manifest : dict
+            The manifest to write (JSON).
+        fsync : bool
+            Sync it to disk before the rename.
+        """
         self.path.mkdir(parents=True, exist_ok=True)
         _atomic_write_text(self.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, default=str),
                            fsync=fsync)
@@ -305,6 +327,20 @@ class RunStore:
 
     # -- chunks ---------------------------------------------------------------
     def chunk_dir(self, condition: str, start: int, stop: int) -> Path:
+        """Directory of one chunk of replications.
+
+        Parameters
+        ----------
+        condition : str
+            The condition's key.
+        start, stop : int
+            The chunk's replications, ``start`` included, ``stop`` excluded.
+
+        Returns
+        -------
+        pathlib.Path
+            ``RUN/chunks/CONDITION/START-STOP``.
+        """
         return self.path / "chunks" / condition / chunk_name(start, stop)
 
     def chunk_meta(self, condition: str, start: int, stop: int) -> dict | None:
@@ -451,6 +487,8 @@ class RunData:
 
     @property
     def store(self) -> RunStore:
+        """The store of the run directory (chunks, manifest, lock).
+        """
         return RunStore(self.path)
 
     def chunk_states(self) -> dict:
@@ -473,6 +511,13 @@ class RunData:
         return self._cache["_ok"]
 
     def tables(self) -> list[str]:
+        """The names of the tables stored in the run's complete chunks.
+
+        Returns
+        -------
+        list of str
+            Sorted table names, e.g. ``["outcomes", "scores"]``.
+        """
         if "_names" not in self._cache:
             names = set()
             for c in self._chunks():
@@ -481,6 +526,24 @@ class RunData:
         return self._cache["_names"]
 
     def table(self, name: str) -> pd.DataFrame:
+        """One table's rows over every complete, verified chunk.
+
+        Parameters
+        ----------
+        name : str
+            The table, e.g. ``"outcomes"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows in the canonical order (conditions as declared, then
+            replication), cached; ``failures`` is an empty frame when nothing failed.
+
+        Raises
+        ------
+        KeyError
+            No stored rows of that table.
+        """
         if name not in self._cache:
             parts = [self.store.read_chunk_table(c["condition"], c["start"], c["stop"], name) for c in self._chunks()]
             parts = [p for p in parts if p is not None and len(p)]
@@ -494,10 +557,18 @@ class RunData:
 
     @property
     def failures(self) -> pd.DataFrame:
+        """The failure rows (condition, replication, seed, error): the ``failures`` table.
+        """
         return self.table("failures")
 
     def progress(self) -> pd.DataFrame:
-        """Per condition: replications planned and stored."""
+        """Per condition: replications planned and stored.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``condition``, ``planned`` and ``done`` (replications).
+        """
         rows = {}
         ok = {(c["condition"], c["start"]) for c in self._chunks()}
         for c in self.manifest["plan"]:
@@ -509,6 +580,8 @@ class RunData:
 
     @property
     def complete(self) -> bool:
+        """Whether every chunk of the plan is stored and verified.
+        """
         return len(self._chunks()) == len(self.manifest["plan"])
 
 
@@ -548,6 +621,29 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
     manifest must match the plan of ``study`` (a
     :class:`~simstudy.engine.study.Study` or the name of one) at that profile
     (see :func:`check_plan`).
+
+    Parameters
+    ----------
+    study : str, path or Study
+        The study (its name, a study file, or the declaration).
+    profile : str, optional
+        The stored profile.
+    out : str or path, optional
+        The run directory, when it is not ``results/STUDY/PROFILE``.
+    verify_plan : bool
+        Check the manifest against the study's plan.
+
+    Returns
+    -------
+    RunData
+        The run's stored rows, read lazily.
+
+    Raises
+    ------
+    ValueError
+        No stored run there, or one of another study.
+    ConfigMismatch
+        The manifest does not match the study's plan at that profile.
     """
     from .study import Study, get_study
 

@@ -163,6 +163,22 @@ class Study:
                 settings_of(prof, self.settings, study=self.name)
 
     def profile(self, name: str) -> Profile:
+        """The profile called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            ``smoke``, ``quick``, ``paper`` or another profile the study declares.
+
+        Returns
+        -------
+        Profile
+
+        Raises
+        ------
+        ValueError
+            The study has no such profile (the message lists those it has).
+        """
         try:
             return self.profiles[name]
         except KeyError:
@@ -170,6 +186,24 @@ class Study:
                              f"choose one of {', '.join(self.profiles)}") from None
 
     def conditions_for(self, profile: Profile) -> list:
+        """The conditions of the grid at ``profile``, validated.
+
+        Parameters
+        ----------
+        profile : Profile
+            The profile whose settings the study's ``conditions`` function reads.
+
+        Returns
+        -------
+        list
+            The conditions (frozen dataclasses), in declared order.
+
+        Raises
+        ------
+        ValueError
+            No conditions, duplicate condition keys, a condition the study's
+            ``validate`` refuses, or a bad number of replications.
+        """
         conds = self.conditions(profile) if callable(self.conditions) else self.conditions
         conds = list(conds)
         if not conds:
@@ -188,7 +222,19 @@ class Study:
         return conds
 
     def cost_seconds(self, profile: Profile) -> float:
-        """Estimated single-core seconds of the whole profile."""
+        """Estimated single-core seconds of the whole profile.
+
+        Parameters
+        ----------
+        profile : Profile
+            The profile to estimate.
+
+        Returns
+        -------
+        float
+            Replications times the declared seconds per replication, summed over
+            the conditions.
+        """
         conds = self.conditions_for(profile)
         per = self.seconds_per_replication
         return float(sum(n_replications_of(c, profile) * (per(c) if callable(per) else per) for c in conds))
@@ -199,6 +245,20 @@ def settings_of(profile: Profile, cls, *, study: str = ""):
 
     Raises ValueError naming an unknown setting (and the known ones) or a value
     the dataclass refuses.
+
+    Parameters
+    ----------
+    profile : Profile
+        The profile whose ``settings`` dict is read.
+    cls : type
+        A frozen dataclass with a default for every field.
+    study : str
+        The study's name, for messages.
+
+    Returns
+    -------
+    object
+        An instance of ``cls``.
     """
     known = {f.name for f in dataclasses.fields(cls)}
     where = f"study {study!r}, profile {profile.name!r}" if study else f"profile {profile.name!r}"
@@ -218,7 +278,18 @@ def n_replications_of(condition, profile: Profile) -> int:
 
 
 def condition_fields(condition) -> dict:
-    """The scalar fields of a condition, copied into every stored row."""
+    """The scalar fields of a condition, copied into every stored row.
+
+    Parameters
+    ----------
+    condition : object
+        A condition (frozen dataclass).
+
+    Returns
+    -------
+    dict
+        Field name to value, for fields holding a number, string or bool.
+    """
     if dataclasses.is_dataclass(condition):
         items = dataclasses.asdict(condition).items()
     elif isinstance(condition, dict):
@@ -230,7 +301,18 @@ def condition_fields(condition) -> dict:
 
 
 def condition_key(condition) -> str:
-    """A stable, file-name-safe name of a condition."""
+    """A stable, file-name-safe name of a condition.
+
+    Parameters
+    ----------
+    condition : object
+        A condition (frozen dataclass); its ``key`` attribute if it has one.
+
+    Returns
+    -------
+    str
+        The key, or the condition's field values joined into a name.
+    """
     key = getattr(condition, "key", None)
     if key is None:
         fields = condition_fields(condition) if not isinstance(condition, (str, int)) else {"c": condition}

@@ -73,6 +73,7 @@ class BenchmarkGroup:
 
     @property
     def key(self) -> str:
+        """The condition's name in stored rows, e.g. ``berrar1-g03``."""
         return f"{self.kind}-g{self.g:02d}"
 
 

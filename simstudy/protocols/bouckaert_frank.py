@@ -132,6 +132,18 @@ def summarize_by(out: pd.DataFrame, unit: str) -> dict[str, pd.DataFrame]:
 
 
 def verdict(ok) -> str:
+    """The word for a claim's check.
+
+    Parameters
+    ----------
+    ok : bool
+        Whether the claim holds in our numbers.
+
+    Returns
+    -------
+    str
+        ``"holds"`` or ``"does not hold"``.
+    """
     return "holds" if ok else "does not hold"
 
 

@@ -198,18 +198,22 @@ class BayesNetSource:
 
     @property
     def n_attributes(self) -> int:
+        """Number of attributes (every variable but the class)."""
         return len(self.names) - 1
 
     @property
     def n_classes(self) -> int:
+        """Number of values of the class variable."""
         return self.cardinalities[-1]
 
     @property
     def attribute_names(self) -> tuple:
+        """Names of the attributes, in column order."""
         return self.names[:-1]
 
     @property
     def class_name(self) -> str:
+        """Name of the class variable (the last variable)."""
         return self.names[-1]
 
     def cpt(self, node) -> np.ndarray:
@@ -219,6 +223,7 @@ class BayesNetSource:
 
     @property
     def n_arcs(self) -> int:
+        """Number of arcs of the network (parents summed over variables)."""
         return sum(len(p) for p in self.parents)
 
     # -- sampling ------------------------------------------------------------------
