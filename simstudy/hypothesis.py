@@ -148,6 +148,12 @@ def paired_t_test(x) -> SignificanceResult:
     Zero variance with non-zero mean gives ``statistic = +-inf`` and ``pvalue = 0``;
     all differences zero gives ``statistic = 0`` and ``pvalue = 1``.
     Matches ``scipy.stats.ttest_1samp(x, 0, axis=-1)`` elsewhere.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (t), ``pvalue`` (two-sided), ``df`` and ``direction``
+        (+1 when the mean favours A), each with the leading shape of ``x``.
     """
     x = as_sample(x, "x", min_n=2)
     return _flat_t(x, 0.0)
@@ -437,6 +443,12 @@ def resampled_t_test(x) -> SignificanceResult:
     under its own name because the splits overlap, which makes the test
     liberal (Nadeau and Bengio 2003).  Zero-variance convention as in
     :func:`paired_t_test`.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (t), ``pvalue`` (two-sided), ``df`` and ``direction``
+        (+1 when the mean favours A), each with the leading shape of ``x``.
     """
     x = as_sample(x, "x", min_n=2)
     return _flat_t(x, 0.0)
@@ -458,6 +470,12 @@ def corrected_resampled_t_test(x, *, n_train, n_test) -> SignificanceResult:
     Notes
     -----
     Zero-variance convention as in :func:`paired_t_test`.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (t), ``pvalue`` (two-sided), ``df`` and ``direction``
+        (+1 when the mean favours A), each with the leading shape of ``x``.
     """
     x = as_sample(x, "x", min_n=2)
     # Nadeau-Bengio correction for the overlap of the training sets
@@ -477,6 +495,12 @@ def repeated_cv_t_test(x) -> SignificanceResult:
     Variance factor ``1/(k r)``, df = ``k r - 1`` (the "use all data" scheme
     with a t-test, Bouckaert and Frank 2004).  Zero-variance convention as in
     :func:`paired_t_test`.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (t), ``pvalue`` (two-sided), ``df`` and ``direction``
+        (+1 when the mean favours A), each with the leading shape of ``x``.
     """
     x = _cv_matrix(x, "x")
     return _flat_t(x.reshape(x.shape[:-2] + (-1,)), 0.0)
@@ -501,6 +525,12 @@ def corrected_repeated_cv_t_test(x, *, n_train, n_test) -> SignificanceResult:
     With one run (``x[..., None, :]``) this is Berrar's variance-corrected
     t (Equation 15, after Nadeau and Bengio 2003) with df = k - 1.
     Zero-variance convention as in :func:`paired_t_test`.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (t), ``pvalue`` (two-sided), ``df`` and ``direction``
+        (+1 when the mean favours A), each with the leading shape of ``x``.
     """
     x = _cv_matrix(x, "x")
     # Nadeau-Bengio correction for the overlap of the training sets

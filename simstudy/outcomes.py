@@ -89,7 +89,34 @@ _REGISTRY: dict[str, TestSpec] = {}
 
 def register_test(name: str, function: Callable, *, takes: str = "sample", sizes: bool = False,
                   description: str = "", replace: bool = False) -> TestSpec:
-    """Register a test under ``name`` (a second registration of a name is refused unless ``replace``)."""
+    """Register a test under ``name`` (a second registration of a name is refused unless ``replace``).
+
+    Parameters
+    ----------
+    name : str
+        The stable name (``"my_t"``).
+    function : callable
+        The test; see :class:`TestSpec` for its calling convention.
+    takes : str
+        What it takes: one of :data:`INPUTS`.
+    sizes : bool
+        Whether it needs the training and test sizes of one split.
+    description : str
+        One line for listings.
+    replace : bool
+        Replace a test already registered under ``name``.
+
+    Returns
+    -------
+    TestSpec
+        The registered test; passing it instead of its name to
+        :func:`outcome_rows` carries the function to every worker.
+
+    Raises
+    ------
+    ValueError
+        An empty or taken name, an unknown ``takes``, or a function that is not callable.
+    """
     if not isinstance(name, str) or not name:
         raise ValueError(f"name: a test needs a non-empty name, got {name!r}")
     if name in _REGISTRY and not replace:
@@ -100,7 +127,22 @@ def register_test(name: str, function: Callable, *, takes: str = "sample", sizes
 
 
 def get_test(name) -> TestSpec:
-    """The registered test ``name`` (a :class:`TestSpec` is returned unchanged)."""
+    """The registered test ``name`` (a :class:`TestSpec` is returned unchanged).
+
+    Parameters
+    ----------
+    name : str or TestSpec
+        A registered name.
+
+    Returns
+    -------
+    TestSpec
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the registered ones).
+    """
     if isinstance(name, TestSpec):
         return name
     try:
@@ -110,7 +152,17 @@ def get_test(name) -> TestSpec:
 
 
 def test_names(takes: str | None = None) -> list[str]:
-    """Names of the registered tests (of one input kind if ``takes`` is given), in registration order."""
+    """Names of the registered tests (of one input kind if ``takes`` is given), in registration order.
+
+    Parameters
+    ----------
+    takes : str, optional
+        One of :data:`INPUTS`.
+
+    Returns
+    -------
+    list of str
+    """
     return [n for n, s in _REGISTRY.items() if takes is None or s.takes == takes]
 
 
@@ -135,7 +187,23 @@ def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarr
 
 
 def run_test(test, scores: PairedScores, *, scheme: str | None = None) -> h.SignificanceResult:
-    """Apply one registered test to paired scores (vectorised over the leading axes)."""
+    """Apply one registered test to paired scores (vectorised over the leading axes).
+
+    Parameters
+    ----------
+    test : str or TestSpec
+        A registered test.
+    scores : PairedScores
+        Paired accuracies, shape ``(..., n_runs, n_folds)``.
+    scheme : str, optional
+        For a ``"sample"`` test: the sampling scheme that makes its sample
+        (:data:`simstudy.schemes.SCHEMES`).
+
+    Returns
+    -------
+    simstudy.hypothesis.SignificanceResult
+        With the leading shape of the scores.
+    """
     spec = get_test(test)
     return spec(_input(scores, spec, scheme), scores.n_train, scores.n_test)
 

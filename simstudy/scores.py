@@ -121,6 +121,22 @@ def scores_frame(acc: np.ndarray, columns, axes=("experiment", "run", "fold"), d
     """Paired scores in long format: one row per cell of the leading ``axes``, one column per learner.
 
     ``acc`` has shape ``(*axes sizes, L)``; ``columns`` names the L accuracy columns.
+
+    Parameters
+    ----------
+    acc : ndarray, shape ``(*sizes, L)``
+        Accuracies, one per cell of the axes and learner.
+    columns : sequence of str
+        Names of the L accuracy columns (``acc_a``, ``acc_b`` or ``acc_<learner>``).
+    axes : sequence of str
+        Names of the leading axes.
+    dtype : dtype, optional
+        Type of the axis columns (default: int64).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The axis columns, then the accuracy columns, in row-major order.
     """
     grids = np.meshgrid(*[np.arange(s) for s in acc.shape[:-1]], indexing="ij")
     data = {a: (g.ravel() if dtype is None else g.ravel().astype(dtype)) for a, g in zip(axes, grids)}
@@ -136,7 +152,21 @@ def kfold_sizes(rows, design=None) -> tuple[int, int]:
 
 
 def split_accuracies(X, y, train, test, learners) -> np.ndarray:
-    """Accuracy of each learner (a factory returning an unfitted estimator) on one split: shape (L,)."""
+    """Accuracy of each learner (a factory returning an unfitted estimator) on one split: shape (L,).
+
+    Parameters
+    ----------
+    X, y : ndarray
+        The data.
+    train, test : ndarray of int
+        Indices of the split.
+    learners : sequence of callable
+        Factories of unfitted learners.
+
+    Returns
+    -------
+    ndarray, shape (L,)
+    """
     return np.array([np.mean(make().fit(X[train], y[train]).predict(X[test]) == y[test]) for make in learners])
 
 
@@ -146,6 +176,19 @@ def fold_predictions(X, y, fold_ids, make) -> np.ndarray:
     ``fold_ids`` (runs, n) gives each case's fold in each run; a case with fold -1
     is always training and never held out (a resampling split is one run with the
     test cases in fold 0 and the rest at -1).  ``make`` returns an unfitted learner.
+
+    Parameters
+    ----------
+    X, y : ndarray
+        The data.
+    fold_ids : ndarray of int, shape (runs, n) or (n,)
+        Fold of every case in every run.
+    make : callable
+        Factory of an unfitted learner.
+
+    Returns
+    -------
+    ndarray, shape (runs, n)
     """
     fold_ids = np.atleast_2d(np.asarray(fold_ids))
     y = np.asarray(y)
@@ -180,6 +223,20 @@ def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
 
     ``fold_ids`` has shape (n_runs, n) as made by :func:`simstudy.splits.repeated_fold_ids`;
     every run must use the same number of folds.
+
+    Parameters
+    ----------
+    X, y : ndarray
+        The data.
+    fold_ids : ndarray of int, shape (n_runs, n)
+        Fold of every case in every run.
+    learners : sequence of callable
+        Factories of unfitted learners (see
+        :func:`simstudy.learners.as_learner_factory`).
+
+    Returns
+    -------
+    ndarray, shape (n_runs, n_folds, L)
     """
     fold_ids = np.atleast_2d(np.asarray(fold_ids))
     return np.stack([_accuracy_per_fold(fold_predictions(X, y, fold_ids, make), y, fold_ids) for make in learners],
@@ -193,6 +250,19 @@ def resample_accuracies(X, y, splits, learners) -> np.ndarray:
     put every case in its training or its test part (a split into training, test and
     unused cases is refused: the unused ones would be counted as training).  Learners
     with ``fold_predictions`` fit all splits in one call.
+
+    Parameters
+    ----------
+    X, y : ndarray
+        The data.
+    splits : sequence of (train, test)
+        Index arrays of each split.
+    learners : sequence of callable
+        Factories of unfitted learners.
+
+    Returns
+    -------
+    ndarray, shape (n_splits, L)
     """
     y = np.asarray(y)
     ids = np.full((len(splits), y.size), -1, dtype=np.int64)
@@ -204,5 +274,19 @@ def resample_accuracies(X, y, splits, learners) -> np.ndarray:
 
 
 def holdout_accuracies(X, y, X_test, y_test, learners) -> np.ndarray:
-    """Accuracy of each learner (a factory) fitted on ``(X, y)`` and tested on a separate test set: shape (L,)."""
+    """Accuracy of each learner (a factory) fitted on ``(X, y)`` and tested on a separate test set: shape (L,).
+
+    Parameters
+    ----------
+    X, y : ndarray
+        Training data.
+    X_test, y_test : ndarray
+        The separate test set.
+    learners : sequence of callable
+        Factories of unfitted learners.
+
+    Returns
+    -------
+    ndarray, shape (L,)
+    """
     return np.array([float(np.mean(make().fit(X, y).predict(X_test) == y_test)) for make in learners])

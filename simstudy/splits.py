@@ -51,14 +51,39 @@ def stratified_fold_ids(y, n_folds: int, rng) -> np.ndarray:
 
 
 def repeated_fold_ids(y, n_runs: int, n_folds: int, rng) -> np.ndarray:
-    """Fold ids of ``n_runs`` independent stratified partitions: shape (n_runs, n)."""
+    """Fold ids of ``n_runs`` independent stratified partitions: shape (n_runs, n).
+
+    Parameters
+    ----------
+    y : array_like, shape (n,)
+        Class labels.
+    n_runs, n_folds : int
+        Number of partitions and of folds in each.
+    rng : numpy.random.Generator or seed
+        Source of randomness.
+
+    Returns
+    -------
+    ndarray of int, shape (n_runs, n)
+        Fold id of every case in every run.
+    """
     check_positive(n_runs, "n_runs", integer=True)
     rng = np.random.default_rng(rng)
     return np.stack([stratified_fold_ids(y, n_folds, rng) for _ in range(n_runs)])
 
 
 def folds(fold_ids):
-    """Yield ``(train_index, test_index)`` for each fold of one partition."""
+    """Yield ``(train_index, test_index)`` for each fold of one partition.
+
+    Parameters
+    ----------
+    fold_ids : array_like of int, shape (n,)
+        Fold of every case.
+
+    Yields
+    ------
+    (train_index, test_index) : tuple of ndarray
+    """
     fold_ids = np.asarray(fold_ids)
     for f in range(int(fold_ids.max()) + 1):
         yield np.flatnonzero(fold_ids != f), np.flatnonzero(fold_ids == f)
