@@ -35,7 +35,7 @@ $(DOCS_STAMP): pyproject.toml $(STAMP)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	$(PY) -m sphinx -E -W --keep-going -q -b html docs docs/_build/html
 	@echo "docs: open docs/_build/html/index.html"
 
 # Berrar's four studies: simulate (resumable), compare with the paper, draw the figures.
