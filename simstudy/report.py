@@ -21,18 +21,27 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pandas as pd
 
-from .compare import compare, markdown_table
-from .reproduce import cross_study_tables, write_atomic
+from .compare import (INSIDE_RULE, NA, NO_VERDICT_RULE, REDUCED_RULE, compare, comparison_view, html_table,
+                      markdown_table, verdict_line)
+from .reproduce import cross_study_tables, reduced_scale, write_atomic
 
 __all__ = ["build_report", "resolve_studies"]
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 6px;
-text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}.no{color:#b00;font-weight:bold}
-.meta{color:#555;font-size:13px}img{max-width:720px;width:100%;border:1px solid #ddd;margin:0.5em 0}
+vertical-align:top}th{background:#f0f0f0}.l{text-align:left}.r{text-align:right;white-space:nowrap;
+font-variant-numeric:tabular-nums}.no{color:#b00;font-weight:bold}
+.meta{color:#555;font-size:13px}figure{margin:0.5em 0 1.5em}img{max-width:720px;width:100%;border:1px solid #ddd}
+figcaption{font-size:13px;color:#333;max-width:720px}.rules{font-size:13px;color:#333}
 .verdict{background:#f6f6e8;padding:0.5em 1em;border-left:4px solid #cc9}"""
+
+#: How to read the page, stated once at its top.
+RULES = (f"Intervals are our 95% Monte Carlo intervals, clipped to the values the quantity can take (shares "
+         f"and probabilities in [0, 1], differences of shares in [-1, 1], percentages in [0, 100], normalised "
+         f"replicability in [-100, 100], counts in [0, n]). {INSIDE_RULE} {NO_VERDICT_RULE} {REDUCED_RULE} "
+         f"Numbers have at most 4 significant digits (published values as the paper prints them); "
+         f"{NA} marks a value that was not computed.")
 
 
 def resolve_studies(studies) -> list:
@@ -75,9 +84,11 @@ def _check_writable(out: Path):
                          "choose a writable directory with --out") from None
 
 
-def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[list[tuple[str, str]], list[str]]:
-    """Draw (or reuse) the study's declared figures; returns ``(relative path, title)`` pairs and failures."""
+def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """Draw (or reuse) the study's declared figures; returns ``(relative path, title, description)`` and failures."""
     from .plots import render_study_figure
+
+    from .plots import figure_description
 
     drawn, failed = [], []
     for fig in st.figures:
@@ -92,7 +103,8 @@ def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[li
             failed.append(f"{fig.name} could not be drawn ({type(exc).__name__}: {exc})")
             continue
         if png.is_file() and png.stat().st_size > 0:
-            drawn.append((png.relative_to(out).as_posix(), fig.title or fig.name))
+            drawn.append((png.relative_to(out).as_posix(), fig.title or fig.name,
+                           figure_description(figdir, stem) or fig.title or fig.name))
         else:
             failed.append(f"{fig.name} could not be drawn (empty file)")
     return drawn, failed
@@ -103,7 +115,8 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
 
     run = load_run(st, profile=profile, out=results / st.name / profile)
     tables = st.summarize(run)
-    cmp = compare(tables, st.reference.get("published", []))
+    reduced = reduced_scale(st, run)
+    cmp = compare(tables, st.reference.get("published", []), reduced=bool(reduced))
     runs = run.manifest.get("runs", [])
     seconds = sum(r.get("seconds", 0) for r in runs)
     prog = run.progress()
@@ -111,25 +124,14 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
             f"({run.manifest.get('n_replications')} per condition); compute time {seconds:.0f} s over {len(runs)} "
             f"run(s) with {runs[-1].get('jobs') if runs else '?'} worker(s); root seed {run.manifest['root_seed']}")
     if len(cmp):
-        inside = cmp["published_inside"].dropna()
-        verdict = (f"{int(inside.sum())} of {len(cmp)} published numbers lie inside our 95% Monte Carlo intervals, "
-                   f"{int((~inside.astype(bool)).sum())} outside, {int(cmp['ours'].isna().sum())} not computed "
-                   "at this profile.")
+        verdict = verdict_line(cmp, reduced=reduced)
     else:
         verdict = "Nothing published to compare cell by cell; our tables follow."
     figs, failed = _figures(st, run, tables, profile, out / "figures", out)
-    main_table = None
-    if len(cmp):
-        main_table = cmp.assign(interval=[f"[{a:.4g}, {b:.4g}]" for a, b in zip(cmp["mc_low"], cmp["mc_high"])])[
-            ["quantity", "published", "ours", "interval", "difference", "published_inside", "source"]]
+    main_table = comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None
     summary = next(iter(tables.values())) if not len(cmp) and tables else None
     return {"name": st.name, "title": st.title, "meta": meta, "verdict": verdict, "note": st.notes or "",
             "comparison": main_table, "summary": summary, "figures": figs, "failed": failed}
-
-
-def _html_table(df: pd.DataFrame) -> str:
-    text = df.to_html(index=False, escape=True, float_format=lambda v: f"{v:.4g}", na_rep="n/a")
-    return text.replace("<td>False</td>", '<td class="no">no</td>').replace("<td>True</td>", "<td>yes</td>")
 
 
 def build_report(profile: str = "quick", results="results", out=None, *, studies=None) -> tuple[Path, Path]:
@@ -179,9 +181,11 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
     md = [f"# simstudy: reproductions at the {profile} profile", "",
           f"Generated {stamp} from stored results in `{results}`; versions: "
           + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", ""]
+    md += [f"How to read this page: {RULES}", ""]
     body = [f"<h1>simstudy: reproductions at the {html.escape(profile)} profile</h1>",
             f'<p class="meta">Generated {stamp} from stored results in <code>{html.escape(str(results))}</code>; '
-            + ", ".join(f"{k} {v}" for k, v in versions.items()) + "</p>"]
+            + ", ".join(f"{k} {v}" for k, v in versions.items()) + "</p>",
+            f'<p class="rules"><b>How to read this page.</b> {html.escape(RULES)}</p>']
     if not sections:
         md.append("No study has stored results at this profile.")
         body.append("<p>No study has stored results at this profile.</p>")
@@ -195,16 +199,18 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
         table = s["comparison"] if s["comparison"] is not None else s["summary"]
         if table is not None:
             md += [markdown_table(table), ""]
-            body.append(_html_table(table))
-        for fig, title in s["figures"]:
-            md += [f"![{title}]({fig})", ""]
-            body.append(f'<img src="{html.escape(fig)}" alt="{html.escape(title)}">')
+            body.append(html_table(table))
+        for fig, title, description in s["figures"]:
+            alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
+            md += [f"![{alt}]({fig})", "", f"*{title}.* {description}", ""]
+            body.append(f'<figure><img src="{html.escape(fig)}" alt="{html.escape(description)}">'
+                        f"<figcaption><b>{html.escape(title)}.</b> {html.escape(description)}</figcaption></figure>")
         for text in s["failed"]:
             md += [f"*Figure {text}.*", ""]
             body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
     for table, frame, _ in cross_study_tables(chosen, profile=profile, results=results):
         md += [f"## {table.heading}", "", markdown_table(frame), ""]
-        body += [f"<h2>{html.escape(table.heading)}</h2>", _html_table(frame)]
+        body += [f"<h2>{html.escape(table.heading)}</h2>", html_table(frame)]
     if not_run:
         md += ["## Not run at this profile", "", ", ".join(not_run), ""]
         body += ["<h2>Not run at this profile</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]

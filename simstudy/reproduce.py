@@ -25,7 +25,7 @@ import pandas as pd
 from ._files import write_atomic
 from .compare import Published, compare, comparison_markdown, markdown_table
 
-__all__ = ["summary_tables", "comparison_report", "write_atomic", "CrossStudyTable", "CrossStudyRow",
+__all__ = ["summary_tables", "comparison_report", "reduced_scale", "write_atomic", "CrossStudyTable", "CrossStudyRow",
            "cross_study_rows", "cross_study_tables", "cross_study_table", "berrar_table1"]
 
 
@@ -41,6 +41,42 @@ def _study_and_run(study, profile: str, out):
 
     st = get_study(study)
     return st, load_run(st, profile=profile, out=out)
+
+
+def reduced_scale(study, run) -> str | None:
+    """Why a stored run is smaller than the study's published scale; None when it is not.
+
+    A run is at the published scale when it stores at least as many
+    replications, over at least as many conditions, as the study's ``paper``
+    profile plans (Bouckaert's Table 2 at the quick profile is).  Only then are
+    published values counted inside or outside our intervals
+    (:data:`simstudy.compare.REDUCED_RULE`); a smaller run, an unfinished one or
+    a study without a paper profile is flagged instead.
+
+    Parameters
+    ----------
+    study : simstudy.engine.Study
+    run : simstudy.engine.RunData
+
+    Returns
+    -------
+    str or None
+        E.g. ``"16 replications stored, 27300 at the paper profile"``.
+    """
+    from .engine.study import n_replications_of
+
+    prog = run.progress()
+    done = int(prog["done"].sum()) if len(prog) else 0
+    conds = int((prog["done"] > 0).sum()) if len(prog) else 0
+    paper = study.profiles.get("paper")
+    if paper is None:
+        return f"{done} replications stored; the study declares no paper profile"
+    planned = study.conditions_for(paper)
+    total = sum(n_replications_of(c, paper) for c in planned)
+    if done < total or conds < len(planned):
+        return (f"{done} replications stored in {conds} condition{'s' if conds != 1 else ''}, {total} in "
+                f"{len(planned)} at the paper profile")
+    return None
 
 
 def summary_tables(study, *, profile: str = "quick", out=None) -> dict[str, pd.DataFrame]:
@@ -86,7 +122,8 @@ def comparison_report(study, *, profile: str = "quick", out=None, write: bool = 
     st, run = _study_and_run(study, profile, out)
     tables = st.summarize(run)
     published = st.reference.get("published", [])
-    cmp = compare(tables, published)
+    reduced = reduced_scale(st, run)
+    cmp = compare(tables, published, reduced=bool(reduced))
     k = run.manifest.get("n_replications") if hasattr(run, "manifest") else None
     notes = (
         f"Profile `{profile}`"
@@ -96,7 +133,7 @@ def comparison_report(study, *, profile: str = "quick", out=None, write: bool = 
     )
     appendix = "".join(f"\n## Table `{name}` (from stored rows)\n\n{markdown_table(df)}\n"
                        for name, df in tables.items())
-    text = comparison_markdown(st.title, cmp, notes=notes + appendix)
+    text = comparison_markdown(st.title, cmp, notes=notes + appendix, reduced=reduced)
     if write:
         path = Path(run.path) / "comparison.md"
         try:
@@ -107,7 +144,7 @@ def comparison_report(study, *, profile: str = "quick", out=None, write: bool = 
         except OSError as exc:
             print(f"simstudy: note: comparison not saved, {Path(run.path)} is not writable "
                   f"({exc.strerror or exc})", file=sys.stderr)
-    return text if with_tables else comparison_markdown(st.title, cmp, notes=notes)
+    return text if with_tables else comparison_markdown(st.title, cmp, notes=notes, reduced=reduced)
 
 
 # -- cross-study tables ------------------------------------------------------------------------------
@@ -284,14 +321,18 @@ def cross_study_table(table, studies=None, *, profile: str = "quick",
         raise ValueError(f"cross-study table {name!r}: no study declares a row of it"
                          + (f" (tables declared: {', '.join(found)})" if found else ""))
     table, members = found[name]
-    rows, published = [], []
+    rows, published, reduced = [], [], []
     value_columns = [col for col, _ in table.columns]
     for st, row in members:
         out = Path(results) / st.name / profile
         if not out.exists():
             rows.append({"study": st.name, "group": "not run"})
             continue
-        rows.append(_our_row(table, row, summary_tables(st, profile=profile, out=out), st.name))
+        st, run = _study_and_run(st, profile, out)
+        why = reduced_scale(st, run)
+        if why:
+            reduced.append(f"{st.name}: {why}")
+        rows.append(_our_row(table, row, st.summarize(run), st.name))
         for col in value_columns:
             if col in row.published:
                 published.append(Published(f"{st.name} ({row.group} published, ours {rows[-1]['group']}): {col}",
@@ -303,8 +344,8 @@ def cross_study_table(table, studies=None, *, profile: str = "quick",
         for col in value_columns + [d[0] for d in table.differences]:
             avg[col] = done[col].mean()
         frame = pd.concat([frame, pd.DataFrame([avg])], ignore_index=True)
-    cmp = compare({name: frame}, published)
-    text = comparison_markdown(f"{table.title} (profile {profile})", cmp,
+    cmp = compare({name: frame}, published, reduced=bool(reduced))
+    text = comparison_markdown(f"{table.title} (profile {profile})", cmp, reduced="; ".join(reduced) or None,
                                notes=f"## Our {table.short or table.title} (from stored rows)\n\n"
                                      + markdown_table(frame))
     return frame, text

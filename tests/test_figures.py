@@ -32,7 +32,9 @@ def test_declared_figure_draws_on_an_axes(berrar3):
     figure.draw(st.summarize(run), ax, profile="smoke")
     assert ax.get_title() == "Study 3: SVM with oracle vs SVM, profile smoke"
     assert ax.get_xscale() == "log" and ax.get_ylabel() == "replication probability"
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["$P_t$", "empirical F"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "$P_t$, line: 95% prediction interval", "empirical F", "replication probability 0.95 (dotted)",
+        "p = 0.05, the significance level (dotted)"]
 
 
 @pytest.mark.parametrize("name", ["berrar1", "berrar2", "berrar3", "berrar4"])

@@ -87,10 +87,55 @@ def berrar3_only(stored, tmp_path):
 
 def test_sections_and_verdicts(report):
     text = (report / "report.md").read_text()
-    assert "Berrar study 3" in text and "published numbers lie inside" in text
+    assert "Berrar study 3" in text and "too few replications for a verdict" in text.lower()
+    assert " lie outside" not in text, "a smoke run counts no published value outside"
     assert "Bouckaert and Frank" in text and "Nothing published to compare" in text
     assert "Not run at this profile" in text and "berrar1" in text
     assert "Berrar, Table 1" in text
+
+
+def test_no_raw_python_values_and_no_misaligned_rows(report):
+    from html.parser import HTMLParser
+
+    for name in ("report.md", "report.html"):
+        text = (report / name).read_text()
+        for raw in (r"\bnan\b", r"\bNone\b", r"\bTrue\b", r"\bFalse\b", r"published_inside", r"_mc_low",
+                    r"\d\.\d+e-0[1-4]\b"):
+            assert not re.search(raw, text, flags=re.IGNORECASE if raw == r"\bnan\b" else 0), (name, raw)
+    md = (report / "report.md").read_text().splitlines()
+    for i, line in enumerate(md):
+        if line.startswith("|") and i + 1 < len(md) and set(md[i + 1]) <= set("|:-"):
+            width = len(re.split(r"(?<!\\)\|", line))
+            j = i + 1
+            while j < len(md) and md[j].startswith("|"):
+                assert len(re.split(r"(?<!\\)\|", md[j])) == width, md[j]
+                j += 1
+
+    class Rows(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tables = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.tables.append([])
+            elif tag == "tr":
+                self.tables[-1].append(0)
+            elif tag in ("td", "th"):
+                self.tables[-1][-1] += 1
+
+    rows = Rows()
+    rows.feed((report / "report.html").read_text())
+    assert rows.tables and all(len(set(t)) == 1 for t in rows.tables)
+
+
+def test_figures_have_descriptions_not_paths(report):
+    page = (report / "report.html").read_text()
+    alts = re.findall(r'<img src="[^"]+" alt="([^"]+)"', page)
+    assert alts
+    for alt in alts:
+        assert not alt.endswith((".png", ".pdf")) and "Horizontal axis" in alt and "dotted" in alt
+    assert page.count("<figcaption>") == len(alts)
 
 
 def test_declared_figures_and_notes(report):

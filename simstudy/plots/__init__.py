@@ -15,11 +15,14 @@ No function calls ``plt.show()`` or changes global settings.
 from .berrar import (berrar_binomial_figure, berrar_figure2, berrar_figure4, berrar_t_figure,
                      berrar_wilcoxon_figure)
 from .bouckaert import bouckaert_figure2, bouckaert_variance_panel, simulated_variances
-from .core import estimate_vs_p, label_points, replication_vs_p
-from .output import figure_is_current, figure_key, new_figure, render_study_figure, run_fingerprint, save_figure
+from .core import (describe_axes, estimate_vs_p, label_points, legend_outside, log_p_axis, reference_line,
+                   replication_vs_p)
+from .output import (figure_description, figure_is_current, figure_key, new_figure, render_study_figure,
+                     run_fingerprint, save_figure)
 
 __all__ = [
-    "replication_vs_p", "estimate_vs_p", "label_points",
+    "replication_vs_p", "estimate_vs_p", "label_points", "log_p_axis", "reference_line", "legend_outside",
+    "describe_axes", "figure_description",
     "berrar_binomial_figure", "berrar_wilcoxon_figure", "berrar_t_figure", "berrar_figure2", "berrar_figure4",
     "bouckaert_figure2", "bouckaert_variance_panel", "simulated_variances",
     "new_figure", "save_figure", "run_fingerprint", "figure_key", "figure_is_current", "render_study_figure",

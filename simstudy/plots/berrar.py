@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import estimate_vs_p, label_points, replication_vs_p
+from .core import estimate_vs_p, label_points, legend_outside, log_p_axis, reference_line, replication_vs_p
 
 __all__ = ["berrar_binomial_figure", "berrar_wilcoxon_figure", "berrar_t_figure", "berrar_figure2",
            "berrar_figure4"]
@@ -38,7 +38,7 @@ def berrar_binomial_figure(tables, ax, *, profile: str, title: str, table: str =
         replication_vs_p(t, "bayes", ax=ax, color="tab:blue", label="Bayesian model $P_B$", offset=1.05, show_f=False)
         for _, r in t.iterrows():
             ax.annotate(f"g={int(r['g'])}", (r["binomial_p"], 0.02), fontsize=7, ha="center")
-        ax.legend(loc="lower left")
+        legend_outside(ax)
     else:
         ax.text(0.5, 0.5, "no group with a significant mean success rate at this profile", ha="center",
                 transform=ax.transAxes)
@@ -62,7 +62,7 @@ def berrar_wilcoxon_figure(tables, ax, *, profile: str, title: str, table: str =
     t = tables[table]
     model = "wilcoxon" if "wilcoxon_P" in t else "wilcoxon_s1"
     replication_vs_p(t, model, ax=ax, label="$P_w$" + ("" if model == "wilcoxon" else " (s* = 1: no bootstrap rows)"))
-    ax.legend(loc="lower left")
+    legend_outside(ax)
     ax.set_title(f"{title} (Wilcoxon), profile {profile}")
 
 
@@ -86,7 +86,7 @@ def berrar_t_figure(tables, ax, *, profile: str, title: str, group: str, first: 
     t = t[t[group] >= first]
     replication_vs_p(t, "t", ax=ax, label="$P_t$")
     label_points(ax, t["t_p"], t["t_P_high"] + 0.01, [f"{group}={int(v)}" for v in t[group]])
-    ax.legend(loc="lower left")
+    legend_outside(ax)
     ax.set_title(f"{title}, profile {profile}")
 
 
@@ -115,8 +115,8 @@ def berrar_figure2(ax, *, n: int = 44) -> None:
     estimate_vs_p(p, bayes.estimate, bayes.low, bayes.high, ax=ax, color="tab:blue", label="Bayesian model $P_B$",
                   offset=1.07)
     ax.set_title(f"N = {n}: all {keep.sum()} significant outcomes ({wins.min()}..{wins.max()} wins)")
-    ax.axhline(0.5, color="grey", lw=0.6, ls=":")
-    ax.legend(loc="lower left")
+    reference_line(ax, y=0.5, label="replication probability 0.5 (dotted)")
+    legend_outside(ax)
 
 
 def berrar_figure4(ax, *, nu: int = 9) -> None:
@@ -139,9 +139,9 @@ def berrar_figure4(ax, *, nu: int = 9) -> None:
     res = t_model(stats.t.isf(p / 2, nu), nu)
     ax.fill_between(p, res.low, res.high, color="tab:blue", alpha=0.2, label="95% prediction interval")
     ax.plot(p, res.estimate, color="black", label="$P_t$")
-    ax.axhline(0.95, color="grey", lw=0.6, ls=":")
-    ax.set_xscale("log")
+    reference_line(ax, y=0.95, label="replication probability 0.95 (dotted)")
+    log_p_axis(ax)
     ax.set_xlabel("p-value (log scale)")
     ax.set_ylabel("replication probability")
     ax.set_title(rf"$\nu$ = {nu}")
-    ax.legend(loc="lower left")
+    legend_outside(ax)

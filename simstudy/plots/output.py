@@ -17,8 +17,10 @@ import json
 from pathlib import Path
 
 __all__ = ["FIGSIZE", "DPI", "FORMATS", "new_figure", "save_figure", "run_fingerprint", "figure_key",
-           "figure_is_current", "render_study_figure"]
+           "figure_is_current", "render_study_figure", "figure_description"]
 
+#: Changed whenever the drawing code changes how figures look, so stored figures are drawn again.
+FIGURE_STYLE = 2
 FIGSIZE = (7, 4.5)
 DPI = 150
 FORMATS = ("png", "pdf")
@@ -135,7 +137,8 @@ def figure_key(run, figure, *, study: str, profile: str) -> str:
     from .. import __version__
 
     content = {"run": run_fingerprint(run), "study": study, "profile": profile, "figure": figure.name,
-               "title": figure.title, "draw": _describe(figure.draw), "simstudy": __version__}
+               "title": figure.title, "draw": _describe(figure.draw), "simstudy": __version__,
+               "style": FIGURE_STYLE}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
 
@@ -175,6 +178,28 @@ def figure_is_current(directory, stem: str, key: str) -> bool:
         return all(_valid(directory / name) and _sha256(directory / name) == digest for name, digest in files.items())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
+
+
+def figure_description(directory, stem: str) -> str | None:
+    """The plain-text description of a drawn figure, recorded in its sidecar (None when there is none).
+
+    Parameters
+    ----------
+    directory : path-like
+    stem : str
+        File stem of the figure.
+
+    Returns
+    -------
+    str or None
+        Title, axes with their ranges, legend entries (each reference line
+        among them) and point labels, as :func:`simstudy.plots.core.describe_axes` wrote them.
+    """
+    try:
+        text = json.loads((Path(directory) / f"{stem}.json").read_text()).get("description")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return text if isinstance(text, str) and text else None
 
 
 def render_study_figure(study, figure, tables, run, directory, stem: str | None = None, *, profile: str,
@@ -220,10 +245,14 @@ def render_study_figure(study, figure, tables, run, directory, stem: str | None 
     sidecar = directory / f"{stem}.json"
     directory.mkdir(parents=True, exist_ok=True)
     sidecar.unlink(missing_ok=True)
+    from .core import describe_axes
+
     fig = new_figure()
-    figure.draw(tables, fig.add_subplot(), profile=profile)
+    ax = fig.add_subplot()
+    figure.draw(tables, ax, profile=profile)
     paths = save_figure(fig, directory, stem, formats=formats)
     meta = {"key": key, "study": study.name, "figure": figure.name, "profile": profile,
-            "run": run_fingerprint(run), "files": {p.name: _sha256(p) for p in paths}}
+            "run": run_fingerprint(run), "files": {p.name: _sha256(p) for p in paths},
+            "description": describe_axes(ax)}
     write_atomic(sidecar, json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return first
