@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["assessment_text", "assessment_markdown", "assessment_html", "draw_pvalues", "write_assessment",
+__all__ = ["assessment_text", "lucky_line", "assessment_markdown", "assessment_html", "draw_pvalues", "write_assessment",
            "compact_table"]
 
 
@@ -68,12 +68,24 @@ def _accuracy_lines(a) -> list[str]:
             f"(mean over every split of every repeat)" for _, r in a.accuracy.iterrows()]
 
 
+def lucky_line(a) -> str:
+    """Berrar's question on the user's data: do significant first repeats replicate as often as P_rep says?"""
+    t = a.table
+    sig = t[(t["first verdict"] != "not significant") & np.isfinite(t["P_rep"]) & np.isfinite(t["F first"])]
+    if sig.empty:
+        return ("Lucky first experiment: no test with a replication model was significant in the first repeat, "
+                "so there is no significant verdict to replicate.")
+    return (f"Lucky first experiment: {len(sig)} test(s) were significant in the first repeat; Berrar's "
+            f"replication probability averaged {sig['P_rep'].mean():.2f} over them, and the other repeats reached "
+            f"the same significant verdict in {sig['F first'].mean():.2f} of cases on average (F).")
+
+
 def assessment_text(a) -> str:
     """Plain text for the terminal."""
     with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 40):
         table = compact_table(a).to_string(index=False)
     lines = [*_header(a), "", "Mean accuracy:", *_accuracy_lines(a), "", "Verdicts across repeats:",
-             *[f"  {v}" for v in a.verdicts], "", table, "", a.recommendation]
+             *[f"  {v}" for v in a.verdicts], "", table, "", lucky_line(a), "", a.recommendation]
     if a.evidence_notes:
         lines += ["", "Evidence: " + "; ".join(a.evidence_notes)]
     lines += ["", _legend()]
@@ -101,8 +113,8 @@ def assessment_markdown(a, figure: str | None = None) -> str:
     parts = [f"# {html.escape(a.a.label)} against {html.escape(a.b.label)} on {html.escape(a.data.name)}", "",
              *[f"- {line}" for line in _header(a)], "", "## Verdicts across repeats", "",
              *[f"- {v}" for v in a.verdicts], "", "## Mean accuracy", "", _md_table(a.accuracy), "",
-             "## Per design, scheme and test", "", _md_table(compact_table(a)), "", "## Recommendation", "",
-             a.recommendation, ""]
+             "## Per design, scheme and test", "", _md_table(compact_table(a)), "", lucky_line(a), "",
+             "## Recommendation", "", a.recommendation, ""]
     if a.evidence_notes:
         parts += ["Evidence: " + "; ".join(a.evidence_notes), ""]
     if figure:
@@ -122,7 +134,7 @@ def assessment_html(a, figure: str | None = None) -> str:
             "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
             "<h2>Verdicts across repeats</h2>", "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",
             "<h2>Mean accuracy</h2>", table(a.accuracy),
-            "<h2>Per design, scheme and test</h2>", table(compact_table(a)),
+            "<h2>Per design, scheme and test</h2>", table(compact_table(a)), f"<p>{e(lucky_line(a))}</p>",
             "<h2>Recommendation</h2>", f"<p>{e(a.recommendation).replace('`', '')}</p>"]
     if a.evidence_notes:
         body.append(f"<p>Evidence: {e('; '.join(a.evidence_notes))}</p>")

@@ -199,7 +199,7 @@ def test_python_api_with_arrays_and_estimators(tmp_path):
 def test_cli_writes_the_pages_and_benches_a_new_test(tmp_path, iris_csv, capsys):
     out = tmp_path / "run"
     argv = ["assess", str(iris_csv), "--a", "NB", "--b", "C4.5", "--designs", "cv2x5", "resampled3",
-            "--repeats", "3", "--out", str(out), "--quiet", "--evidence", str(tmp_path / "none"),
+            "--repeats", "3", "--out", str(out), "--quiet", "--results", str(tmp_path / "none"),
             "--bench", "welch_t"]
     assert main(argv) == 0
     text = capsys.readouterr().out

@@ -39,9 +39,9 @@ def register(subparsers):
     p.add_argument("--out", default=None, metavar="DIR",
                    help="run directory (default results/assess/DATA-A-B); rerunning resumes or re-summarises")
     p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
-    p.add_argument("--evidence", default="results", metavar="RESULTS",
-                   help="results root with stored runs of bouckaert1 / bouckaert_frank, whose Type I errors "
-                        "back the recommendation (default results)")
+    p.add_argument("--results", default="results", metavar="ROOT",
+                   help="results root holding stored runs of bouckaert1 / bouckaert_frank (ROOT/STUDY/PROFILE), "
+                        "whose Type I errors back the recommendation (default results)")
     p.add_argument("--bench", default=None, metavar="TEST",
                    help="also run this test (registered name or plug-in module:function / file.py:function) on "
                         "the stored paired scores, beside the built-in tests")
@@ -59,7 +59,7 @@ def cmd_assess(args) -> int:
     a = assess(args.data, None, args.a, args.b, designs=args.designs, tests=args.tests, n_repeats=args.repeats,
                alpha=args.alpha, out=args.out, jobs=args.jobs, seed=args.seed, progress=not args.quiet,
                fresh=args.fresh, class_column=args.class_column, a_params=args.a_params, b_params=args.b_params,
-               evidence=args.evidence)
+               evidence=args.results)
     print(a)
     paths = write_assessment(a)
     print("\nWrote " + ", ".join(str(p) for p in paths.values()))
