@@ -126,8 +126,7 @@ def assessment_markdown(a, figure: str | None = None) -> str:
 
 def assessment_html(a, figure: str | None = None) -> str:
     """The HTML twin of :func:`assessment_markdown`."""
-    def table(df):
-        return df.to_html(index=False, escape=True, na_rep="n/a", float_format=lambda v: f"{v:.4f}")
+    from .compare import html_table as table
 
     e = html.escape
     body = [f"<h1>{e(a.a.label)} against {e(a.b.label)} on {e(a.data.name)}</h1>",
@@ -165,7 +164,8 @@ def draw_pvalues(a, directory, name: str = "assessment") -> Path:
     fig = Figure(figsize=(8, sum(heights)))
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(designs), 1, squeeze=False, gridspec_kw={"height_ratios": heights})
-    floor = 1e-12
+    positive = out["pvalue"][out["pvalue"] > 0]
+    floor = float(np.clip(positive.min() / 3 if len(positive) else 1e-3, 1e-12, 1e-3))
     for ax, design in zip(axes[:, 0], designs):
         rows = out[out["condition"] == design]
         labels = []
@@ -177,7 +177,7 @@ def draw_pvalues(a, directory, name: str = "assessment") -> Path:
             labels.append(f"{test} ({scheme})" if scheme else test)
         ax.axvline(a.alpha, ls="--", color="k", lw=1)
         ax.set_xscale("log")
-        ax.set_xlim(floor / 2, 1.5)
+        ax.set_xlim(floor, 1.5)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.invert_yaxis()
         ax.set_title(design, fontsize=9, loc="left")
