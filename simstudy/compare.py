@@ -292,7 +292,7 @@ def verdict_of(value, ours, low, high, bounds=(-math.inf, math.inf), *, reduced:
         The values the quantity can take.
     reduced : bool
         The run is smaller than the published scale: every row with an
-        interval reads :data:`TOO_FEW`.
+        informative interval reads :data:`TOO_FEW`.
 
     Returns
     -------
@@ -303,12 +303,12 @@ def verdict_of(value, ours, low, high, bounds=(-math.inf, math.inf), *, reduced:
     lo, hi = clip_interval(low, high, bounds)
     if math.isnan(lo) or math.isnan(hi):
         return "no verdict: no interval"
-    if reduced:
-        return TOO_FEW
     if format_number(lo) == format_number(hi):
         return "no verdict: interval of zero width"
     if math.isfinite(bounds[0]) and math.isfinite(bounds[1]) and lo <= bounds[0] and hi >= bounds[1]:
         return "no verdict: interval covers every possible value"
+    if reduced:
+        return TOO_FEW
     return "inside" if is_inside(value, lo, hi) else "outside"
 
 
@@ -443,7 +443,7 @@ HEADERS = {
     "share_significant": "Share significant", "n_significant": "Significant", "s_star": "s*",
     "type1": "Type I error (%)", "power2": "Power, source 2 (%)", "power3": "Power, source 3 (%)",
     "power4": "Power, source 4 (%)", "min_norm_r2": "Min. normalised R2 (%)", "norm_r2": "Normalised R2 (%)",
-    "n_datasets": "Data sets", "min_norm_r2_source": "Source of the min.", "mad": "mean |P - F|",
+    "n_datasets": "Data sets", "min_norm_r2_source": "Source of the min.", "mad": "Mean |P - F|",
 }
 #: Value columns shown with their interval in one cell: (value, low, high).
 _INTERVAL_SUFFIXES = (("_mc_low", "_mc_high"),)
@@ -452,12 +452,15 @@ _NUMERIC_TEXT = re.compile(r"(n/a|[+-]?(\d[\d.]*(e[+-]?\d+)?|inf))?( ?\[[^\]]*\]
 
 
 def _header(name) -> str:
+    """A column header in words: known names from :data:`HEADERS`, ``_`` as spaces, a leading word capitalised
+    (a symbol such as ``q``, ``p`` or ``s*`` is left as it is)."""
     name = str(name)
     if name in HEADERS:
         return HEADERS[name]
-    if name.endswith(" [95% MC interval]"):
-        return name
-    return name.replace("_", " ") if "_" in name and " " not in name else name
+    if "_" in name and " " not in name:
+        name = name.replace("_", " ")
+    first = re.match(r"[a-z]{2,}\b", name)
+    return name[0].upper() + name[1:] if first else name
 
 
 def _merge_intervals(df: pd.DataFrame) -> pd.DataFrame:

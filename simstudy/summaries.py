@@ -32,7 +32,12 @@ Z95 = 1.96
 
 
 def clopper_pearson(k, n, level: float = 0.95):
-    """Exact binomial interval for k successes of n (vectorised); n = 0 gives (0, 1)."""
+    """Exact binomial interval for k successes of n (vectorised); n = 0 gives (0, 1).
+
+    The package's one Clopper-Pearson interval: the beta quantiles it is
+    defined by, the same limits as ``scipy.stats.binomtest(k, n).proportion_ci(level, method="exact")``
+    for a single count, on arrays.
+    """
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     a = (1 - level) / 2

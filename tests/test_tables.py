@@ -70,13 +70,13 @@ def test_pipe_in_a_cell_does_not_shift_columns():
     assert first["Quantity"] == "mean |P_w - F| over groups" and first["Published"] == "0.009792"
     assert first["Ours"] == "0.1153"
     second = dict(zip(header, _gfm_cells(lines[3])))
-    assert second["note"] == "x | y"
+    assert second["Note"] == "x | y"
 
 
 def test_html_cells_are_escaped_and_aligned_with_the_header():
     rows, classes = _html_cells(html_table(FRAME))
     assert all(len(r) == len(rows[0]) for r in rows)
-    assert rows[0] == ["Quantity", "Published", "Ours", "note"]
+    assert rows[0] == ["Quantity", "Published", "Ours", "Note"]
     assert rows[1][0] == "mean |P_w - F| over groups" and rows[3][0] == "a <b> & c"
     assert "<b>" not in html_table(FRAME).split("<tbody>")[1].replace("&lt;b&gt;", "")
     # text left, numbers right, in the header as in the body
@@ -214,3 +214,15 @@ def test_table_headers_are_words():
 @pytest.mark.parametrize("value", [np.int64(3), 3, 3.0])
 def test_whole_numbers_print_as_integers(value):
     assert format_number(value) == "3"
+
+
+def test_the_one_clopper_pearson_is_scipys():
+    from scipy.stats import binomtest
+
+    from simstudy.summaries import clopper_pearson
+
+    k, n = np.array([0, 1, 7, 20, 3]), np.array([20, 20, 20, 20, 4])
+    lo, hi = clopper_pearson(k, n)
+    for i in range(len(k)):
+        ci = binomtest(int(k[i]), int(n[i])).proportion_ci(0.95, method="exact")
+        assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)

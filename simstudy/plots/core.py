@@ -243,5 +243,7 @@ def label_points(ax, x, y, labels, *, min_gap=0.22):
     for xi, yi, text in sorted(zip(x, y, labels), key=lambda t: -t[0]):
         pos = np.log10(xi) if xi > 0 else -np.inf
         if last is None or last - pos >= min_gap:
-            ax.annotate(text, (xi, yi), fontsize=7, ha="center")
+            # right of the point's line and below the top of the plot, where no title or frame cuts it
+            ax.annotate(text, (xi, min(float(yi), 0.9)), xytext=(3, 0), textcoords="offset points", fontsize=7,
+                        ha="left", va="bottom")
             last = pos

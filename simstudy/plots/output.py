@@ -20,7 +20,7 @@ __all__ = ["FIGSIZE", "DPI", "FORMATS", "new_figure", "save_figure", "run_finger
            "figure_is_current", "render_study_figure", "figure_description"]
 
 #: Changed whenever the drawing code changes how figures look, so stored figures are drawn again.
-FIGURE_STYLE = 2
+FIGURE_STYLE = 3
 FIGSIZE = (7, 4.5)
 DPI = 150
 FORMATS = ("png", "pdf")
