@@ -21,7 +21,6 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-
 from .compare import (INSIDE_RULE, NA, NO_VERDICT_RULE, REDUCED_RULE, compare, comparison_view, html_table,
                       markdown_table, verdict_line)
 from .reproduce import cross_study_tables, reduced_scale, write_atomic
@@ -37,11 +36,11 @@ figcaption{font-size:13px;color:#333;max-width:720px}.rules{font-size:13px;color
 .verdict{background:#f6f6e8;padding:0.5em 1em;border-left:4px solid #cc9}"""
 
 #: How to read the page, stated once at its top.
-RULES = (f"Intervals are our 95% Monte Carlo intervals, clipped to the values the quantity can take (shares "
-         f"and probabilities in [0, 1], differences of shares in [-1, 1], percentages in [0, 100], normalised "
+RULES = ("Intervals are our 95% Monte Carlo intervals, clipped to the values the quantity can take (shares "
+         "and probabilities in [0, 1], differences of shares in [-1, 1], percentages in [0, 100], normalised "
          f"replicability in [-100, 100], counts in [0, n]). {INSIDE_RULE} {NO_VERDICT_RULE} {REDUCED_RULE} "
-         f"Numbers have at most 4 significant digits (published values as the paper prints them); "
-         f"{NA} marks a value that was not computed.")
+         "Numbers have at most 4 significant digits (published values as the paper prints them); "
+         f"{NA} marks a value that was not computed. Every dotted line in a figure is named in its legend.")
 
 
 def resolve_studies(studies) -> list:
@@ -86,9 +85,7 @@ def _check_writable(out: Path):
 
 def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
     """Draw (or reuse) the study's declared figures; returns ``(relative path, title, description)`` and failures."""
-    from .plots import render_study_figure
-
-    from .plots import figure_description
+    from .plots import figure_description, render_study_figure
 
     drawn, failed = [], []
     for fig in st.figures:
