@@ -58,6 +58,28 @@ def _num_incorrect(dist):
     return float(per_class.sum() - per_class[_max_class(per_class)])
 
 
+def _set_split_point(values, split):
+    """Weka's ``C45Split.setSplitPoint``: the threshold becomes a training value.
+
+    Scanning the values in data order, a value replaces the current threshold (initially
+    ``-Double.MAX_VALUE``) when it is greater by more than 1e-6 and at most 1e-6 above
+    ``split``.  That is the largest such value, unless values within 1e-6 of it exist;
+    then the data order decides and the scan is made literally.
+    """
+    below = values[values - split < _SMALL]
+    if below.size == 0:
+        return -np.finfo(float).max
+    top = below.max()
+    near = below[top - below <= _SMALL]
+    if (near == top).all():
+        return float(top)
+    current = -np.finfo(float).max
+    for v in below:
+        if v - current > _SMALL:
+            current = v
+    return float(current)
+
+
 class _Split:
     """A test at a node: attribute, multiway (nominal) or binary (numeric) with its threshold."""
 
@@ -75,7 +97,9 @@ class _Split:
         if self.nominal:
             s = np.where(miss, 0, col).astype(int)
         else:
-            s = np.where(col <= self.threshold, 0, 1)
+            # Weka's C45Split.whichSubset: Utils.smOrEq, within 1e-6 of the threshold goes left
+            with np.errstate(invalid="ignore"):
+                s = np.where(col - self.threshold < _SMALL, 0, 1)
         return np.where(miss, -1, s)
 
 
@@ -121,7 +145,9 @@ class J48(_Base):
       ``clip(0.1 * W_known / c, min_leaf, 25)`` weight, and the gain of the best cut is
       reduced by ``log2(number of candidate cuts) / W`` (release 8's MDL correction).
       ``t`` is the largest value of the attribute in the whole training set that does
-      not exceed the midpoint of the cut.
+      not exceed the midpoint of the cut by more than 1e-6 (Weka's ``setSplitPoint``,
+      which scans in data order with that tolerance), and a value goes left when it
+      is at most ``t + 1e-6`` (``Utils.smOrEq``), in training and in prediction.
     * Gain of a split with unknown values: ``(W_known / W) * gain on the known ones``;
       split information counts the unknowns as an extra branch.  A split needs at
       least two branches with ``min_leaf`` known weight and a positive gain ratio.
@@ -368,9 +394,7 @@ class J48(_Base):
         nominal = bool(self.nominal_mask_[best])
         if not nominal:
             allc = self._all_X[:, best]
-            allc = allc[~np.isnan(allc)]
-            below = allc[allc - threshold < _SMALL]
-            threshold = float(below.max()) if below.size else -np.finfo(float).max
+            threshold = _set_split_point(allc[~np.isnan(allc)], threshold)
         split = _Split(best, nominal, dist.shape[0], threshold)
         return split, dist
 

@@ -123,13 +123,21 @@ class WekaNaiveBayes(_Base):
       where n_c counts the class-c instances with ``a`` observed.
     * Numeric attributes: Weka's ``NormalEstimator`` with precision
       ``delta = (max - min) / (number of distinct values - 1)`` computed on all
-      training values of the attribute (0.01 if it has a single value).  Values are
+      training values of the attribute (0.01 if it has a single value), as Weka
+      computes it: the gaps between consecutive distinct values added in order.  Values are
       rounded to multiples of ``delta``; per class the mean and the standard
       deviation ``sqrt(|S2 - m S1| / W)`` are taken from the rounded values, the
       deviation floored at ``delta / 6`` (and equal to ``delta / 6`` when the
       estimate is below 1e-10 or the class has no values); the likelihood is the
       normal probability of the interval ``x +- delta / 2`` around the rounded ``x``,
       floored at 1e-75 as in Weka's ``distributionForInstance``.
+    * Posterior: Weka's products (prior times each likelihood, attribute by attribute,
+      rescaled by 1e75 when all classes fall below 1e-75), so that ties between
+      classes fall as in Weka (the first class wins).  Weka sums each class's values
+      in the order its quicksort leaves the training instances; we sum in data order,
+      which changes the probabilities by ~1e-15, and by up to ~1e-7 on values far
+      from 0 with a tiny spread, where the variance cancels (see
+      ``tests/test_differential.py``).
     * Missing attribute values are skipped in training and prediction; training
       instances with a missing class are dropped.
     """
@@ -139,10 +147,12 @@ class WekaNaiveBayes(_Base):
         keep = ~np.isnan(y)
         X, y = X[keep], y[keep].astype(int)
         c = self.n_classes_
-        self.class_log_prior_ = np.log((np.bincount(y, minlength=c) + 1.0) / (y.size + c))
+        self._prior = (np.bincount(y, minlength=c) + 1.0) / (y.size + c)
+        self.class_log_prior_ = np.log(self._prior)
         onehot = np.zeros((y.size, c))
         onehot[np.arange(y.size), y] = 1.0
         self.tables_ = {}
+        self._probability_tables = {}
         self.normals_ = {}
         for j in range(X.shape[1]):
             col = X[:, j]
@@ -151,10 +161,13 @@ class WekaNaiveBayes(_Base):
                 k = self.n_categories_[j]
                 counts = np.zeros((c, k)) + 1.0
                 np.add.at(counts, (y[obs], col[obs].astype(int)), 1.0)
-                self.tables_[j] = np.log(counts / counts.sum(axis=1, keepdims=True))
+                self._probability_tables[j] = counts / counts.sum(axis=1, keepdims=True)
+                self.tables_[j] = np.log(self._probability_tables[j])
             else:
                 vals = np.unique(col[obs])
-                prec = (vals[-1] - vals[0]) / (vals.size - 1) if vals.size > 1 else _DEFAULT_PRECISION
+                # Weka: the sum of the gaps between consecutive distinct values, added in order,
+                # over their number (not (max - min) / (distinct - 1), which may round differently)
+                prec = np.cumsum(np.diff(vals))[-1] / (vals.size - 1) if vals.size > 1 else _DEFAULT_PRECISION
                 r = np.rint(col[obs] / prec) * prec
                 oh = onehot[obs]
                 w = oh.sum(axis=0)
@@ -200,45 +213,70 @@ class WekaNaiveBayes(_Base):
         per_class = (np.bincount(y, minlength=c)[None, :]
                      - np.bincount((group * c + y[None, :])[held], minlength=groups * c).reshape(groups, c))
         n_train = n - np.bincount(group[held], minlength=groups)
-        prior = np.log((per_class + 1.0) / (n_train[:, None] + c))
+        prior = (per_class + 1.0) / (n_train[:, None] + c)
         joint = prior[group]                                            # (runs, n, c)
-        for j in range(X.shape[1]):
+        for j in range(X.shape[1]):                                     # as predict_proba
             cnt = counts[:, :, offsets[j]:offsets[j + 1]] + 1.0
-            table = np.log(cnt / cnt.sum(axis=2, keepdims=True))        # (groups, c, k)
-            joint = joint + table[group, :, X[None, :, j]]
-        m = joint.max(axis=2, keepdims=True)
-        e = np.exp(joint - m)
-        pred = np.argmax(e / e.sum(axis=2, keepdims=True), axis=2)
+            table = cnt / cnt.sum(axis=2, keepdims=True)                # (groups, c, k)
+            joint = joint * np.maximum(table[group, :, X[None, :, j]], _LIKELIHOOD_FLOOR)
+            top = joint.max(axis=2)
+            joint = np.where(((top > 0) & (top < _LIKELIHOOD_FLOOR))[:, :, None], joint * 1e75, joint)
+        pred = np.argmax(_weka_normalize(joint), axis=2)
         return np.where(fold_ids >= 0, pred, -1)
+
+    def _likelihoods(self, X):
+        """Per attribute (in order): the rows observed and each class's likelihood, floored at 1e-75."""
+        X = self._check_X(X)
+        for j in range(X.shape[1]):
+            col = X[:, j]
+            obs = ~np.isnan(col)
+            if j in self._probability_tables:
+                table = self._probability_tables[j]
+                v = col[obs].astype(int)
+                if np.any((v < 0) | (v >= table.shape[1])):
+                    raise ValueError(f"X: column {j} has a category code outside the training range")
+                p = table[:, v].T
+            else:
+                prec, mean, sd = self.normals_[j]
+                r = (np.rint(col[obs] / prec) * prec)[:, None]
+                p = ndtr((r - mean + prec / 2) / sd) - ndtr((r - mean - prec / 2) / sd)
+            yield obs, np.maximum(p, _LIKELIHOOD_FLOOR)
 
     def _joint_log(self, X):
         X = self._check_X(X)
         out = np.tile(self.class_log_prior_, (X.shape[0], 1))
-        for j, table in self.tables_.items():
-            col = X[:, j]
-            obs = ~np.isnan(col)
-            v = col[obs].astype(int)
-            if np.any((v < 0) | (v >= table.shape[1])):
-                raise ValueError(f"X: column {j} has a category code outside the training range")
-            out[obs] += table[:, v].T
-        for j, (prec, mean, sd) in self.normals_.items():
-            col = X[:, j]
-            obs = ~np.isnan(col)
-            r = (np.rint(col[obs] / prec) * prec)[:, None]
-            p = ndtr((r - mean + prec / 2) / sd) - ndtr((r - mean - prec / 2) / sd)
-            out[obs] += np.log(np.maximum(p, _LIKELIHOOD_FLOOR))
+        for obs, p in self._likelihoods(X):
+            out[obs] += np.log(p)
         return out
 
     def predict_proba(self, X):
-        """Posterior class probabilities (rows of -inf log-likelihoods give uniform)."""
-        lj = self._joint_log(X)
-        m = lj.max(axis=1, keepdims=True)
-        bad = ~np.isfinite(m[:, 0])
-        m[bad] = 0.0
-        with np.errstate(invalid="ignore"):
-            e = np.exp(lj - m)
-        e[bad] = 1.0
-        return e / e.sum(axis=1, keepdims=True)
+        """Posterior class probabilities, computed as Weka's ``distributionForInstance``.
+
+        The prior times each observed attribute's likelihood, attribute by attribute,
+        all classes multiplied by 1e75 whenever their largest product falls below 1e-75,
+        then divided by their sum; the same products in the same order as Weka, so that
+        classes tie (the first one wins) exactly where they tie in Weka.
+        """
+        X = self._check_X(X)
+        probs = np.tile(self._prior, (X.shape[0], 1))
+        for obs, p in self._likelihoods(X):
+            probs[obs] *= p
+            top = probs.max(axis=1)
+            low = obs & (top > 0) & (top < _LIKELIHOOD_FLOOR)
+            probs[low] *= 1e75
+        return _weka_normalize(probs)
+
+
+def _weka_normalize(probs):
+    """Rows divided by their sum added left to right (Weka's ``Utils.normalize``); uniform where it is 0."""
+    total = np.zeros(probs.shape[:-1])
+    for k in range(probs.shape[-1]):
+        total = total + probs[..., k]
+    bad = ~(total > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = probs / np.where(bad, 1.0, total)[..., None]
+    out[bad] = 1.0 / probs.shape[-1]
+    return out
 
 
 class IB1(_Base):
@@ -249,7 +287,8 @@ class IB1(_Base):
     ``(x - min) / (max - min)`` (0 when the range is zero or the attribute was never
     observed); if both values are missing the difference is 1, if one is missing it
     is ``max(v, 1 - v)`` for the scaled other value ``v``.  Ties: the first
-    training instance.  Training instances with a missing class are dropped.
+    training instance.  Training instances with a missing class are dropped before
+    the ranges are taken, as in Weka.
 
     Weka's IB1 also widens the ranges with every instance it classifies
     (``updateMinMax`` in ``classifyInstance``), so its predictions depend on the
@@ -264,7 +303,8 @@ class IB1(_Base):
     def fit(self, X, y):
         X, y = self._prepare(X, y)
         keep = ~np.isnan(y)
-        self.X_ = X[keep]
+        X = X[keep]  # Weka drops the instances with a missing class before taking the ranges
+        self.X_ = X
         self.y_ = y[keep].astype(int)
         with np.errstate(all="ignore"):
             self.min_ = np.where(np.isnan(X).all(axis=0), np.nan, np.nanmin(np.where(np.isnan(X), np.inf, X), axis=0))
@@ -333,16 +373,32 @@ class IB1(_Base):
         return out
 
 
-def _cond_entropy(rows):
-    """Weka's ``ContingencyTables.entropyConditionedOnRows`` over the last two axes (bits)."""
-    rows = np.asarray(rows, dtype=float)
-    total = rows.sum(axis=(-2, -1))
+def _ln_func(x):
+    """Weka's ``ContingencyTables.lnFunc``: ``x ln x``, 0 below 1e-6."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        cl = np.where(rows > 0, rows * np.log(np.where(rows > 0, rows, 1.0)), 0.0).sum(axis=(-2, -1))
-        r = rows.sum(axis=-1)
-        rl = np.where(r > 0, r * np.log(np.where(r > 0, r, 1.0)), 0.0).sum(axis=-1)
-        out = -(cl - rl) / (np.where(total > 0, total, 1.0) * np.log(2.0))
-    return np.where(total > 0, out, 0.0)
+        return np.where(x < 1e-6, 0.0, x * np.log(np.where(x < 1e-6, 1.0, x)))
+
+
+def _cond_entropy(rows):
+    """Weka's ``ContingencyTables.entropyConditionedOnRows`` over the last two axes (bits).
+
+    The sums run in Weka's order (row by row: the cells' ``x ln x``, then minus the
+    row total's), so that criteria equal in exact arithmetic compare as they do in
+    Weka, where the first attribute or cut point wins a tie.
+    """
+    rows = np.asarray(rows, dtype=float)
+    value = np.zeros(rows.shape[:-2])
+    total = np.zeros(rows.shape[:-2])
+    for i in range(rows.shape[-2]):
+        row_sum = np.zeros(rows.shape[:-2])
+        for j in range(rows.shape[-1]):
+            value = value + _ln_func(rows[..., i, j])
+            row_sum = row_sum + rows[..., i, j]
+        value = value - _ln_func(row_sum)
+        total = total + row_sum
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = -value / (total * np.log(2.0))
+    return np.where(np.abs(total) < 1e-6, 0.0, out)
 
 
 class DecisionStump(_Base):
@@ -352,9 +408,14 @@ class DecisionStump(_Base):
     against ``a > t`` for a numeric one (``t`` the midpoint between consecutive distinct
     training values), plus a third branch for a missing value.  The test minimises the
     class entropy conditioned on the three branches (missing-value instances form the
-    third row); ties go to the first attribute and the first value/threshold.  Each
-    branch predicts its majority class; the missing branch uses the training instances
-    with the attribute missing, or all training instances when there were none.
+    third row, the entropy summed in Weka's order); ties go to the first attribute and
+    the first value/threshold.  A numeric attribute with fewer than two distinct observed
+    values has no threshold: as in Weka its criterion is ``Double.MAX_VALUE``, so it is
+    chosen only as the first attribute, with split point 0 and the branches "nothing",
+    "every observed instance" and "the missing ones".  Each branch predicts its majority
+    class; an empty branch takes the missing branch's distribution, and the missing
+    branch uses the training instances with the attribute missing, or all training
+    instances when there were none.
     """
 
     def fit(self, X, y):
@@ -366,6 +427,7 @@ class DecisionStump(_Base):
         onehot[np.arange(y.size), y] = 1.0
         best = (np.inf, None, None, None)
         for j in range(X.shape[1]):
+            first = j == 0
             col = X[:, j]
             miss = np.isnan(col)
             mdist = onehot[miss].sum(axis=0)
@@ -381,24 +443,27 @@ class DecisionStump(_Base):
             else:
                 order = np.argsort(col[~miss], kind="stable")
                 v = col[~miss][order]
-                if v.size < 2:
-                    continue
                 oh = onehot[~miss][order]
-                left = np.cumsum(oh, axis=0)[:-1]
                 tot = oh.sum(axis=0)
                 ok = v[:-1] < v[1:]
                 if not ok.any():
-                    continue
-                tables = np.stack([left, tot - left, np.broadcast_to(mdist, left.shape)], axis=1)[ok]
-                ent = _cond_entropy(tables)
-                i = int(np.argmin(ent))
-                mids = ((v[:-1] + v[1:]) / 2.0)[ok]
-                val, split, dist = ent[i], float(mids[i]), tables[i].copy()
+                    # No cut point (fewer than two distinct values): Weka's criterion stays at
+                    # Double.MAX_VALUE, the split point keeps its initial 0.0, and the branches
+                    # hold nothing (<=), every observed instance (>) and the missing ones.
+                    val, split, dist = np.inf, 0.0, np.stack([np.zeros(c), tot, mdist])
+                else:
+                    left = np.cumsum(oh, axis=0)[:-1]
+                    tables = np.stack([left, tot - left, np.broadcast_to(mdist, left.shape)], axis=1)[ok]
+                    ent = _cond_entropy(tables)
+                    i = int(np.argmin(ent))
+                    mids = ((v[:-1] + v[1:]) / 2.0)[ok]
+                    val, split, dist = ent[i], float(mids[i]), tables[i].copy()
             if not miss.any():
                 dist[2] = dist[0] + dist[1]
-            if val < best[0]:
+            # Weka takes the first attribute whatever its criterion, a later one only if strictly better.
+            if first or val < best[0]:
                 best = (val, j, split, dist)
-        if best[1] is None:
+        if best[1] is None:  # no attributes
             dist = np.tile(onehot.sum(axis=0), (3, 1))
             best = (0.0, -1, 0.0, dist)
         _, self.attribute_, self.split_point_, dist = best
