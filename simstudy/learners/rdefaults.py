@@ -359,9 +359,15 @@ class E1071SVC(Learner):
             return np.repeat(self.classes_, X.shape[0])
         Xs = (X - self.center_) / self.scale_
         if self.backend == "sklearn" and self.classes_.size == 2:
+            dec = self._binary_decision(Xs)
+            # Near 0 the matrix product's rounding may give the other sign than libsvm's own sum
+            # (e.g. +1e-16 where libsvm has -1e-16); libsvm decides those cases itself.
+            near = np.abs(dec) < 1e-9
+            if near.any():
+                dec[near] = self.svc_.decision_function(Xs[near])
             # scikit-learn's decision is libsvm's negated: libsvm votes for its first class when its
             # value is > 0, for the second otherwise (a value of exactly 0 included)
-            return self.libsvm_classes_[(self._binary_decision(Xs) >= 0).astype(np.intp)]
+            return self.libsvm_classes_[(dec >= 0).astype(np.intp)]
         return self.libsvm_classes_[self.svc_.predict(Xs)]
 
 
