@@ -83,6 +83,11 @@ def write_tasks(directory, tasks):
     (directory / "tasks.csv").write_text("\n".join(lines) + "\n")
 
 
+def _floats(column):
+    """A CSV column as floats, R's NA as NaN (a posterior is NA when a class has one training case)."""
+    return np.array([np.nan if str(v).strip() == "NA" else float(v) for v in np.atleast_1d(column)])
+
+
 def run_r(directory, tasks):
     """Run the R script on ``tasks``; return ({(id, learner): array}, {(id, learner): seconds})."""
     directory = Path(directory)
@@ -98,8 +103,7 @@ def run_r(directory, tasks):
                 out[(t.id, learner)] = np.atleast_1d(np.asarray(data["pred"], dtype=np.int64))
                 if learner == "nb":
                     cols = [name for name in data.dtype.names if name.startswith("p") and name != "pred"]
-                    out[(t.id, "nb_proba")] = np.column_stack([np.atleast_1d(np.asarray(data[c], dtype=float))
-                                                               for c in cols])
+                    out[(t.id, "nb_proba")] = np.column_stack([_floats(data[c]) for c in cols])
                 if learner == "svm" and "dv" in data.dtype.names:
                     out[(t.id, "svm_dv")] = np.atleast_1d(np.asarray(data["dv"], dtype=float))
     timing = {}

@@ -1,5 +1,8 @@
 """Cross-check simstudy's TAN and SMO against Weka 3.6 run through java on the same folds.
 
+``compare`` and ``run_weka`` also serve NaiveBayes, J48, IB1 and DecisionStump (keys of
+``WEKA``); ``tests/test_differential.py`` runs all of them on generated data.
+
 Usage: .venv/bin/python benchmarks/weka/pairs_crosscheck.py [--random=N] [dataset ...]
 
 A data set is ``bouckaert3:SEED`` (300 cases drawn from Bouckaert's third synthetic
@@ -37,8 +40,10 @@ from crosscheck import WEKA_JAR  # noqa: E402
 
 from simstudy.data import load_uci, write_arff  # noqa: E402
 from simstudy.data.arff import ArffData  # noqa: E402
+from simstudy.learners.j48 import J48  # noqa: E402
 from simstudy.learners.smo import SMO  # noqa: E402
 from simstudy.learners.tan import TAN  # noqa: E402
+from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 WEKA = {
@@ -46,6 +51,10 @@ WEKA = {
             ["-D", "-Q", "weka.classifiers.bayes.net.search.local.TAN", "--", "-S", "BAYES",
              "-E", "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A", "0.5"]),
     "SMO": ("weka.classifiers.functions.SMO", []),
+    "NaiveBayes": ("weka.classifiers.bayes.NaiveBayes", []),
+    "J48": ("weka.classifiers.trees.J48", []),
+    "IB1": ("weka.classifiers.lazy.IB1", []),
+    "DecisionStump": ("weka.classifiers.trees.DecisionStump", []),
 }
 DEFAULT_SETS = ["bouckaert3:1", "bouckaert3:2", "bouckaert3:3", "bouckaert3:4", "bouckaert3:5",
                 "breast-cancer", "vote", "soybean", "zoo", "iris", "German credit"]
@@ -85,9 +94,13 @@ def run_weka(learner, fold_files):
 
 
 def make_learner(learner, d):
+    """Our learner for a key of ``WEKA``, told the attribute types of ``d`` (IB1 widens its ranges
+    with each test instance, as Weka's does)."""
     ncat = [len(c) if c is not None else 0 for c in d.categories]
-    cls = TAN if learner == "TAN" else SMO
-    return cls(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories))
+    cls = {"TAN": TAN, "SMO": SMO, "NaiveBayes": WekaNaiveBayes, "J48": J48, "IB1": IB1,
+           "DecisionStump": DecisionStump}[learner]
+    extra = {"update_ranges_on_predict": True} if learner == "IB1" else {}
+    return cls(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **extra)
 
 
 def bouckaert3(seed, n=300):
