@@ -119,7 +119,9 @@ def validate(cond: DataSetCondition):
 def replicate(cond: DataSetCondition, rng):
     X, y, _, _ = load_uci_for_learning(cond.dataset)
     design = RepeatedKFold(cond.n_runs, min(cond.n_folds, int(np.bincount(y).max())))
-    fitted = cv_accuracies(X, y, design.fold_ids(y, rng), uci_learner_factories(LEARNERS.values(), cond.dataset))
+    # weka_evaluation: NN widens its attribute ranges with each test instance, as Weka's IB1 does
+    learners = uci_learner_factories(LEARNERS.values(), cond.dataset, weka_evaluation=True)
+    fitted = cv_accuracies(X, y, design.fold_ids(y, rng), learners)
     n_train, n_test = design.sizes(y)
     col = {name: j for j, name in enumerate(LEARNERS)}
     outcomes = pd.concat([

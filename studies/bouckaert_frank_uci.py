@@ -69,7 +69,9 @@ def validate(cond: UciCondition):
 
 def replicate(cond: UciCondition, rng):
     X, y, _, data = load_uci_for_learning(cond.dataset)
-    learners = uci_learner_factories(LEARNERS.values(), cond.dataset, n_classes=len(data.class_categories))
+    # weka_evaluation: NN widens its attribute ranges with each test instance, as Weka's IB1 does
+    learners = uci_learner_factories(LEARNERS.values(), cond.dataset, n_classes=len(data.class_categories),
+                                     weka_evaluation=True)
     rows, scores = bf.experiment(cond, X, y, rng, learners, PAIRS, names=tuple(LEARNERS))
     return {"outcomes": rows, "scores": scores}
 

@@ -158,3 +158,46 @@ def test_stump_constant_attribute_and_single_class():
     m = DecisionStump().fit(X, np.array([0, 1, 1, 0, 1]))
     assert m.predict(X).tolist() == [1] * 5
     assert DecisionStump(nominal=[True, False]).fit(X, np.zeros(5)).predict(X).tolist() == [0] * 5
+
+
+def test_ib1_ranges_ignore_instances_with_missing_class():
+    # Weka drops the instances with a missing class before taking the ranges: here the range
+    # of the attribute is 0..1, not 0..100, so the query at 0.6 is nearer to 1 than to 0.
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [100.0, 0.5]])
+    y = np.array([0, 1, np.nan])
+    m = IB1().fit(X, y)
+    np.testing.assert_array_equal([m.min_[0], m.max_[0]], [0.0, 1.0])
+    assert m.predict([[0.6, 0.5]]).tolist() == [1]
+
+
+def test_stump_numeric_attribute_without_cut_point_as_weka():
+    from simstudy.learners.weka import DecisionStump
+
+    # Weka 3.6 (DecisionStump, 4 classes): one observed value, two missing.  No cut point, yet
+    # the first attribute is taken with split point 0: x <= 0 goes to the empty branch (the
+    # missing branch's distribution), x > 0 to the observed instance's class.
+    X = np.array([[np.nan], [-2.2], [np.nan]])
+    y = np.array([1, 3, 0])
+    m = DecisionStump(n_classes=4).fit(X, y)
+    np.testing.assert_allclose(m.predict_proba([[0.8], [np.nan], [-0.2]]),
+                               [[0, 0, 0, 1], [0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0]])
+
+
+def test_uci_studies_use_wekas_ib1_evaluation_and_the_shortcut_agrees():
+    from simstudy.protocols.bouckaert import uci_learner_factories
+    from simstudy.scores import fold_predictions
+
+    nb, nn = uci_learner_factories(["weka.NaiveBayes", "weka.IB1"], "vote")
+    assert nn().update_ranges_on_predict and "update_ranges_on_predict" not in nb().get_params()
+    (plain,) = uci_learner_factories(["weka.IB1"], "vote", weka_evaluation=False)
+    assert not plain().update_ranges_on_predict
+    # On all-nominal data the ranges play no part: the per-fold shortcut serves both settings.
+    X, y = WEATHER[:, :4], WEATHER[:, 4].astype(int)
+    ids = np.array([np.arange(14) % 3])
+    widened = lambda: IB1(nominal=[True] * 4, update_ranges_on_predict=True)  # noqa: E731
+
+    class PerFold(IB1):
+        fold_predictions = None
+
+    slow = fold_predictions(X, y, ids, lambda: PerFold(nominal=[True] * 4, update_ranges_on_predict=True))
+    np.testing.assert_array_equal(fold_predictions(X, y, ids, widened), slow)

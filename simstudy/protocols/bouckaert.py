@@ -211,12 +211,23 @@ def uci_sizes(rows, design=None) -> tuple[int, int]:
     return RepeatedKFold(1, k).sizes(y)
 
 
-def uci_learner_factories(learners, name: str, n_classes=None):
+def uci_learner_factories(learners, name: str, n_classes=None, *, weka_evaluation=True):
     """Factories of the Weka learners (registered names or classes) told the attribute types and category
-    counts of the data set ``name``."""
+    counts of the data set ``name``.
+
+    ``weka_evaluation``: the learners behave as in Weka's evaluation of a test fold, which classifies
+    the test instances one after the other; for IB1 this widens the numeric attributes' ranges with
+    every instance classified (``IB1(update_ranges_on_predict=True)``), as Weka 3.6's
+    ``IB1.classifyInstance`` does.  False: ranges from the training part only.
+    """
     X, y, nominal, data = load_uci_for_learning(name)
     n_cats = tuple(len(c) if c is not None else 0 for c in data.categories)
     if n_classes is None:
         n_classes = len(data.class_categories) if data.class_categories else int(y.max()) + 1
-    return tuple((lambda c=c: c(nominal=nominal, n_categories=n_cats, n_classes=n_classes))
+
+    def options(c):
+        return {"update_ranges_on_predict": True} if weka_evaluation and "update_ranges_on_predict" in \
+            c().get_params() else {}
+
+    return tuple((lambda c=c, o=options(c): c(nominal=nominal, n_categories=n_cats, n_classes=n_classes, **o))
                  for c in _classes(learners))
