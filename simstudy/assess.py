@@ -99,6 +99,7 @@ class Dataset:
 
     @property
     def has_missing(self) -> bool:
+        """Whether any attribute value is missing (NaN)."""
         return bool(np.isnan(self.X).any())
 
 
@@ -272,6 +273,7 @@ class LearnerChoice:
 
     @property
     def label(self) -> str:
+        """The learner as the reports name it: its spec, with its parameters if any."""
         p = json.loads(self.params)
         return self.spec + (f"({', '.join(f'{k}={v!r}' for k, v in p.items())})" if p else "")
 
@@ -293,6 +295,7 @@ class LearnerChoice:
 
     @property
     def registered(self) -> bool:
+        """Whether the learner is a registered name (then it is told the attribute types)."""
         from .learners import learner_names
 
         return self.template is None and self.spec in learner_names(aliases=True)
@@ -322,7 +325,24 @@ def _import_class(spec: str):
 def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
     """A :class:`LearnerChoice` from a name, a ``module:Class`` path, a class or an estimator.
 
-    ``params`` is a dict or a JSON object text (``--a-params``).  Errors name ``option``.
+    Parameters
+    ----------
+    spec : str, estimator class or estimator instance
+        A registered name, a ``module:Class`` path, a class or an instance.
+    params : dict or str, optional
+        Parameters for a name or a class, as a dict or JSON object text (``--a-params``).
+    option : str
+        The option the errors name.
+
+    Returns
+    -------
+    LearnerChoice
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option``: an unknown name, a module or class that
+        cannot be imported, parameters that are not JSON or that the class refuses.
     """
     from .learners import as_learner_factory, learner_names
 
@@ -418,6 +438,7 @@ class DesignChoice:
 
     @property
     def key(self) -> str:
+        """The condition's name in the stored rows: ``cvRxK``, ``5x2cv`` or ``resampledR``."""
         if self.design == "cv":
             return f"cv{self.n_runs}x{self.n_folds}"
         if self.design == "5x2cv":
@@ -425,6 +446,7 @@ class DesignChoice:
         return f"resampled{self.n_runs}"
 
     def splitter(self):
+        """The :mod:`simstudy.designs` object that draws this design's fold ids."""
         from .designs import RepeatedKFold, Subsample
 
         if self.design == "resampled":
@@ -433,6 +455,7 @@ class DesignChoice:
 
     @property
     def label(self) -> str:
+        """The design in words, for the reports."""
         if self.design == "cv":
             return f"{self.n_runs}x{self.n_folds} cv"
         if self.design == "5x2cv":
@@ -443,7 +466,23 @@ class DesignChoice:
 def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
     """Designs from names such as ``cv10x10``, ``cv1x10`` (plain 10-fold cv), ``5x2cv``, ``resampled30``.
 
-    Raises ValueError naming ``--designs`` for an unknown or impossible design.
+    Parameters
+    ----------
+    names : str or sequence of str
+        Design names (a string is split at commas and spaces).
+    y : array_like of int
+        The class codes (for the split sizes and the smallest class).
+    alpha : float
+        Significance level stored with each design.
+
+    Returns
+    -------
+    tuple of DesignChoice
+
+    Raises
+    ------
+    ValueError
+        Naming ``--designs``: an unknown or impossible design, or one named twice.
     """
     import re
 
@@ -572,6 +611,22 @@ def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs,
     Its single profile, :data:`ASSESS_PROFILE`, records the data's digest, the
     learners and the tests, so a stored assessment is refused when any of them
     changes (``--fresh`` starts again).
+
+    Parameters
+    ----------
+    data : Dataset
+    a, b : LearnerChoice
+    designs : sequence of DesignChoice
+    n_repeats : int
+        Replications per design (>= 2).
+    tests : sequence of str, optional
+        Registered test names (``["all"]`` for every one); default :data:`DEFAULT_TESTS`.
+    chunk_size : int
+        Repeats per stored chunk.
+
+    Returns
+    -------
+    simstudy.engine.Study
     """
     from .engine import Profile, Study
     from .outcomes import outcome_rows
@@ -663,7 +718,16 @@ def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float
 def assessment_tables(run) -> dict[str, pd.DataFrame]:
     """Per design, scheme and test: rejections, R2, agreement, the first repeat and its replication estimates.
 
-    Computed from the stored rows alone (``run`` is a :class:`~simstudy.engine.store.RunData`).
+    Parameters
+    ----------
+    run : simstudy.engine.store.RunData
+        The stored assessment.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``assessment``: one row per design, scheme and test; ``accuracy``: the
+        mean accuracy of A and B per design.  Computed from the stored rows alone.
     """
     from .replicability import r2, r2_variance
     from .summaries import clopper_pearson
@@ -768,8 +832,15 @@ def type_one_evidence(results="results") -> tuple[list[dict], list[str]]:
     """Type I errors measured by the stored Bouckaert studies under ``results``.
 
     Looks for ``RESULTS/bouckaert1/PROFILE`` and ``RESULTS/bouckaert_frank/PROFILE``
-    (the largest profile stored: paper, then quick, then smoke).  Returns the
-    evidence rows and notes on what was found or missing.
+    (the largest profile stored: paper, then quick, then smoke).
+
+    Returns
+    -------
+    rows : list of dict
+        Per matched design, scheme and test: rejections ``k`` of ``n`` rows,
+        the rate, its interval over ``units`` data sets and the source run.
+    notes : list of str
+        What was found, used or not used, and why.
     """
     from .engine import get_study, load_run
 
@@ -811,6 +882,13 @@ def recommend(table: pd.DataFrame, designs, evidence, *, alpha: float = 0.05) ->
     data (ties: the larger share of repeats with the majority verdict being
     significant, then the simpler design).  Without evidence for any row the
     recommendation says so and names the studies to run.
+
+    Returns
+    -------
+    table : DataFrame
+        ``table`` with the columns ``Type I error (null source)`` and ``keeps alpha``.
+    text : str
+        The recommendation, or why there is none.
     """
     by_key = {d.key: (d.design if d.design != "5x2cv" else "5x2cv", d.n_runs, d.n_folds) for d in designs}
     keeps, ev_text = [], []
@@ -864,7 +942,14 @@ _NAMED = (
 
 
 def verdicts(table: pd.DataFrame, designs) -> list[str]:
-    """Plain-language verdicts across repeats for the procedures the papers name (one line each)."""
+    """Plain-language verdicts across repeats for the procedures the papers name.
+
+    Returns
+    -------
+    list of str
+        One line per named procedure present, e.g. "A beats B in 4 of 10
+        repeats with the corrected 10x10 cv t-test".
+    """
     by_key = {d.key: d for d in designs}
     lines = []
     for _, r in table.iterrows():
@@ -1007,7 +1092,14 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
 
 def load_assessment(out, data, a, b, *, designs=DEFAULT_DESIGNS, tests=None, n_repeats=10, alpha=0.05,
                     evidence="results", class_column=None, a_params=None, b_params=None) -> Assessment:
-    """The assessment stored in ``out``, re-summarised without fitting anything (same arguments as :func:`assess`)."""
+    """The assessment stored in ``out``, re-summarised without fitting anything.
+
+    Takes the arguments :func:`assess` was given (they identify the stored run).
+
+    Returns
+    -------
+    Assessment
+    """
     from .engine import load_run
 
     data = load_data(data, class_column=class_column) if isinstance(data, (str, Path)) else data
