@@ -7,6 +7,7 @@ COMMAND_MODULES = (
     "simstudy.commands.bench",
     "simstudy.commands.report",
     "simstudy.commands.assess",
+    "simstudy.commands.proving_ground",
 )
 
 # The STUDY argument of every command that takes one (resolved by simstudy.engine.get_study).

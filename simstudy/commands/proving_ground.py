@@ -1,0 +1,132 @@
+"""The ``proving-ground`` sub-command: every test on a bank of scenarios with a known truth, and its report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HELP = """Run (or resume) the proving ground, a study that applies every registered test the designs allow to the
+same fits on a bank of null and alternative scenarios with a stored truth, then write its report into the run
+directory: the papers' statements checked, a leaderboard (power at controlled Type I error, ties where paired
+intervals overlap), calibration curves and null p-value distributions, power and replicability curves, and the
+calibration of Berrar's replication probability from his stored studies 1-3. Plug-in tests are applied to the stored
+paired scores, without refitting."""
+
+
+def register(subparsers):
+    from ..cli import add_profile_option
+    from ..proving.study import DEFAULT_DESIGNS
+
+    p = subparsers.add_parser("proving-ground", help="every test on a bank of scenarios: calibration, power, "
+                                                     "replicability and a leaderboard", description=HELP)
+    p.add_argument("--tests", nargs="+", default=["all"], metavar="TEST",
+                   help="what the report shows: 'all' (every stored built-in test), registered test names, and "
+                        "plug-ins as module:function or path/to/file.py:function (default all)")
+    p.add_argument("--designs", nargs="+", default=None, metavar="DESIGN",
+                   help=f"cvRxK, 5x2cv, resampledR (default {' '.join(DEFAULT_DESIGNS)}); other designs are "
+                        "another run, stored in its own directory")
+    add_profile_option(p)
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="the run directory (default results/proving_ground/PROFILE, with the designs appended when "
+                        "they are not the default); the report is written there")
+    p.add_argument("--results", default="results", metavar="ROOT",
+                   help="results root holding Berrar's studies 1-3 at the same profile (ROOT/berrarN/PROFILE), for "
+                        "the calibration of his replication probability (default results)")
+    p.add_argument("--berrar-calibration", action="store_true",
+                   help="only the calibration of Berrar's replication probability from his stored studies: no "
+                        "proving-ground run")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
+    p.add_argument("--fresh", action="store_true",
+                   help="move a run of another configuration or code in --out aside (renamed, never deleted) and "
+                        "start again")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="seconds a plug-in test may take for one call (default 300)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_proving_ground)
+
+
+def _split_tests(tests, designs):
+    """(registered names or None for all, [(ref, callable)]) with one-line errors naming --tests."""
+    from ..outcomes import get_test, test_names
+    from ..plugins import PluginError, load_plugin
+
+    names, plugins, everything = [], [], False
+    kinds = {d.kind for d in designs}
+    allowed = {"sample", "scores"} | ({"cv"} if kinds & {"cv", "5x2"} else set()) \
+        | ({"5x2"} if "5x2" in kinds else set()) | ({"splits"} if "resampled" in kinds else set())
+    for t in tests:
+        if t == "all":
+            everything = True
+        elif ":" in t:
+            plugins.append(t)
+        else:
+            try:
+                spec = get_test(t)
+            except ValueError:
+                raise ValueError(f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}, or 'all', "
+                                 "or a plug-in module:function") from None
+            if spec.takes not in allowed:
+                raise ValueError(f"--tests: {t!r} applies to none of the designs "
+                                 f"{', '.join(d.key for d in designs)}")
+            names.append(t)
+    loaded = []
+    for ref in plugins:
+        try:
+            loaded.append((ref, load_plugin(ref, "test")))
+        except PluginError as exc:
+            msg = str(exc)
+            prefix = f"--test {ref!r}"
+            raise ValueError(f"--tests: {ref!r}{msg[len(prefix):] if msg.startswith(prefix) else ': ' + msg}") \
+                from None
+    return (None if everything or not names else names), loaded
+
+
+def cmd_proving_ground(args) -> int:
+    from ..engine import DEFAULT_SEED, run_study
+    from ..proving.study import DEFAULT_DESIGNS, STUDY_NAME, parse_designs, proving_study
+
+    designs = parse_designs(args.designs if args.designs is not None else DEFAULT_DESIGNS)
+    keys = tuple(d.key for d in designs)
+    study = proving_study(None if keys == DEFAULT_DESIGNS else keys)
+    study.profile(args.profile)
+    if args.timeout is not None and not args.timeout > 0:
+        raise ValueError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
+    suffix = "" if keys == DEFAULT_DESIGNS else "-" + "-".join(keys)
+    out = Path(args.out) if args.out is not None else Path("results") / STUDY_NAME / f"{args.profile}{suffix}"
+    if args.berrar_calibration:
+        from ..proving.report import write_berrar_page
+
+        paths = write_berrar_page(args.results, args.profile, out)
+        print(paths["text"])
+        print("\nWrote " + ", ".join(str(paths[k]) for k in ("markdown", "html")))
+        return 0
+    tests, plugins = _split_tests(args.tests, designs)
+    run = run_study(study, args.profile, out=out, jobs=args.jobs, seed=DEFAULT_SEED if args.seed is None else args.seed,
+                    progress=not args.quiet, fresh=args.fresh)
+    info = run.manifest["runs"][-1]
+    print(f"{STUDY_NAME}/{args.profile}: {run.manifest['status']}; computed {info['replications_computed']} "
+          f"replications in {info['seconds']:.1f} s; {len(run.failures)} failed replication(s); stored in {run.path}")
+    if len(run.failures):
+        f = run.failures.iloc[0]
+        print(f"  first failure: scenario {f['condition']} replication {f['replication']}: {f['error']}",
+              file=sys.stderr)
+    if run.manifest["status"] != "complete":
+        print("the run is not complete; run the same command again to resume", file=sys.stderr)
+        return 1
+    from ..proving.report import build_report
+
+    rep = build_report(run, plugins=plugins, tests=tests, results=args.results, out=run.path, timeout=args.timeout)
+    print(_summary_text(rep))
+    print("\nWrote " + ", ".join(str(rep[k]) for k in ("markdown", "html", "leaderboard_csv", "calibration_csv")))
+    return 0
+
+
+def _summary_text(rep) -> str:
+    from ..compare import markdown_table
+
+    board = rep["tables"]["leaderboard"]
+    top = board[board["controlled"]].head(15)
+    cols = ["rank", "procedure", "power", "power_mc_low", "power_mc_high", "type1", "type1_mc_low", "type1_mc_high"]
+    return ("Statements:\n\n" + markdown_table(rep["tables"]["statements"]) + "\n\nLeaderboard (top 15 that keep "
+            "alpha):\n\n" + markdown_table(top[cols]))

@@ -1,0 +1,261 @@
+"""The proving ground as a :class:`~simstudy.engine.Study`: every test, every scenario, every design, shared fits.
+
+One condition per scenario.  A replication draws one data set from the
+scenario, then repeats every design ``n_experiments`` times on it with new
+random partitions (replicability is the agreement of these repeats), fits
+learner A and learner B once per split, and applies every registered test the
+design allows to those fits:
+
+* an r x k cross-validation (``cvRxK``): the sample tests on each of
+  Bouckaert's six sampling schemes, and the whole-design tests (``cv_t``,
+  ``corrected_cv_t``, ``welch_t``);
+* ``5x2cv``: the sample tests on its 10 differences, the 5 x 2 tests, the cv
+  t-tests and Welch's;
+* ``resampledR``: the sample tests on its R differences, the (corrected)
+  resampled t-tests and Welch's.
+
+All designs of a replication share its data set and all tests of a design its
+fits (common random numbers), so every difference between two tests, within
+or across designs, is a paired difference over data sets.
+
+Stored tables: ``scores`` (per design, experiment, run and fold, the
+accuracies of A and B and the split's training and test sizes; a
+:class:`~simstudy.scores.ScoreLayout` lets ``simstudy bench`` and plug-ins use
+them) and ``outcomes`` (per design, experiment, scheme and test: statistic,
+p-value, ``sign`` = the direction a rejection at any level up to
+:data:`ALPHA_MAX` points to, and ``decision`` at 0.05).  Every decision at
+another level is re-made from the stored p-value and sign.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .scenarios import BANK, scenario
+
+__all__ = ["DesignSpec", "parse_designs", "ProvingCondition", "Settings", "proving_study", "DEFAULT_DESIGNS",
+           "ALPHA", "ALPHA_MAX", "STUDY_NAME", "QUICK_SCENARIOS", "SMOKE_SCENARIOS"]
+
+STUDY_NAME = "proving_ground"
+ALPHA = 0.05
+ALPHA_MAX = 0.5  # the stored sign holds for every level up to this one
+DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
+TEST_SHARE = 0.1  # Nadeau and Bengio's and Bouckaert and Frank's 90% / 10% subsamples
+
+SMOKE_SCENARIOS = ("gauss-nb-n100-rho0-e0", "gauss-nb-n100-rho0-e1", "bouckaert1")
+# quick: every null and alternative family at a scale that runs in minutes on two cores
+QUICK_SCENARIOS = tuple(
+    [f"gauss-{p}-n{n}-rho{r:g}-e{e:g}" for p in ("nb", "1nn") for n in (100, 300) for r in (0.0, 0.6)
+     for e in (0.0, 0.1, 0.25, 0.5, 1.0)]
+    + ["bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4", "independent_k3", "berrar-cv"])
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """One resampling design: ``cv`` (r x k stratified cv), ``5x2`` or ``resampled`` (90/10 subsamples)."""
+
+    key: str
+    kind: str
+    n_runs: int
+    n_folds: int
+
+    def splitter(self):
+        from ..designs import RepeatedKFold, Subsample
+
+        return Subsample(self.n_runs, TEST_SHARE) if self.kind == "resampled" else RepeatedKFold(self.n_runs,
+                                                                                                 self.n_folds)
+
+    def sizes(self, y) -> tuple[int, int]:
+        return self.splitter().sizes(y)
+
+
+def parse_designs(names) -> tuple[DesignSpec, ...]:
+    """Designs from names such as ``cv10x10``, ``cv1x10``, ``5x2cv``, ``resampled10``.
+
+    Raises ValueError starting with ``--designs`` for an unknown, impossible or repeated design.
+    """
+    if isinstance(names, str):
+        names = [n for n in names.replace(",", " ").split() if n]
+    out = []
+    for name in names:
+        m = re.fullmatch(r"cv(\d+)x(\d+)", str(name))
+        if m:
+            r, k = int(m.group(1)), int(m.group(2))
+            if r < 1 or not 2 <= k <= 20:
+                raise ValueError(f"--designs: {name}: needs at least 1 run and 2 to 20 folds")
+            out.append(DesignSpec(name, "5x2" if (r, k) == (5, 2) else "cv", r, k))
+            continue
+        if name == "5x2cv":
+            out.append(DesignSpec(name, "5x2", 5, 2))
+            continue
+        m = re.fullmatch(r"resampled(\d+)", str(name))
+        if m:
+            r = int(m.group(1))
+            if r < 2:
+                raise ValueError(f"--designs: {name}: needs at least 2 splits")
+            out.append(DesignSpec(name, "resampled", r, 1))
+            continue
+        raise ValueError(f"--designs: unknown design {name!r}; use cvRxK (e.g. cv10x10), 5x2cv or resampledR "
+                         "(e.g. resampled10)")
+    if not out:
+        raise ValueError("--designs: no design given")
+    keys = [d.key for d in out]
+    if len(set(keys)) < len(keys):
+        raise ValueError(f"--designs: a design is named twice ({', '.join(keys)})")
+    if sum(d.kind == "5x2" for d in out) > 1:
+        raise ValueError("--designs: 5x2cv and cv5x2 are the same design; name it once")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ProvingCondition:
+    """One scenario of the bank, every design repeated ``n_experiments`` times on each data set."""
+
+    scenario: str
+    n_experiments: int
+    designs: tuple
+    n_replications: int | None = None
+
+    def __post_init__(self):
+        scenario(self.scenario)
+        if self.n_experiments < 2:
+            raise ValueError(f"n_experiments: replicability needs at least 2 repeats, got {self.n_experiments}")
+        parse_designs(self.designs)
+
+    @property
+    def key(self) -> str:
+        return self.scenario
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Profile settings: the scenarios (empty: the whole bank), the designs, the repeats of every design on one
+    data set, and the replications of the SVM scenarios (Berrar's generators, the slowest; 0: the profile's)."""
+
+    scenarios: tuple = ()
+    designs: tuple = DEFAULT_DESIGNS
+    n_experiments: int = 10
+    svm_replications: int = 0
+
+    def __post_init__(self):
+        for k in self.scenarios:
+            scenario(k)
+        parse_designs(self.designs)
+
+
+def _conditions(profile):
+    from ..engine.study import settings_of
+
+    s = settings_of(profile, Settings, study=STUDY_NAME)
+    keys = s.scenarios or tuple(BANK)
+    return [ProvingCondition(k, s.n_experiments, tuple(s.designs),
+                             s.svm_replications or None if BANK[k].family == "berrar" else None) for k in keys]
+
+
+def _tests_rows(scores, design: DesignSpec, n_exp: int) -> pd.DataFrame:
+    from ..outcomes import outcome_rows
+    from ..schemes import SCHEMES
+
+    index = {"experiment": np.arange(n_exp, dtype=np.int16)}
+    with np.errstate(all="ignore"):
+        if design.kind == "cv":
+            rows = outcome_rows(scores, "all", alpha=ALPHA_MAX, schemes=SCHEMES, index=index)
+        else:
+            rows = outcome_rows(scores, "all", alpha=ALPHA_MAX, index=index)
+            rows.insert(1, "scheme", "")
+    rows = rows.rename(columns={"decision": "sign"})
+    p = rows["pvalue"].to_numpy()
+    rows["decision"] = np.where(np.nan_to_num(p, nan=2.0) <= ALPHA, rows["sign"], 0).astype(np.int8)
+    rows.insert(0, "design", design.key)
+    return rows
+
+
+def replicate(cond: ProvingCondition, rng):
+    """One data set of the scenario; every design repeated on it; every test on the same fits."""
+    from ..scores import PairedScores, cv_accuracies
+
+    sc = scenario(cond.scenario)
+    X, y = sc.data(rng)
+    learners = sc.learners(X.shape[1])
+    E = cond.n_experiments
+    outcomes, scores = [], []
+    for design in parse_designs(cond.designs):
+        split = design.splitter()
+        ids = np.concatenate([split.fold_ids(y, rng) for _ in range(E)])
+        acc = cv_accuracies(X, y, ids, learners).reshape(E, design.n_runs, design.n_folds, 2)
+        n_train, n_test = design.sizes(y)
+        paired = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
+        outcomes.append(_tests_rows(paired, design, E))
+        grid = np.meshgrid(np.arange(E), np.arange(design.n_runs), np.arange(design.n_folds), indexing="ij")
+        scores.append(pd.DataFrame({
+            "design": design.key, "experiment": grid[0].ravel().astype(np.int16),
+            "run": grid[1].ravel().astype(np.int16), "fold": grid[2].ravel().astype(np.int16),
+            "acc_a": acc[..., 0].ravel(), "acc_b": acc[..., 1].ravel(),
+            "n_train": np.int32(n_train), "n_test": np.int32(n_test)}))
+    return {"scores": pd.concat(scores, ignore_index=True), "outcomes": pd.concat(outcomes, ignore_index=True)}
+
+
+def _sizes(rows, design=None) -> tuple[int, int]:
+    return int(rows["n_train"].iloc[0]), int(rows["n_test"].iloc[0])
+
+
+def _seconds(cond: ProvingCondition) -> float:
+    """Rough single-core seconds of one replication (measured with 4 repeats of the default designs)."""
+    sc = scenario(cond.scenario)
+    splits = sum(d.n_runs * d.n_folds for d in parse_designs(cond.designs)) * cond.n_experiments
+    if sc.family == "gaussian":
+        per_480 = 0.03 + (0.33 if sc.pair == "1nn" else 0.07) * (sc.n_cases / 1000) ** 1.5
+    else:
+        per_480 = {"bouckaert": 0.15, "berrar": 2.1}[sc.family]
+    return 0.02 + per_480 * splits / 480
+
+
+def layout(designs=DEFAULT_DESIGNS):
+    """Where the paired scores are, for ``simstudy bench`` (a test's input kind -> the design it reads)."""
+    from ..scores import ScoreLayout
+
+    specs = parse_designs(designs)
+    cv = next((d.key for d in specs if d.kind == "cv"), None) or next((d.key for d in specs if d.kind == "5x2"),
+                                                                       specs[0].key)
+    mapping = {"sample": cv, "cv": cv}
+    mapping["splits"] = next((d.key for d in specs if d.kind == "resampled"), cv)
+    mapping["5x2"] = next((d.key for d in specs if d.kind == "5x2"), cv)
+    return ScoreLayout(groups=("scenario",), unit="replication", experiment="experiment", axes=("run", "fold"),
+                       pairs={"A-B": ("acc_a", "acc_b")}, variants=("design", "test", "scheme"),
+                       design_column="design", designs=mapping, sizes=_sizes)
+
+
+def proving_study(designs=None):
+    """The proving ground's Study; ``designs`` (names) replace every profile's designs when given."""
+    from ..engine import Profile, Study
+    from .summary import summarize
+
+    profiles = {
+        "smoke": Profile("smoke", n_replications=3, settings={"scenarios": SMOKE_SCENARIOS, "n_experiments": 2}),
+        "quick": Profile("quick", n_replications=50, settings={"scenarios": QUICK_SCENARIOS, "n_experiments": 4,
+                                                               "svm_replications": 20}),
+        "paper": Profile("paper", n_replications=200, settings={"n_experiments": 10, "svm_replications": 100}),
+    }
+    if designs is not None:
+        chosen = tuple(d.key for d in parse_designs(designs))
+        profiles = {k: Profile(p.name, p.n_replications, {**p.settings, "designs": chosen})
+                    for k, p in profiles.items()}
+    used = designs if designs is not None else DEFAULT_DESIGNS
+    return Study(
+        name=STUDY_NAME,
+        title="Proving ground: every test on a bank of null and alternative scenarios, with shared fits",
+        conditions=_conditions,
+        replicate=replicate,
+        summarize=summarize,
+        settings=Settings,
+        profiles=profiles,
+        paired_scores=layout(used),
+        seconds_per_replication=_seconds,
+        chunk_size=5,
+        notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "
+              "(simstudy/proving/truth.json); its report checks the papers' statements.",
+    )

@@ -1,0 +1,247 @@
+"""The proving ground: the scenario bank and its stored truth, the command's bad input, the calibration and
+leaderboard computations on rows whose answer is known, and resumption giving the same rows."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simstudy.cli import main
+from simstudy.engine import Profile, load_run, run_study
+from simstudy.proving import scenarios as sc
+from simstudy.proving.berrar_calibration import brier_table, reliability
+from simstudy.proving.study import parse_designs, proving_study, replicate, ProvingCondition
+from simstudy.proving.summary import calibration, leaderboard, procedures, pvalue_distribution
+from simstudy.proving.worlds import TwoViewWorld, ViewNaiveBayes, ViewNearestNeighbour
+
+NULL, ALT = "gauss-nb-n100-rho0-e0", "gauss-nb-n100-rho0-e1"
+EXAMPLE = "examples/permutation_test.py:sign_flip"
+
+
+# -- the bank and its truth ---------------------------------------------------------------------------
+
+
+def test_every_scenario_has_a_stored_truth():
+    table = sc.truth_table()
+    assert list(table["scenario"]) == list(sc.BANK)
+    assert set(table["truth"]) <= {"null", "A", "B", "unclear"}
+    for key, s in sc.BANK.items():
+        t = sc.truth(key)
+        assert (t["truth"] == "null") == s.null_by_construction, key
+        assert np.isfinite(t["gap"]) and t["gap_se"] >= 0
+    # the exact nulls measure as nulls; a clear alternative measures in its direction
+    assert abs(sc.truth("bouckaert1")["gap"]) < 1e-12
+    for key in sc.scenario_keys("gaussian"):
+        t, s = sc.truth(key), sc.BANK[key]
+        if s.effect == 0:
+            assert abs(t["gap"]) < 4 * t["gap_se"] + 1e-9, key
+        if s.effect >= 0.5:
+            assert t["truth"] == "A", key
+
+
+def test_a_missing_or_broken_truth_file_names_the_script(tmp_path, monkeypatch):
+    sc._truth_file.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="make_proving_truth.py"):
+            sc.truth(NULL, tmp_path / "none.json")
+        bad = tmp_path / "bad.json"
+        bad.write_text("{not json")
+        with pytest.raises(ValueError, match="not a truth file"):
+            sc.truth(NULL, bad)
+        partial = tmp_path / "partial.json"
+        partial.write_text(json.dumps({"scenarios": {}}))
+        with pytest.raises(ValueError, match="no stored truth"):
+            sc.truth(NULL, partial)
+    finally:
+        sc._truth_file.cache_clear()
+    with pytest.raises(ValueError, match="unknown scenario 'nowhere'"):
+        sc.scenario("nowhere")
+
+
+def test_scenarios_are_frozen_declarations():
+    s = sc.scenario(ALT)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.n_cases = 5
+    assert s.effect == 1.0 and s.world.delta_a == 2.5 and not s.null_by_construction
+
+
+def test_view_learners_equal_fitting_fold_by_fold():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from simstudy.designs import RepeatedKFold
+
+    rng = np.random.default_rng(3)
+    X, y = TwoViewWorld(2.0, 1.5, 0.5).sample(120, rng)
+    ids = RepeatedKFold(2, 5).fold_ids(y, rng)
+    nb, nn = ViewNaiveBayes((0, 1)).fold_predictions(X, y, ids), ViewNearestNeighbour((2, 3)).fold_predictions(X, y, ids)
+    for r in range(2):
+        for f in range(5):
+            te = ids[r] == f
+            tr = ~te
+            ll = []
+            for c in (0, 1):
+                part = X[tr][y[tr] == c][:, :2]
+                v = part.var(axis=0, ddof=1)
+                ll.append(np.log((y[tr] == c).mean()) - 0.5 * (np.log(v) + (X[te][:, :2] - part.mean(0)) ** 2 / v).sum(1))
+            assert (np.argmax(ll, axis=0) == nb[r, te]).all()
+            assert (KNeighborsClassifier(1).fit(X[tr][:, 2:], y[tr]).predict(X[te][:, 2:]) == nn[r, te]).all()
+
+
+# -- the command's bad input -------------------------------------------------------------------------
+
+
+def _tree(root):
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in sorted(root.rglob("*"))}
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--profile", "papr"], ["--profile", "'papr'"]),
+    (["--designs", "cv10"], ["--designs", "'cv10'"]),
+    (["--designs", "cv10x10", "cv10x10"], ["--designs", "named twice"]),
+    (["--tests", "no_such_test"], ["--tests", "'no_such_test'"]),
+    (["--tests", "5x2cv_t", "--designs", "cv10x10"], ["--tests", "applies to none"]),
+    (["--tests", "nowhere/plug.py:fn"], ["--tests", "no such file"]),
+    (["--jobs", "0"], ["--jobs"]),
+    (["--timeout", "-1"], ["--timeout"]),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch, capsys, args, expected):
+    monkeypatch.chdir(tmp_path)
+    before = _tree(tmp_path)
+    assert main(["proving-ground", "--profile", "smoke", *args]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("simstudy: error: "), lines
+    for text in expected:
+        assert text in lines[0], (text, lines[0])
+    assert _tree(tmp_path) == before
+
+
+def test_designs_parse():
+    d = parse_designs(["cv10x10", "5x2cv", "resampled15", "cv1x10"])
+    assert [x.kind for x in d] == ["cv", "5x2", "resampled", "cv"]
+    assert d[2].n_runs == 15 and d[2].n_folds == 1
+
+
+# -- calibration and leaderboard on rows whose answer is known ----------------------------------------
+
+
+def _rows(n_units=400, n_exp=2, seed=0):
+    """Three procedures on a null and an alternative scenario: exact, liberal (p = U^3) and a copy of exact."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for cond, alt in ((NULL, False), (ALT, True)):
+        for test in ("exact", "liberal", "exact_copy", "weak"):
+            shape = (n_units, n_exp)
+            u = rng.uniform(size=shape) if test != "exact_copy" else None
+            parts.append((cond, alt, test, u))
+    # the copy shares exact's p-values on every unit: it must tie with it
+    base = {c: u for c, _, t, u in parts if t == "exact"}
+    out = []
+    for cond, alt, test, u in parts:
+        u = base[cond] if test == "exact_copy" else u
+        p = u ** 3 if test == "liberal" else u
+        if alt and test in ("exact", "exact_copy"):
+            p = u * 0.05          # always below 0.05: power 1
+        if alt and test == "weak":
+            p = np.where(u < 0.3, u * 0.1, u)   # rejects with probability about 0.3 + 0.7 * ...
+        grid = np.meshgrid(np.arange(n_units), np.arange(n_exp), indexing="ij")
+        out.append(pd.DataFrame({"condition": cond, "replication": grid[0].ravel(), "experiment": grid[1].ravel(),
+                                 "design": "cv10x10", "scheme": "", "test": test, "pvalue": p.ravel(),
+                                 "sign": np.int8(1)}))
+    return pd.concat(out, ignore_index=True)
+
+
+def test_calibration_recovers_the_known_type_one_error():
+    pr = procedures(_rows())
+    cal = calibration(pr, alphas=(0.01, 0.05, 0.2)).set_index(["procedure", "alpha"])
+    for a in (0.01, 0.05, 0.2):
+        r = cal.loc[("exact [cv10x10]", a)]
+        assert r["type1_mc_low"] <= 100 * a <= r["type1_mc_high"]
+        liberal = cal.loc[("liberal [cv10x10]", a)]
+        assert liberal["type1_mc_low"] <= 100 * a ** (1 / 3) <= liberal["type1_mc_high"]
+        assert liberal["type1_mc_low"] > 100 * a
+    pdist = pvalue_distribution(pr).set_index("procedure")
+    assert pdist.loc["exact [cv10x10]", "max_distance"] < 0.06
+    assert pdist.loc["liberal [cv10x10]", "max_distance"] > 0.2
+
+
+def test_leaderboard_ranks_controlled_tests_by_paired_power_and_declares_ties():
+    board = leaderboard(procedures(_rows())).set_index("procedure")
+    assert not board.loc["liberal [cv10x10]", "controlled"] and np.isnan(board.loc["liberal [cv10x10]", "rank"])
+    assert board.loc["exact [cv10x10]", "rank"] == 1 and board.loc["exact_copy [cv10x10]", "rank"] == 1
+    assert board.loc["exact [cv10x10]", "tied_with"] == 1        # tied with its copy, not with the weak test
+    assert board.loc["weak [cv10x10]", "rank"] == 3                # beaten by both
+    assert board.loc["exact [cv10x10]", "power"] == 100
+    assert board.index[0] in ("exact [cv10x10]", "exact_copy [cv10x10]")
+
+
+def test_berrar_brier_score_of_calibrated_forecasts():
+    rng = np.random.default_rng(1)
+    rows = []
+    for g, q in enumerate((0.3, 0.6, 0.9)):
+        sig = rng.uniform(size=2000) < q
+        rows.append(pd.DataFrame({"study": "s", "model": "m", "group": g, "replication": np.arange(2000),
+                                  "significant": sig, "P": np.where(sig, q, np.nan)}))
+    fc = pd.concat(rows, ignore_index=True)
+    b = brier_table(fc).iloc[0]
+    expected = sum(q * (q * (1 - q)) for q in (0.3, 0.6, 0.9)) / sum((0.3, 0.6, 0.9))  # weighted by significant
+    assert b["brier_mc_low"] - 0.01 <= expected <= b["brier_mc_high"] + 0.01
+    assert abs(b["mean_P_minus_F"]) < 0.02 and b["brier"] < b["brier_constant"]
+    rel = reliability(fc)
+    assert (abs(rel["observed"] - rel["mean_P"]) < 0.03).all()
+
+
+# -- the study: stored, resumed, reported ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    st = proving_study(("cv2x5", "5x2cv", "resampled4"))
+    prof = Profile("tiny", n_replications=4, settings={"scenarios": (NULL, ALT), "n_experiments": 2,
+                                                       "designs": ("cv2x5", "5x2cv", "resampled4")})
+    return dataclasses.replace(st, profiles={**st.profiles, "tiny": prof})
+
+
+def test_resumption_gives_the_same_rows(tiny, tmp_path):
+    whole = run_study(tiny, "tiny", out=tmp_path / "whole", progress=False)
+    part = tmp_path / "part"
+    run_study(tiny, "tiny", out=part, progress=False)
+    chunks = sorted(p for p in (part / "chunks").glob("*/*") if p.is_dir())
+    assert chunks
+    shutil.rmtree(chunks[0])                        # a lost chunk
+    resumed = run_study(tiny, "tiny", out=part, progress=False)
+    assert resumed.manifest["runs"][-1]["replications_computed"] > 0
+    for table in ("outcomes", "scores"):
+        a, b = whole.table(table), resumed.table(table)
+        pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
+    out = whole.table("outcomes")
+    assert set(out["design"]) == {"cv2x5", "5x2cv", "resampled4"}
+    assert {"corrected_cv_t", "5x2cv_f", "corrected_resampled_t", "welch_t"} <= set(out["test"])
+    # every decision at 0.05 is the stored p-value and sign re-decided
+    redo = np.where(out["pvalue"].fillna(2) <= 0.05, out["sign"], 0)
+    assert (redo == out["decision"]).all()
+
+
+def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
+    from simstudy.plugins import load_plugin
+    from simstudy.proving.report import build_report
+
+    run_study(tiny, "tiny", out=tmp_path / "run", progress=False)
+    run = load_run(tiny, profile="tiny", out=tmp_path / "run")
+    rep = build_report(run, plugins=[(EXAMPLE, load_plugin(EXAMPLE))], results=None, figures=False)
+    assert rep["markdown"].is_file() and rep["html"].is_file()
+    board = rep["tables"]["leaderboard"]
+    assert f"{EXAMPLE} [cv2x5]" in set(board["procedure"]) and f"{EXAMPLE} [resampled4]" in set(board["procedure"])
+    text = rep["markdown"].read_text()
+    assert "Leaderboard" in text and "statements" in text
+
+
+def test_replicate_is_a_function_of_its_seed():
+    c = ProvingCondition(ALT, 2, ("cv2x5",))
+    a, b = replicate(c, np.random.default_rng(5)), replicate(c, np.random.default_rng(5))
+    pd.testing.assert_frame_equal(a["outcomes"], b["outcomes"])
+    pd.testing.assert_frame_equal(a["scores"], b["scores"])
