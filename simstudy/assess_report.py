@@ -46,6 +46,7 @@ def compact_table(a) -> pd.DataFrame:
                                         f"{_num(r['P_rep'], 2)} [{_num(r['P_rep low'], 2)}, {_num(r['P_rep high'], 2)}]"),
             "F (first as initial)": _num(r["F first"], 2),
             "keeps alpha": {True: "yes", False: "no"}.get(keeps, "unknown") if keeps is not None else "unknown",
+            "simulated R2": _num(r.get("simulated R2 (lowest over sources)", np.nan), 2),
         })
     return pd.DataFrame(rows)
 
@@ -99,7 +100,9 @@ def _legend() -> str:
             "t-tests, the Wilcoxon model with s* = 1 for the signed-rank tests, the binomial model for the sign "
             "tests). F: the share of the other repeats that reach the first repeat's significant verdict (n/a "
             "when the first repeat is not significant). keeps alpha: the stored Type I error of the test on "
-            "Bouckaert's null source is compatible with alpha (the lower end of its 95% interval is at most alpha).")
+            "Bouckaert's null source is compatible with alpha (the lower end of its 95% interval is at most alpha). "
+            "simulated R2: the lowest, over the stored simulation's sources, of the mean R2 of repeated experiments "
+            "on one data set (Bouckaert's replicability criterion).")
 
 
 def _md_table(df: pd.DataFrame) -> str:

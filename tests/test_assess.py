@@ -207,3 +207,26 @@ def test_cli_writes_the_pages_and_benches_a_new_test(tmp_path, iris_csv, capsys)
     for name in ("assessment.md", "assessment.html", "assessment.png", "assessment.csv"):
         assert (out / name).stat().st_size > 0
     assert "n/a" in (out / "assessment.html").read_text() or "nan" not in (out / "assessment.html").read_text()
+
+
+def test_recommendation_rests_on_stored_type_one_error_and_simulated_replicability():
+    from simstudy.assess import MIN_EVIDENCE, recommend
+
+    y = np.repeat([0, 1], 50)
+    designs = parse_designs(["cv10x10"], y)
+    table = pd.DataFrame({"design": "cv10x10", "scheme": ["kfold_cv", "average_over_sorted_runs", ""],
+                          "test": ["sign", "paired_t", "cv_t"], "repeats": 10, "A better": [0, 6, 10],
+                          "B better": 0, "R2": [1.0, 0.47, 1.0], "R2 se": np.nan})
+
+    def ev(scheme, test, rate, low, min_r2, units=200):
+        return {"match": ("cv", 10, 10, scheme, test), "rate": rate, "low": low, "high": rate + 0.05,
+                "units": units, "min_r2": min_r2, "source": "bouckaert1/quick"}
+
+    evidence = [ev("kfold_cv", "sign", 0.02, 0.01, 0.69), ev("average_over_sorted_runs", "paired_t", 0.06, 0.04, 0.91),
+                ev("", "cv_t", 0.58, 0.50, 0.95)]
+    out, text = recommend(table, designs, evidence)
+    assert out["keeps alpha"].tolist() == [True, True, False]
+    assert "`paired_t` with cv10x10, scheme average_over_sorted_runs" in text  # not the never-rejecting sign test
+    few = [dict(e, units=MIN_EVIDENCE - 1) for e in evidence]
+    out, text = recommend(table, designs, few)
+    assert text.startswith("No recommendation") and out["keeps alpha"].isna().all()
