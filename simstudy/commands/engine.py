@@ -36,6 +36,12 @@ def register(subparsers):
     p.add_argument("--fresh", action="store_true",
                    help="start afresh when --out holds a run of another configuration, code or package versions: "
                         "that run is renamed to OUT.replaced-STAMP (never deleted)")
+    p.add_argument("--target-mcse", type=float, default=None, metavar="E",
+                   help="adaptive run: add replications per condition (the profile's count at a time) until the "
+                        "Monte Carlo standard error of every target (the rejection rates, unless the study "
+                        "declares its own) is at most E")
+    p.add_argument("--max-replications", type=int, default=None, metavar="N",
+                   help="with --target-mcse: at most N replications per condition (default 10 x the profile's)")
     p.set_defaults(func=cmd_run)
 
     p = subparsers.add_parser("status", help="progress of a stored run")
@@ -94,8 +100,14 @@ def cmd_run(args) -> int:
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     run = run_study(args.study, args.profile, out=args.out, jobs=args.jobs, backend=args.backend,
-                    scheduler=args.scheduler, seed=seed, progress=not args.quiet, fresh=args.fresh)
-    info = run.manifest["runs"][-1]
+                    scheduler=args.scheduler, seed=seed, progress=not args.quiet, fresh=args.fresh,
+                    target_mcse=args.target_mcse, max_replications=args.max_replications)
+    import os
+
+    mine = [r for r in run.manifest["runs"] if r.get("pid") == os.getpid()] or run.manifest["runs"][-1:]
+    info = {"replications_computed": sum(r.get("replications_computed", 0) for r in mine),  # every stage of
+            "seconds": sum(r.get("seconds", 0.0) for r in mine),                          # an adaptive run
+            "chunks_discarded": mine[-1].get("chunks_discarded")}
     label = f"{run.manifest.get('study', args.study)}/{args.profile}"  # the study's name, also for a file
     bad = info.get("chunks_discarded") or {}
     if bad:
@@ -104,6 +116,7 @@ def cmd_run(args) -> int:
     n_fail = len(run.failures)
     print(f"{label}: {run.manifest['status']}; computed {info['replications_computed']} "
           f"replications in {info['seconds']:.1f} s; {n_fail} failed replication(s); stored in {run.path}")
+    _print_adaptive(run.manifest)
     if n_fail:
         f = run.failures.iloc[0]
         print(f"  first failure: condition {f['condition']} replication {f['replication']}: {f['error']}\n"
@@ -177,6 +190,15 @@ def _state_line(run) -> str:
     return f"  {health}; {activity}"
 
 
+def _print_adaptive(manifest) -> None:
+    from ..engine.adaptive import adaptive_table
+
+    table = adaptive_table(manifest)
+    if table is not None:
+        print(f"  adaptive: {manifest['adaptive']['rule']}")
+        print("  " + table.to_string(index=False).replace("\n", "\n  "))
+
+
 def cmd_status(args) -> int:
     st, run = _load(args)
     prog = run.progress()
@@ -188,6 +210,7 @@ def cmd_status(args) -> int:
     print(f"  runs: {len(run.manifest.get('runs', []))}, compute wall time so far {secs:.1f} s, "
           f"root seed {run.manifest['root_seed']}, config {run.manifest['config_hash'][:12]}")
     print(prog.to_string(index=False))
+    _print_adaptive(run.manifest)
     return 0
 
 
@@ -196,8 +219,13 @@ def cmd_summarize(args) -> int:
 
     from .._files import write_atomic
 
+    from ..engine.adaptive import adaptive_table
+
     st, run = _load(args)
-    tables = st.summarize(run)
+    tables = dict(st.summarize(run))
+    adaptive = adaptive_table(run.manifest)
+    if adaptive is not None:  # how many replications each condition used, and the precision reached
+        tables["adaptive"] = adaptive
     written = []
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.max_rows", 500):
         for name, df in tables.items():

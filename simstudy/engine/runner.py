@@ -211,14 +211,23 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
             lg.setLevel(level)
 
 
-def plan_run(study: Study, profile: str, seed: int):
-    """Conditions, chunk plan, configuration and its hash; validates everything, writes nothing."""
+def plan_run(study: Study, profile: str, seed: int, *, adaptive: dict | None = None, counts: dict | None = None):
+    """Conditions, chunk plan, configuration and its hash; validates everything, writes nothing.
+
+    ``adaptive`` (an :class:`~simstudy.engine.adaptive.AdaptiveRule` as a dict)
+    makes the run adaptive: it enters the configuration (and its hash), and
+    ``counts`` (condition -> replications planned so far, not hashed) replaces
+    each condition's count; a condition without one starts with the rule's
+    first stage.
+    """
     prof = study.profile(profile)
     conds = study.conditions_for(prof)
     plan = []
     for c in conds:
         key = condition_key(c)
         n = n_replications_of(c, prof)
+        if adaptive is not None:
+            n = (counts or {}).get(key, min(n, adaptive["max_replications"]))
         for start in range(0, n, study.chunk_size):
             plan.append({"condition": key, "start": start, "stop": min(n, start + study.chunk_size)})
     config = {
@@ -230,6 +239,8 @@ def plan_run(study: Study, profile: str, seed: int):
         "root_seed": seed,
         "chunk_size": study.chunk_size,
     }
+    if adaptive is not None:
+        config["adaptive"] = dict(adaptive)
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
     return conds, plan, config, digest
 
@@ -340,7 +351,8 @@ def _executor(jobs: int, backend: str, client=None):
 
 def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None, seed: int = DEFAULT_SEED, progress: bool = True,
-              fresh: bool = False) -> RunData:
+              fresh: bool = False, target_mcse: float | None = None,
+              max_replications: int | None = None) -> RunData:
     """Run (or resume) ``study`` at ``profile`` and return its stored rows.
 
     Everything is validated, and a dask scheduler reached, before anything is
@@ -358,6 +370,13 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
     Failures to write (read-only directory, full disk) raise
     :class:`~simstudy.engine.store.StoreError` with one line; what was stored
     before stays valid and the same command resumes.
+
+    With ``target_mcse`` the run is adaptive (see :mod:`simstudy.engine.adaptive`):
+    each condition starts with the profile's replications and grows by as many
+    again until the Monte Carlo standard error of every target is at most
+    ``target_mcse``, or it reaches ``max_replications`` (default ten times the
+    profile's).  The rule is part of the configuration; the replications used and
+    the MCSE reached per condition are recorded in the manifest (``adaptive``).
     """
     study = get_study(study)
     if backend not in BACKENDS:
@@ -366,7 +385,16 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
         raise ValueError("--scheduler: only meaningful with --backend dask")
     jobs = _check_jobs(jobs, local=not scheduler)
     seed = _check_int(seed, "--seed", 0)
-    conds, plan, config, digest = plan_run(study, profile, seed)
+    rule = None
+    if target_mcse is not None or max_replications is not None:
+        from .adaptive import AdaptiveRule
+
+        if target_mcse is None:
+            raise ValueError("--max-replications: only meaningful with --target-mcse")
+        n0 = study.profile(profile).n_replications
+        cap = max_replications if max_replications is not None else 10 * n0
+        rule = AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
+    conds, plan, config, digest = plan_run(study, profile, seed, adaptive=rule and rule.as_config())
     path = Path(out) if out is not None else default_out(study.name, profile)
     store = RunStore(path)
     store.check_target()
@@ -394,6 +422,9 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
                     lock.release()  # the lock moved with it; lock the new directory
                     lock = RunLock(path)
                     lock.acquire(command=" ".join(sys.argv))
+            if rule is not None:
+                return _run_adaptive(study, profile, store, rule, seed, prov, jobs=jobs, backend=backend,
+                                     client=client, progress=progress)
             return _run_locked(study, profile, store, conds, plan, config, digest, seed, prov,
                                jobs=jobs, backend=backend, client=client, progress=progress)
         except OSError as exc:
@@ -405,8 +436,41 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
             client.close()
 
 
+def _run_adaptive(study, profile, store, rule, seed, prov, *, jobs, backend, client, progress) -> RunData:
+    """Stages of :func:`_run_locked`, each condition grown until its targets are precise enough.
+
+    Every stage starts from the first: on a resumed run the stored stages are
+    re-read (nothing is recomputed) and decided again from the same rows, so the
+    run stops where an uninterrupted one would.
+    """
+    from .adaptive import stage_decisions
+
+    counts = None
+    while True:
+        conds, plan, config, digest = plan_run(study, profile, seed, adaptive=rule.as_config(), counts=counts)
+        if counts is None:
+            counts = {c["condition"]: 0 for c in plan}
+            for c in plan:
+                counts[c["condition"]] = max(counts[c["condition"]], c["stop"])
+        data = _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, jobs=jobs,
+                           backend=backend, client=client, progress=progress,
+                           extra={"counts": dict(counts)})
+        if not data.complete:
+            return data
+        state = stage_decisions(study, data, counts, rule)
+        grow = {k: min(rule.max_replications, counts[k] + rule.step) for k, s in state.items()
+                if not s["converged"] and counts[k] < rule.max_replications}
+        # the decision of this stage, for `simstudy status` while the next one runs, and the final record
+        data.manifest["adaptive"] = {"rule": rule.describe(), **rule.as_config(), "finished": not grow,
+                                     "conditions": state}
+        store.write_manifest(data.manifest, fsync=True)
+        if not grow:
+            return data
+        counts.update(grow)
+
+
 def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, *, jobs, backend, client,
-                progress) -> RunData:
+                progress, extra=None) -> RunData:
     """The body of :func:`run_study`, with the run directory locked."""
     path = store.path
     old = store.read_manifest()
@@ -423,7 +487,10 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
         "conditions": [condition_key(c) for c in conds], "versions": old.get("versions", versions),
         "provenance": run_prov, "created": old.get("created", now),
         "chunks": old.get("chunks", {}), "runs": old.get("runs", []), "status": old.get("status", "running"),
+        **(extra or {}),
     }
+    if "adaptive" in old and "adaptive" not in manifest:  # a finished adaptive run re-read: keep its record
+        manifest["adaptive"] = old["adaptive"]
     by_key = {condition_key(c): c for c in conds}
     todo, done = [], set()  # done: chunks verified or written in this call (no second hashing pass)
     discarded = {}

@@ -604,7 +604,8 @@ def check_plan(manifest: dict, study, profile: str, path) -> None:
         raise ConfigMismatch(f"{where}: the manifest's config does not match its own hash (edited by hand?)")
     if manifest["profile"] != profile:
         raise ConfigMismatch(f"{where} holds profile {manifest['profile']!r}, not {profile!r}")
-    _, plan, config, digest = plan_run(study, profile, manifest["root_seed"])
+    _, plan, config, digest = plan_run(study, profile, manifest["root_seed"],
+                                       adaptive=manifest["config"].get("adaptive"), counts=manifest.get("counts"))
     if digest != manifest["config_hash"] or plan != manifest["plan"]:
         diffs = [k for k in sorted(set(config) | set(manifest["config"]))
                  if config.get(k) != manifest["config"].get(k)] or ["plan"]

@@ -137,6 +137,11 @@ class Study:
         The published figures this study reproduces, drawn from its summary tables.
     notes : str
         What is not reproduced, and why (shown beside the comparison in the report).
+    targets : callable(rows) -> DataFrame, optional
+        The quantities an adaptive run (``--target-mcse``) makes precise, from
+        the ``outcomes`` rows of one condition: columns ``quantity``,
+        ``estimate`` and ``mcse``.  Default: the rejection rates (see
+        :mod:`simstudy.engine.adaptive`).
     """
 
     name: str
@@ -154,6 +159,7 @@ class Study:
     paired_scores: Any = None
     figures: tuple = ()
     notes: str = ""
+    targets: Callable | None = None
 
     def __post_init__(self):
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:

@@ -1,0 +1,89 @@
+"""Adaptive runs (--target-mcse): deterministic stopping, the same rows resumed or on two workers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from simstudy.cli import main
+from simstudy.engine import load_run, run_study
+from simstudy.engine.adaptive import AdaptiveRule, default_targets
+
+KW = dict(progress=False, target_mcse=0.1, max_replications=60)
+
+
+def _rows(run):
+    return run.table("outcomes").reset_index(drop=True)
+
+
+def test_adaptive_run_stops_where_an_uninterrupted_one_does(tmp_path):
+    one = run_study("demo", "smoke", out=tmp_path / "one", **KW)
+    counts = one.manifest["counts"]
+    assert one.manifest["adaptive"]["finished"] and set(counts) == {"mu0", "mu0.8"}
+    assert all(n > 20 for n in counts.values())  # the first stage (the profile's 20) was not enough
+    for st in one.manifest["adaptive"]["conditions"].values():
+        assert st["converged"] and st["max_mcse"] <= 0.1
+
+    two = run_study("demo", "smoke", out=tmp_path / "two", jobs=2, **KW)
+    assert two.manifest["counts"] == counts
+    pd.testing.assert_frame_equal(_rows(one), _rows(two))
+
+    # a crash: the last stage's chunks and the record lost; the same command decides again from stored rows
+    manifest = json.loads((tmp_path / "one" / "manifest.json").read_text())
+    for key, n in counts.items():
+        for d in (tmp_path / "one" / "chunks" / key).iterdir():
+            if int(d.name.split("-")[1]) > n - 20:
+                shutil.rmtree(d)
+    manifest.pop("adaptive")
+    manifest["status"] = "running"
+    (tmp_path / "one" / "manifest.json").write_text(json.dumps(manifest))
+    again = run_study("demo", "smoke", out=tmp_path / "one", **KW)
+    assert again.manifest["counts"] == counts
+    pd.testing.assert_frame_equal(_rows(again), _rows(one))
+    assert load_run("demo", out=tmp_path / "one").complete
+
+
+def test_the_rule_is_part_of_the_configuration(tmp_path):
+    run_study("demo", "smoke", out=tmp_path / "r", **KW)
+    with pytest.raises(ValueError, match="--fresh"):
+        run_study("demo", "smoke", out=tmp_path / "r", progress=False, target_mcse=0.05, max_replications=60)
+    with pytest.raises(ValueError, match="--fresh"):
+        run_study("demo", "smoke", out=tmp_path / "r", progress=False)
+
+
+def test_a_capped_condition_says_so(tmp_path):
+    run = run_study("demo", "smoke", out=tmp_path / "c", progress=False, target_mcse=0.001, max_replications=40)
+    assert run.manifest["counts"] == {"mu0": 40, "mu0.8": 40}
+    assert all(st["capped"] for st in run.manifest["adaptive"]["conditions"].values())
+
+
+def test_default_targets_are_rejection_rates_over_replications():
+    rows = pd.DataFrame({"replication": [0, 0, 1, 1, 2, 2], "experiment": [0, 1] * 3, "test": "t",
+                         "decision": [1, 0, 1, 1, 0, 0]})
+    t = default_targets(rows)
+    assert t["estimate"].iloc[0] == pytest.approx(0.5)            # per replication 0.5, 1, 0
+    assert t["mcse"].iloc[0] == pytest.approx(0.5 / 3 ** 0.5)      # sd 0.5 over 3 replications
+    agree = default_targets(rows.assign(decision=0))
+    assert agree["mcse"].iloc[0] > 0                               # no spread yet is not precision
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--target-mcse", "0"], "--target-mcse: must be a positive number"),
+    (["--target-mcse", "-1"], "--target-mcse: must be a positive number"),
+    (["--max-replications", "50"], "--max-replications: only meaningful with --target-mcse"),
+    (["--target-mcse", "0.1", "--max-replications", "0"], "--max-replications: must be a positive integer"),
+])
+def test_bad_targets_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
+    out = tmp_path / "run"
+    assert main(["run", "demo", "--profile", "smoke", "--out", str(out), "--quiet", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_rule_checks():
+    with pytest.raises(ValueError, match="--target-mcse"):
+        AdaptiveRule(float("nan"), 10, 5, 5)
