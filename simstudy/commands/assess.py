@@ -20,7 +20,7 @@ def register(subparsers):
                    help="a CSV (header line; class column named by --class or last), ARFF or Parquet file, "
                         "or the name of a shipped data set")
     p.add_argument("--a", required=True, metavar="LEARNER",
-                   help="learner A: a registered name (see `simstudy learners`-style names such as NB, C4.5, NN, "
+                   help="learner A: a registered name (NB, C4.5, NN, stump, TAN, weka.SMO, e1071.naiveBayes, "
                         "e1071.svm, randomForest) or module:Class of a scikit-learn estimator")
     p.add_argument("--b", required=True, metavar="LEARNER", help="learner B, as --a")
     p.add_argument("--a-params", default=None, metavar="JSON", help="parameters of A as a JSON object")
