@@ -112,18 +112,16 @@ def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="") -> D
     if classes.size < 2:
         raise ValueError(f"DATA: {name}: the class{where} has {classes.size} distinct value(s); "
                          "a comparison of classifiers needs at least two classes")
-    counts = np.bincount(y)
     if y.size < 10:
         raise ValueError(f"DATA: {name}: {y.size} cases with a class; an assessment needs at least 10")
     if X.shape[1] == 0:
         raise ValueError(f"DATA: {name}: no attributes besides the class")
-    del counts
     return Dataset(str(name), np.asarray(X, dtype=float), y.astype(np.int64), tuple(map(str, columns)),
                    tuple(bool(v) for v in nominal), tuple(int(v) for v in n_categories),
                    tuple(str(c) for c in classes))
 
 
-def _from_frame(df: pd.DataFrame, name: str, class_column, *, line_offset: int | None) -> Dataset:
+def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
     if df.shape[1] < 2:
         raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
     if class_column is None:
@@ -205,7 +203,7 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
             except Exception as exc:  # pyarrow raises its own error types
                 raise ValueError(f"DATA: {text}: not a readable Parquet file ({type(exc).__name__}: "
                                  f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
-            return _from_frame(df, text, class_column, line_offset=None)
+            return _from_frame(df, text, class_column)
         if suffix in (".csv", ".txt", ".tsv", ""):
             try:
                 df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skipinitialspace=True,
@@ -219,15 +217,13 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
                 raise ValueError(f"DATA: {text}: cannot parse: {msg}") from None
             if df.empty:
                 raise ValueError(f"DATA: {text}: a header but no data lines")
-            return _from_frame(df, text, class_column, line_offset=2)
+            return _from_frame(df, text, class_column)
     except OSError as exc:
         raise ValueError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
     raise ValueError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
 
 
 def _arff_dataset(arff, name, class_column) -> Dataset:
-    from .data.arff import read_arff  # noqa: F401  (the type of ``arff``)
-
     X, y, names = arff.X, arff.y, list(arff.names)
     cats = list(arff.categories)
     class_name, class_cats = arff.class_name, arff.class_categories

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.assess import (assess, assessment_tables, load_assessment, load_data, parse_designs,
+from simstudy.assess import (assess, load_assessment, load_data, parse_designs,
                              parse_learner)
 from simstudy.cli import main
 

@@ -33,7 +33,6 @@ import math
 import numbers
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 __all__ = ["AdaptiveRule", "default_targets", "condition_targets", "stage_decisions", "adaptive_table"]
