@@ -229,3 +229,11 @@ def test_recommendation_rests_on_stored_type_one_error_and_simulated_replicabili
     few = [dict(e, units=MIN_EVIDENCE - 1) for e in evidence]
     out, text = recommend(table, designs, few)
     assert text.startswith("No recommendation") and out["keeps alpha"].isna().all()
+
+
+def test_the_command_states_the_library_defaults():
+    from simstudy.assess import DEFAULT_DESIGNS
+    from simstudy.cli import build_parser
+
+    help_text = build_parser()._subparsers._group_actions[0].choices["assess"].format_help()
+    assert f"(default {' '.join(DEFAULT_DESIGNS)})" in " ".join(help_text.split())

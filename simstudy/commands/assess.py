@@ -11,9 +11,7 @@ replication probability, and how often a significant verdict replicated. Stored 
 assessment resumes, and the same command summarises a finished one without fitting again."""
 
 
-def register(subparsers):
-    from ..assess import DEFAULT_DESIGNS
-
+def register(subparsers):  # imports nothing heavy: building the parser must stay fast
     p = subparsers.add_parser("assess", help="assess the replicability of a comparison of two learners on your data",
                               description=ASSESS_HELP)
     p.add_argument("data", metavar="DATA",
@@ -27,9 +25,9 @@ def register(subparsers):
     p.add_argument("--b-params", default=None, metavar="JSON", help="parameters of B as a JSON object")
     p.add_argument("--class", dest="class_column", default=None, metavar="NAME",
                    help="name of the class column (default the last column)")
-    p.add_argument("--designs", nargs="+", default=list(DEFAULT_DESIGNS), metavar="DESIGN",
+    p.add_argument("--designs", nargs="+", default=None, metavar="DESIGN",
                    help="cvRxK (e.g. cv10x10; its first run is a plain k-fold cv), 5x2cv, resampledR "
-                        f"(default {' '.join(DEFAULT_DESIGNS)})")
+                        "(default cv10x10 5x2cv resampled10)")
     p.add_argument("--tests", nargs="+", default=None, metavar="TEST",
                    help="registered tests to apply (or 'all'); default the papers' tests for each design")
     p.add_argument("--repeats", type=int, default=10, metavar="N",
@@ -53,10 +51,10 @@ def register(subparsers):
 
 
 def cmd_assess(args) -> int:
-    from ..assess import assess
+    from ..assess import DEFAULT_DESIGNS, assess
     from ..assess_report import write_assessment
 
-    a = assess(args.data, None, args.a, args.b, designs=args.designs, tests=args.tests, n_repeats=args.repeats,
+    a = assess(args.data, None, args.a, args.b, designs=args.designs or DEFAULT_DESIGNS, tests=args.tests, n_repeats=args.repeats,
                alpha=args.alpha, out=args.out, jobs=args.jobs, seed=args.seed, progress=not args.quiet,
                fresh=args.fresh, class_column=args.class_column, a_params=args.a_params, b_params=args.b_params,
                evidence=args.results)
