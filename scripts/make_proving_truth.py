@@ -4,10 +4,10 @@ For each scenario and each training-set size the designs use (90% of the cases:
 10-fold cv and 90/10 subsamples; 50%: 5 x 2 cv), ``--train-sets`` training
 sets are drawn; learners A and B are fitted on each and scored on the whole
 distribution (Bayesian networks: exactly, over every attribute configuration)
-or on a fresh test set of ``--test-cases`` cases (Gaussian worlds).  The gap is
+or on a fresh test set of ``--test-cases`` cases (the Gaussian generators).  The gap is
 the mean of acc(A) - acc(B) over training sets, with its standard error.
 
-    .venv/bin/python scripts/make_proving_truth.py              # the whole bank (about 10 minutes on 2 cores)
+    .venv/bin/python scripts/make_proving_truth.py              # the whole bank (about 3 core-minutes)
     .venv/bin/python scripts/make_proving_truth.py --check      # compare the stored file with the bank, no fitting
 """
 
@@ -74,9 +74,9 @@ def measure(key, train_sets, test_cases):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--train-sets", type=int, default=200, help="training sets per scenario and size (default 200)")
-    p.add_argument("--test-cases", type=int, default=5000,
-                   help="cases of the fresh test set of each training set (Gaussian worlds; default 5000)")
+    p.add_argument("--train-sets", type=int, default=100, help="training sets per scenario and size (default 100)")
+    p.add_argument("--test-cases", type=int, default=2000,
+                   help="cases of the fresh test set of each training set (Gaussian and Berrar worlds; default 2000)")
     p.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
     p.add_argument("--only", nargs="*", default=None, metavar="KEY", help="measure only these scenarios (merged "
                    "into the stored file)")
@@ -92,14 +92,14 @@ def main(argv=None):
     keys = args.only if args.only else list(BANK)
     from joblib import Parallel, delayed
 
-    results = Parallel(n_jobs=args.jobs, verbose=5)(delayed(measure)(k, args.train_sets, args.test_cases)
+    results = Parallel(n_jobs=args.jobs, verbose=10)(delayed(measure)(k, args.train_sets, args.test_cases)
                                                      for k in keys)
     scenarios = dict(stored) if args.only else {}
     scenarios.update(dict(results))
     scenarios = {k: scenarios[k] for k in BANK if k in scenarios}
-    command = "python scripts/make_proving_truth.py" + (f" --train-sets {args.train_sets}" if args.train_sets != 200
+    command = "python scripts/make_proving_truth.py" + (f" --train-sets {args.train_sets}" if args.train_sets != 100
                                                         else "") \
-        + (f" --test-cases {args.test_cases}" if args.test_cases != 5000 else "")
+        + (f" --test-cases {args.test_cases}" if args.test_cases != 2000 else "")
     doc = {"made_by": {"command": command, "seed": SEED,
                        "description": "Truth of every scenario of the proving ground (simstudy.proving.scenarios): "
                                       "gap = mean over training sets of accuracy(A) - accuracy(B) with n_train = 90% "

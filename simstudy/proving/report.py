@@ -81,6 +81,7 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA) -> pd.DataFram
     from ..summaries import interval_verdict
 
     b = board.set_index("procedure")
+    label_of = {v: k for k, v in named.items()}
     rows = []
 
     def iv(proc, col):
@@ -117,7 +118,7 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA) -> pd.DataFram
     for other in (corr, find("corrected resampled t"), find("sorted runs t")):
         if five and other and five in b.index and other in b.index:
             m, lo, hi = _paired_power_difference(pr, other, five, alpha)
-            rows.append({"statement": f"5x2cv t has less power than {b.loc[other].name}",
+            rows.append({"statement": f"5x2cv t has less power than {label_of.get(other, other)}",
                          "source": "Bouckaert and Frank 2004 (5x2cv power 6/16/46% against 16/68/97% for the "
                                    "corrected 10x10 cv test); Dietterich 1998",
                          "ours": f"power {iv(five, 'power')} against {iv(other, 'power')}; paired difference "
@@ -251,7 +252,11 @@ def _figure_leaderboard(board, directory, top=20):
 def _view_board(board):
     cols = ["rank", "tied_with", "procedure", "power", "power_mc_low", "power_mc_high", "type1", "type1_mc_low",
             "type1_mc_high", "worst_null", "worst_null_scenario", "wrong_direction", "r2", "r2_mc_low", "r2_mc_high"]
-    return board[[c for c in cols if c in board]]
+    view = board[[c for c in cols if c in board]]
+    names = {"power": "power %", "worst_null": "worst null %", "wrong_direction": "wrong direction %", "r2": "R2 %"}
+    return view.rename(columns={c: names[c.replace("_mc_low", "").replace("_mc_high", "")]
+                                + c[len(c.replace("_mc_low", "").replace("_mc_high", "")):]
+                                for c in view.columns if c.replace("_mc_low", "").replace("_mc_high", "") in names})
 
 
 def _calibration_wide(cal, procs):

@@ -164,6 +164,17 @@ class ViewNearestNeighbour(_ViewLearner):
     BLOCK = 2048
     LIST_LIMIT = 5000  # above this many cases, distances are computed block by block per run
 
+    def predict(self, X):
+        """The label of the nearest training case of every row of ``X``."""
+        X = np.asarray(X, dtype=float)[:, self.cols]
+        T = self.X_[:, self.cols]
+        sq = (T ** 2).sum(axis=1)
+        out = np.empty(X.shape[0], dtype=self.y_.dtype)
+        for start in range(0, X.shape[0], self.BLOCK):
+            q = X[start:start + self.BLOCK]
+            out[start:start + self.BLOCK] = self.y_[np.argmin(sq[None, :] - 2.0 * q @ T.T, axis=1)]
+        return out
+
     def fold_predictions(self, X, y, fold_ids):
         X = np.asarray(X, dtype=float)[:, self.cols]
         y = np.asarray(y)
