@@ -133,8 +133,12 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA) -> pd.DataFram
 def _colours(n):
     from matplotlib import colormaps
 
-    cmap = colormaps["tab20"]
-    return [cmap(i % 20) for i in range(n)]
+    cmap = colormaps["tab10"]
+    return [cmap(i % 10) for i in range(n)]
+
+
+def _style(i):
+    return ("-", "--", ":")[(i // 10) % 3]
 
 
 def _figure_calibration(cal, named, directory):
@@ -144,14 +148,15 @@ def _figure_calibration(cal, named, directory):
     ax = fig.subplots()
     ax.plot([min(ALPHAS), max(ALPHAS)], [min(ALPHAS), max(ALPHAS)], color="k", lw=1, ls="--",
             label="Type I error = alpha")
-    for (label, proc), c in zip(named.items(), _colours(len(named))):
+    for i, ((label, proc), c) in enumerate(zip(named.items(), _colours(len(named)))):
         t = cal[cal["procedure"] == proc].sort_values("alpha")
         if t.empty:
             continue
-        ax.plot(t["alpha"], t["type1"] / 100, marker="o", ms=3, lw=1.2, color=c, label=label)
+        ax.plot(t["alpha"], t["type1"] / 100, marker="o", ms=3, lw=1.2, color=c, ls=_style(i), label=label)
         ax.fill_between(t["alpha"], t["type1_mc_low"] / 100, t["type1_mc_high"] / 100, color=c, alpha=0.12, lw=0)
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=0.01)
+    ax.set_ylim(0, 1)
     ax.set_xlabel("significance level alpha (log scale)")
     ax.set_ylabel("Type I error on the null worlds (symlog scale)")
     ax.set_title("Calibration: Type I error against alpha, 95% Monte Carlo bands", fontsize=10)
@@ -167,11 +172,11 @@ def _figure_pvalues(pdist, named, directory):
     fig = new_figure((6.5, 5))
     ax = fig.subplots()
     ax.plot([0, 1], [0, 1], color="k", lw=1, ls="--", label="uniform (an exact test)")
-    for (label, proc), c in zip(named.items(), _colours(len(named))):
+    for i, ((label, proc), c) in enumerate(zip(named.items(), _colours(len(named)))):
         t = pdist[pdist["procedure"] == proc]
         if t.empty:
             continue
-        ax.plot(P_GRID, t.iloc[0]["ecdf"], lw=1.2, color=c, label=label)
+        ax.plot(P_GRID, t.iloc[0]["ecdf"], lw=1.2, color=c, ls=_style(i), label=label)
     ax.set_xlabel("p")
     ax.set_ylabel("share of null p-values <= p")
     ax.set_title("p-values under the null against the uniform", fontsize=10)
@@ -197,7 +202,7 @@ def _gaussian_panels(table, value, named, directory, name, ylabel, title):
     axes = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
     for ax, (pair, n) in zip(axes, panels):
         for (label, proc), c in zip(named.items(), _colours(len(named))):
-            for rho, ls in ((0.0, "-"), (0.6, ":")):
+            for rho, ls in ((0.0, "-"), (0.6, ":")):  # the correlation by line style, the procedure by colour
                 s = t[(t["procedure"] == proc) & (t["pair"] == pair) & (t["n"] == n) & (t["rho"] == rho)]
                 if s.empty:
                     continue
@@ -226,7 +231,7 @@ def _figure_leaderboard(board, directory, top=20):
     if b.empty:
         return None
     fig = new_figure((8, 0.3 * len(b) + 1.6))
-    ax1, ax2 = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [2, 1]})
+    ax1, ax2 = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 2]})
     y = np.arange(len(b))
     ax1.errorbar(b["power"], y, xerr=np.vstack([b["power"] - b["power_mc_low"], b["power_mc_high"] - b["power"]]),
                  fmt="o", ms=3, color="tab:blue", capsize=2)
@@ -236,8 +241,8 @@ def _figure_leaderboard(board, directory, top=20):
     ax2.axvline(100 * ALPHA, color="k", ls="--", lw=1)
     ax1.set_yticks(y, [f"{int(r)}. {p}" for r, p in zip(b["rank"], b["procedure"])], fontsize=7)
     ax1.invert_yaxis()
-    ax1.set_xlabel("power on the alternatives, % (95% interval)", fontsize=8)
-    ax2.set_xlabel(f"Type I error on the nulls, % (dashed: {100 * ALPHA:g}%)", fontsize=8)
+    ax1.set_xlabel("power, % (alternatives)", fontsize=8)
+    ax2.set_xlabel(f"Type I error, % (nulls; dashed {100 * ALPHA:g}%)", fontsize=8)
     ax1.grid(alpha=0.3)
     ax2.grid(alpha=0.3)
     fig.suptitle(f"Leaderboard at alpha = {ALPHA:g}: procedures that keep alpha, by power (equal rank = tied)",
