@@ -326,5 +326,7 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     cal = calibration(pr, alphas=(0.01, 0.05, 0.1))
     wide = cal.pivot(index="procedure", columns="alpha", values="type1")
     wide.columns = [f"type1_at_{a:g}" for a in wide.columns]
-    return {"leaderboard": board, "calibration": wide.reset_index(), "power": power_table(pr),
-            "replicability": replicability_table(pr)}
+    cols = ["rank", "tied_with", "procedure", "power", "power_mc_low", "power_mc_high", "type1", "type1_mc_low",
+            "type1_mc_high", "controlled"]
+    return {"leaderboard": board[cols], "leaderboard_all_columns": board, "calibration": wide.reset_index(),
+            "power": power_table(pr), "replicability": replicability_table(pr)}
