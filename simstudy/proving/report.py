@@ -76,6 +76,18 @@ def _paired_power_difference(pr, a: str, b: str, alpha=ALPHA):
     return 100 * float(m), 100 * float(lo), 100 * float(hi)
 
 
+def _paired_r2_difference(pr, a: str, b: str, alpha=ALPHA):
+    """Mean over data sets of known truth of R2(a) - R2(b) (percent), with its 95% t interval."""
+    from ..replicability import r2
+    from ..summaries import mean_interval
+
+    known = np.isfinite(pr.truth_of(a)) & np.isfinite(pr.truth_of(b))
+    ra = np.asarray(r2(pr.decisions(a, alpha)[known]), dtype=float)
+    rb = np.asarray(r2(pr.decisions(b, alpha)[known]), dtype=float)
+    m, lo, hi = mean_interval(ra - rb)
+    return 100 * float(m), 100 * float(lo), 100 * float(hi)
+
+
 def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA) -> pd.DataFrame:
     """The papers' statements that the proving ground can check, each with our numbers and a verdict."""
     from ..summaries import interval_verdict
@@ -124,6 +136,17 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA) -> pd.DataFram
                          "ours": f"power {iv(five, 'power')} against {iv(other, 'power')}; paired difference "
                                  f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}] points",
                          "verdict": interval_verdict(lo, hi)})
+    if pr.n_experiments >= 2:
+        for better, worse, src in (
+                (corr, five, "Bouckaert and Frank 2004: the corrected repeated cv test is more replicable than 5x2cv"),
+                (find("sorted runs t"), find("10-fold cv t"), "Bouckaert 2004: sorted runs are more replicable than "
+                                                              "a single 10-fold cv")):
+            if better and worse and better in b.index and worse in b.index:
+                m, lo, hi = _paired_r2_difference(pr, better, worse, alpha)
+                rows.append({"statement": f"{label_of.get(better, better)} is more replicable (R2) than "
+                                          f"{label_of.get(worse, worse)}", "source": src,
+                             "ours": f"paired difference of R2 over data sets {m:+.1f} [{lo:+.1f}, {hi:+.1f}] points",
+                             "verdict": interval_verdict(lo, hi)})
     return pd.DataFrame(rows)
 
 
