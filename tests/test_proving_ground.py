@@ -245,3 +245,11 @@ def test_replicate_is_a_function_of_its_seed():
     a, b = replicate(c, np.random.default_rng(5)), replicate(c, np.random.default_rng(5))
     pd.testing.assert_frame_equal(a["outcomes"], b["outcomes"])
     pd.testing.assert_frame_equal(a["scores"], b["scores"])
+
+
+def test_the_command_states_the_library_default_designs():
+    from simstudy.cli import build_parser
+    from simstudy.proving.study import DEFAULT_DESIGNS
+
+    help_text = build_parser()._subparsers._group_actions[0].choices["proving-ground"].format_help()
+    assert f"(default {' '.join(DEFAULT_DESIGNS)})" in " ".join(help_text.split())

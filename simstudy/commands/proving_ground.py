@@ -15,7 +15,6 @@ paired scores, without refitting."""
 
 def register(subparsers):
     from ..cli import add_profile_option
-    from ..proving.study import DEFAULT_DESIGNS
 
     p = subparsers.add_parser("proving-ground", help="every test on a bank of scenarios: calibration, power, "
                                                      "replicability and a leaderboard", description=HELP)
@@ -23,7 +22,7 @@ def register(subparsers):
                    help="what the report shows: 'all' (every stored built-in test), registered test names, and "
                         "plug-ins as module:function or path/to/file.py:function (default all)")
     p.add_argument("--designs", nargs="+", default=None, metavar="DESIGN",
-                   help=f"cvRxK, 5x2cv, resampledR (default {' '.join(DEFAULT_DESIGNS)}); other designs are "
+                   help="cvRxK, 5x2cv, resampledR (default cv10x10 5x2cv resampled10); other designs are "
                         "another run, stored in its own directory")
     add_profile_option(p)
     p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
