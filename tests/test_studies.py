@@ -38,8 +38,9 @@ def test_comparison_report_from_stored_rows(results, name):
     assert (results / name / "smoke" / "comparison.md").exists()
     st = get_study(name)
     for item in st.reference["published"]:
-        assert item.label in text
-    assert "published values lie inside" in text
+        assert item.label.replace("|", "\\|") in text  # a | in a Markdown cell is escaped
+    # a smoke run is too small to count values outside its intervals: the page says so instead
+    assert "published values lie inside" in text or "Too few replications for a verdict" in text
 
 
 def test_study1_rows_and_bootstrap(results):
