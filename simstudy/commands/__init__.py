@@ -8,6 +8,7 @@ COMMAND_MODULES = (
     "simstudy.commands.report",
     "simstudy.commands.assess",
     "simstudy.commands.proving_ground",
+    "simstudy.commands.solve",
 )
 
 # The STUDY argument of every command that takes one (resolved by simstudy.engine.get_study).
