@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report clean
+.PHONY: setup docs test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -108,6 +108,11 @@ figures: $(STAMP)
 # One page (HTML + Markdown) with every study stored at PROFILE beside the published numbers.
 report: $(STAMP)
 	$(SIMSTUDY) report --profile $(PROFILE) --results $(RESULTS)
+
+# The reproduction page kept in the repository (docs/reproduction/report.md): every study at the
+# largest profile stored under RESULTS, with the date, commit and machine.  Nothing is simulated.
+reproduction: $(STAMP)
+	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -25,7 +25,13 @@ from .compare import (INSIDE_RULE, NA, NO_VERDICT_RULE, REDUCED_RULE, compare, c
                       markdown_table, verdict_line)
 from .reproduce import cross_study_tables, reduced_scale, write_atomic
 
-__all__ = ["build_report", "resolve_studies"]
+__all__ = ["build_report", "resolve_studies", "largest_stored_profile", "LARGEST"]
+
+#: The pseudo-profile of a reproduction page: each study at the largest profile it has stored.
+LARGEST = "largest"
+
+#: Preference among stored profiles for :data:`LARGEST` (a profile not listed comes after these).
+_SCALE_ORDER = ("paper", "quick", "smoke")
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 6px;
@@ -69,6 +75,62 @@ def resolve_studies(studies) -> list:
         if all(s.name != st.name for s in out):
             out.append(st)
     return out
+
+
+def largest_stored_profile(study, results) -> str | None:
+    """The largest profile of ``study`` stored under ``results``: paper, else quick, else smoke, else another.
+
+    Parameters
+    ----------
+    study : simstudy.engine.Study
+    results : path-like
+        Root of the stored results (``RESULTS/STUDY/PROFILE``).
+
+    Returns
+    -------
+    str or None
+        The profile's name, or None when nothing is stored.
+    """
+    base = Path(results) / study.name
+    stored = sorted(p.parent.name for p in base.glob("*/manifest.json")) if base.is_dir() else []
+    for name in _SCALE_ORDER:
+        if name in stored:
+            return name
+    return stored[0] if stored else None
+
+
+def _git_commit(tree: Path) -> str | None:
+    """The commit checked out in ``tree`` (read from its ``.git`` files, no process started), or None."""
+    git = tree / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head[:12] or None
+        ref = head[5:]
+        if (git / ref).is_file():
+            return (git / ref).read_text().strip()[:12] or None
+        packed = git / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                if line.endswith(" " + ref):
+                    return line.split()[0][:12]
+    except OSError:
+        pass
+    return None
+
+
+def _provenance() -> str:
+    """The commit of the source tree (when it is a git checkout) and the machine, for a page's header."""
+    import os
+    import platform
+
+    commit = _git_commit(Path(__file__).resolve().parent.parent) or "unknown (not run from a git checkout)"
+    try:
+        memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        memory = ""
+    return (f"commit {commit}; machine: {platform.system()} {platform.machine()}, "
+            f"{os.cpu_count()} cores{memory}, Python {platform.python_version()}")
 
 
 def _check_writable(out: Path):
@@ -137,11 +199,13 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
     Parameters
     ----------
     profile : str
-        The stored profile to report.
+        The stored profile to report, or :data:`LARGEST` (``"largest"``): each
+        study at the largest profile it has stored (the reproduction page).
     results : path-like
         Root of the stored results (``RESULTS/STUDY/PROFILE``).
     out : path-like, optional
-        Output directory (default ``RESULTS/report/PROFILE``).
+        Output directory (default ``RESULTS/report/PROFILE``).  Besides the
+        page, ``csv/STUDY.csv`` holds each study's comparison table.
     studies : iterable of str, path-like or simstudy.engine.Study, optional
         The studies to report: registered names, paths of study files (a file
         outside the repository that defines ``STUDY``) or Study objects.
@@ -167,21 +231,28 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
     out = Path(out) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
     _check_writable(out)
-    sections, not_run = [], []
+    sections, not_run, chosen_profiles = [], [], {}
     for st in chosen:
-        if (results / st.name / profile / "manifest.json").exists():
-            sections.append(_study_section(st, profile, results, out))
+        prof = largest_stored_profile(st, results) if profile == LARGEST else profile
+        if prof and (results / st.name / prof / "manifest.json").exists():
+            chosen_profiles[st.name] = prof
+            sections.append(_study_section(st, prof, results, out))
         else:
             not_run.append(st.name)
+    for s in sections:
+        table = s["comparison"] if s["comparison"] is not None else s["summary"]
+        if table is not None:
+            (out / "csv").mkdir(exist_ok=True)
+            write_atomic(out / "csv" / f"{s['name']}.csv", table.to_csv(index=False))
     versions = {p: metadata.version(p) for p in ("simstudy", "numpy", "scipy", "scikit-learn", "pandas")}
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    md = [f"# simstudy: reproductions at the {profile} profile", "",
-          f"Generated {stamp} from stored results in `{results}`; versions: "
-          + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", ""]
+    scale = "the largest stored profile of each study" if profile == LARGEST else f"the {profile} profile"
+    origin = (f"Generated {stamp} from stored results in `{results}`; {_provenance()}; versions: "
+              + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".")
+    md = [f"# simstudy: reproductions at {scale}", "", origin, ""]
     md += [f"How to read this page: {RULES}", ""]
-    body = [f"<h1>simstudy: reproductions at the {html.escape(profile)} profile</h1>",
-            f'<p class="meta">Generated {stamp} from stored results in <code>{html.escape(str(results))}</code>; '
-            + ", ".join(f"{k} {v}" for k, v in versions.items()) + "</p>",
+    body = [f"<h1>simstudy: reproductions at {html.escape(scale)}</h1>",
+            f'<p class="meta">{html.escape(origin.replace("`", ""))}</p>',
             f'<p class="rules"><b>How to read this page.</b> {html.escape(RULES)}</p>']
     if not sections:
         md.append("No study has stored results at this profile.")
@@ -205,12 +276,14 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
         for text in s["failed"]:
             md += [f"*Figure {text}.*", ""]
             body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
-    for table, frame, _ in cross_study_tables(chosen, profile=profile, results=results):
+    for table, frame, _ in cross_study_tables(chosen, profile=chosen_profiles if profile == LARGEST else profile,
+                                              results=results):
         md += [f"## {table.heading}", "", markdown_table(frame), ""]
         body += [f"<h2>{html.escape(table.heading)}</h2>", html_table(frame)]
     if not_run:
-        md += ["## Not run at this profile", "", ", ".join(not_run), ""]
-        body += ["<h2>Not run at this profile</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]
+        heading = "Not run" if profile == LARGEST else "Not run at this profile"
+        md += [f"## {heading}", "", ", ".join(not_run), ""]
+        body += [f"<h2>{heading}</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]
     md_path, html_path = out / "report.md", out / "report.html"
     write_atomic(md_path, "\n".join(md) + "\n")
     write_atomic(html_path, f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simstudy report"

@@ -293,7 +293,14 @@ def _our_row(table: CrossStudyTable, row: CrossStudyRow, tables: dict[str, pd.Da
     return out
 
 
-def cross_study_table(table, studies=None, *, profile: str = "quick",
+def _profile_of(profile, name: str) -> str | None:
+    """The profile to read for study ``name``: ``profile`` itself, or its entry when it maps study names."""
+    if isinstance(profile, str):
+        return profile
+    return profile.get(name)
+
+
+def cross_study_table(table, studies=None, *, profile="quick",
                       results="results") -> tuple[pd.DataFrame, str]:
     """Assemble a cross-study table from the stored results of the studies that contribute to it.
 
@@ -306,7 +313,9 @@ def cross_study_table(table, studies=None, *, profile: str = "quick",
         The table, or its name.
     studies : iterable of str or Study, optional
         Where to look for rows (default: every registered study).
-    profile : str
+    profile : str or dict
+        The stored profile to read, or a mapping from study name to its profile
+        (a study missing from the mapping counts as not run).
     results : path-like
         Root of the stored results (``RESULTS/STUDY/PROFILE``).
 
@@ -324,15 +333,18 @@ def cross_study_table(table, studies=None, *, profile: str = "quick",
     rows, published, reduced = [], [], []
     value_columns = [col for col, _ in table.columns]
     for st, row in members:
-        out = Path(results) / st.name / profile
-        if not out.exists():
+        prof = _profile_of(profile, st.name)
+        out = Path(results) / st.name / prof if prof else None
+        if out is None or not out.exists():
             rows.append({"study": st.name, "group": "not run"})
             continue
-        st, run = _study_and_run(st, profile, out)
+        st, run = _study_and_run(st, prof, out)
         why = reduced_scale(st, run)
         if why:
             reduced.append(f"{st.name}: {why}")
         rows.append(_our_row(table, row, st.summarize(run), st.name))
+        if not isinstance(profile, str):
+            rows[-1]["profile"] = prof
         for col in value_columns:
             if col in row.published:
                 published.append(Published(f"{st.name} ({row.group} published, ours {rows[-1]['group']}): {col}",
@@ -345,20 +357,22 @@ def cross_study_table(table, studies=None, *, profile: str = "quick",
             avg[col] = done[col].mean()
         frame = pd.concat([frame, pd.DataFrame([avg])], ignore_index=True)
     cmp = compare({name: frame}, published, reduced=bool(reduced))
-    text = comparison_markdown(f"{table.title} (profile {profile})", cmp, reduced="; ".join(reduced) or None,
+    shown = profile if isinstance(profile, str) else "per study, as marked"
+    text = comparison_markdown(f"{table.title} (profile {shown})", cmp, reduced="; ".join(reduced) or None,
                                notes=f"## Our {table.short or table.title} (from stored rows)\n\n"
                                      + markdown_table(frame))
     return frame, text
 
 
-def cross_study_tables(studies=None, *, profile: str = "quick", results="results") -> list:
+def cross_study_tables(studies=None, *, profile="quick", results="results") -> list:
     """Every cross-study table the studies contribute to, with stored results for at least one row.
 
     Parameters
     ----------
     studies : iterable of str or Study, optional
         Default: every registered study.
-    profile : str
+    profile : str or dict
+        As in :func:`cross_study_table`.
     results : path-like
 
     Returns
@@ -369,7 +383,8 @@ def cross_study_tables(studies=None, *, profile: str = "quick", results="results
     studies = _studies(studies)
     out = []
     for table, members in cross_study_rows(studies).values():
-        if any((Path(results) / st.name / profile).exists() for st, _ in members):
+        if any(_profile_of(profile, st.name) and (Path(results) / st.name / _profile_of(profile, st.name)).exists()
+               for st, _ in members):
             frame, text = cross_study_table(table, studies, profile=profile, results=results)
             out.append((table, frame, text))
     return out

@@ -346,3 +346,37 @@ def test_renders_in_headless_chromium(report, tmp_path):
     img = mpimg.imread(shot)
     non_white = (img[..., :3].mean(axis=-1) < 0.95).mean()
     assert non_white > 0.05, f"screenshot nearly blank ({non_white:.1%} non-white pixels)"
+
+
+def test_largest_profile_page(stored, tmp_path):
+    """The reproduction page: each study at its largest stored profile, with provenance and one CSV per study."""
+    from simstudy.engine import load_study_file
+    from simstudy.report import largest_stored_profile
+
+    root = tmp_path / "results"
+    shutil.copytree(stored / "berrar3", root / "berrar3")
+    path = tmp_path / "outside_means.py"
+    path.write_text(OUTSIDE_STUDY.replace('profiles={"smoke": Profile("smoke", n_replications=4)}',
+                                          'profiles={"smoke": Profile("smoke", n_replications=4), '
+                                          '"quick": Profile("quick", n_replications=6)}'))
+    study = load_study_file(path)
+    for prof in ("smoke", "quick"):
+        run_study(study, prof, out=root / study.name / prof, progress=False)
+    assert largest_stored_profile(study, root) == "quick"
+    assert largest_stored_profile(get_study("berrar3"), root) == "smoke"
+    assert largest_stored_profile(get_study("berrar1"), root) is None
+    out = tmp_path / "page"
+    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(out),
+                 "--study", "berrar3", "--study", str(path), "--study", "berrar1"]) == 0
+    text = (out / "report.md").read_text()
+    assert text.startswith("# simstudy: reproductions at the largest stored profile of each study")
+    assert "commit " in text and "cores" in text
+    assert "profile quick; 12 of 12 replications" in text and "profile smoke" in text
+    assert "## Not run" in text and "berrar1" in text
+    assert sorted(p.name for p in (out / "csv").iterdir()) == ["berrar3.csv", "outside_means.csv"]
+
+
+def test_largest_profile_with_nothing_stored(tmp_path, capsys):
+    assert main(["report", "--profile", "largest", "--results", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "nothing stored" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

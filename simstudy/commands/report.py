@@ -10,7 +10,8 @@ from ..cli import DEFAULT_PROFILE, DEFAULT_ROOT
 def register(subparsers):
     p = subparsers.add_parser("report", help="one HTML page (and Markdown) of every study stored at a profile")
     p.add_argument("--profile", metavar="P", default=DEFAULT_PROFILE,
-                   help=f"the profile to report: smoke, quick or paper (default {DEFAULT_PROFILE})")
+                   help=f"the profile to report: smoke, quick or paper, or 'largest' for each study at the "
+                        f"largest profile it has stored (default {DEFAULT_PROFILE})")
     p.add_argument("--results", metavar="ROOT", default=str(DEFAULT_ROOT),
                    help=f"the root holding the runs as ROOT/STUDY/PROFILE (default {DEFAULT_ROOT})")
     p.add_argument("--out", metavar="DIR", default=None,
@@ -24,6 +25,12 @@ def register(subparsers):
 def _check_stored(studies, profile: str, root: Path) -> None:
     """Refuse an unknown profile, and a report of nothing (before anything is written)."""
     known = list(dict.fromkeys(p for st in studies for p in st.profiles))
+    if profile == "largest":
+        if not any((root / st.name).glob("*/manifest.json") for st in studies if (root / st.name).is_dir()):
+            raise ValueError(f"nothing stored in {root} for {'study ' + studies[0].name if len(studies) == 1 else 'any study'}"
+                             "; store a run with `simstudy run STUDY` first (see `simstudy list`), or pass "
+                             "--results ROOT where the runs are")
+        return
     if profile not in known:
         if len(studies) == 1:
             studies[0].profile(profile)  # the study's own message, naming its profiles
