@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
+from ._stump import stump_search
 from .base import Learner
 
 __all__ = ["WekaNaiveBayes", "IB1", "DecisionStump"]
@@ -425,47 +426,11 @@ class DecisionStump(_Base):
         c = self.n_classes_
         onehot = np.zeros((y.size, c))
         onehot[np.arange(y.size), y] = 1.0
-        best = (np.inf, None, None, None)
-        for j in range(X.shape[1]):
-            first = j == 0
-            col = X[:, j]
-            miss = np.isnan(col)
-            mdist = onehot[miss].sum(axis=0)
-            if self.nominal_mask_[j]:
-                k = self.n_categories_[j]
-                counts = np.zeros((k, c))
-                np.add.at(counts, col[~miss].astype(int), onehot[~miss])
-                tot = counts.sum(axis=0)
-                tables = np.stack([counts, tot - counts, np.broadcast_to(mdist, counts.shape)], axis=1)
-                ent = _cond_entropy(tables)
-                i = int(np.argmin(ent))
-                val, split, dist = ent[i], float(i), tables[i].copy()
-            else:
-                order = np.argsort(col[~miss], kind="stable")
-                v = col[~miss][order]
-                oh = onehot[~miss][order]
-                tot = oh.sum(axis=0)
-                ok = v[:-1] < v[1:]
-                if not ok.any():
-                    # No cut point (fewer than two distinct values): Weka's criterion stays at
-                    # Double.MAX_VALUE, the split point keeps its initial 0.0, and the branches
-                    # hold nothing (<=), every observed instance (>) and the missing ones.
-                    val, split, dist = np.inf, 0.0, np.stack([np.zeros(c), tot, mdist])
-                else:
-                    left = np.cumsum(oh, axis=0)[:-1]
-                    tables = np.stack([left, tot - left, np.broadcast_to(mdist, left.shape)], axis=1)[ok]
-                    ent = _cond_entropy(tables)
-                    i = int(np.argmin(ent))
-                    mids = ((v[:-1] + v[1:]) / 2.0)[ok]
-                    val, split, dist = ent[i], float(mids[i]), tables[i].copy()
-            if not miss.any():
-                dist[2] = dist[0] + dist[1]
-            # Weka takes the first attribute whatever its criterion, a later one only if strictly better.
-            if first or val < best[0]:
-                best = (val, j, split, dist)
-        if best[1] is None:  # no attributes
-            dist = np.tile(onehot.sum(axis=0), (3, 1))
-            best = (0.0, -1, 0.0, dist)
+        found = stump_search(X, onehot, self.nominal_mask_, self.n_categories_, _cond_entropy)
+        if found is None:  # no attributes
+            best = (0.0, -1, 0.0, np.tile(onehot.sum(axis=0), (3, 1)))
+        else:
+            best = (None, *found)
         _, self.attribute_, self.split_point_, dist = best
         for i in range(3):
             if dist[i].sum() == 0:
