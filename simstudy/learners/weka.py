@@ -73,12 +73,20 @@ class _Base(Learner):
         if ok.any() and y[ok].max() >= c:
             raise ValueError(f"n_classes: {c} is smaller than the largest class code + 1")
         ncat = np.zeros(p, dtype=int)
-        for j in np.flatnonzero(mask):
-            col = X[:, j][~np.isnan(X[:, j])]
-            if np.any((col < 0) | (col != np.round(col))):
-                raise ValueError(f"X: nominal column {j} must hold integer codes 0..k-1 or NaN")
-            given = None if self.n_categories is None else int(np.asarray(self.n_categories)[j])
-            ncat[j] = given if given is not None else (int(col.max()) + 1 if col.size else 1)
+        nominal = np.flatnonzero(mask)
+        if nominal.size:  # all nominal columns checked at once (a fit is often a few hundred microseconds)
+            sub = X[:, nominal]
+            seen = ~np.isnan(sub)
+            codes = np.where(seen, sub, 0.0)
+            bad = ((codes < 0) | (codes != np.round(codes))).any(axis=0)
+            if bad.any():
+                raise ValueError(f"X: nominal column {nominal[int(np.argmax(bad))]} must hold integer codes 0..k-1 or NaN")
+            if self.n_categories is None:
+                top = np.where(seen, sub, -1.0).max(axis=0) if sub.shape[0] else np.full(nominal.size, -1.0)
+                ncat[nominal] = np.where(seen.any(axis=0), top.astype(int) + 1, 1)
+            else:
+                given = np.asarray(self.n_categories)
+                ncat[nominal] = [int(given[j]) for j in nominal]
         self.nominal_mask_ = mask
         self.n_categories_ = ncat
         self.n_classes_ = c
