@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 
 from simstudy.compare import Published
-from simstudy.engine import Profile, Study
+from simstudy.engine import Knob, Profile, Study
 from simstudy.engine.study import Figure
 from simstudy.plots import berrar_binomial_figure, berrar_wilcoxon_figure
 from simstudy.protocols import berrar
@@ -65,4 +65,5 @@ STUDY = Study(
                                           group_label="a"),)},
     seconds_per_replication=0.21,  # measured: 1440 quick replications in 150 s on 2 workers
     chunk_size=5,
+    knobs=(berrar.start_size_knob(low=100, high=1500, interval=(290, 790)),),
 )

@@ -78,12 +78,13 @@ C4.5 and naive Bayes use the compiled all-nominal paths of ``cv_accuracies``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Knob, Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.learners import learner_class
 from simstudy.replicability import r2_from_tallies
@@ -309,6 +310,37 @@ def replicate(cond: FactorCondition, rng):
         parts.append(outcome_rows(ps, TESTS, alpha=cond.alpha, index={
             "experiment": np.arange(cond.n_experiments), "level": level, "runs": runs, "pair": pair}))
     return {"outcomes": pd.concat(parts, ignore_index=True), "scores": scores}
+
+
+def replicability_values(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per replication (data set), R2 of each test's outcomes over the experiments: the quantities of ``solve``.
+
+    Also the rejection rates and mean p-values of :func:`simstudy.engine.solve.replication_values`.
+    """
+    from simstudy.engine.solve import replication_values
+    from simstudy.replicability import r2
+
+    if not len(rows):
+        return replication_values(rows)
+    parts = [replication_values(rows)]
+    for test, grp in rows.groupby("test", sort=True):
+        wide = grp.pivot_table(index="replication", columns="experiment", values="decision", aggfunc="first")
+        parts.append(pd.DataFrame({"quantity": f"R2: {test}", "replication": wide.index.to_numpy(),
+                                   "value": np.asarray(r2(wide.to_numpy(float)), dtype=float).reshape(-1)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _all_runs(cond: "RunsCondition", values) -> "RunsCondition":
+    values = tuple(int(v) for v in values)
+    return dataclasses.replace(cond, n_runs=max(values), run_levels=values)
+
+
+RUNS_KNOB = Knob(
+    "runs", "int", 2, 100, "the number of runs r of the r x 10 cv of an experiment (sorted-runs scheme)",
+    base=lambda conds: next(c for c in conds if isinstance(c, RunsCondition) and c.source == "bouckaert2"),
+    nested="runs", make_all=_all_runs, quantities=replicability_values,
+    aliases={"R2": "R2: t"},
+    notes="Every r comes from the first r runs of one cv of the largest r, as in the runs factor: one fit per fold.")
 
 
 def seconds_per_replication(cond: FactorCondition) -> float:
@@ -561,4 +593,5 @@ STUDY = Study(
                                 "+- t quantile x standard error."},
     seconds_per_replication=seconds_per_replication,
     chunk_size=10,
+    knobs=(RUNS_KNOB,),
 )

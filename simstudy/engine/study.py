@@ -142,6 +142,9 @@ class Study:
         the ``outcomes`` rows of one condition: columns ``quantity``,
         ``estimate`` and ``mcse``.  Default: the rejection rates (see
         :mod:`simstudy.engine.adaptive`).
+    knobs : tuple of simstudy.engine.solve.Knob
+        The numeric condition fields ``simstudy solve`` may set to meet a
+        target (see :mod:`simstudy.engine.solve`).
     """
 
     name: str
@@ -160,6 +163,7 @@ class Study:
     figures: tuple = ()
     notes: str = ""
     targets: Callable | None = None
+    knobs: tuple = ()
 
     def __post_init__(self):
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:

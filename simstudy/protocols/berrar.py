@@ -106,6 +106,24 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
             "paired_scores": ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",))}
 
 
+def start_size_knob(*, low: int, high: int, interval: tuple) -> "Knob":
+    """The knob of ``simstudy solve`` over a benchmark study's start size a (data set i has a + 10 i cases).
+
+    The quantities are those of :func:`simstudy.engine.solve.replication_values`
+    with short names: ``F`` is the share of replications in which the Wilcoxon
+    test is significant (s/k; Berrar's F = (s - 1)/(k - 1) differs from it by
+    less than 1/k), ``F_binomial`` the same for the binomial test, ``p_wilcoxon``
+    the mean Wilcoxon p-value.
+    """
+    from ..engine.solve import Knob
+
+    return Knob("start_size", "int", low, high, "the start size a of a group (data set i has a + 10 i cases)",
+                base=lambda conds: next(c for c in conds if c.kind == "experiment"), interval=interval,
+                aliases={"F": "rejection rate: wilcoxon", "F_binomial": "rejection rate: binomial",
+                         "p_wilcoxon": "mean p-value: wilcoxon", "p_binomial": "mean p-value: binomial"},
+                notes="F is estimated as the share s/k of significant replications")
+
+
 def benchmark_conditions(starts: dict[int, int], n_datasets: int, groups, n_boot: int) -> list[BenchmarkGroup]:
     """The profile's groups, each followed by its bootstrap for s* when ``n_boot`` > 0."""
     unknown = [g for g in groups if g not in starts]
