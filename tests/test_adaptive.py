@@ -87,3 +87,34 @@ def test_bad_targets_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
 def test_rule_checks():
     with pytest.raises(ValueError, match="--target-mcse"):
         AdaptiveRule(float("nan"), 10, 5, 5)
+
+
+def test_step_sets_the_stages_and_a_fixed_size_condition_keeps_its_count(tmp_path):
+    from dataclasses import dataclass
+
+    from simstudy.engine import Profile, Study
+
+    @dataclass(frozen=True)
+    class Cond:
+        kind: str
+        n_replications: int | None = None
+
+    def replicate(cond, rng):
+        if cond.kind == "boot":  # no outcome rows: nothing to make precise
+            return {"boot": [{"z": float(rng.normal())}]}
+        return {"outcomes": [{"test": "t", "decision": int(rng.random() < 0.3)} for _ in range(5)]}
+
+    study = Study(name="stepped", title="stages", conditions=[Cond("exp"), Cond("boot", 7)], replicate=replicate,
+                  profiles={"smoke": Profile("smoke", n_replications=40)}, chunk_size=5)
+    run = run_study(study, "smoke", out=tmp_path / "s", progress=False, target_mcse=0.03, max_replications=200,
+                    step=10)
+    counts = run.manifest["counts"]
+    boot = next(k for k in counts if "boot" in k)
+    exp = next(k for k in counts if "exp" in k)
+    assert counts[boot] == 7, "a condition of fixed size is neither cut to the first stage nor grown"
+    assert counts[exp] % 10 == 0 and 10 < counts[exp] <= 200
+    assert run.manifest["adaptive"]["first"] == 10 and run.manifest["adaptive"]["step"] == 10
+    with pytest.raises(ValueError, match="--step: only meaningful with --target-mcse"):
+        run_study(study, "smoke", out=tmp_path / "t", progress=False, step=10)
+    with pytest.raises(ValueError, match="--step: must be a positive integer"):
+        run_study(study, "smoke", out=tmp_path / "t", progress=False, target_mcse=0.1, step=0)

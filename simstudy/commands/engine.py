@@ -42,6 +42,9 @@ def register(subparsers):
                         "declares its own) is at most E")
     p.add_argument("--max-replications", type=int, default=None, metavar="N",
                    help="with --target-mcse: at most N replications per condition (default 10 x the profile's)")
+    p.add_argument("--step", type=int, default=None, metavar="N",
+                   help="with --target-mcse: replications of the first stage and added at each later one "
+                        "(default the profile's)")
     p.set_defaults(func=cmd_run)
 
     p = subparsers.add_parser("status", help="progress of a stored run")
@@ -101,7 +104,8 @@ def cmd_run(args) -> int:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     run = run_study(args.study, args.profile, out=args.out, jobs=args.jobs, backend=args.backend,
                     scheduler=args.scheduler, seed=seed, progress=not args.quiet, fresh=args.fresh,
-                    target_mcse=args.target_mcse, max_replications=args.max_replications)
+                    target_mcse=args.target_mcse, max_replications=args.max_replications,
+                    step=args.step)
     import os
 
     mine = [r for r in run.manifest["runs"] if r.get("pid") == os.getpid()] or run.manifest["runs"][-1:]

@@ -154,9 +154,9 @@ def stage_decisions(study, run, counts: dict, rule: AdaptiveRule) -> dict:
         if len(table):
             worst = table.loc[table["mcse"].astype(float).idxmax()]
             max_mcse, quantity = float(worst["mcse"]), str(worst["quantity"])
-        else:
-            max_mcse, quantity = math.inf, "no rows"
-        converged = max_mcse <= rule.target_mcse
+            converged = max_mcse <= rule.target_mcse
+        else:  # no outcome rows (e.g. a bootstrap of fixed size): nothing to make precise, it keeps its count
+            max_mcse, quantity, converged = math.nan, "no targets (fixed count)", True
         state[key] = {"replications": int(n), "max_mcse": max_mcse if math.isfinite(max_mcse) else None,
                       "quantity": quantity, "converged": bool(converged),
                       "capped": bool(not converged and n >= rule.max_replications)}
@@ -173,7 +173,8 @@ def adaptive_table(manifest: dict) -> pd.DataFrame | None:
         return None
     rows = []
     for key, st in record["conditions"].items():
-        verdict = ("target met" if st["converged"] else "cap reached" if st.get("capped")
+        verdict = ("fixed count" if str(st.get("quantity", "")).startswith("no targets") else
+                   "target met" if st["converged"] else "cap reached" if st.get("capped")
                    else "running" if not record.get("finished") else "stopped")
         rows.append({"condition": key, "replications": st["replications"],
                      "largest MCSE": st["max_mcse"] if st["max_mcse"] is not None else float("nan"),

@@ -227,7 +227,10 @@ def plan_run(study: Study, profile: str, seed: int, *, adaptive: dict | None = N
         key = condition_key(c)
         n = n_replications_of(c, prof)
         if adaptive is not None:
-            n = (counts or {}).get(key, min(n, adaptive["max_replications"]))
+            # a condition with its own count (a bootstrap of fixed size) keeps it; the others start small
+            own = getattr(c, "n_replications", None)
+            first = own if own is not None else min(adaptive.get("first", n), adaptive["max_replications"])
+            n = (counts or {}).get(key, first)
         for start in range(0, n, study.chunk_size):
             plan.append({"condition": key, "start": start, "stop": min(n, start + study.chunk_size)})
     config = {
@@ -352,7 +355,7 @@ def _executor(jobs: int, backend: str, client=None):
 def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None, seed: int = DEFAULT_SEED, progress: bool = True,
               fresh: bool = False, target_mcse: float | None = None,
-              max_replications: int | None = None) -> RunData:
+              max_replications: int | None = None, step: int | None = None) -> RunData:
     """Run (or resume) ``study`` at ``profile`` and return its stored rows.
 
     Everything is validated, and a dask scheduler reached, before anything is
@@ -375,7 +378,9 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
     each condition starts with the profile's replications and grows by as many
     again until the Monte Carlo standard error of every target is at most
     ``target_mcse``, or it reaches ``max_replications`` (default ten times the
-    profile's).  The rule is part of the configuration; the replications used and
+    profile's); ``step`` replaces the profile's count as the size of the first
+    stage and of every later one.  A condition with its own count (a bootstrap
+    of fixed size) and no targets keeps its count.  The rule is part of the configuration; the replications used and
     the MCSE reached per condition are recorded in the manifest (``adaptive``).
     """
     study = get_study(study)
@@ -393,7 +398,13 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
             raise ValueError("--max-replications: only meaningful with --target-mcse")
         n0 = study.profile(profile).n_replications
         cap = max_replications if max_replications is not None else 10 * n0
+        if step is not None:
+            if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 1:
+                raise ValueError(f"--step: must be a positive integer, got {step!r}")
+            n0 = step
         rule = AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
+    elif step is not None:
+        raise ValueError("--step: only meaningful with --target-mcse")
     conds, plan, config, digest = plan_run(study, profile, seed, adaptive=rule and rule.as_config())
     path = Path(out) if out is not None else default_out(study.name, profile)
     store = RunStore(path)
