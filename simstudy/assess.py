@@ -543,7 +543,7 @@ def _check_tests(tests, designs) -> tuple | None:
     if isinstance(tests, str):
         tests = [t for t in tests.replace(",", " ").split() if t]
     if list(tests) == ["all"]:
-        tests = test_names()
+        tests = test_names(in_all=True)
     for t in tests:
         try:
             get_test(t)

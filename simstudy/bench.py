@@ -131,7 +131,7 @@ def _new_tests(test, scheme, timeout):
     from .plugins import load_plugin
 
     if isinstance(test, str) and test == "all":
-        names = test_names()
+        names = test_names(in_all=True)
     elif isinstance(test, str) and ":" not in test:
         names = [get_test(test).name]
     else:

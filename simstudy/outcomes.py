@@ -62,6 +62,10 @@ class TestSpec:
         Whether the test needs the training and test sizes of one split.
     description : str
         One line for listings.
+    in_all : bool
+        Whether ``tests="all"`` includes it.  A test made for one design only
+        (the calibrated t-tests) is run when it is named, so the stored rows of
+        a study that runs every test do not change when it is registered.
     """
 
     name: str
@@ -69,6 +73,7 @@ class TestSpec:
     takes: str = "sample"
     sizes: bool = False
     description: str = ""
+    in_all: bool = True
 
     def __post_init__(self):
         if self.takes not in INPUTS:
@@ -88,7 +93,7 @@ _REGISTRY: dict[str, TestSpec] = {}
 
 
 def register_test(name: str, function: Callable, *, takes: str = "sample", sizes: bool = False,
-                  description: str = "", replace: bool = False) -> TestSpec:
+                  description: str = "", replace: bool = False, in_all: bool = True) -> TestSpec:
     """Register a test under ``name`` (a second registration of a name is refused unless ``replace``).
 
     Parameters
@@ -105,6 +110,8 @@ def register_test(name: str, function: Callable, *, takes: str = "sample", sizes
         One line for listings.
     replace : bool
         Replace a test already registered under ``name``.
+    in_all : bool
+        Whether ``tests="all"`` (and ``simstudy bench --test all``) includes it.
 
     Returns
     -------
@@ -121,7 +128,7 @@ def register_test(name: str, function: Callable, *, takes: str = "sample", sizes
         raise ValueError(f"name: a test needs a non-empty name, got {name!r}")
     if name in _REGISTRY and not replace:
         raise ValueError(f"name: a test called {name!r} is already registered")
-    spec = TestSpec(name, function, takes, sizes, description)
+    spec = TestSpec(name, function, takes, sizes, description, in_all)
     _REGISTRY[name] = spec
     return spec
 
@@ -151,19 +158,21 @@ def get_test(name) -> TestSpec:
         raise ValueError(f"test: unknown test {name!r}; registered: {', '.join(_REGISTRY)}") from None
 
 
-def test_names(takes: str | None = None) -> list[str]:
+def test_names(takes: str | None = None, *, in_all: bool = False) -> list[str]:
     """Names of the registered tests (of one input kind if ``takes`` is given), in registration order.
 
     Parameters
     ----------
     takes : str, optional
         One of :data:`INPUTS`.
+    in_all : bool
+        Only the tests that ``tests="all"`` includes.
 
     Returns
     -------
     list of str
     """
-    return [n for n, s in _REGISTRY.items() if takes is None or s.takes == takes]
+    return [n for n, s in _REGISTRY.items() if (takes is None or s.takes == takes) and (s.in_all or not in_all)]
 
 
 def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarray:
@@ -289,7 +298,8 @@ def _applicable_to(scores: PairedScores) -> list[str]:
         ok.append("splits")
     if (runs, folds) == (5, 2):
         ok.append("5x2")
-    return [n for n, s in _REGISTRY.items() if s.takes in ok and (not s.sizes or scores.n_train is not None)]
+    return [n for n, s in _REGISTRY.items()
+            if s.in_all and s.takes in ok and (not s.sizes or scores.n_train is not None)]
 
 
 # -- the built-in tests --------------------------------------------------------------------
@@ -354,3 +364,7 @@ register_test("5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", description="Diet
 register_test("5x2cv_f", h.five_by_two_cv_f_test, takes="5x2", description="Alpaydin's 5 x 2 cv F test")
 register_test("welch_t", _welch_t, takes="scores",
               description="Welch's t-test on the accuracies of A and B as two independent samples")
+
+from . import calibrated as _calibrated  # noqa: E402 - it registers through register_test, defined above
+
+_calibrated.register(register_test)
