@@ -78,7 +78,10 @@ def resolve_studies(studies) -> list:
 
 
 def largest_stored_profile(study, results) -> str | None:
-    """The largest profile of ``study`` stored under ``results``: paper, else quick, else smoke, else another.
+    """The largest profile of ``study`` stored under ``results``, a finished run before an unfinished one.
+
+    Among finished runs (manifest status ``complete``): paper, else quick, else
+    smoke, else another; only when no run is finished, the largest unfinished one.
 
     Parameters
     ----------
@@ -91,12 +94,24 @@ def largest_stored_profile(study, results) -> str | None:
     str or None
         The profile's name, or None when nothing is stored.
     """
+    import json
+
     base = Path(results) / study.name
     stored = sorted(p.parent.name for p in base.glob("*/manifest.json")) if base.is_dir() else []
-    for name in _SCALE_ORDER:
-        if name in stored:
-            return name
-    return stored[0] if stored else None
+
+    def finished(name):
+        try:
+            return json.loads((base / name / "manifest.json").read_text()).get("status") == "complete"
+        except (OSError, ValueError):
+            return False
+
+    for group in ([n for n in stored if finished(n)], stored):
+        for name in _SCALE_ORDER:
+            if name in group:
+                return name
+        if group:
+            return group[0]
+    return None
 
 
 def _git_commit(tree: Path) -> str | None:

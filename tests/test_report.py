@@ -374,6 +374,12 @@ def test_largest_profile_page(stored, tmp_path):
     assert "profile quick; 12 of 12 replications" in text and "profile smoke" in text
     assert "## Not run" in text and "berrar1" in text
     assert sorted(p.name for p in (out / "csv").iterdir()) == ["berrar3.csv", "outside_means.csv"]
+    # an unfinished larger run gives way to a finished smaller one
+    manifest = root / study.name / "quick" / "manifest.json"
+    record = json.loads(manifest.read_text())
+    record["status"] = "running"
+    manifest.write_text(json.dumps(record))
+    assert largest_stored_profile(study, root) == "smoke"
 
 
 def test_largest_profile_with_nothing_stored(tmp_path, capsys):
