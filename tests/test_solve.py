@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from simstudy.cli import main
-from simstudy.engine import Knob, Profile, Study, solve
+from simstudy.engine import Knob, Profile, Study
+from simstudy.engine.solve import solve
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ replication does, and its profiles.  The engine
 
 from .runner import BACKENDS, DEFAULT_SEED, plan_run, replay, run_study
 from .seeds import replication_rng, replication_seed, setup_seed
-from .solve import Knob, SolveResult, solve
+from .solve import Knob, SolveResult
 from .store import ConfigMismatch, RunData, RunStore, load_run
 from .study import Profile, Study, condition_key, get_study, list_studies, load_study_file, study_origins
 from .summary import clopper_pearson, rejection_summary
@@ -28,5 +28,5 @@ __all__ = [
     "RunData", "RunStore", "load_run", "ConfigMismatch",
     "replication_seed", "replication_rng", "setup_seed",
     "rejection_summary", "clopper_pearson",
-    "Knob", "SolveResult", "solve",
+    "Knob", "SolveResult",
 ]
