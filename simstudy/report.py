@@ -246,12 +246,17 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
     out = Path(out) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
     _check_writable(out)
-    sections, not_run, chosen_profiles = [], [], {}
+    sections, not_run, chosen_profiles, unreadable = [], [], {}, []
     for st in chosen:
         prof = largest_stored_profile(st, results) if profile == LARGEST else profile
         if prof and (results / st.name / prof / "manifest.json").exists():
+            try:
+                section = _study_section(st, prof, results, out)
+            except KeyError as exc:  # a run just started: a manifest, no rows yet
+                unreadable.append(f"{st.name} ({prof}): {exc.args[0] if exc.args else exc}")
+                continue
             chosen_profiles[st.name] = prof
-            sections.append(_study_section(st, prof, results, out))
+            sections.append(section)
         else:
             not_run.append(st.name)
     for s in sections:
@@ -295,6 +300,10 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
                                               results=results):
         md += [f"## {table.heading}", "", markdown_table(frame), ""]
         body += [f"<h2>{html.escape(table.heading)}</h2>", html_table(frame)]
+    if unreadable:
+        md += ["## Stored but not summarised", ""] + [f"* {u}" for u in unreadable] + [""]
+        body += ["<h2>Stored but not summarised</h2>",
+                 "<ul>" + "".join(f"<li>{html.escape(u)}</li>" for u in unreadable) + "</ul>"]
     if not_run:
         heading = "Not run" if profile == LARGEST else "Not run at this profile"
         md += [f"## {heading}", "", ", ".join(not_run), ""]

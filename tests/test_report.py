@@ -386,3 +386,14 @@ def test_largest_profile_with_nothing_stored(tmp_path, capsys):
     assert main(["report", "--profile", "largest", "--results", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     assert "nothing stored" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_run_with_no_rows_yet_is_listed_not_fatal(berrar3_only, tmp_path):
+    """A run that has just started (a manifest, no chunk yet) is named on the page, not a crash."""
+    for chunk in (berrar3_only / "berrar3" / "smoke" / "chunks").glob("*/*"):
+        shutil.rmtree(chunk)
+    out = tmp_path / "page"
+    assert main(["report", "--profile", "largest", "--results", str(berrar3_only), "--out", str(out),
+                 "--study", "berrar3"]) == 0
+    text = (out / "report.md").read_text()
+    assert "## Stored but not summarised" in text and "berrar3 (smoke)" in text
