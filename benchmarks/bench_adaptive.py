@@ -102,9 +102,14 @@ def savings(study_name: str, jobs: int, workdir: Path) -> None:
     counts = ma["counts"]
     both = fixed.merge(adaptive, on=["condition", "quantity"], suffixes=("_fixed", "_adaptive"))
     z = ((both["estimate_adaptive"] - both["estimate_fixed"]).abs() / both["mcse_fixed"].where(both["mcse_fixed"] > 0))
+    # replications of the conditions the rule adapts (those with outcome rows); a condition of fixed
+    # size (Berrar's bootstrap of s*) runs its own count in both runs and is listed, not counted
     reps_fixed = int(fixed.groupby("condition")["n"].max().sum())
-    reps_adaptive = int(sum(counts.values()))
+    reps_adaptive = int(sum(c for cond, c in counts.items() if cond in set(adaptive["condition"])))
     print(f"study {study_name}: target MCSE {target:.4f} (0.5/sqrt({n})), step {step}, cap {n}")
+    fixed_size = {cond: c for cond, c in counts.items() if cond not in set(adaptive["condition"])}
+    if fixed_size:
+        print(f"  conditions of fixed size, the same in both runs: {sum(fixed_size.values())} replications")
     print(f"  fixed     {reps_fixed:6d} replications  {t_fixed:7.1f} s")
     print(f"  adaptive  {reps_adaptive:6d} replications  {t_adaptive:7.1f} s")
     print(f"  replications saved {1 - reps_adaptive / reps_fixed:.0%}; time ratio fixed/adaptive "
