@@ -46,6 +46,15 @@ def test_adaptive_run_stops_where_an_uninterrupted_one_does(tmp_path):
     assert load_run("demo", out=tmp_path / "one").complete
 
 
+@pytest.mark.slow  # a local dask cluster's start-up; the loky case runs in the main suite
+def test_dask_stops_at_the_same_counts_with_the_same_rows(tmp_path):
+    pytest.importorskip("distributed")
+    one = run_study("demo", "smoke", out=tmp_path / "one", **KW)
+    dask = run_study("demo", "smoke", out=tmp_path / "dask", jobs=2, backend="dask", **KW)
+    assert dask.manifest["counts"] == one.manifest["counts"]
+    pd.testing.assert_frame_equal(_rows(dask), _rows(one))
+
+
 def test_the_rule_is_part_of_the_configuration(tmp_path):
     run_study("demo", "smoke", out=tmp_path / "r", **KW)
     with pytest.raises(ValueError, match="--fresh"):
