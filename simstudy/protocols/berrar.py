@@ -36,7 +36,7 @@ from ..hypothesis import binomial_test
 from ..learners import learner_class
 from ..outcomes import outcome_rows, run_test
 from ..replication import bayesian_model, binomial_model, t_model, wilcoxon_model
-from ..replication_summary import ModelSpec, _count_interval, closest_to, mad_interval, replication_table
+from ..replication_summary import ModelSpec, closest_to, mad_interval, replication_table
 from ..scores import PairedScores, holdout_accuracies
 from ..sources import berrar_benchmark_sources
 from ..summaries import sd_interval
@@ -185,51 +185,46 @@ def _wilcoxon_p(z):
     return 2 * stats.norm.sf(np.abs(z))
 
 
-def _ties_left_out(rows: pd.DataFrame, n_datasets: int, level: float = 0.95) -> pd.DataFrame:
+def _ties_left_out(rows: pd.DataFrame, n_datasets: int) -> pd.DataFrame:
     """The success rate and binomial significance with tied data sets left out, per group.
 
     Our binomial test counts a data set on which NB and SVM have the same test
     accuracy as a loss of NB (theta = wins / N).  The sign-test convention
     leaves ties out: theta = wins / (N - ties), tested against Bin(N - ties, 1/2).
-    Both are computed from the stored ``wins`` and ``ties``, so the comparison
-    can show which one the published numbers follow.
+    The same replication table as the stored convention's, on that theta, with
+    its columns suffixed ``_ties_left_out``, so the comparison can show which one
+    the published numbers follow.
     """
-    z = stats.norm.ppf(0.5 + level / 2)
     wins = rows["wins"].to_numpy(dtype=int)
     trials = n_datasets - rows["ties"].to_numpy(dtype=int)
     theta = np.where(trials > 0, wins / np.maximum(trials, 1), 0.5)
     # exact two-sided p-values, once per distinct (wins, trials) pair
     pairs = {(w, t): binomial_test(w, t).pvalue if t > 0 else 1.0 for w, t in set(zip(wins, trials))}
     p = np.array([pairs[(w, t)] for w, t in zip(wins, trials)])
-    frame = pd.DataFrame({"g": rows["g"].to_numpy(), "theta": theta, "ties": n_datasets - trials,
-                          "sig": (p < ALPHA) & (theta > 0.5)})
-    out = []
-    for g, grp in frame.groupby("g", sort=True):
-        k = len(grp)
-        mean = grp["theta"].mean()
-        se = grp["theta"].std(ddof=1) / np.sqrt(k) if k > 1 else np.nan
-        s = int(grp["sig"].sum())
-        s_lo, s_hi = _count_interval(s, k, level)
-        out.append({"g": g, "mean_ties": grp["ties"].mean(),
-                    "success_ties_left_out": mean, "success_ties_left_out_mc_low": mean - z * se,
-                    "success_ties_left_out_mc_high": mean + z * se,
-                    "share_significant_ties_left_out": s / k,
-                    "share_significant_ties_left_out_mc_low": s_lo / k,
-                    "share_significant_ties_left_out_mc_high": s_hi / k})
-        # the published group-level p and P_b: the binomial model at the mean success rate's wins of N
-        # (interval: their range over the wins the mean's Monte Carlo interval allows)
-        def wins(x):
-            return int(np.clip(np.round(x * n_datasets), 0, n_datasets))
+    frame = pd.DataFrame({"g": rows["g"].to_numpy(), "statistic": theta,
+                          "decision": ((p < ALPHA) & (theta > 0.5)).astype(int)})
+    table = replication_table(frame, by=["g"], models=[_binomial_spec(n_datasets)])
+    keep = [c for c in table.columns if c.startswith(("mean_statistic", "share_significant", "binomial_p", "binomial_P"))]
+    out = table[["g"] + keep].rename(columns={c: _suffixed(c.replace("mean_statistic", "success")) for c in keep})
+    out.insert(1, "mean_ties", rows.groupby("g", sort=True)["ties"].mean().to_numpy())
+    return out
 
-        w = wins(mean)
-        span = range(wins(mean - z * se), wins(mean + z * se) + 1) if k > 1 else range(w, w + 1)
-        ps = [float(binomial_test(v, n_datasets).pvalue) for v in span]
-        Ps = [float(binomial_model(v, n_datasets, alpha=ALPHA).estimate) for v in span]
-        out[-1].update(binomial_p_ties_left_out=float(binomial_test(w, n_datasets).pvalue),
-                       binomial_p_ties_left_out_mc_low=min(ps), binomial_p_ties_left_out_mc_high=max(ps),
-                       binomial_P_ties_left_out=float(binomial_model(w, n_datasets, alpha=ALPHA).estimate),
-                       binomial_P_ties_left_out_mc_low=min(Ps), binomial_P_ties_left_out_mc_high=max(Ps))
-    return pd.DataFrame(out)
+
+def _suffixed(column: str) -> str:
+    """``success_mc_low`` -> ``success_ties_left_out_mc_low`` (the interval suffix stays last)."""
+    for end in ("_mc_low", "_mc_high"):
+        if column.endswith(end):
+            return column[: -len(end)] + "_ties_left_out" + end
+    return column + "_ties_left_out"
+
+
+def _wins_of(theta, n_datasets):
+    return np.clip(np.round(np.asarray(theta) * n_datasets), 0, n_datasets).astype(int)
+
+
+def _binomial_spec(n_datasets) -> ModelSpec:
+    return ModelSpec("binomial", lambda w: binomial_model(w, n_datasets, alpha=ALPHA),
+                     lambda w: binomial_test(w, n_datasets).pvalue, lambda t: _wins_of(t, n_datasets))
 
 
 def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
@@ -241,12 +236,11 @@ def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
     n_boot = boot.groupby("g")["z"].size()
 
     def wins_of(theta):
-        return np.clip(np.round(np.asarray(theta) * n_datasets), 0, n_datasets).astype(int)
+        return _wins_of(theta, n_datasets)
 
     binom_rows = out[out.test == "binomial"]
     binom = replication_table(binom_rows, by=["g"], models=[
-        ModelSpec("binomial", lambda w: binomial_model(w, n_datasets, alpha=ALPHA),
-                  lambda w: binomial_test(w, n_datasets).pvalue, wins_of),
+        _binomial_spec(n_datasets),
         ModelSpec("bayes", lambda w: bayesian_model(w, n_datasets, alpha=ALPHA),
                   lambda w: binomial_test(w, n_datasets).pvalue, wins_of),
     ])
