@@ -6,8 +6,8 @@ only), constant columns (overall and within a class), duplicated columns, ties
 (numeric values on a coarse grid), tiny training sets, two to four classes (some
 absent from training) and, for Weka, a few training instances with a missing class.
 
-* Weka (``needs_weka``): NaiveBayes, J48, IB1, DecisionStump and TAN (BayesNet with
-  the TAN search), all problems of a learner run in one JVM by
+* Weka (``needs_weka``): NaiveBayes, J48, IB1, DecisionStump, TAN (BayesNet with
+  the TAN search) and SMO (its pairwise machines' outputs compared too), all problems of a learner run in one JVM by
   ``benchmarks/weka/FoldRunner.java`` through ``benchmarks/weka/pairs_crosscheck.py``.
   TAN sees the nominal attributes only (our TAN takes nominal attributes only, as
   its documentation says; Weka would discretise numeric ones).
@@ -47,13 +47,16 @@ HAVE_R = rbridge.r_available()
 needs_weka = pytest.mark.skipif(not HAVE_WEKA, reason="java, javac or /usr/share/java/weka.jar missing")
 needs_r = pytest.mark.skipif(not HAVE_R, reason="Rscript with e1071 and randomForest not available")
 
-WEKA_LEARNERS = ("NaiveBayes", "J48", "IB1", "DecisionStump", "TAN")
+WEKA_LEARNERS = ("NaiveBayes", "J48", "IB1", "DecisionStump", "TAN", "SMO")
 # Largest |Weka's class probability - ours| accepted (FoldRunner prints Weka's at full precision).
 # NaiveBayes: Weka sums each class's values and squares in the order its quicksort leaves the
 # training instances, and the variance S2 - mean * S1 cancels badly on values far from 0 with a
 # small spread (the generator makes such columns); summed in data order, our probabilities
 # differ by up to about 1e-7 there (measured: 6e-8 on 1200 problems), and by ~1e-15 elsewhere.
-PROBA_ATOL = {"NaiveBayes": 1e-6, "J48": 1e-9, "IB1": 0.0, "DecisionStump": 1e-12, "TAN": 1e-9}
+PROBA_ATOL = {"NaiveBayes": 1e-6, "J48": 1e-9, "IB1": 0.0, "DecisionStump": 1e-12, "TAN": 1e-9, "SMO": 0.0}
+# Largest |Weka's SMO machine output - ours|: our solver follows Weka's steps in Java's order of
+# operations, so the outputs agree to the last bit (measured: 0 on every problem tried).
+SMO_OUTPUT_ATOL = 1e-12
 
 
 # --------------------------------------------------------------------- generators
@@ -174,9 +177,14 @@ def _weka_differences(seeds, learners=WEKA_LEARNERS):
         for s, r in zip(order, rows):
             diff = int(np.sum(r["weka"] != r["ours"]))
             prob = float(np.abs(r["weka_proba"] - r["ours_proba"]).max()) if len(r["y"]) else 0.0
-            if diff or prob > PROBA_ATOL[learner]:
+            out = 0.0
+            if learner == "SMO" and len(r["y"]) and r["weka_out"].size:
+                out = float(np.abs(r["weka_out"] - r["ours_out"]).max())
+            if diff or prob > PROBA_ATOL[learner] or out > SMO_OUTPUT_ATOL:
                 failures.append(f"{learner}: seed {s}: {diff} differing predictions of {len(r['y'])}, "
-                                f"largest probability difference {prob:.3g} (weka_problem({s}))")
+                                f"largest probability difference {prob:.3g}"
+                                + (f", largest machine-output difference {out:.3g}" if learner == "SMO" else "")
+                                + f" (weka_problem({s}))")
     return failures
 
 

@@ -33,7 +33,7 @@ NON_DEFAULT = {
     "weka.IB1": {"update_ranges_on_predict": True, **_WEKA},
     "weka.DecisionStump": dict(_WEKA),
     "weka.TAN": {"alpha": 1.0, **_WEKA},
-    "weka.SMO": {"C": 2.0, "tol": 1e-4, "epsilon": 1e-10, "backend": "sklearn", **_WEKA},
+    "weka.SMO": {"C": 2.0, "tol": 1e-4, "epsilon": 1e-10, "random_seed": 3, "backend": "sklearn", **_WEKA},
     "e1071.naiveBayes": {"threshold": 0.01, "eps": 1e-9},
     "e1071.svm": {"cost": 2.0, "gamma": 0.5, "scale": False, "tol": 1e-4, "shrinking": False, "cache_size": 10.0,
                   "backend": "intelex"},

@@ -31,7 +31,8 @@ def main():
     X, y = load_source("bouckaert3").sample(300, np.random.default_rng(0))
     X = X.astype(float)
     kw = {"nominal": np.ones(10, dtype=bool), "n_categories": [2] * 10, "n_classes": 2}
-    rows = [("TAN", lambda: TAN(**kw)), ("SMO", lambda: SMO(**kw)),
+    rows = [("TAN", lambda: TAN(**kw)), ("SMO (Weka's solver, the default)", lambda: SMO(**kw)),
+            ("SMO (backend='libsvm')", lambda: SMO(backend="libsvm", **kw)),
             ("SMO (backend='sklearn')", lambda: SMO(backend="sklearn", **kw)),
             ("WekaNaiveBayes", lambda: WekaNaiveBayes(**kw)),
             ("sklearn SVC(kernel='linear')", lambda: SVC(kernel="linear", C=1.0, tol=1e-3))]

@@ -6,10 +6,12 @@ Bouckaert (2004) compares pairs of learners, among them Weka's
 -K "weka.classifiers.functions.supportVector.PolyKernel -C 250007 -E 1.0"``).
 The class here reproduces Weka's preprocessing exactly (missing values,
 nominal-to-binary coding, normalisation to [0, 1], pairwise machines and their
-voting) and solves each pairwise problem with libsvm (scikit-learn's binding).
-The weight vector of a linear SVM is unique, so predictions agree with Weka's
-except for instances very close to a boundary, where the two solvers'
-approximate solutions may fall on different sides; the measured agreement is in
+voting) and, by default, Weka's solver itself (:mod:`simstudy.learners._smo_weka`:
+Platt's SMO with Keerthi's first modification, Weka's order of examples, its
+tolerance, epsilon and tie rules), so that the machines' outputs, not only their
+signs, agree with Weka's.  Weka's solver stops before the optimum; an exact solver
+(libsvm, ``backend="libsvm"``) gives another approximate solution and differs on
+instances close to a boundary.  The measured agreement of both is in
 ``benchmarks/learners_weka.md`` (section "TAN and SMO").
 
 Input conventions are those of :mod:`simstudy.learners.weka`: ``X`` float (n, p)
@@ -32,6 +34,9 @@ def _unique_rows(A):
     keys = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
     _, first, counts = np.unique(keys, return_index=True, return_counts=True)
     return A[first], counts
+
+
+BACKENDS = ("weka", "libsvm", "sklearn")
 
 
 def _solve_pair(Z, t, weights, C, tol, backend):
@@ -61,6 +66,10 @@ def _solve_pair(Z, t, weights, C, tol, backend):
     return np.asarray(svc.coef_)[0].copy(), -float(svc.intercept_[0])
 
 
+# a guard against a solver that never stops (Weka has none; none of the data sets tried comes near it)
+_MAX_STEPS = 10_000_000
+
+
 class SMO(_Base):
     """Weka 3.6 ``weka.classifiers.functions.SMO`` with a linear kernel.
 
@@ -70,15 +79,22 @@ class SMO(_Base):
         Complexity constant (Weka ``-C``): the upper bound of every Lagrange
         multiplier.
     tol : float, default 1e-3
-        Stopping tolerance (Weka ``-L``), passed to libsvm as its ``tol``.  libsvm
-        stops when the largest violation of the optimality conditions, in Weka's
-        terms ``b_low - b_up``, is below ``tol``; Weka stops at ``2 tol``.
+        Stopping tolerance (Weka ``-L``): Weka's solver stops when ``b_up > b_low -
+        2 tol``; libsvm (the other backends) when the largest violation of the
+        optimality conditions, in Weka's terms ``b_low - b_up``, is below ``tol``.
     epsilon : float, default 1e-12
-        Weka's round-off epsilon (``-P``); kept for the record, libsvm has its own.
-    backend : {"libsvm", "sklearn"}, default "libsvm"
-        "libsvm" calls scikit-learn's libsvm binding directly, "sklearn" goes through
-        ``sklearn.svm.SVC``; the solver and the result are the same, the first skips
-        input checks that cost more than the solve on small data.
+        Weka's round-off epsilon (``-P``), used by the "weka" backend; libsvm has
+        its own.
+    random_seed : int, default 1
+        Weka's ``-W``: the seed of the ``java.util.Random`` that shuffles the
+        examples of each pairwise problem ("weka" backend).
+    backend : {"weka", "libsvm", "sklearn"}, default "weka"
+        "weka" runs Weka's own solver on Weka's order of examples (the same
+        outputs as Weka 3.6 to rounding); "libsvm" solves each pairwise problem with
+        scikit-learn's libsvm binding called directly (identical rows merged,
+        weighted by their count), "sklearn" the same through ``sklearn.svm.SVC``.
+        The libsvm solutions are closer to the optimum and differ from Weka's votes
+        on a few instances near a boundary.
     nominal, n_categories, n_classes
         As in :class:`simstudy.learners.weka.WekaNaiveBayes`.
 
@@ -115,12 +131,13 @@ class SMO(_Base):
         Whether the machine votes (at least one of its classes was seen).
     """
 
-    def __init__(self, C=1.0, tol=1e-3, epsilon=1e-12, backend="libsvm", nominal=None, n_categories=None,
-                 n_classes=None):
+    def __init__(self, C=1.0, tol=1e-3, epsilon=1e-12, random_seed=1, backend="weka", nominal=None,
+                 n_categories=None, n_classes=None):
         super().__init__(nominal, n_categories, n_classes)
         self.C = C
         self.tol = tol
         self.epsilon = epsilon
+        self.random_seed = random_seed
         self.backend = backend
 
     def _expand(self, X):
@@ -156,8 +173,12 @@ class SMO(_Base):
             v = getattr(self, name)
             if not (isinstance(v, (int, float, np.floating, np.integer)) and v > 0):
                 raise ValueError(f"{name}: must be a positive number, got {v!r}")
-        if self.backend not in ("libsvm", "sklearn"):
-            raise ValueError(f"backend: expected 'libsvm' or 'sklearn', got {self.backend!r}")
+        if not (isinstance(self.epsilon, (int, float, np.floating, np.integer)) and self.epsilon >= 0):
+            raise ValueError(f"epsilon: must be a number >= 0, got {self.epsilon!r}")
+        if not isinstance(self.random_seed, (int, np.integer)) or isinstance(self.random_seed, bool):
+            raise ValueError(f"random_seed: must be an integer (Weka's -W), got {self.random_seed!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
         X, y = self._prepare(X, y)
         keep = ~np.isnan(y)
         X, y = X[keep], y[keep].astype(np.intp)
@@ -170,8 +191,11 @@ class SMO(_Base):
         obs = ~np.isnan(X)
         n_obs = obs.sum(axis=0)
         fill = np.zeros(p)
+        # summed one instance after another, as Weka's ReplaceMissingValues does (numpy's pairwise
+        # sum rounds differently, and a mean off in the last bit changes the solver's path)
+        sums = np.cumsum(np.where(obs, X, 0.0), axis=0)[-1] if X.shape[0] else np.zeros(p)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = np.where(obs, X, 0.0).sum(axis=0) / np.where(n_obs > 0, n_obs, 1)
+            means = sums / np.where(n_obs > 0, n_obs, 1)
         fill[~nom] = np.where(n_obs > 0, means, 0.0)[~nom]
         nj = np.flatnonzero(nom)
         if nj.size:
@@ -199,7 +223,19 @@ class SMO(_Base):
         W = np.zeros((len(pairs), Z.shape[1]))
         B = np.zeros(len(pairs))
         both = present[pairs[:, 0]] & present[pairs[:, 1]]
-        if both.any():
+        if both.any() and self.backend == "weka":
+            from . import _smo_weka  # here, not at the top: importing numba takes about 0.5 s
+
+            order = _smo_weka.weka_order(y, pairs, int(self.random_seed))
+            for r in np.flatnonzero(both):
+                rows = order[r]
+                t = np.where(y[rows] == pairs[r, 1], 1.0, -1.0)
+                W[r], B[r], steps = _smo_weka.binary_smo(np.ascontiguousarray(Z[rows]), t, float(self.C),
+                                                         float(self.tol), float(self.epsilon), _MAX_STEPS)
+                if steps < 0:
+                    raise RuntimeError(f"SMO: the pairwise machine {tuple(pairs[r])} did not converge within "
+                                       f"{_MAX_STEPS} steps")
+        elif both.any():
             # identical rows of the same class merged: the same problem with C scaled by the count
             rows, counts = _unique_rows(np.column_stack([y, Z]))
             ry, rz, rw = rows[:, 0].astype(np.intp), np.ascontiguousarray(rows[:, 1:]), counts.astype(float)
@@ -250,7 +286,11 @@ class SMO(_Base):
         -------
         ndarray of float, shape (m, n_pairs)
         """
-        return self.transform(X) @ self.weights_.T - self.offsets_[None, :]
+        from . import _smo_weka
+
+        # summed attribute by attribute as Weka does, so that outputs near 0 keep Weka's sign
+        return _smo_weka.outputs(np.ascontiguousarray(self.transform(X), dtype=float),
+                                 np.ascontiguousarray(self.weights_), np.ascontiguousarray(self.offsets_))
 
     def predict_proba(self, X):
         """Normalised pairwise votes (Weka's SMO without logistic models).

@@ -1,0 +1,400 @@
+"""Weka 3.6's binary SMO solver for the linear kernel, compiled.
+
+Weka's ``SMO`` trains one ``BinarySMO`` per pair of classes with Platt's sequential
+minimal optimisation and the first of Keerthi et al.'s (2001) modifications: two
+thresholds ``b_up`` and ``b_low`` replace Platt's single one, the index sets
+``I0 .. I4`` decide which conditions an example must meet, and the solver stops as
+soon as ``b_up > b_low - 2 tol`` holds over the unbound examples and no example
+changes in a full pass.  That stopping point is not the optimum (the dual objective
+is within the tolerance, the weight vector is not), so a different solver gives a
+different ``w`` and ``b`` and, for instances near the boundary, a different vote.
+Reproducing Weka's votes means following its path step by step:
+
+* the examples of a pair are class ``i``'s training rows then class ``j``'s, in
+  training order, shuffled by ``Instances.randomize`` with one ``java.util.Random(1)``
+  shared by all pairs in the order (0, 1), (0, 2), ..., (1, 2), ...;
+  :func:`weka_order` reproduces both;
+* the passes alternate between all examples and the unbound ones, as Weka's loop
+  does, and ``examineExample`` / ``takeStep`` make the same choices with the same
+  strict comparisons (so ties between equal errors, frequent with duplicated rows,
+  are broken the same way);
+* the index set ``I0`` is iterated as Weka's ``SMOset`` iterates it: most recently
+  inserted first;
+* every floating-point expression is evaluated in Java's order (left to right, no
+  fused multiply-add), dot products are summed over the attributes in index order,
+  and the weight vector is updated as Weka updates it, so that the outputs agree to
+  the last bit.
+
+Everything here is private; :class:`simstudy.learners.smo.SMO` is the entry point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["weka_order", "binary_smo", "outputs"]
+
+_MASK = (1 << 48) - 1
+_MULT = 0x5DEECE66D
+# Weka's "precision constant for updating sets": 1000 * Double.MIN_VALUE
+_DEL = 1000 * 5e-324
+
+
+class JavaRandom:
+    """``java.util.Random``: the 48-bit linear congruential generator and ``nextInt(bound)``."""
+
+    def __init__(self, seed: int):
+        self.seed = (seed ^ _MULT) & _MASK
+
+    def _next31(self) -> int:
+        self.seed = (self.seed * _MULT + 0xB) & _MASK
+        return self.seed >> 17
+
+    def next_int(self, bound: int) -> int:
+        r = self._next31()
+        m = bound - 1
+        if bound & m == 0:  # a power of two: the high bits
+            return (bound * r) >> 31
+        u = r
+        r = u % bound
+        while u - r + m >= 2 ** 31:  # Java's int overflow: the candidate is rejected
+            u = self._next31()
+            r = u % bound
+        return r
+
+
+@njit(cache=True, nogil=True)
+def _shuffle(rows, seed):
+    """``Instances.randomize`` on ``rows`` with the ``java.util.Random`` state ``seed``; returns the state.
+
+    The 48-bit state lives in a uint64: products wrap modulo 2**64, and the state is
+    kept modulo 2**48, which divides it, so the arithmetic is Java's.
+    """
+    mask = np.uint64(_MASK)
+    mult = np.uint64(_MULT)
+    for k in range(rows.size - 1, 0, -1):
+        bound = k + 1
+        m = bound - 1
+        seed = (seed * mult + np.uint64(0xB)) & mask
+        r = np.int64(seed >> np.uint64(17))
+        if bound & m == 0:
+            r = (bound * r) >> 31
+        else:
+            u = r
+            r = u % bound
+            while u - r + m >= 2147483648:
+                seed = (seed * mult + np.uint64(0xB)) & mask
+                u = np.int64(seed >> np.uint64(17))
+                r = u % bound
+        tmp = rows[k]
+        rows[k] = rows[r]
+        rows[r] = tmp
+    return seed
+
+
+def weka_order(y: np.ndarray, pairs: np.ndarray, seed: int = 1) -> list[np.ndarray]:
+    """Row indices of every pairwise problem in the order Weka's ``SMO`` presents them.
+
+    Parameters
+    ----------
+    y : ndarray of int, shape (n,)
+        Class codes of the training rows (in training order).
+    pairs : ndarray of int, shape (n_pairs, 2)
+        The pairs ``(i, j)``, ``i < j``, in Weka's order (lexicographic).
+    seed : int, default 1
+        Weka's ``-W`` (random seed of the shuffles).
+
+    Returns
+    -------
+    list of ndarray of int
+        For each pair, the rows of classes ``i`` and ``j`` after
+        ``Instances.randomize``.  One generator serves all pairs in turn, as in
+        Weka, so every pair sees the draws Weka's does.
+    """
+    state = np.uint64(JavaRandom(seed).seed)
+    out = []
+    for i, j in pairs:
+        rows = np.concatenate([np.flatnonzero(y == i), np.flatnonzero(y == j)]).astype(np.int64)
+        state = _shuffle(rows, state)
+        out.append(rows.astype(np.intp))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _dot(Z, a, b):
+    s = 0.0
+    for k in range(Z.shape[1]):
+        s += Z[a, k] * Z[b, k]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _output(w, Z, i):
+    s = 0.0
+    for k in range(Z.shape[1]):
+        s += w[k] * Z[i, k]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _set_insert(first, nxt, prv, member, count, index):
+    """``SMOset.insert``: new members go to the front.  Returns the new (first, count)."""
+    if not member[index]:
+        if count == 0:
+            first = index
+            nxt[index] = -1
+            prv[index] = -1
+        else:
+            prv[first] = index
+            nxt[index] = first
+            prv[index] = -1
+            first = index
+        member[index] = True
+        count += 1
+    return first, count
+
+
+@njit(cache=True, nogil=True)
+def _set_delete(first, nxt, prv, member, count, index):
+    """``SMOset.delete``.  Returns the new (first, count)."""
+    if member[index]:
+        if first == index:
+            first = nxt[index]
+        else:
+            nxt[prv[index]] = nxt[index]
+        if nxt[index] != -1:
+            prv[nxt[index]] = prv[index]
+        member[index] = False
+        count -= 1
+    return first, count
+
+
+@njit(cache=True, nogil=True)
+def binary_smo(Z, t, C, tol, eps, max_steps):
+    """One of Weka's pairwise machines on the rows ``Z`` (in Weka's order) with targets ``t``.
+
+    ``t`` is +1 for the pair's second class, -1 for its first; both occur.  Returns
+    ``(w, b, steps)``: Weka's output is ``w . x - b``; ``steps`` is the number of
+    successful joint optimisations, or -1 when ``max_steps`` was reached first.
+    """
+    n, d = Z.shape
+    alpha = np.zeros(n)
+    errors = np.zeros(n)
+    w = np.zeros(d)
+    diag = np.empty(n)
+    for i in range(n):
+        diag[i] = _dot(Z, i, i)
+    # the five index sets as flags; I0 also as Weka's linked list
+    in1 = np.zeros(n, dtype=np.bool_)
+    in2 = np.zeros(n, dtype=np.bool_)
+    in3 = np.zeros(n, dtype=np.bool_)
+    in4 = np.zeros(n, dtype=np.bool_)
+    in0 = np.zeros(n, dtype=np.bool_)
+    nxt = np.full(n, -1, dtype=np.int64)
+    prv = np.full(n, -1, dtype=np.int64)
+    first0 = -1
+    count0 = 0
+    i_up = -1
+    i_low = -1
+    for i in range(n):
+        if t[i] == 1.0:
+            i_up = i
+            in1[i] = True
+        else:
+            i_low = i
+            in4[i] = True
+    b_up = -1.0
+    b_low = 1.0
+    errors[i_low] = 1.0
+    errors[i_up] = -1.0
+    steps = 0
+
+    num_changed = 0
+    examine_all = True
+    while num_changed > 0 or examine_all:
+        num_changed = 0
+        for i2 in range(n):
+            if not examine_all:
+                # Keerthi's modification 1: only the unbound examples
+                if not (alpha[i2] > 0 and alpha[i2] < C):
+                    continue
+            # ---------------------------------------------------------- examineExample(i2)
+            y2 = t[i2]
+            if in0[i2]:
+                F2 = errors[i2]
+            else:
+                F2 = _output(w, Z, i2) - 0.0 + 0.0 - y2  # SVMOutput + b - y2, with b = 0 in training
+                errors[i2] = F2
+                if (in1[i2] or in2[i2]) and F2 < b_up:
+                    b_up = F2
+                    i_up = i2
+                elif (in3[i2] or in4[i2]) and F2 > b_low:
+                    b_low = F2
+                    i_low = i2
+            optimal = True
+            i1 = -1
+            if in0[i2] or in1[i2] or in2[i2]:
+                if b_low - F2 > 2 * tol:
+                    optimal = False
+                    i1 = i_low
+            if in0[i2] or in3[i2] or in4[i2]:
+                if F2 - b_up > 2 * tol:
+                    optimal = False
+                    i1 = i_up
+            changed = False
+            if not optimal:
+                if in0[i2]:
+                    if b_low - F2 > F2 - b_up:
+                        i1 = i_low
+                    else:
+                        i1 = i_up
+                # -------------------------------------------------------- takeStep(i1, i2, F2)
+                while True:  # a block to leave with break (Weka's early returns)
+                    if i1 == i2:
+                        break
+                    C1 = C
+                    C2 = C
+                    alph1 = alpha[i1]
+                    alph2 = alpha[i2]
+                    y1 = t[i1]
+                    F1 = errors[i1]
+                    s = y1 * y2
+                    if y1 != y2:
+                        L = max(0.0, alph2 - alph1)
+                        H = min(C2, C1 + alph2 - alph1)
+                    else:
+                        L = max(0.0, alph1 + alph2 - C1)
+                        H = min(C2, alph1 + alph2)
+                    if L >= H:
+                        break
+                    k11 = diag[i1]
+                    k12 = _dot(Z, i1, i2)
+                    k22 = diag[i2]
+                    eta = 2 * k12 - k11 - k22
+                    if eta < 0:
+                        a2 = alph2 - y2 * (F1 - F2) / eta
+                        if a2 < L:
+                            a2 = L
+                        elif a2 > H:
+                            a2 = H
+                    else:
+                        f1 = _output(w, Z, i1) - 0.0
+                        f2 = _output(w, Z, i2) - 0.0
+                        v1 = f1 + 0.0 - y1 * alph1 * k11 - y2 * alph2 * k12
+                        v2 = f2 + 0.0 - y1 * alph1 * k12 - y2 * alph2 * k22
+                        gamma = alph1 + s * alph2
+                        gL = gamma - s * L
+                        gH = gamma - s * H
+                        Lobj = (gL + L - 0.5 * k11 * gL * gL - 0.5 * k22 * L * L - s * k12 * gL * L
+                                - y1 * gL * v1 - y2 * L * v2)
+                        Hobj = (gH + H - 0.5 * k11 * gH * gH - 0.5 * k22 * H * H - s * k12 * gH * H
+                                - y1 * gH * v1 - y2 * H * v2)
+                        if Lobj > Hobj + eps:
+                            a2 = L
+                        elif Lobj < Hobj - eps:
+                            a2 = H
+                        else:
+                            a2 = alph2
+                    if abs(a2 - alph2) < eps * (a2 + alph2 + eps):
+                        break
+                    if a2 > C2 - _DEL * C2:
+                        a2 = C2
+                    elif a2 <= _DEL * C2:
+                        a2 = 0.0
+                    a1 = alph1 + s * (alph2 - a2)
+                    if a1 > C1 - _DEL * C1:
+                        a1 = C1
+                    elif a1 <= _DEL * C1:
+                        a1 = 0.0
+                    # the sets, i1 first, as Weka updates them
+                    if a1 > 0 and a1 < C1:
+                        first0, count0 = _set_insert(first0, nxt, prv, in0, count0, i1)
+                    else:
+                        first0, count0 = _set_delete(first0, nxt, prv, in0, count0, i1)
+                    in1[i1] = y1 == 1 and a1 == 0
+                    in2[i1] = y1 == -1 and a1 == C1
+                    in3[i1] = y1 == 1 and a1 == C1
+                    in4[i1] = y1 == -1 and a1 == 0
+                    if a2 > 0 and a2 < C2:
+                        first0, count0 = _set_insert(first0, nxt, prv, in0, count0, i2)
+                    else:
+                        first0, count0 = _set_delete(first0, nxt, prv, in0, count0, i2)
+                    in1[i2] = y2 == 1 and a2 == 0
+                    in2[i2] = y2 == -1 and a2 == C2
+                    in3[i2] = y2 == 1 and a2 == C2
+                    in4[i2] = y2 == -1 and a2 == 0
+                    c1 = y1 * (a1 - alph1)
+                    c2 = y2 * (a2 - alph2)
+                    for k in range(d):
+                        w[k] += c1 * Z[i1, k]
+                    for k in range(d):
+                        w[k] += c2 * Z[i2, k]
+                    j = first0
+                    while j != -1:
+                        if j != i1 and j != i2:
+                            errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
+                        j = nxt[j]
+                    errors[i1] += c1 * k11 + c2 * k12
+                    errors[i2] += c1 * k12 + c2 * k22
+                    alpha[i1] = a1
+                    alpha[i2] = a2
+                    b_low = -np.inf
+                    b_up = np.inf
+                    i_low = -1
+                    i_up = -1
+                    j = first0
+                    while j != -1:
+                        if errors[j] < b_up:
+                            b_up = errors[j]
+                            i_up = j
+                        if errors[j] > b_low:
+                            b_low = errors[j]
+                            i_low = j
+                        j = nxt[j]
+                    for i in (i1, i2):
+                        if not in0[i]:
+                            if in3[i] or in4[i]:
+                                if errors[i] > b_low:
+                                    b_low = errors[i]
+                                    i_low = i
+                            else:
+                                if errors[i] < b_up:
+                                    b_up = errors[i]
+                                    i_up = i
+                    changed = True
+                    steps += 1
+                    break
+            if changed:
+                num_changed += 1
+                if steps >= max_steps:
+                    return w, (b_low + b_up) / 2.0, -1
+            if not examine_all and b_up > b_low - 2 * tol:
+                # optimality on the unbound examples: end of this pass
+                num_changed = 0
+                break
+        if examine_all:
+            examine_all = False
+        elif num_changed == 0:
+            examine_all = True
+    return w, (b_low + b_up) / 2.0, steps
+
+
+@njit(cache=True, nogil=True)
+def outputs(Z, W, B):
+    """Weka's ``SVMOutput`` of every machine on every row: ``sum_k x_k w_k - b``.
+
+    The sum runs over the attributes with a nonzero weight, in index order, as
+    Weka's sparse weight vector is read.
+    """
+    m, d = Z.shape
+    r = W.shape[0]
+    out = np.empty((m, r))
+    for i in range(m):
+        for p in range(r):
+            s = 0.0
+            for k in range(d):
+                if W[p, k] != 0.0:
+                    s += Z[i, k] * W[p, k]
+            out[i, p] = s - B[p]
+    return out
