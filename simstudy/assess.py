@@ -37,7 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["Dataset", "LearnerChoice", "DesignChoice", "load_data", "parse_learner", "parse_designs",
            "assessment_study", "assess", "assessment_tables", "recommend", "type_one_evidence",

@@ -10,7 +10,9 @@ import html
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["assessment_text", "lucky_line", "assessment_markdown", "assessment_html", "draw_pvalues", "write_assessment",
            "compact_table"]

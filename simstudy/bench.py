@@ -21,7 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ._files import write_atomic
 from .compare import markdown_table
@@ -32,6 +31,9 @@ from .plugins import run_test as run_plugin
 from .replicability import normalized, r2
 from .scores import PairedScores
 from .summaries import mean_interval, wilson
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["TARGETS", "bench"]
 

@@ -32,10 +32,13 @@ import math
 from importlib import resources
 
 import numpy as np
-from scipy import optimize, stats
 
 from . import hypothesis as h
 from .schemes import SCHEMES, scheme_sample
+from ._lazy import lazy_module
+
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 __all__ = ["calibrated_df", "calibration_table", "calibrated_t_test", "load_calibration", "CALIBRATION_FILE"]
 

@@ -36,7 +36,9 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["Published", "compare", "comparison_view", "verdict_line", "markdown_table", "html_table",
            "table_cells", "comparison_markdown", "format_number", "format_interval", "format_difference",

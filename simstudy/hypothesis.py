@@ -42,9 +42,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
 
 from ._validation import as_float_array, as_sample, check_alpha, check_positive
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "SignificanceResult",

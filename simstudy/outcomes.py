@@ -31,12 +31,14 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from . import hypothesis as h
+from ._lazy import lazy_module
 from .schemes import scheme_sample
 from .scores import PairedScores
+
+pd = lazy_module("pandas")
+stats = lazy_module("scipy.stats")
 
 __all__ = ["TestSpec", "register_test", "get_test", "test_names", "run_test", "outcome_rows",
            "INPUTS"]

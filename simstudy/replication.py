@@ -46,9 +46,12 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
 
 from ._validation import as_float_array, check_alpha
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "ReplicationEstimate",

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import pandas as pd
-from scipy import stats
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
+stats = lazy_module("scipy.stats")
 
 __all__ = ["empirical_interval", "ModelSpec", "replication_table", "closest_to"]
 

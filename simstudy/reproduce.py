@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ._files import write_atomic
 from .compare import Published, compare, comparison_markdown, markdown_table
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["summary_tables", "comparison_report", "reduced_scale", "write_atomic", "CrossStudyTable", "CrossStudyRow",
            "cross_study_rows", "cross_study_tables", "cross_study_table", "berrar_table1"]

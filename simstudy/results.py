@@ -36,7 +36,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["load", "tables", "paired_scores", "baycomp_arrays", "correctr_frame", "export", "FORMATS"]
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
-import pandas as pd
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["PairedScores", "ScoreLayout", "scores_frame", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
 

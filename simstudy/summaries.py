@@ -19,10 +19,12 @@ Replication-probability summaries (per-group F, P and their intervals) are in
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from .replicability import normalized, r2
+from ._lazy import lazy_module
+
+pd = lazy_module("pandas")
+stats = lazy_module("scipy.stats")
 
 __all__ = ["clopper_pearson", "wilson", "mean_interval", "grouped_mean_interval", "normal_interval",
            "grouped_half_width", "interval_quantile", "sd_interval", "interval_verdict", "rejection_summary", "replicability_by_unit", "Z95"]

@@ -17,19 +17,21 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-import pandas as pd
 
+from simstudy._lazy import lazy_module
 from simstudy.compare import Published
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import Figure, settings_of
-from simstudy.learners import learner_class
 from simstudy.plots import berrar_t_figure
 from simstudy.protocols import berrar
 from simstudy.scores import PairedScores, ScoreLayout, fold_predictions, kfold_sizes
 from simstudy.sources import berrar_cv_source
 
 from ._berrar_table1 import row as table1_row
+
+pd = lazy_module("pandas")
+_learners = lazy_module("simstudy.learners")
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def conditions(profile: Profile):
 def replicate(cond: OracleDesign, rng):
     X, y = berrar_cv_source(cond.n_features).sample(cond.n_cases, rng)
     fold_ids = cond.design.fold_ids(y, rng)
-    correct = fold_predictions(X, y, fold_ids, learner_class("e1071.svm"))[0] == y           # one SVM fit per fold
+    correct = fold_predictions(X, y, fold_ids, _learners.learner_class("e1071.svm"))[0] == y           # one SVM fit per fold
     correct = [correct[fold_ids[0] == f] for f in range(cond.n_folds)]
     acc_svm = np.array([c.mean() for c in correct])
     acc_o = np.empty((len(cond.q_values), cond.n_folds))

@@ -16,19 +16,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-import pandas as pd
-
+from simstudy._lazy import lazy_module
 from simstudy.compare import Published
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import Figure, settings_of
-from simstudy.learners import learner_class, make_learner
 from simstudy.plots import berrar_t_figure
 from simstudy.protocols import berrar
 from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes
 from simstudy.sources import berrar_cv_source
 
 from ._berrar_table1 import row as table1_row
+
+pd = lazy_module("pandas")
+_learners = lazy_module("simstudy.learners")
 
 
 @dataclass(frozen=True)
@@ -64,14 +65,17 @@ class FeatureGroup:
 
 
 def forest_backend(requested: str = "auto") -> str:
-    """``"intelex"`` when requested or (for ``"auto"``) when sklearnex is importable, else ``"sklearn"``."""
+    """``"intelex"`` when requested or (for ``"auto"``) when sklearnex is installed, else ``"sklearn"``.
+
+    Installed, not imported: listing the studies need not import oneDAL, and an
+    installation that is present but cannot be imported fails the run with its
+    own error instead of silently changing the forest (and the numbers).
+    """
+    from importlib.util import find_spec
+
     if requested != "auto":
         return requested
-    try:
-        import sklearnex  # noqa: F401
-    except ImportError:
-        return "sklearn"
-    return "intelex"
+    return "intelex" if find_spec("sklearnex") is not None else "sklearn"
 
 
 def conditions(profile: Profile):
@@ -85,8 +89,8 @@ def replicate(cond: FeatureGroup, rng):
     fold_ids = cond.design.fold_ids(y, rng)
     # one integer seed per replication for the forest, drawn from the replication's stream
     forest_seed = int(rng.integers(2**31 - 1))
-    learners = (learner_class("e1071.svm"),
-                lambda: make_learner("randomForest", backend=cond.forest, random_state=forest_seed))
+    learners = (_learners.learner_class("e1071.svm"),
+                lambda: _learners.make_learner("randomForest", backend=cond.forest, random_state=forest_seed))
     acc = cv_accuracies(X, y, fold_ids, learners)                             # (1, folds, 2)
     n_train, n_test = cond.design.sizes(y)
     scores = pd.DataFrame({"fold": range(cond.n_folds), "acc_a": acc[0, :, 0], "acc_b": acc[0, :, 1]})

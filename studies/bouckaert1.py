@@ -30,8 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from simstudy._lazy import lazy_module
 from simstudy.compare import Published
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
@@ -41,6 +41,8 @@ from simstudy.protocols.bouckaert import (SOURCES, RepeatedCVCondition, alpha_fa
 from simstudy.schemes import SCHEMES
 from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
 from simstudy.summaries import grouped_half_width, grouped_mean_interval, replicability_by_unit
+
+pd = lazy_module("pandas")
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test; the
 # "cdf rule" rows apply the rule as the paper prints it (P(Z) = P(K <= Z) for Z pluses of A; A better

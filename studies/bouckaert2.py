@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from simstudy._lazy import lazy_module
 from simstudy.compare import Published
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
@@ -38,6 +38,8 @@ from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shippe
 from simstudy.replicability import normalized, r2_from_counts
 from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, scores_frame
 from simstudy.summaries import Z95, clopper_pearson, normal_interval
+
+pd = lazy_module("pandas")
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test;
 # "sign (cdf rule)" applies the rule the paper prints (A better when P(K <= Z) > 1 - alpha/2, A the

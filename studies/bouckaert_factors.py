@@ -82,11 +82,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from simstudy._lazy import lazy_module
 from simstudy.engine import Knob, Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.learners import learner_class
 from simstudy.replicability import r2_from_tallies
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
@@ -94,6 +93,9 @@ from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, exp
 from simstudy.schemes import scheme_sample
 from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
 from simstudy.summaries import grouped_mean_interval, interval_quantile, interval_verdict
+
+pd = lazy_module("pandas")
+_learners = lazy_module("simstudy.learners")
 
 SCHEME = "average_over_sorted_runs"
 TESTS = {"t": "paired_t", "sign": "sign", "rank sum": "signed_rank"}  # as in Table 1 of the paper
@@ -135,7 +137,7 @@ def prior_source(family: str, prior: float) -> str:
 
 
 def _learner_class(name: str):
-    return learner_class(LEARNERS[name])
+    return _learners.learner_class(LEARNERS[name])
 
 
 def pair_names(learners) -> list[tuple[str, str]]:

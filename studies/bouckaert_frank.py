@@ -30,14 +30,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-
+from simstudy._lazy import lazy_module
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import bouckaert_frank as bf
 from simstudy.designs import FIVE_BY_TWO, RepeatedKFold
 from simstudy.protocols.bouckaert import SOURCES, network_source, nominal_learner_factories
 from simstudy.scores import ScoreLayout
+
+pd = lazy_module("pandas")
 
 LEARNERS = ("weka.J48", "weka.NaiveBayes")
 PAIRS = {"C4.5-NB": (0, 1)}

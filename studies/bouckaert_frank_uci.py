@@ -17,14 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-
+from simstudy._lazy import lazy_module
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import bouckaert_frank as bf
 from simstudy.protocols.bouckaert import (available_sets, check_shipped, load_uci_for_learning, uci_learner_factories,
                                           uci_sizes)
 from simstudy.scores import ScoreLayout
+
+pd = lazy_module("pandas")
 
 LEARNERS = {"NB": "weka.NaiveBayes", "C4.5": "weka.J48", "NN": "weka.IB1"}
 PAIRS = {"NB-C4.5": (0, 1), "NB-NN": (0, 2), "C4.5-NN": (1, 2)}

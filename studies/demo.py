@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from simstudy._lazy import lazy_module
 from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
@@ -24,6 +24,8 @@ from simstudy.outcomes import outcome_rows
 from simstudy.schemes import SCHEMES
 from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes, scores_frame
 from simstudy.sources import GaussianClasses
+
+pd = lazy_module("pandas")
 
 ALPHA = 0.05
 TESTS = {"t": "paired_t", "sign": "sign", "rank": "signed_rank"}

@@ -203,17 +203,25 @@ def _print_adaptive(manifest) -> None:
         print("  " + table.to_string(index=False).replace("\n", "\n  "))
 
 
+def _plain_table(rows: list[dict]) -> str:
+    """Rows of equal keys as right-aligned columns (the layout of ``DataFrame.to_string(index=False)``)."""
+    columns = list(rows[0]) if rows else []
+    cells = [[str(c) for c in columns]] + [[str(r[c]) for c in columns] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    return "\n".join("  ".join(v.rjust(w) for v, w in zip(line, widths)) for line in cells)
+
+
 def cmd_status(args) -> int:
     st, run = _load(args)
-    prog = run.progress()
-    done, planned = int(prog["done"].sum()), int(prog["planned"].sum())
+    prog = run.progress_rows()  # plain rows: status reads no table and imports no pandas
+    done, planned = sum(r["done"] for r in prog), sum(r["planned"] for r in prog)
     print(f"{st.name}/{run.manifest['profile']} in {run.path}: {done}/{planned} replications stored "
-          f"({100 * done / planned:.0f}%), {len(run.failures)} failed; status {run.manifest.get('status')}")
+          f"({100 * done / planned:.0f}%), {run.n_failures()} failed; status {run.manifest.get('status')}")
     print(_state_line(run))
     secs = sum(r.get("seconds", 0) for r in run.manifest.get("runs", []))
     print(f"  runs: {len(run.manifest.get('runs', []))}, compute wall time so far {secs:.1f} s, "
           f"root seed {run.manifest['root_seed']}, config {run.manifest['config_hash'][:12]}")
-    print(prog.to_string(index=False))
+    print(_plain_table(prog))
     _print_adaptive(run.manifest)
     return 0
 

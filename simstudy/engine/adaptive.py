@@ -32,8 +32,10 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from .._lazy import lazy_module
 
-import pandas as pd
+pd = lazy_module("pandas")
+
 
 __all__ = ["AdaptiveRule", "default_targets", "condition_targets", "stage_decisions", "adaptive_table"]
 

@@ -31,11 +31,13 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .seeds import replication_seed, setup_seed
 from .store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
 from .study import Study, condition_fields, condition_key, get_study, n_replications_of
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["run_study", "replay", "plan_run", "provenance", "code_fingerprint", "DEFAULT_SEED", "BACKENDS",
            "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]

@@ -48,7 +48,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-import pandas as pd
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["Knob", "Evaluation", "SolveResult", "solve", "knob_of", "replication_values"]
 

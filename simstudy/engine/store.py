@@ -43,9 +43,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pandas as pd
-
 from .._files import write_atomic
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["RunStore", "RunData", "RunLock", "load_run", "ConfigMismatch", "StoreError", "RunLocked",
            "lock_holder"]
@@ -569,6 +570,10 @@ class RunData:
         pandas.DataFrame
             Columns ``condition``, ``planned`` and ``done`` (replications).
         """
+        return pd.DataFrame(self.progress_rows())
+
+    def progress_rows(self) -> list[dict]:
+        """:meth:`progress` as plain dicts, one per condition (read without pandas, for ``simstudy status``)."""
         rows = {}
         ok = {(c["condition"], c["start"]) for c in self._chunks()}
         for c in self.manifest["plan"]:
@@ -576,7 +581,18 @@ class RunData:
             r["planned"] += c["stop"] - c["start"]
             if (c["condition"], c["start"]) in ok:
                 r["done"] += c["stop"] - c["start"]
-        return pd.DataFrame(list(rows.values()))
+        return list(rows.values())
+
+    def n_failures(self) -> int:
+        """How many replications of the verified chunks failed, from their ``chunk.json`` (no table is read).
+
+        Equals ``len(self.failures)``: a chunk records the number of failure rows it stores.
+        """
+        total = 0
+        for c in self._chunks():
+            meta = self.store.chunk_meta(c["condition"], c["start"], c["stop"]) or {}
+            total += int(meta.get("failures", 0))
+        return total
 
     @property
     def complete(self) -> bool:

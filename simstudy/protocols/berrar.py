@@ -28,18 +28,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from ..designs import Bootstrap
 from ..hypothesis import binomial_test
-from ..learners import learner_class
 from ..outcomes import outcome_rows, run_test
 from ..replication import bayesian_model, binomial_model, t_model, wilcoxon_model
 from ..replication_summary import ModelSpec, closest_to, mad_interval, replication_table
 from ..scores import PairedScores, holdout_accuracies
 from ..sources import berrar_benchmark_sources
 from ..summaries import sd_interval
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
+stats = lazy_module("scipy.stats")
+_learners = lazy_module("simstudy.learners")
 
 __all__ = ["ALPHA", "BenchmarkGroup", "BenchmarkSettings", "benchmark_declaration", "benchmark_conditions", "benchmark_setup", "benchmark_replicate",
            "benchmark_summary", "cv_outcomes", "cv_summary"]
@@ -178,7 +180,7 @@ def benchmark_replicate(cond: BenchmarkGroup, rng, state=None):
 
 
 def _factories():
-    return tuple(learner_class(name) for name in LEARNERS)
+    return tuple(_learners.learner_class(name) for name in LEARNERS)
 
 
 def _wilcoxon_p(z):

@@ -15,13 +15,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import pandas as pd
 
 from ..designs import RepeatedKFold
-from ..learners import learner_class
 from ..replicability import normalized, r2
 from ..scores import cv_accuracies, scores_frame
 from ..sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
+_learners = lazy_module("simstudy.learners")
 
 __all__ = ["SOURCES", "RepeatedCVCondition", "network_source", "source_info", "experiment_accuracies",
            "scores_frame", "alpha_factor", "ALPHAS", "UCI_SETS", "available_sets", "load_uci_for_learning",
@@ -119,7 +121,7 @@ def experiment_accuracies(X, y, cond, rng, learners) -> np.ndarray:
 
 
 def _classes(learners):
-    return tuple(learner_class(c) if isinstance(c, str) else c for c in learners)
+    return tuple(_learners.learner_class(c) if isinstance(c, str) else c for c in learners)
 
 
 def nominal_learner_factories(learners, n_attributes: int):

@@ -19,13 +19,15 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 
 from ..designs import FIVE_BY_TWO, RepeatedKFold, Subsample
 from ..outcomes import outcome_rows
 from ..replicability import all_agree, r2
 from ..scores import PairedScores, cv_accuracies, resample_accuracies, scores_frame
 from ..summaries import normal_interval
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["RESAMPLED_RUNS", "experiment", "summarize_by", "largest", "verdict", "check_claims"]
 

@@ -35,7 +35,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["STUDIES", "forecasts", "reliability", "brier_table", "berrar_calibration", "draw_reliability"]
 

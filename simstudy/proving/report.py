@@ -16,11 +16,13 @@ import html
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .study import ALPHA, ALPHA_MAX
 from .summary import (ALPHAS, P_GRID, calibration, leaderboard, named_procedures, power_table, procedures,
                       pvalue_distribution, replicability_table)
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["plugin_rows", "build_report", "write_berrar_page", "statements", "REPORT_NAME"]
 

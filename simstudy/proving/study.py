@@ -33,9 +33,11 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .scenarios import BANK, scenario
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["DesignSpec", "parse_designs", "ProvingCondition", "Settings", "proving_study", "DEFAULT_DESIGNS",
            "ALPHA", "ALPHA_MAX", "STUDY_NAME", "QUICK_SCENARIOS", "SMOKE_SCENARIOS"]

@@ -40,9 +40,11 @@ consistent data sets).  All intervals are 95%.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .scenarios import BANK, truth
+from .._lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 __all__ = ["ALPHAS", "P_GRID", "Procedures", "procedures", "calibration", "pvalue_distribution", "power_table",
            "replicability_table", "leaderboard", "summarize", "named_procedures", "procedure_label"]
