@@ -47,11 +47,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_float_array, check_alpha
+from . import _distributions as _d
 from ._lazy import lazy_module
+from ._validation import as_float_array, check_alpha
 
 special = lazy_module("scipy.special")
-stats = lazy_module("scipy.stats")
 
 __all__ = [
     "ReplicationEstimate",
@@ -230,7 +230,7 @@ def _on_distinct_counts(wins, n, core):
 
 def _upper_tail(s, n, theta):
     """P(X >= s) for X ~ Bin(n, theta); 0 when s > n."""
-    return stats.binom.sf(s - 1, n, theta)
+    return _d.binom_sf(s - 1, n, theta)
 
 
 # ---------------------------------------------------------------- binomial
@@ -259,7 +259,7 @@ def binomial_pvalue(wins, n):
 
 
 def _binomial_p(wins, n):
-    tail = np.minimum(stats.binom.cdf(wins, n, 0.5), stats.binom.sf(wins - 1, n, 0.5))
+    tail = np.minimum(_d.binom_cdf(wins, n, 0.5), _d.binom_sf(wins - 1, n, 0.5))
     return np.minimum(1.0, 2.0 * tail)
 
 
@@ -269,7 +269,7 @@ def _min_wins(n, alpha):
     def significant(s):
         return (s > n / 2) & (s <= n) & (_binomial_p(np.minimum(s, n), n) <= alpha * (1 + _TIE_RTOL))
 
-    s = np.clip(stats.binom.isf(alpha / 2, n, 0.5) + 1, np.floor(n / 2) + 1, n + 1)
+    s = np.clip(_d.binom_isf(alpha / 2, n, 0.5) + 1, np.floor(n / 2) + 1, n + 1)
     for _ in range(3):
         s = np.where((s - 1 > n / 2) & significant(s - 1), s - 1, s)
     for _ in range(3):
@@ -314,8 +314,8 @@ def min_significant_wins(n, alpha: float = 0.05):
 def _cp_limits(wins, n, level):
     c = 1.0 - level
     # safe shape parameters where the limit is 0 or 1 by definition
-    lo = stats.beta.ppf(c / 2, np.maximum(wins, 1), n - wins + 1)
-    hi = stats.beta.ppf(1 - c / 2, wins + 1, np.maximum(n - wins, 1))
+    lo = _d.beta_ppf(c / 2, np.maximum(wins, 1), n - wins + 1)
+    hi = _d.beta_ppf(1 - c / 2, wins + 1, np.maximum(n - wins, 1))
     return np.where(wins > 0, lo, 0.0), np.where(wins < n, hi, 1.0)
 
 
@@ -389,9 +389,9 @@ def _hdi(a, b, level):
 
     def g(u):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            lo = stats.beta.ppf(u, a, b)
-            hi = stats.beta.ppf(np.minimum(u + level, 1.0), a, b)
-            return stats.beta.pdf(hi, a, b) - stats.beta.pdf(lo, a, b)
+            lo = _d.beta_ppf(u, a, b)
+            hi = _d.beta_ppf(np.minimum(u + level, 1.0), a, b)
+            return _d.beta_pdf(hi, a, b) - _d.beta_pdf(lo, a, b)
 
     left = np.zeros(a.shape)
     right = np.full(a.shape, c)
@@ -406,8 +406,8 @@ def _hdi(a, b, level):
     u = np.where(g_left <= 0, 0.0, np.where(g_right >= 0, c, u))
     # uniform density: every interval of the right mass is shortest; take the central one
     u = np.where((a == 1) & (b == 1), c / 2, u)
-    lo = np.where(u > 0, stats.beta.ppf(u, a, b), 0.0)
-    hi = np.where(u < c, stats.beta.ppf(np.minimum(u + level, 1.0), a, b), 1.0)
+    lo = np.where(u > 0, _d.beta_ppf(u, a, b), 0.0)
+    hi = np.where(u < c, _d.beta_ppf(np.minimum(u + level, 1.0), a, b), 1.0)
     return lo, hi
 
 
@@ -535,20 +535,20 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, level: float = 0.95) -
         z, s_star = np.broadcast_arrays(z, s_star)
     except ValueError as exc:
         raise ValueError(f"s_star: shape {np.shape(s_star)} does not broadcast with z of shape {np.shape(z)}") from exc
-    crit = stats.norm.isf(alpha / 2)
-    half = stats.norm.isf((1.0 - level) / 2) * s_star
+    crit = _d.norm_isf(alpha / 2)
+    half = _d.norm_isf((1.0 - level) / 2) * s_star
     with np.errstate(invalid="ignore"):
         lo_z, hi_z = z - half, z + half
 
     def prob(m):
         with np.errstate(over="ignore"):  # extreme z / s_star saturates to P = 0 or 1
-            return stats.norm.sf((crit - m) / s_star)
+            return _d.norm_sf((crit - m) / s_star)
 
     return ReplicationEstimate(
         estimate=_out(prob(z)), low=_out(prob(lo_z)), high=_out(prob(hi_z)), model="wilcoxon",
         parameter=_out(z), parameter_low=_out(lo_z), parameter_high=_out(hi_z),
         threshold=_out(np.broadcast_to(crit, z.shape)),
-        pvalue=_out(2 * stats.norm.sf(np.abs(z))), alpha=alpha, level=level)
+        pvalue=_out(2 * _d.norm_sf(np.abs(z))), alpha=alpha, level=level)
 
 
 def wilcoxon_model_from_p(p, s_star=1.0, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEstimate:
@@ -557,7 +557,7 @@ def wilcoxon_model_from_p(p, s_star=1.0, *, alpha: float = 0.05, level: float = 
     ``p`` must be in (0, 1]; the direction is taken to be A better
     (``Z_w >= 0``).  ``p = 0.05, s* = 1`` reproduces Example 3.
     """
-    z = stats.norm.isf(_pvalues(p) / 2)
+    z = _d.norm_isf(_pvalues(p) / 2)
     return wilcoxon_model(z, s_star, alpha=alpha, level=level)
 
 
@@ -635,11 +635,11 @@ def t_model(t, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEs
     for d in values[counts >= _SMOOTH_MIN_SIZE]:
         sel = dff == d
         exact &= ~sel
-        crit[sel] = stats.t.isf(alpha / 2, d)
+        crit[sel] = _d.t_isf(alpha / 2, d)
         for k, v in _t_fields_smooth(tf[sel], float(d), float(crit[sel][0]), c).items():
             fields[k][sel] = v
     if exact.any():
-        crit[exact] = stats.t.isf(alpha / 2, dff[exact])
+        crit[exact] = _d.t_isf(alpha / 2, dff[exact])
         for k, v in _t_fields(tf[exact], dff[exact], crit[exact], c).items():
             fields[k][exact] = v
     return ReplicationEstimate(
@@ -655,14 +655,14 @@ _SMOOTH_MAX_POINTS = 8001
 
 def _t_fields(t, df, crit, c):
     """Eq. 13-14 element by element (scipy's non-central t)."""
-    q_lo = stats.nct.ppf(c / 2, df, t)
-    q_hi = stats.nct.ppf(1 - c / 2, df, t)
+    q_lo = _d.nct_ppf(c / 2, df, t)
+    q_hi = _d.nct_ppf(1 - c / 2, df, t)
 
     def prob(nc):
-        return np.clip(stats.nct.sf(crit, df, nc), 0.0, 1.0)
+        return np.clip(_d.nct_sf(crit, df, nc), 0.0, 1.0)
 
     return {"estimate": prob(t), "low": prob(q_lo), "high": prob(q_hi),
-            "parameter_low": q_lo, "parameter_high": q_hi, "pvalue": 2 * stats.t.sf(np.abs(t), df)}
+            "parameter_low": q_lo, "parameter_high": q_hi, "pvalue": 2 * _d.t_sf(np.abs(t), df)}
 
 
 def _smooth(func, x, *, log: bool = False):
@@ -711,11 +711,11 @@ def _smooth(func, x, *, log: bool = False):
 
 def _t_fields_smooth(t, df, crit, c):
     """:func:`_t_fields` for many statistics with one ``df``, interpolated in T."""
-    q_lo = _smooth(lambda nc: stats.nct.ppf(c / 2, df, nc), t)
-    q_hi = _smooth(lambda nc: stats.nct.ppf(1 - c / 2, df, nc), t)
-    p = np.clip(_smooth(lambda nc: stats.nct.sf(crit, df, nc), np.concatenate([t, q_lo, q_hi])), 0.0, 1.0)
+    q_lo = _smooth(lambda nc: _d.nct_ppf(c / 2, df, nc), t)
+    q_hi = _smooth(lambda nc: _d.nct_ppf(1 - c / 2, df, nc), t)
+    p = np.clip(_smooth(lambda nc: _d.nct_sf(crit, df, nc), np.concatenate([t, q_lo, q_hi])), 0.0, 1.0)
     n = t.size
-    pvalue = _smooth(lambda a: 2 * stats.t.sf(a, df), np.abs(t), log=True)
+    pvalue = _smooth(lambda a: 2 * _d.t_sf(a, df), np.abs(t), log=True)
     return {"estimate": p[:n], "low": p[n:2 * n], "high": p[2 * n:],
             "parameter_low": q_lo, "parameter_high": q_hi, "pvalue": np.minimum(pvalue, 1.0)}
 
@@ -734,7 +734,7 @@ def t_model_from_p(p, df, *, alpha: float = 0.05, level: float = 0.95) -> Replic
 def _t_from_pvalue(p, df):
     """``t_{df, 1 - p/2}``, also for p-values so small that scipy's ``t.isf`` fails.
 
-    ``stats.t.isf`` returns ``-inf`` for some tiny ``p`` (e.g. 1e-300 with
+    ``_d.t_isf`` returns ``-inf`` for some tiny ``p`` (e.g. 1e-300 with
     df = 9).  There the quantile is computed from the inverse regularised beta
     function, ``T = sqrt(df (1/x - 1))`` with ``x = I^{-1}_{df/2, 1/2}(p)``, and
     kept only if ``2 P(t > T)`` gives ``p`` back to 1e-6 relative; otherwise
@@ -742,14 +742,14 @@ def _t_from_pvalue(p, df):
     Where ``t.isf`` works its value is used unchanged.
     """
     p, df = np.broadcast_arrays(p, df)
-    t = np.asarray(stats.t.isf(p / 2, df), dtype=float)
+    t = np.asarray(_d.t_isf(p / 2, df), dtype=float)
     bad = ~np.isfinite(t) | (t < 0)
     if bad.any():
         pb, db = p[bad], df[bad]
         x = special.betaincinv(db / 2, 0.5, pb)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             tb = np.sqrt(db) * np.sqrt(1.0 / x - 1.0)
-            back = 2 * stats.t.sf(tb, db)
+            back = 2 * _d.t_sf(tb, db)
             ok = np.isfinite(tb) & (np.abs(back - pb) <= 1e-6 * pb)
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
@@ -872,6 +872,6 @@ def bootstrap_s_star(z_values, *, level: float = 0.95) -> SStarEstimate:
     s = z.std(axis=-1, ddof=1)
     s = np.where(np.ptp(z, axis=-1) == 0, 0.0, s)
     c = 1.0 - level
-    lo = s * math.sqrt((b - 1) / stats.chi2.isf(c / 2, b - 1))
-    hi = s * math.sqrt((b - 1) / stats.chi2.ppf(c / 2, b - 1))
+    lo = s * math.sqrt((b - 1) / _d.chi2_isf(c / 2, b - 1))
+    hi = s * math.sqrt((b - 1) / _d.chi2_ppf(c / 2, b - 1))
     return SStarEstimate(s_star=_out(s), low=_out(lo), high=_out(hi), n_boot=b, level=level)

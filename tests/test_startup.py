@@ -69,3 +69,16 @@ def test_lazy_module_imports_on_first_attribute_and_pickles():
         proxy.not_an_attribute_of_json
     with pytest.raises(AttributeError):
         proxy.dumps = None
+
+
+@pytest.mark.parametrize("argv", [
+    ["--model", "t", "--statistic", "2.262", "--df", "9"],
+    ["--model", "t", "--p", "1e-300", "--df", "9", "--json"],
+    ["--model", "binomial", "--wins", "29", "--n", "44"],
+    ["--model", "bayes", "--wins", "29", "--n", "44"],
+    ["--model", "wilcoxon", "--p", "0.05", "--s-star", "0.779"],
+])
+def test_calculator_imports_no_slow_package(tmp_path, argv):
+    got = _modules_after(["replication-probability", *argv], tmp_path)
+    assert got["rc"] == 0
+    assert _slow_loaded(got["modules"]) == []
