@@ -265,3 +265,29 @@ def test_svm_matrix_predict_equals_libsvm_predict():
         Xs = (Xt - m.center_) / m.scale_
         np.testing.assert_array_equal(m.predict(Xt), m.libsvm_classes_[m.svc_.predict(Xs)])
         np.testing.assert_allclose(m._binary_decision(Xs), m.svc_.decision_function(Xs), rtol=0, atol=1e-10)
+
+
+def test_intelex_forest_gives_the_same_votes_with_one_thread_or_all():
+    """The dask engine limits oneDAL to one thread per task (simstudy.engine.runner.limit_native_threads):
+    that must change the speed only."""
+    daal4py = pytest.importorskip("daal4py")
+    pytest.importorskip("sklearnex")
+    from simstudy.engine.runner import limit_native_threads
+    from simstudy.learners import make_learner
+
+    rng = np.random.default_rng(7)
+    before = daal4py.num_threads()
+    try:
+        for seed in range(3):
+            X = rng.normal(size=(300, 12))
+            y = (X[:, :3].sum(axis=1) + rng.normal(size=300) > 0).astype(int)
+            Xt = rng.normal(size=(80, 12))
+            votes = []
+            for threads in (1, 2):
+                assert limit_native_threads(threads)
+                assert daal4py.num_threads() == threads
+                forest = make_learner("randomForest", backend="intelex", n_estimators=100, random_state=seed)
+                votes.append(forest.fit(X, y).vote_counts(Xt))
+            np.testing.assert_array_equal(votes[0], votes[1])
+    finally:
+        daal4py.daalinit(before)

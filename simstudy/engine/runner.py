@@ -189,6 +189,46 @@ def _die_with_parent(parent: int | None = None):
     return exec, (_DIE_WITH_PARENT.format(parent=parent), {})
 
 
+NATIVE_THREADS_PLUGIN = "simstudy-native-threads"
+
+
+def limit_native_threads(n: int) -> bool:
+    """Let oneDAL (the intelex forest and SVM) use ``n`` threads in this process; False when it is not installed.
+
+    A replication runs on one core: loky workers are told so through the
+    OpenMP limit joblib sets, which oneDAL's scikit-learn extension reads; a
+    dask worker runs its tasks in a thread of its own, where the extension
+    ignores that limit and takes every core of the machine, so that two
+    workers on two cores ran no faster than one.  oneDAL's forest gives the
+    same trees with any number of threads (``tests/test_engine.py``), so this
+    changes the speed only.
+    """
+    from importlib.util import find_spec
+
+    if find_spec("daal4py") is None:
+        return False
+    import daal4py
+
+    daal4py.daalinit(max(1, int(n)))
+    return True
+
+
+def native_threads_plugin():
+    """A dask worker plugin that gives oneDAL one thread per task, as a loky worker has.
+
+    Each of a worker's task threads runs one replication at a time, and the
+    thread count of oneDAL is global to the process, so one thread per task
+    means one for the process.
+    """
+    from dask.distributed import WorkerPlugin
+
+    class NativeThreads(WorkerPlugin):
+        def setup(self, worker):
+            limit_native_threads(1)
+
+    return NativeThreads()
+
+
 def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
     """A dask client of ``scheduler``, or ValueError on one line (nothing written yet)."""
     import logging
@@ -335,6 +375,7 @@ def _executor(jobs: int, backend: str, client=None):
                 cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=40)
                 own = Client(cluster)
+            own.register_plugin(native_threads_plugin(), name=NATIVE_THREADS_PLUGIN)
             try:
                 with parallel_config(backend="dask"):
                     yield lambda tasks: Parallel(n_jobs=-1, return_as="generator_unordered")(
