@@ -128,5 +128,6 @@ STUDY = Study(
     },
     # compiled J48 and array naive Bayes on the binary sources: about 0.2 ms per split for both
     seconds_per_replication=lambda c: c.n_experiments * ((10 + c.n_resamples + 10 * c.n_cv_runs) * 0.0002 + 0.01),
+    compile_seconds=12.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=5,
 )

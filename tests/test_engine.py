@@ -193,3 +193,24 @@ def test_cli_run_status_summarize_list(tmp_path, capsys):
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"config_hash", "root_seed", "versions", "runs", "chunks"} <= set(manifest)
     assert all(len(c["files"]) == 2 for c in manifest["chunks"].values())
+
+
+def test_wall_time_estimate_includes_startup_chunks_and_compilation():
+    import dataclasses
+
+    from simstudy.engine import get_study
+    from simstudy.engine.study import STARTUP_SECONDS
+
+    demo = dataclasses.replace(get_study("demo"), seconds_per_replication=1.0, chunk_size=10, compile_seconds=7.0)
+    prof = demo.profile("smoke")
+    n = sum(1 for _ in demo.conditions_for(prof)) * prof.n_replications
+    assert demo.cost_seconds(prof) == n
+    assert demo.wall_seconds(prof, 1) == STARTUP_SECONDS["serial"] + n
+    # two workers share the chunks, but a chunk is never split between them
+    chunks = demo._chunk_costs(prof)
+    assert demo.wall_seconds(prof, 2) == STARTUP_SECONDS["workers"] + max(n / min(2, len(chunks)), max(chunks))
+    assert demo.wall_seconds(prof, 2, first_run=True) == demo.wall_seconds(prof, 2) + 7.0
+    one_chunk = dataclasses.replace(demo, chunk_size=10**6)  # one chunk per condition: 8 workers, 2 busy
+    per_condition = one_chunk._chunk_costs(prof)
+    assert len(per_condition) == len(demo.conditions_for(prof))
+    assert one_chunk.wall_seconds(prof, 8) == STARTUP_SECONDS["workers"] + max(per_condition)

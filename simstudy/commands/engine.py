@@ -79,7 +79,7 @@ def cmd_list(args) -> int:
     if args.jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
     print(f"{'study':<10} {'from':<11} {'profile':<7} {'conditions':>10} {'replications':>12} "
-          f"{'est. wall (' + str(args.jobs) + ' jobs)':>20}  title")
+          f"{'est. wall (' + str(args.jobs) + ' jobs)':>20} {'first run':>9}  title")
     for name, origin in study_origins().items():
         # built-in, entry point (the entry point and its package are named after the title) or clash
         kind = "built-in" if origin == "built-in" else "clash" if origin.startswith("clash") else "entry point"
@@ -92,9 +92,12 @@ def cmd_list(args) -> int:
             continue
         for i, (pname, prof, conds) in enumerate(plans):
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
-            wall = st.cost_seconds(prof) / args.jobs
-            print(f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20}  "
+            wall = st.wall_seconds(prof, args.jobs)
+            first = f"+{_fmt_seconds(st.compile_seconds)}" if st.compile_seconds else ""
+            print(f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20} {first:>9}  "
                   f"{st.title + where if pname == 'smoke' or (i == 0 and 'smoke' not in st.profiles) else ''}")
+    print("est. wall: a fresh run with --jobs workers, start-up included; first run: what the first run after "
+          "installing adds to compile the study's kernels (kept for later runs)")
     return 0
 
 

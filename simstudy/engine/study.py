@@ -27,6 +27,12 @@ __all__ = ["Profile", "Study", "Figure", "settings_of", "get_study", "list_studi
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
+#: Seconds a fresh ``simstudy run`` spends before its first replication: the
+#: process and its imports ("serial", ``--jobs 1``), and also starting the
+#: worker processes and their imports ("workers").  Measured with
+#: ``benchmarks/bench_estimates.py`` (BENCHMARKS.md, "Wall-time estimates").
+STARTUP_SECONDS = {"serial": 2.1, "workers": 2.3}
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -123,6 +129,10 @@ class Study:
         anything is written.
     seconds_per_replication : float or callable(condition) -> float
         Rough single-core cost of one replication, for ``simstudy list``.
+    compile_seconds : float
+        Seconds the first run after installation spends compiling the study's
+        kernels (numba caches them; later runs do not pay it), for ``simstudy
+        list``.
     chunk_size : int
         Replications per stored chunk (the unit of work, storage and resumption).
     settings : type, optional
@@ -157,6 +167,7 @@ class Study:
     setup: Callable | None = None
     validate: Callable | None = None
     seconds_per_replication: Any = 1.0
+    compile_seconds: float = 0.0
     chunk_size: int = 10
     settings: Any = None
     paired_scores: Any = None
@@ -245,9 +256,45 @@ class Study:
             Replications times the declared seconds per replication, summed over
             the conditions.
         """
-        conds = self.conditions_for(profile)
+        return float(sum(self._chunk_costs(profile)))
+
+    def _chunk_costs(self, profile: Profile) -> list[float]:
+        """Single-core seconds of each chunk of the run's plan."""
         per = self.seconds_per_replication
-        return float(sum(n_replications_of(c, profile) * (per(c) if callable(per) else per) for c in conds))
+        costs = []
+        for c in self.conditions_for(profile):
+            n, s = n_replications_of(c, profile), (per(c) if callable(per) else per)
+            full, rest = divmod(n, self.chunk_size)
+            costs += [self.chunk_size * s] * full + ([rest * s] if rest else [])
+        return costs
+
+    def wall_seconds(self, profile: Profile, jobs: int = 1, *, first_run: bool = False) -> float:
+        """Estimated wall time of ``simstudy run`` of a fresh profile with ``jobs`` workers, start-up included.
+
+        Start-up (the process, its imports and, with ``jobs >= 2``, starting
+        the workers: :data:`STARTUP_SECONDS`) plus the chunks' cost spread over
+        the workers (never less than the dearest chunk; no more workers than
+        chunks), plus :attr:`compile_seconds` when ``first_run``.
+        ``benchmarks/bench_estimates.py`` compares it with fresh runs.
+
+        Parameters
+        ----------
+        profile : Profile
+        jobs : int
+            Workers (``--jobs``).
+        first_run : bool
+            Add the compilation a first run after installation pays.
+
+        Returns
+        -------
+        float
+            Seconds.
+        """
+        costs = self._chunk_costs(profile)
+        workers = max(1, min(int(jobs), len(costs)))
+        compute = max(sum(costs) / workers, max(costs, default=0.0))
+        start = STARTUP_SECONDS["serial" if jobs <= 1 else "workers"]
+        return float(start + compute + (self.compile_seconds if first_run else 0.0))
 
 
 def settings_of(profile: Profile, cls, *, study: str = ""):

@@ -1,0 +1,73 @@
+"""How close ``simstudy list``'s wall-time estimates are to fresh runs.
+
+Reproduce with::
+
+    .venv/bin/python benchmarks/bench_estimates.py [--profile smoke] [--jobs 2] [--study NAME ...] [--cold]
+
+Each study is run as ``simstudy run STUDY --profile P --jobs J --quiet`` into a
+new temporary directory, a fresh process timed from its start to its exit
+(start-up, imports, workers, compilation and writing included), and the time
+is printed beside the estimate ``simstudy list --jobs J`` gives for it
+(:meth:`simstudy.engine.Study.wall_seconds`).  ``--cold`` also runs each study
+with an empty compilation cache (``NUMBA_CACHE_DIR`` pointing to a new
+directory), as the first run after installing does, beside the estimate of a
+first run.  The goal is a ratio within 1/1.5 .. 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _run(study: str, profile: str, jobs: int, out: Path, env: dict) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "simstudy.cli", "run", study, "--profile", profile, "--jobs", str(jobs),
+                    "--quiet", "--out", str(out)], check=True, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, cwd=out.parent)
+    return time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    from simstudy.engine import get_study, list_studies
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--study", nargs="*", default=None, help="studies (default: every registered one)")
+    parser.add_argument("--cold", action="store_true", help="also time a first run (empty compilation cache)")
+    args = parser.parse_args(argv)
+    names = args.study or list_studies()
+    print(f"profile {args.profile}, --jobs {args.jobs}")
+    print("| study | estimate | fresh run | ratio (run / estimate) |" + (
+        " first-run estimate | first run (empty cache) | ratio |" if args.cold else ""))
+    print("|---|---:|---:|---:|" + ("---:|---:|---:|" if args.cold else ""))
+    worst = 1.0
+    for name in names:
+        st = get_study(name)
+        prof = st.profile(args.profile)
+        est = st.wall_seconds(prof, args.jobs)
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            cells = []
+            if args.cold:
+                env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / "numba-cache"))
+                cold = _run(name, args.profile, args.jobs, tmp / "cold", env)
+                est_cold = st.wall_seconds(prof, args.jobs, first_run=True)
+                cells = [f"{est_cold:.1f} s", f"{cold:.1f} s", f"{cold / est_cold:.2f}"]
+                worst = max(worst, cold / est_cold, est_cold / cold)
+            warm = _run(name, args.profile, args.jobs, tmp / "warm", dict(os.environ))
+        worst = max(worst, warm / est, est / warm)
+        print(f"| {name} | {est:.1f} s | {warm:.1f} s | {warm / est:.2f} |" + "".join(f" {c} |" for c in cells),
+              flush=True)
+    print(f"largest factor between estimate and run: {worst:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
