@@ -34,7 +34,7 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.outcomes import outcome_rows
 from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shipped, load_uci_for_learning,
-                                          uci_learner_factories, uci_sizes)
+                                          uci_fold_seconds, uci_learner_factories, uci_sizes)
 from simstudy.replicability import normalized, r2_from_counts
 from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, scores_frame
 from simstudy.summaries import Z95, clopper_pearson, normal_interval
@@ -209,6 +209,6 @@ STUDY = Study(
         "paper": Profile("paper", n_replications=10),
     },
     reference={"published": _published()},
-    seconds_per_replication=lambda c: c.n_runs * c.n_folds * 0.05,  # 3 Weka learners per fold, real data
+    seconds_per_replication=lambda c: c.n_runs * c.n_folds * uci_fold_seconds(c.dataset),  # measured per set
     chunk_size=1,
 )

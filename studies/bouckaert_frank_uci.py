@@ -22,7 +22,7 @@ from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
 from simstudy.protocols import bouckaert_frank as bf
 from simstudy.protocols.bouckaert import (available_sets, check_shipped, load_uci_for_learning, uci_learner_factories,
-                                          uci_sizes)
+                                          uci_fold_seconds, uci_sizes)
 from simstudy.scores import ScoreLayout
 
 pd = lazy_module("pandas")
@@ -158,6 +158,6 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=10, settings={"n_resamples": 30, "n_cv_runs": 3}),
         "paper": Profile("paper", n_replications=10),
     },
-    seconds_per_replication=lambda c: (10 + c.n_resamples + 10 * c.n_cv_runs) * 3 * 0.02,
+    seconds_per_replication=lambda c: (10 + c.n_resamples + 10 * c.n_cv_runs) * uci_fold_seconds(c.dataset),
     chunk_size=1,
 )
