@@ -349,6 +349,103 @@ class J48(_Base):
                 out[int(j)] = (float(gain[a]), float(ratio[a]), bags[a, :k].copy(), None)
         return out
 
+    def _numeric_candidates(self, idx, w, total):
+        """:meth:`_candidate` for every numeric attribute at once, or None where it must go one by one.
+
+        Only when every weight at the node is a whole number (no instance has
+        been split by a missing value above it): then every class count and
+        every sum of counts is exact in any order, and each remaining
+        floating-point step (``a log2 a``, the entropies of a cut's two bags, the
+        gains) is the same operation on the same numbers as in
+        :meth:`_candidate`, one candidate cut per row, so the result is
+        identical to the last bit.  Profiling Table 2 showed :meth:`_candidate`
+        at 80% of J48's time, most of it numpy's cost per call.
+        """
+        cols = np.flatnonzero(~self.nominal_mask_)
+        if cols.size == 0:
+            return {}
+        if not np.array_equal(w, np.floor(w)):
+            return None
+        c = self.n_classes_
+        V = self._X[idx][:, cols]                                        # (n, q)
+        order = np.argsort(V, axis=0, kind="stable")                      # missing values last, as in _candidate
+        V = np.take_along_axis(V, order, axis=0)
+        m = (~np.isnan(V)).sum(axis=0)                                    # known values per attribute
+        yk = self._y[idx][order]
+        wk = np.where(np.arange(V.shape[0])[:, None] < m, w[order], 0.0)
+        onehot = np.zeros(V.shape + (c,))
+        np.put_along_axis(onehot, yk[..., None], wk[..., None], axis=2)
+        counts = np.cumsum(onehot, axis=0)                                # (n, q, c), whole numbers
+        out = {int(j): None for j in cols}
+        if V.shape[0] == 0:
+            return out
+        per_class = counts[np.maximum(m - 1, 0), np.arange(cols.size)]    # (q, c)
+        per_class[m == 0] = 0.0
+        kt = per_class.sum(axis=1)
+        min_split = 0.1 * kt / c
+        min_split = np.where(min_split - self._min < _SMALL, self._min, np.where(min_split - 25 > _SMALL, 25.0,
+                                                                                 min_split))
+        live = ~(m - 2 * min_split < -_SMALL)
+        default_ent = _xlog2x(kt) - _xlog2x(per_class).sum(axis=-1)
+        with np.errstate(invalid="ignore"):
+            step = V[:-1] + 1e-5 < V[1:]                                  # cut after sorted position i
+        step &= (np.arange(V.shape[0] - 1)[:, None] < m - 1) & live
+        att, pos = np.nonzero(step.T)                                     # attribute-major, cuts in order
+        left = counts[pos, att]                                           # (N, c)
+        right = per_class[att] - left
+        ok = (left.sum(axis=1) - min_split[att] > -_SMALL) & (right.sum(axis=1) - min_split[att] > -_SMALL)
+        att, pos, left, right = att[ok], pos[ok], left[ok], right[ok]
+        if att.size == 0:
+            return out
+        bags = np.stack([left, right], axis=1)
+        unknown_rate = (total - kt) / total
+        num = (1 - unknown_rate[att]) * (default_ent[att] - _new_ent(bags))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gains = np.where(np.abs(num) < _SMALL, 0.0, num / kt[att])
+        # Weka keeps the first cut beating the best so far by 1e-6; only cuts above every earlier gain
+        # of their attribute can, so those alone are visited.  One row per attribute, padded with -inf.
+        start = np.flatnonzero(np.r_[True, att[1:] != att[:-1]])
+        n_cand = np.diff(np.r_[start, att.size])
+        row = np.repeat(np.arange(start.size), n_cand)
+        G = np.full((start.size, int(n_cand.max())), -np.inf)
+        G[row, np.arange(att.size) - start[row]] = gains
+        prior = np.full(G.shape, -np.inf)
+        prior[:, 1:] = np.maximum.accumulate(G, axis=1)[:, :-1]
+        rec_row, rec_pos = np.nonzero(G > prior)
+        best_gain, best = {}, {}
+        for r, k, g in zip(rec_row.tolist(), rec_pos.tolist(), G[rec_row, rec_pos].tolist()):
+            if _gr(g, best_gain.get(r, 0.0)):
+                best_gain[r], best[r] = g, k
+        winners, won = [], []
+        for r, g in best_gain.items():
+            gain = g - math.log2(int(n_cand[r])) / total
+            if not _sm_or_eq(gain, 0.0):
+                winners.append(int(start[r]) + best[r])
+                won.append(gain)
+        if not winners:
+            return out
+        ratios = self._ratios(bags[winners], total, np.array(won))
+        for i, gain, ratio in zip(winners, won, ratios.tolist()):
+            k, p = int(att[i]), int(pos[i])
+            lo, hi = V[p, k], V[p + 1, k]
+            mid = (lo + hi) / 2
+            if mid == hi:
+                mid = lo
+            out[int(cols[k])] = (gain, ratio, bags[i], float(mid))
+        return out
+
+    @staticmethod
+    def _ratios(bags, total, gains):
+        """:meth:`_ratio` of many candidates (bags (N, 2, c) of whole numbers), the same operations element by
+        element."""
+        kt = bags.sum(axis=(1, 2))
+        logs = _xlog2x(bags.sum(axis=2))
+        split_ent = -(logs[:, 0] + logs[:, 1]) - _xlog2x(total - kt) + _xlog2x(total)
+        split_ent = np.where(kt - 0.0 > _SMALL, split_ent, 0.0)
+        zero = (split_ent == 0.0) | ((split_ent < _SMALL) & (-split_ent < _SMALL))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(zero, 0.0, gains / (split_ent / total))
+
     def _class_dist(self, idx, w):
         return np.bincount(self._y[idx], weights=w, minlength=self.n_classes_).astype(float)
 
@@ -372,8 +469,9 @@ class J48(_Base):
         if _sm(total, 2 * self._min) or _eq(total, float(per_class[_max_class(per_class)])):
             return None
         nom = self._nominal_candidates(idx, w, total)
-        cands = [nom.get(j) if self.nominal_mask_[j] else self._candidate(j, idx, w, total)
-                 for j in range(self._X.shape[1])]
+        num = self._numeric_candidates(idx, w, total)
+        cands = [nom.get(j) if self.nominal_mask_[j] else num[j] if num is not None else
+                 self._candidate(j, idx, w, total) for j in range(self._X.shape[1])]
         gains = [c[0] for j, c in enumerate(cands)
                  if c is not None and (self._multi_val or not self._many_values[j])]
         if not gains:
