@@ -17,6 +17,8 @@ scipy.stats itself (the same numbers, a slower start).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["binom_sf", "binom_cdf", "binom_isf", "beta_ppf", "beta_pdf", "norm_sf", "norm_isf", "t_sf", "t_isf",
@@ -42,10 +44,22 @@ def _k() -> dict:
     return _kernels
 
 
-def _stats():
-    from scipy import stats
+def _scipy_stats_if_missing(dist: str, method: str):
+    """Decorate ``f(kern, *args)``: called with the kernels, or ``scipy.stats.DIST.METHOD(*args)`` without them."""
 
-    return stats
+    def wrap(f):
+        @functools.wraps(f)
+        def call(*args):
+            kern = _k()
+            if not kern:  # a scipy release without the private kernels
+                from scipy import stats
+
+                return getattr(getattr(stats, dist), method)(*args)
+            return f(kern, *args)
+
+        del call.__wrapped__  # the signature shown is the distribution's, without the kernels
+        return call
+    return wrap
 
 
 # -- the parts of rv_continuous / rv_discrete the models use (loc = 0, scale = 1) -------------------
@@ -139,27 +153,21 @@ def _d_tail(k, n, p, kernel, *, survival: bool):
 # -- the distributions ------------------------------------------------------------------------------
 
 
-def binom_sf(k, n, p):
+@_scipy_stats_if_missing("binom", "sf")
+def binom_sf(kern, k, n, p):
     """``scipy.stats.binom.sf(k, n, p)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().binom.sf(k, n, p)
     return _d_tail(k, n, p, kern["_binom_sf"], survival=True)
 
 
-def binom_cdf(k, n, p):
+@_scipy_stats_if_missing("binom", "cdf")
+def binom_cdf(kern, k, n, p):
     """``scipy.stats.binom.cdf(k, n, p)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().binom.cdf(k, n, p)
     return _d_tail(k, n, p, kern["_binom_cdf"], survival=False)
 
 
-def binom_isf(q, n, p):
+@_scipy_stats_if_missing("binom", "isf")
+def binom_isf(kern, q, n, p):
     """``scipy.stats.binom.isf(q, n, p)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().binom.isf(q, n, p)
     q, n, p = np.asarray(q), np.asarray(n), np.asarray(p)
     ok = _binom_ok(n, p)
     cond = ok & (q > 0) & (q < 1)
@@ -172,19 +180,15 @@ def binom_isf(q, n, p):
     return _finish(out)
 
 
-def beta_ppf(q, a, b):
+@_scipy_stats_if_missing("beta", "ppf")
+def beta_ppf(kern, q, a, b):
     """``scipy.stats.beta.ppf(q, a, b)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().beta.ppf(q, a, b)
     return _c_quantile(q, (a, b), _positive(a, b), 0.0, 1.0, kern["_beta_ppf"], upper_tail=False)
 
 
-def beta_pdf(x, a, b):
+@_scipy_stats_if_missing("beta", "pdf")
+def beta_pdf(kern, x, a, b):
     """``scipy.stats.beta.pdf(x, a, b)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().beta.pdf(x, a, b)
 
     def kernel(x, a, b):
         with np.errstate(over="ignore"):
@@ -193,35 +197,27 @@ def beta_pdf(x, a, b):
     return _c_pdf(x, (a, b), _positive(a, b), 0.0, 1.0, kernel)
 
 
-def norm_sf(x):
+@_scipy_stats_if_missing("norm", "sf")
+def norm_sf(kern, x):
     """``scipy.stats.norm.sf(x)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().norm.sf(x)
     return _c_sf(x, (), True, -np.inf, np.inf, lambda x: kern["ndtr"](-x))
 
 
-def norm_isf(q):
+@_scipy_stats_if_missing("norm", "isf")
+def norm_isf(kern, q):
     """``scipy.stats.norm.isf(q)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().norm.isf(q)
     return _c_quantile(q, (), True, -np.inf, np.inf, lambda q: -kern["ndtri"](q), upper_tail=True)
 
 
-def t_sf(x, df):
+@_scipy_stats_if_missing("t", "sf")
+def t_sf(kern, x, df):
     """``scipy.stats.t.sf(x, df)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().t.sf(x, df)
     return _c_sf(x, (df,), _positive(df), -np.inf, np.inf, lambda x, df: kern["stdtr"](df, -x))
 
 
-def t_isf(q, df):
+@_scipy_stats_if_missing("t", "isf")
+def t_isf(kern, q, df):
     """``scipy.stats.t.isf(q, df)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().t.isf(q, df)
     return _c_quantile(q, (df,), _positive(df), -np.inf, np.inf, lambda q, df: -kern["stdtrit"](df, q),
                        upper_tail=True)
 
@@ -231,20 +227,16 @@ def _nct_ok(df, nc):
     return (df > 0) & (nc == nc)
 
 
-def nct_ppf(q, df, nc):
+@_scipy_stats_if_missing("nct", "ppf")
+def nct_ppf(kern, q, df, nc):
     """``scipy.stats.nct.ppf(q, df, nc)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().nct.ppf(q, df, nc)
     return _c_quantile(q, (df, nc), _nct_ok(df, nc), -np.inf, np.inf,
                        lambda q, df, nc: kern["nctdtrit"](df, nc, q), upper_tail=False)
 
 
-def nct_sf(x, df, nc):
+@_scipy_stats_if_missing("nct", "sf")
+def nct_sf(kern, x, df, nc):
     """``scipy.stats.nct.sf(x, df, nc)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().nct.sf(x, df, nc)
 
     def kernel(x, df, nc):
         with np.errstate(over="ignore"):
@@ -253,18 +245,14 @@ def nct_sf(x, df, nc):
     return _c_sf(x, (df, nc), _nct_ok(df, nc), -np.inf, np.inf, kernel)
 
 
-def chi2_isf(q, df):
+@_scipy_stats_if_missing("chi2", "isf")
+def chi2_isf(kern, q, df):
     """``scipy.stats.chi2.isf(q, df)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().chi2.isf(q, df)
     return _c_quantile(q, (df,), _positive(df), 0.0, np.inf, lambda q, df: kern["chdtri"](df, q), upper_tail=True)
 
 
-def chi2_ppf(q, df):
+@_scipy_stats_if_missing("chi2", "ppf")
+def chi2_ppf(kern, q, df):
     """``scipy.stats.chi2.ppf(q, df)``."""
-    kern = _k()
-    if not kern:  # pragma: no cover
-        return _stats().chi2.ppf(q, df)
     return _c_quantile(q, (df,), _positive(df), 0.0, np.inf, lambda q, df: 2 * kern["gammaincinv"](df / 2, q),
                        upper_tail=False)

@@ -56,3 +56,9 @@ def test_identical_to_scipy_stats(name, dist, method, axes):
         # scalars stay scalars, and every single combination agrees on its own
         for point in itertools.islice(itertools.product(*axes), 0, None, 7):
             same(ours(*point), theirs(*point))
+
+
+def test_without_scipys_private_kernels_the_functions_are_scipy_stats(monkeypatch):
+    monkeypatch.setattr(d, "_kernels", {})  # as on a scipy release without them
+    same(d.nct_sf(2.262, 9.0, np.array([0.5, 2.0])), stats.nct.sf(2.262, 9.0, np.array([0.5, 2.0])))
+    same(d.binom_isf(0.025, 20, 0.5), stats.binom.isf(0.025, 20, 0.5))
