@@ -200,7 +200,7 @@ def limit_native_threads(n: int) -> bool:
     dask worker runs its tasks in a thread of its own, where the extension
     ignores that limit and takes every core of the machine, so that two
     workers on two cores ran no faster than one.  oneDAL's forest gives the
-    same trees with any number of threads (``tests/test_engine.py``), so this
+    same trees with any number of threads (``tests/test_learners_r.py``), so this
     changes the speed only.
     """
     from importlib.util import find_spec
