@@ -179,7 +179,7 @@ STUDY = Study(
                                 "+- t quantile x standard error."},
     # compiled J48 and array naive Bayes: about 0.15-0.2 ms per fold for both on 270 x 10 binary
     # data (one core), plus the tests and the row tables
-    seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.0002 + 0.02,
+    seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.00015 + 0.02,  # paper run: 307 s
     compile_seconds=12.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=10,
 )
