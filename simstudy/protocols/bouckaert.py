@@ -171,12 +171,13 @@ UCI_SETS = {
 }
 
 #: Single-core seconds of one fold of a shipped data set with NB, J48 and IB1 (fit and test, 10-fold
-#: cv), for the studies' wall-time estimates: the median chunk of ``bouckaert2`` at the paper profile
-#: (100 folds per replication, 2 workers), divided by 100.  A set not listed counts 0.1 s.
+#: cv), for the studies' wall-time estimates: one replication of ``bouckaert2`` with 2 runs of 10-fold
+#: cv per set, timed in one process (``benchmarks/weka/time_table2.py --runs 2 --ours``, idle), divided
+#: by 20.  A set not listed counts 0.1 s.
 UCI_SECONDS_PER_FOLD = {
-    "autos": 0.052, "breast-cancer": 0.010, "German credit": 0.178, "glass": 0.066, "ionosphere": 0.109,
-    "iris": 0.0042, "labor": 0.0084, "pima diabetes": 0.043, "sonar": 0.097, "soybean": 0.033,
-    "vehicle": 0.243, "vote": 0.0086, "vowel": 0.184, "Wisconsin breast cancer": 0.033, "zoo": 0.0045,
+    "autos": 0.0318, "breast-cancer": 0.0103, "German credit": 0.0886, "glass": 0.0189, "ionosphere": 0.0297,
+    "iris": 0.0037, "labor": 0.0076, "pima diabetes": 0.0271, "sonar": 0.0278, "soybean": 0.0341,
+    "vehicle": 0.0745, "vote": 0.0094, "vowel": 0.1169, "Wisconsin breast cancer": 0.0248, "zoo": 0.0059,
 }
 
 
