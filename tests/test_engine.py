@@ -199,18 +199,21 @@ def test_wall_time_estimate_includes_startup_chunks_and_compilation():
     import dataclasses
 
     from simstudy.engine import get_study
-    from simstudy.engine.study import STARTUP_SECONDS
+    from simstudy.engine.study import KERNEL_LOAD_SECONDS, STARTUP_SECONDS
 
     demo = dataclasses.replace(get_study("demo"), seconds_per_replication=1.0, chunk_size=10, compile_seconds=7.0)
     prof = demo.profile("smoke")
     n = sum(1 for _ in demo.conditions_for(prof)) * prof.n_replications
+    load = KERNEL_LOAD_SECONDS  # every run of a study with compiled kernels loads them
     assert demo.cost_seconds(prof) == n
-    assert demo.wall_seconds(prof, 1) == STARTUP_SECONDS["serial"] + n
+    assert demo.wall_seconds(prof, 1) == STARTUP_SECONDS["serial"] + load + n
     # two workers share the chunks, but a chunk is never split between them
     chunks = demo._chunk_costs(prof)
-    assert demo.wall_seconds(prof, 2) == STARTUP_SECONDS["workers"] + max(n / min(2, len(chunks)), max(chunks))
+    assert demo.wall_seconds(prof, 2) == STARTUP_SECONDS["workers"] + load + max(n / min(2, len(chunks)), max(chunks))
     assert demo.wall_seconds(prof, 2, first_run=True) == demo.wall_seconds(prof, 2) + 7.0
     one_chunk = dataclasses.replace(demo, chunk_size=10**6)  # one chunk per condition: 8 workers, 2 busy
     per_condition = one_chunk._chunk_costs(prof)
     assert len(per_condition) == len(demo.conditions_for(prof))
-    assert one_chunk.wall_seconds(prof, 8) == STARTUP_SECONDS["workers"] + max(per_condition)
+    assert one_chunk.wall_seconds(prof, 8) == STARTUP_SECONDS["workers"] + load + max(per_condition)
+    plain = dataclasses.replace(demo, compile_seconds=0.0)  # nothing compiled: nothing to load
+    assert plain.wall_seconds(prof, 1) == STARTUP_SECONDS["serial"] + n

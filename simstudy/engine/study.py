@@ -33,6 +33,11 @@ PROFILE_NAMES = ("smoke", "quick", "paper")
 #: ``benchmarks/bench_estimates.py`` (BENCHMARKS.md, "Wall-time estimates").
 STARTUP_SECONDS = {"serial": 2.1, "workers": 2.3}
 
+#: Seconds every run of a study with compiled kernels (``compile_seconds > 0``) adds to
+#: :data:`STARTUP_SECONDS`: importing numba and loading the kernels from its cache in each process
+#: (1.0 to 1.9 s over the smoke runs of bouckaert1, the factors study and the proving ground).
+KERNEL_LOAD_SECONDS = 1.0
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -272,7 +277,8 @@ class Study:
         """Estimated wall time of ``simstudy run`` of a fresh profile with ``jobs`` workers, start-up included.
 
         Start-up (the process, its imports and, with ``jobs >= 2``, starting
-        the workers: :data:`STARTUP_SECONDS`) plus the chunks' cost spread over
+        the workers: :data:`STARTUP_SECONDS`, and :data:`KERNEL_LOAD_SECONDS`
+        for a study with compiled kernels) plus the chunks' cost spread over
         the workers (never less than the dearest chunk; no more workers than
         chunks), plus :attr:`compile_seconds` when ``first_run``.
         ``benchmarks/bench_estimates.py`` compares it with fresh runs.
@@ -294,6 +300,8 @@ class Study:
         workers = max(1, min(int(jobs), len(costs)))
         compute = max(sum(costs) / workers, max(costs, default=0.0))
         start = STARTUP_SECONDS["serial" if jobs <= 1 else "workers"]
+        if self.compile_seconds > 0:
+            start += KERNEL_LOAD_SECONDS
         return float(start + compute + (self.compile_seconds if first_run else 0.0))
 
 
