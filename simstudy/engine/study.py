@@ -34,8 +34,9 @@ PROFILE_NAMES = ("smoke", "quick", "paper")
 STARTUP_SECONDS = {"serial": 2.1, "workers": 2.3}
 
 #: Seconds every run of a study with compiled kernels (``compile_seconds > 0``) adds to
-#: :data:`STARTUP_SECONDS`: importing numba and loading the kernels from its cache in each process
-#: (1.0 to 1.9 s over the smoke runs of bouckaert1, the factors study and the proving ground).
+#: :data:`STARTUP_SECONDS`: importing numba and loading the kernels from its cache in each process.
+#: Without it the smoke runs of bouckaert1, the factors study and the proving ground took 0.8 to 2.3 s
+#: longer than estimated, the other studies' 0.2 to 0.9 s (``benchmarks/bench_estimates.py``).
 KERNEL_LOAD_SECONDS = 1.0
 
 
