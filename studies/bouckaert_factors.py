@@ -119,7 +119,7 @@ LEARNERS = {
     "SVM": "weka.SMO",
 }
 BASE_PAIR = ("C4.5", "NB")  # the pair of Table 1 (difference C4.5 - NB), every factor but pairs
-# Single-core seconds per fold (fit on 270 cases of 10 binary attributes, predict 30) with the paths
+# Worker seconds per fold (fit on 270 cases of 10 binary attributes, predict 30) with the paths
 # cv_accuracies uses (compiled J48 and naive Bayes, Weka's compiled SMO solver), from
 # benchmarks/bench_factors.py (runs 1.25 s, pairs 1.99 s per replication) and a cProfile of one pairs
 # replication for the split among learners.  Sources differ a little (a skewed prior grows smaller

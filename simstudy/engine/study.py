@@ -134,7 +134,9 @@ class Study:
         Raises ValueError naming the problem; called on every condition before
         anything is written.
     seconds_per_replication : float or callable(condition) -> float
-        Rough single-core cost of one replication, for ``simstudy list``.
+        Rough cost of one replication in seconds of one worker, as a run with 2
+        workers on 2 cores pays it (a worker sharing the machine is slower than a
+        process alone), for ``simstudy list``.
     compile_seconds : float
         Seconds the first run after installation spends compiling the study's
         kernels (numba caches them; later runs do not pay it), for ``simstudy
@@ -249,7 +251,7 @@ class Study:
         return conds
 
     def cost_seconds(self, profile: Profile) -> float:
-        """Estimated single-core seconds of the whole profile.
+        """Estimated worker seconds of the whole profile.
 
         Parameters
         ----------
@@ -265,7 +267,7 @@ class Study:
         return float(sum(self._chunk_costs(profile)))
 
     def _chunk_costs(self, profile: Profile) -> list[float]:
-        """Single-core seconds of each chunk of the run's plan."""
+        """Worker seconds of each chunk of the run's plan (:attr:`seconds_per_replication` times its size)."""
         per = self.seconds_per_replication
         costs = []
         for c in self.conditions_for(profile):

@@ -110,7 +110,7 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
 
 
 def benchmark_seconds(cond: BenchmarkGroup) -> float:
-    """Single-core seconds of one replication, for the estimates of ``simstudy list``.
+    """Worker seconds of one replication (:attr:`Study.seconds_per_replication`), for ``simstudy list``.
 
     NB and the SVM are fitted and tested on each of the N data sets, whose mean
     size is a_g + 5 (N + 1) cases; the cost grows about in proportion to it:
