@@ -95,12 +95,14 @@ class _Split:
         """Branch of each value; -1 for missing."""
         miss = np.isnan(col)
         if self.nominal:
-            s = np.where(miss, 0, col).astype(int)
+            s = np.where(miss, 0, col).astype(np.int64)
         else:
             # Weka's C45Split.whichSubset: Utils.smOrEq, within 1e-6 of the threshold goes left
-            with np.errstate(invalid="ignore"):
-                s = np.where(col - self.threshold < _SMALL, 0, 1)
-        return np.where(miss, -1, s)
+            # (a missing value compares False and is marked below)
+            s = (col - self.threshold >= _SMALL).astype(np.int64)
+        if miss.any():
+            s[miss] = -1
+        return s
 
 
 class _Node:
@@ -237,12 +239,13 @@ class J48(_Base):
         self._X = X[keep]
         self._y = y[keep].astype(int)
         self._nominal_design()
+        self._numeric = None  # the numeric columns, contiguous, made at the first node that needs them
         idx = np.arange(self._X.shape[0])
         self.tree_ = self._build(idx, np.ones(idx.size))
         self._collapse(self.tree_)
         if not self.unpruned:
             self._prune(self.tree_)
-        del self._X, self._y, self._all_X, self._onehot, self._nom_cols, self._nom_slot
+        del self._X, self._y, self._all_X, self._onehot, self._nom_cols, self._nom_slot, self._numeric
         self._clear_train(self.tree_)
         return self
 
@@ -354,97 +357,32 @@ class J48(_Base):
 
         Only when every weight at the node is a whole number (no instance has
         been split by a missing value above it): then every class count and
-        every sum of counts is exact in any order, and each remaining
-        floating-point step (``a log2 a``, the entropies of a cut's two bags, the
-        gains) is the same operation on the same numbers as in
-        :meth:`_candidate`, one candidate cut per row, so the result is
-        identical to the last bit.  Profiling Table 2 showed :meth:`_candidate`
-        at 80% of J48's time, most of it numpy's cost per call.
+        every sum of counts is exact in any order, and the compiled kernel
+        (:mod:`simstudy.learners._j48_numeric`) makes each remaining
+        floating-point step as :meth:`_candidate` makes it, so the result is
+        identical to the last bit.  Profiling Table 2 showed the numeric
+        candidates at 60-80% of J48's time on numeric data while they were
+        computed with numpy, most of it numpy's cost per call.
         """
         cols = np.flatnonzero(~self.nominal_mask_)
         if cols.size == 0:
             return {}
-        if not np.array_equal(w, np.floor(w)):
+        n = self._X.shape[0]
+        if not np.array_equal(w, np.floor(w)) or total > n:
             return None
-        c = self.n_classes_
-        V = self._X[idx][:, cols]                                        # (n, q)
-        order = np.argsort(V, axis=0, kind="stable")                      # missing values last, as in _candidate
-        V = np.take_along_axis(V, order, axis=0)
-        m = (~np.isnan(V)).sum(axis=0)                                    # known values per attribute
-        yk = self._y[idx][order]
-        wk = np.where(np.arange(V.shape[0])[:, None] < m, w[order], 0.0)
-        onehot = np.zeros(V.shape + (c,))
-        np.put_along_axis(onehot, yk[..., None], wk[..., None], axis=2)
-        counts = np.cumsum(onehot, axis=0)                                # (n, q, c), whole numbers
-        out = {int(j): None for j in cols}
-        if V.shape[0] == 0:
-            return out
-        per_class = counts[np.maximum(m - 1, 0), np.arange(cols.size)]    # (q, c)
-        per_class[m == 0] = 0.0
-        kt = per_class.sum(axis=1)
-        min_split = 0.1 * kt / c
-        min_split = np.where(min_split - self._min < _SMALL, self._min, np.where(min_split - 25 > _SMALL, 25.0,
-                                                                                 min_split))
-        live = ~(m - 2 * min_split < -_SMALL)
-        default_ent = _xlog2x(kt) - _xlog2x(per_class).sum(axis=-1)
-        with np.errstate(invalid="ignore"):
-            step = V[:-1] + 1e-5 < V[1:]                                  # cut after sorted position i
-        step &= (np.arange(V.shape[0] - 1)[:, None] < m - 1) & live
-        att, pos = np.nonzero(step.T)                                     # attribute-major, cuts in order
-        left = counts[pos, att]                                           # (N, c)
-        right = per_class[att] - left
-        ok = (left.sum(axis=1) - min_split[att] > -_SMALL) & (right.sum(axis=1) - min_split[att] > -_SMALL)
-        att, pos, left, right = att[ok], pos[ok], left[ok], right[ok]
-        if att.size == 0:
-            return out
-        bags = np.stack([left, right], axis=1)
-        unknown_rate = (total - kt) / total
-        num = (1 - unknown_rate[att]) * (default_ent[att] - _new_ent(bags))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            gains = np.where(np.abs(num) < _SMALL, 0.0, num / kt[att])
-        # Weka keeps the first cut beating the best so far by 1e-6; only cuts above every earlier gain
-        # of their attribute can, so those alone are visited.  One row per attribute, padded with -inf.
-        start = np.flatnonzero(np.r_[True, att[1:] != att[:-1]])
-        n_cand = np.diff(np.r_[start, att.size])
-        row = np.repeat(np.arange(start.size), n_cand)
-        G = np.full((start.size, int(n_cand.max())), -np.inf)
-        G[row, np.arange(att.size) - start[row]] = gains
-        prior = np.full(G.shape, -np.inf)
-        prior[:, 1:] = np.maximum.accumulate(G, axis=1)[:, :-1]
-        rec_row, rec_pos = np.nonzero(G > prior)
-        best_gain, best = {}, {}
-        for r, k, g in zip(rec_row.tolist(), rec_pos.tolist(), G[rec_row, rec_pos].tolist()):
-            if _gr(g, best_gain.get(r, 0.0)):
-                best_gain[r], best[r] = g, k
-        winners, won = [], []
-        for r, g in best_gain.items():
-            gain = g - math.log2(int(n_cand[r])) / total
-            if not _sm_or_eq(gain, 0.0):
-                winners.append(int(start[r]) + best[r])
-                won.append(gain)
-        if not winners:
-            return out
-        ratios = self._ratios(bags[winners], total, np.array(won))
-        for i, gain, ratio in zip(winners, won, ratios.tolist()):
-            k, p = int(att[i]), int(pos[i])
-            lo, hi = V[p, k], V[p + 1, k]
-            mid = (lo + hi) / 2
-            if mid == hi:
-                mid = lo
-            out[int(cols[k])] = (gain, ratio, bags[i], float(mid))
-        return out
+        from . import _j48_numeric as fast  # here, not at the top: importing numba takes about 0.5 s
 
-    @staticmethod
-    def _ratios(bags, total, gains):
-        """:meth:`_ratio` of many candidates (bags (N, 2, c) of whole numbers), the same operations element by
-        element."""
-        kt = bags.sum(axis=(1, 2))
-        logs = _xlog2x(bags.sum(axis=2))
-        split_ent = -(logs[:, 0] + logs[:, 1]) - _xlog2x(total - kt) + _xlog2x(total)
-        split_ent = np.where(kt - 0.0 > _SMALL, split_ent, 0.0)
-        zero = (split_ent == 0.0) | ((split_ent < _SMALL) & (-split_ent < _SMALL))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(zero, 0.0, gains / (split_ent / total))
+        if self._numeric is None:
+            self._numeric = np.ascontiguousarray(self._X[:, cols])
+        c = self.n_classes_
+        q = cols.size
+        gain, ratio, mid = np.empty(q), np.empty(q), np.empty(q)
+        bags = np.zeros((q, 2, c))
+        fast.numeric_candidates(self._numeric, self._y, idx.astype(np.int64), np.asarray(w, dtype=float), c,
+                                float(self._min), float(total), fast.log_table(n), fast.log2_table(n),
+                                gain, ratio, bags, mid)
+        return {int(j): None if np.isnan(gain[k]) else (float(gain[k]), float(ratio[k]), bags[k], float(mid[k]))
+                for k, j in enumerate(cols)}
 
     def _class_dist(self, idx, w):
         return np.bincount(self._y[idx], weights=w, minlength=self.n_classes_).astype(float)
@@ -576,16 +514,22 @@ class J48(_Base):
             return 0.0
         return gain / (split_ent / total)
 
-    def _split_data(self, split, dist, idx, w):
-        """Weka's ``ClassifierSplitModel.split``: (rows, weights) per branch."""
-        sub = split.subsets(self._X[idx, split.attribute])
+    def _split_data(self, split, dist, idx, w, sub=None):
+        """Weka's ``ClassifierSplitModel.split``: (rows, weights) per branch.
+
+        ``sub``: the rows' branches, if already known.  Without missing values
+        every row goes to its own branch whole and ``dist`` is not looked at
+        (it may then be None).
+        """
+        if sub is None:
+            sub = split.subsets(self._X[idx, split.attribute])
+        if sub.size == 0 or sub.min() >= 0:
+            return [(idx[keep], w[keep]) for keep in (sub == b for b in range(split.n_subsets))]
         per_bag = dist.sum(axis=1)
         tot = per_bag.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
             share = per_bag / tot
         miss = sub < 0
-        if not miss.any():
-            return [(idx[keep], w[keep]) for keep in (sub == b for b in range(split.n_subsets))]
         out = []
         for b in range(split.n_subsets):
             keep = sub == b
@@ -596,14 +540,16 @@ class J48(_Base):
             out.append((idx[keep], wb[keep]))
         return out
 
-    def _dist_for(self, split, idx, w):
+    def _dist_for(self, split, idx, w, sub=None):
         """Class weights per branch for the rows ``idx``, unknowns spread as the known weight.
 
         Weka's ``C45Split.resetDistribution``; the same rule as when the split was chosen.
+        ``sub``: the rows' branches, if already known.
         """
         if split is None:
             return self._class_dist(idx, w)[None, :]
-        sub = split.subsets(self._X[idx, split.attribute])
+        if sub is None:
+            sub = split.subsets(self._X[idx, split.attribute])
         dist = np.zeros((split.n_subsets, self.n_classes_))
         known = sub >= 0
         np.add.at(dist, (sub[known], self._y[idx][known]), w[known])
@@ -654,17 +600,21 @@ class J48(_Base):
         return wrong + add_errs(total, wrong, self._cf)
 
     def _errors_for_branch(self, node, idx, w):
+        """Estimated errors of the subtree ``node`` on the rows ``idx`` (Weka's ``getEstimatedErrorsForBranch``)."""
         if node.is_leaf:
             return self._errors_for_dist(self._class_dist(idx, w)[None, :])
-        dist = self._dist_for(node.split, idx, w)
-        parts = self._split_data(node.split, dist, idx, w)
+        sub = node.split.subsets(self._X[idx, node.split.attribute])
+        # the distribution only decides how rows with a missing value are shared among the branches
+        dist = self._dist_for(node.split, idx, w, sub) if sub.size and sub.min() < 0 else None
+        parts = self._split_data(node.split, dist, idx, w, sub)
         return sum(self._errors_for_branch(s, i, ww) for s, (i, ww) in zip(node.sons, parts))
 
     def _new_distribution(self, node, idx, w):
-        node.dist = self._dist_for(node.split, idx, w)
+        sub = None if node.is_leaf else node.split.subsets(self._X[idx, node.split.attribute])
+        node.dist = self._dist_for(node.split, idx, w, sub)
         node.idx, node.w = idx, w
         if not node.is_leaf:
-            for s, (i, ww) in zip(node.sons, self._split_data(node.split, node.dist, idx, w)):
+            for s, (i, ww) in zip(node.sons, self._split_data(node.split, node.dist, idx, w, sub)):
                 self._new_distribution(s, i, ww)
         elif not _eq(float(w.sum()), 0.0):
             node.is_empty = False
