@@ -201,3 +201,54 @@ def test_uci_studies_use_wekas_ib1_evaluation_and_the_shortcut_agrees():
 
     slow = fold_predictions(X, y, ids, lambda: PerFold(nominal=[True] * 4, update_ranges_on_predict=True))
     np.testing.assert_array_equal(fold_predictions(X, y, ids, widened), slow)
+
+
+def _ib1_by_definition(Xtr, ytr, Xte, nominal, widen):
+    """IB1 written from its definition, row by row: the reference for the vectorised class."""
+    lo = np.array([np.nan if np.isnan(c).all() else np.nanmin(c) for c in Xtr.T])
+    hi = np.array([np.nan if np.isnan(c).all() else np.nanmax(c) for c in Xtr.T])
+    out = []
+    for x in Xte:
+        if widen:
+            for j in np.flatnonzero(~nominal & ~np.isnan(x)):
+                lo[j] = x[j] if np.isnan(lo[j]) else min(lo[j], x[j])
+                hi[j] = x[j] if np.isnan(hi[j]) else max(hi[j], x[j])
+        best, arg = np.inf, -1
+        for i, a in enumerate(Xtr):
+            d = 0.0
+            for j in range(len(x)):
+                if nominal[j]:
+                    d += float(np.isnan(a[j]) or np.isnan(x[j]) or a[j] != x[j])
+                    continue
+                r = hi[j] - lo[j]
+                sa = (a[j] - lo[j]) / r if np.isfinite(r) and r != 0 else 0.0
+                sb = (x[j] - lo[j]) / r if np.isfinite(r) and r != 0 else 0.0
+                if np.isnan(a[j]) and np.isnan(x[j]):
+                    diff = 1.0
+                elif np.isnan(a[j]) or np.isnan(x[j]):
+                    v = sb if np.isnan(a[j]) else sa
+                    diff = max(v, 1.0 - v)
+                else:
+                    diff = sa - sb
+                d += diff * diff
+            if d < best - 1e-12:
+                best, arg = d, i
+        out.append(ytr[arg])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("widen", [False, True])
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_ib1_agrees_with_its_definition_while_ranges_widen(widen, missing):
+    """Test rows beyond the training ranges (so that ranges widen mid-way), missing values, mixed attributes."""
+    rng = np.random.default_rng(3)
+    n, p = 80, 5
+    X = np.c_[rng.normal(size=(n, 3)), rng.integers(0, 3, (n, 2))].astype(float)
+    X[40:, 0] *= 3.0  # the test half reaches past the training ranges
+    X[:, 2] = 1.0     # a constant numeric attribute
+    X[rng.random(X.shape) < missing] = np.nan
+    y = rng.integers(0, 2, n)
+    nominal = np.array([False] * 3 + [True] * 2)
+    got = IB1(nominal=nominal, n_categories=[0, 0, 0, 3, 3], update_ranges_on_predict=widen).fit(
+        X[:40], y[:40]).predict(X[40:])
+    np.testing.assert_array_equal(got, _ib1_by_definition(X[:40], y[:40], X[40:], nominal, widen))

@@ -341,27 +341,47 @@ class IB1(_Base):
             out[r, held] = y[np.argmin(masked, axis=1)]
         return out
 
-    def _distances(self, x, lo, hi):
+    def _training_part(self, lo, hi):
+        """What :meth:`_distances` needs of the training rows for the ranges ``lo``, ``hi``.
+
+        The scaled training values change only when a test instance widens a range,
+        which is rare, so :meth:`predict_proba` keeps this until then.
+        """
         A = self.X_
         nom = self.nominal_mask_
-        d = np.zeros(A.shape[0])
-        if nom.any():
-            a, b = A[:, nom], x[nom]
-            diff = (a != b) | np.isnan(a) | np.isnan(b)
-            d += diff.sum(axis=1)
         num = ~nom
+        part = {"nom": A[:, nom] if nom.any() else None, "nom_missing": np.isnan(A[:, nom]) if nom.any() else None}
         if num.any():
             rng = hi[num] - lo[num]
             ok = np.isfinite(rng) & (rng != 0)
             safe = np.where(ok, rng, 1.0)
+            ma = np.isnan(A[:, num])
             sa = np.where(ok, (A[:, num] - lo[num]) / safe, 0.0)
-            sb = np.where(ok, (x[num] - lo[num]) / safe, 0.0)
-            ma, mb = np.isnan(A[:, num]), np.isnan(x[num])
-            sa = np.where(ma, np.nan, sa)
-            sb = np.where(mb, np.nan, sb)
-            one = np.where(ma, sb, sa)
-            one = np.maximum(one, 1.0 - one)
-            diff = np.where(ma & mb, 1.0, np.where(ma | mb, one, sa - sb))
+            part.update(ok=ok, safe=safe, lo=lo[num], ma=ma, any_ma=bool(ma.any()), sa=np.where(ma, np.nan, sa))
+        return part
+
+    def _distances(self, x, lo, hi, part=None):
+        """Squared distances of ``x`` to every training row (``part``: :meth:`_training_part` for these ranges)."""
+        if part is None:
+            part = self._training_part(lo, hi)
+        nom = self.nominal_mask_
+        d = np.zeros(self.X_.shape[0])
+        if part["nom"] is not None:
+            b = x[nom]
+            diff = (part["nom"] != b) | part["nom_missing"] | np.isnan(b)
+            d += diff.sum(axis=1)
+        if "sa" in part:
+            xn = x[~nom]
+            ok, sa, ma = part["ok"], part["sa"], part["ma"]
+            mb = np.isnan(xn)
+            sb = np.where(ok, (xn - part["lo"]) / part["safe"], 0.0)
+            if not part["any_ma"] and not mb.any():
+                diff = sa - sb  # what the general rule below gives when no value is missing
+            else:
+                sb = np.where(mb, np.nan, sb)
+                one = np.where(ma, sb, sa)
+                one = np.maximum(one, 1.0 - one)
+                diff = np.where(ma & mb, 1.0, np.where(ma | mb, one, sa - sb))
             d += (diff * diff).sum(axis=1)
         return d
 
@@ -370,15 +390,23 @@ class IB1(_Base):
         X = self._check_X(X)
         out = np.zeros((X.shape[0], self.n_classes_))
         lo, hi = self.min_.copy(), self.max_.copy()
+        num = ~self.nominal_mask_
+        part = None
         for i, x in enumerate(X):
             if self.update_ranges_on_predict:
-                num = ~self.nominal_mask_ & ~np.isnan(x)
-                lo[num] = np.where(np.isnan(lo[num]), x[num], np.minimum(lo[num], x[num]))
-                hi[num] = np.where(np.isnan(hi[num]), x[num], np.maximum(hi[num], x[num]))
+                obs = num & ~np.isnan(x)
+                new_lo = np.where(np.isnan(lo[obs]), x[obs], np.minimum(lo[obs], x[obs]))
+                new_hi = np.where(np.isnan(hi[obs]), x[obs], np.maximum(hi[obs], x[obs]))
+                if not (np.array_equal(new_lo, lo[obs], equal_nan=True)
+                        and np.array_equal(new_hi, hi[obs], equal_nan=True)):
+                    lo[obs], hi[obs] = new_lo, new_hi
+                    part = None
             if self.y_.size == 0:
                 out[i] = 1.0 / self.n_classes_
                 continue
-            out[i, self.y_[int(np.argmin(self._distances(x, lo, hi)))]] = 1.0
+            if part is None:
+                part = self._training_part(lo, hi)
+            out[i, self.y_[int(np.argmin(self._distances(x, lo, hi, part)))]] = 1.0
         return out
 
 
