@@ -38,8 +38,8 @@ def _new_ent(bags):
 def _max_class(per_class):
     """Weka's ``Distribution.maxClass``: the first class beating the running maximum by 1e-6."""
     best, idx = 0.0, 0
-    for i, v in enumerate(per_class):
-        if _gr(v, best):
+    for i, v in enumerate(per_class.tolist() if isinstance(per_class, np.ndarray) else per_class):
+        if v - best > _SMALL:  # Utils.gr, inlined: this runs for every node and leaf
             best, idx = v, i
     return idx
 
@@ -47,8 +47,8 @@ def _max_class(per_class):
 def _max_bag(per_bag):
     """Weka's ``Distribution.maxBag``: ties go to the last bag (``grOrEq``)."""
     best, idx = 0.0, -1
-    for i, v in enumerate(per_bag):
-        if _gr_or_eq(v, best):
+    for i, v in enumerate(per_bag.tolist() if isinstance(per_bag, np.ndarray) else per_bag):
+        if best - v < _SMALL:  # Utils.grOrEq, inlined
             best, idx = v, i
     return idx
 
