@@ -211,4 +211,7 @@ STUDY = Study(
     reference={"published": _published()},
     seconds_per_replication=lambda c: c.n_runs * c.n_folds * uci_fold_seconds(c.dataset),  # measured per set
     chunk_size=1,
+    # J48's compiled numeric cuts: a first run with an empty numba cache took 6-9 s more than a warm one
+    # (benchmarks/bench_estimates.py --cold, a paper-scale run sharing the cores; about half of it idle)
+    compile_seconds=5.0,
 )
