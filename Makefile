@@ -21,8 +21,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The suite on TEST_WORKERS processes (pytest-xdist), each test file kept on one of them so that a
+# file's shared fixtures are built once; TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
