@@ -53,7 +53,6 @@ def numeric_candidates(Xn, y, idx, w, c, min_leaf, total, logtab, log2tab, gain_
     counts = np.zeros((n, c))
     per_class = np.zeros(c)
     buf = np.zeros(2 * c)
-    ent2 = np.zeros(2)
     for a in range(q):
         gain_out[a] = np.nan
         # known values in node order; a stable sort keeps that order among equal values
@@ -106,9 +105,7 @@ def numeric_candidates(Xn, y, idx, w, c, min_leaf, total, logtab, log2tab, gain_
             for i in range(c):
                 buf[i] = logtab[int(counts[s, i])]
                 buf[c + i] = logtab[int(per_class[i] - counts[s, i])]
-            ent2[0] = logtab[int(lw)]
-            ent2[1] = logtab[int(rw)]
-            new_ent = -(_np_sum(buf, 2 * c) - (ent2[0] + ent2[1]))
+            new_ent = -(_np_sum(buf, 2 * c) - (logtab[int(lw)] + logtab[int(rw)]))
             num = (1 - unknown_rate) * (default_ent - new_ent)
             g = 0.0 if abs(num) < _SMALL else num / kt
             if g - best_gain > _SMALL:

@@ -378,8 +378,8 @@ class J48(_Base):
         q = cols.size
         gain, ratio, mid = np.empty(q), np.empty(q), np.empty(q)
         bags = np.zeros((q, 2, c))
-        fast.numeric_candidates(self._numeric, self._y, idx.astype(np.int64), np.asarray(w, dtype=float), c,
-                                float(self._min), float(total), fast.log_table(n), fast.log2_table(n),
+        fast.numeric_candidates(self._numeric, self._y, np.asarray(idx, dtype=np.int64), np.asarray(w, dtype=float),
+                                c, float(self._min), float(total), fast.log_table(n), fast.log2_table(n),
                                 gain, ratio, bags, mid)
         return {int(j): None if np.isnan(gain[k]) else (float(gain[k]), float(ratio[k]), bags[k], float(mid[k]))
                 for k, j in enumerate(cols)}

@@ -360,10 +360,8 @@ class IB1(_Base):
             part.update(ok=ok, safe=safe, lo=lo[num], ma=ma, any_ma=bool(ma.any()), sa=np.where(ma, np.nan, sa))
         return part
 
-    def _distances(self, x, lo, hi, part=None):
-        """Squared distances of ``x`` to every training row (``part``: :meth:`_training_part` for these ranges)."""
-        if part is None:
-            part = self._training_part(lo, hi)
+    def _distances(self, x, part):
+        """Squared distances of ``x`` to every training row (``part``: :meth:`_training_part` of the current ranges)."""
         nom = self.nominal_mask_
         d = np.zeros(self.X_.shape[0])
         if part["nom"] is not None:
@@ -406,7 +404,7 @@ class IB1(_Base):
                 continue
             if part is None:
                 part = self._training_part(lo, hi)
-            out[i, self.y_[int(np.argmin(self._distances(x, lo, hi, part)))]] = 1.0
+            out[i, self.y_[int(np.argmin(self._distances(x, part)))]] = 1.0
         return out
 
 
