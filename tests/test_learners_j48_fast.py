@@ -1,7 +1,7 @@
-"""The per-fold shortcuts of J48, NaiveBayes and IB1 give the per-fold fits' predictions.
+"""The per-fold shortcuts of J48, NaiveBayes, IB1, TAN and DecisionStump give the per-fold fits' predictions.
 
 ``fold_predictions`` fits one model per fold in compiled code (J48) or in a few
-array operations (NaiveBayes); the studies use it on all-nominal data.  These
+array operations (NaiveBayes, TAN, the stump); the studies use it on all-nominal data.  These
 tests compare it, prediction by prediction, with fitting the Python classes fold
 by fold, on Bouckaert's sources and on random nominal data with more categories
 and classes, where trees are deep and subtree raising happens often.
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from simstudy.learners.j48 import J48
-from simstudy.learners.weka import IB1, WekaNaiveBayes
+from simstudy.learners.tan import TAN
+from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes
 from simstudy.scores import cv_accuracies
 from simstudy.sources.bayesnet import load_source, random_augmented_nb
 from simstudy.splits import folds, repeated_fold_ids
@@ -39,7 +40,7 @@ def test_same_predictions_on_the_sources(source):
     X = X.astype(float)
     ids = repeated_fold_ids(y, 3, 10, rng)
     nominal = np.ones(X.shape[1], dtype=bool)
-    for cls in (J48, WekaNaiveBayes, IB1):
+    for cls in (J48, WekaNaiveBayes, IB1, TAN, DecisionStump):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
@@ -53,7 +54,7 @@ def test_same_predictions_on_random_nominal_data(k, c, seed):
     for kwargs in ({}, {"subtree_raising": False}, {"unpruned": True}, {"confidence": 0.1, "min_leaf": 3}):
         fast = J48(nominal=nominal, **kwargs).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: J48(nominal=nominal, **kwargs), X, y, ids))
-    for cls in (WekaNaiveBayes, IB1):
+    for cls in (WekaNaiveBayes, IB1, TAN, DecisionStump):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
@@ -68,7 +69,7 @@ def test_multiclass_source_and_held_out_only_cases():
     ids = np.full((3, y.size), -1)
     for r in range(3):
         ids[r, rng.choice(y.size, 80, replace=False)] = 0
-    for cls in (J48, WekaNaiveBayes, IB1):
+    for cls in (J48, WekaNaiveBayes, IB1, TAN, DecisionStump):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         assert (fast[ids < 0] == -1).all()
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
@@ -83,6 +84,10 @@ def test_not_applicable_returns_none():
     Xm[0, 0] = np.nan
     assert J48(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
     assert WekaNaiveBayes(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
+    assert TAN(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
+    assert TAN(nominal=[True, True, False]).fold_predictions(X, y, ids) is None
+    assert DecisionStump(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
+    assert DecisionStump(nominal=[True, True, False]).fold_predictions(X, y, ids) is None
     assert J48(nominal=[True] * 3, min_leaf=0).fold_predictions(X, y, ids) is None
     with pytest.raises(ValueError, match="fold_ids"):
         J48(nominal=[True] * 3).fold_predictions(X, y, ids[:, :10])
@@ -127,3 +132,59 @@ def test_resample_accuracies_equal_split_by_split_and_refuse_partial_splits():
     np.testing.assert_array_equal(resample_accuracies(X, y, splits, learners), expected)
     with pytest.raises(ValueError, match="splits"):
         resample_accuracies(X, y, [(splits[0][0][:-5], splits[0][1])], learners)
+
+
+def test_tan_shortcut_bitwise_and_where_a_fit_would_see_less():
+    """Each part's tree and tables equal a fit's to the bit; parts lacking a class or category are refused."""
+    from simstudy.learners.tan import _tan_models
+
+    rng = np.random.default_rng(12)
+    for p, k, c in [(1, 3, 2), (2, 2, 3), (6, 4, 4), (9, 2, 2)]:
+        X, y = random_nominal(rng, 90, p, k, c)
+        nominal = np.ones(p, dtype=bool)
+        ids = repeated_fold_ids(y, 2, 6, rng)
+        np.testing.assert_array_equal(TAN(nominal=nominal).fold_predictions(X, y, ids),
+                                      per_fold(lambda: TAN(nominal=nominal), X, y, ids))
+        # one part through the batched path equals the fitted attributes exactly
+        m = TAN(nominal=nominal).fit(X, y)
+        oh = np.eye(k)[X.astype(int)].reshape(y.size, p * k)
+        ym = np.eye(c)[y]
+        joint = ((ym[:, :, None] * oh[:, None, :]).reshape(y.size, -1).T @ oh).reshape(1, c, p, k, p, k)
+        base = (ym.T @ oh).reshape(1, c, p, k).transpose(0, 2, 1, 3)
+        links, parent, tables, prior = _tan_models(joint, base, ym.sum(axis=0)[None], np.array([y.size]),
+                                                   m.n_categories_, 0.5)
+        assert [tuple(map(int, t)) for t in links[0]] == m.links_
+        assert parent[0].tolist() == m.parent_.tolist()
+        assert np.array_equal(tables[0], m.log_tables_) and np.array_equal(prior[0], m.class_log_prior_)
+    X, y = random_nominal(rng, 60, 3, 3, 3)
+    ids = repeated_fold_ids(y, 1, 5, rng)
+    only = np.flatnonzero(ids[0] == 0)[:2]
+    y2 = np.where(np.isin(np.arange(y.size), only), 3, y)       # class 3 only in fold 0: its fit sees 3 classes
+    assert TAN(nominal=[True] * 3).fold_predictions(X, y2, ids) is None
+    assert TAN(nominal=[True] * 3, n_classes=4).fold_predictions(X, y2, ids) is not None
+    X2 = X.copy()
+    X2[only, 1] = 3.0                                            # category 3 only in fold 0
+    assert TAN(nominal=[True] * 3).fold_predictions(X2, y, ids) is None
+    one = np.zeros_like(ids)
+    assert TAN(nominal=[True] * 3).fold_predictions(X, y, one) is None   # a part with no training cases
+    for learner in (DecisionStump(nominal=[True] * 3), DecisionStump(nominal=[True] * 3, n_classes=4)):
+        assert learner.fold_predictions(X, y, one) is None
+    assert DecisionStump(nominal=[True] * 3).fold_predictions(X, y2, ids) is None
+    assert DecisionStump(nominal=[True] * 3).fold_predictions(X2, y, ids) is None
+
+
+def test_stump_shortcut_with_tied_attributes_and_one_category_columns():
+    """Duplicated columns tie exactly: the first attribute and first value win, as in a fit."""
+    rng = np.random.default_rng(21)
+    for trial in range(40):
+        n, p, c = int(rng.integers(12, 90)), int(rng.integers(1, 7)), int(rng.integers(2, 5))
+        k = rng.integers(1, 5, p)
+        X, y = random_nominal(rng, n, p, 5, c)
+        X = X % k
+        if trial % 3 == 0:
+            X = np.repeat(X[:, :1], p, axis=1)
+        ids = repeated_fold_ids(y, 2, 3, rng)
+        fast = DecisionStump(nominal=np.ones(p, dtype=bool)).fold_predictions(X, y, ids)
+        if fast is not None:
+            np.testing.assert_array_equal(fast, per_fold(lambda: DecisionStump(nominal=np.ones(p, dtype=bool)),
+                                                         X, y, ids))

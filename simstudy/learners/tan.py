@@ -153,6 +153,102 @@ def _bayes_scores(counts, cfg_valid, sym_valid, k_head):
     return score
 
 
+#: Largest number of pair-count cells (classes x (attributes x categories)^2 x models) that
+#: :meth:`TAN.fold_predictions` holds at once; it scores the training parts in batches of this size
+#: and leaves data whose per-case pair counts alone exceed it to the fold-by-fold fit.
+_BATCH_CELLS = 4_000_000
+
+
+def _tan_models(joint, base, class_counts, n_train, k, alpha):
+    """Structure and tables of TAN models fitted on ``B`` training parts at once (Weka's arithmetic).
+
+    Parameters
+    ----------
+    joint : ndarray, shape (B, c, p, K, p, K)
+        ``joint[g, c, a, va, b, vb]``: class-``c`` training cases of part ``g`` with ``a = va``, ``b = vb``.
+    base : ndarray, shape (B, p, c, K)
+        ``base[g, a, c, va]``: class-``c`` training cases with ``a = va``.
+    class_counts : ndarray, shape (B, c)
+    n_train : ndarray, shape (B,)
+    k : ndarray of int, shape (p,)
+        Categories of each attribute (``K`` the largest).
+    alpha : float
+        The estimator's prior count.
+
+    Returns
+    -------
+    links : ndarray of int, shape (B, p - 1, 2)
+        The chosen pairs ``(a, b)`` in the order of the search.
+    parent : ndarray of int, shape (B, p)
+    log_tables : ndarray, shape (B, p, c, K, K)
+        ``log P(a = va | c, parent = vb)`` at ``[g, a, c, vb, va]`` (roots repeat over ``vb``).
+    class_log_prior : ndarray, shape (B, c)
+
+    Every step is elementwise over the models or a reduction within one model, so a
+    model's numbers do not depend on the others in the batch.
+    """
+    B, c, p, K = joint.shape[:4]
+    rows = np.arange(B)
+    sym_valid = np.arange(K)[None, :] < k[:, None]  # [a, v]
+    parent = np.full((B, p), -1, dtype=np.intp)
+    links = np.empty((B, max(p - 1, 0), 2), dtype=np.intp)
+    if p >= 2:
+        base_score = _bayes_scores(base, np.ones((p, c), dtype=bool), sym_valid, k)
+        pair_counts = joint.transpose(0, 2, 4, 1, 5, 3).reshape(B, p, p, c * K, K)  # [g, a, b, (c, vb), va]
+        cfg_valid = np.broadcast_to((np.arange(K)[None, :] < k[:, None])[None, :, None, :],
+                                    (p, p, c, K)).reshape(p, p, c * K)
+        pair_score = _bayes_scores(pair_counts, cfg_valid,
+                                   np.broadcast_to(sym_valid[:, None, :], (p, p, K)), k[:, None])
+        delta = pair_score - base_score[:, :, None]
+        delta[:, np.arange(p), np.arange(p)] = -np.inf
+        # Weka's greedy search over ordered pairs (a, b): argmax keeps the first maximum
+        linked = np.zeros((B, p), dtype=bool)
+        cand = delta
+        for s in range(p - 1):
+            if s:
+                cand = np.where(linked[:, :, None] ^ linked[:, None, :], delta, -np.inf)
+            a, b = np.divmod(np.argmax(cand.reshape(B, p * p), axis=1), p)
+            links[:, s, 0], links[:, s, 1] = a, b
+            linked[rows, a] = True
+            linked[rows, b] = True
+        # orientation: b gets a as parent if it has none yet, otherwise a gets b
+        has_parent = np.zeros((B, p), dtype=bool)
+        for s in range(p - 1):
+            a, b = links[:, s, 0], links[:, s, 1]
+            free = ~has_parent[rows, b]
+            child = np.where(free, b, a)
+            parent[rows, child] = np.where(free, a, b)
+            has_parent[rows, child] = True
+    # conditional probability tables, padded to T[g, a, c, vb, va]
+    attrs = np.arange(p)
+    parent_index = np.where(parent >= 0, parent, attrs[None, :])
+    from_pair = joint[rows[:, None], :, attrs[None, :], :, parent_index, :].transpose(0, 1, 2, 4, 3)
+    cnt = np.where((parent >= 0)[:, :, None, None, None], from_pair, base[:, :, :, None, :])
+    tot = np.where(sym_valid[None, :, None, None, :], cnt, 0.0).sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        tables = np.log((cnt + alpha) / (tot + (k * alpha)[None, :, None, None, None]))
+    prior = np.log((class_counts + alpha) / (n_train[:, None] + c * alpha))
+    return links, parent, tables, prior
+
+
+def _log_scores(log_tables, parent_index, class_log_prior, model, Xi):
+    """Weka's unnormalised log scores ``1 + log P(x, c)`` of rows ``Xi`` under models ``model``.
+
+    The attributes' log probabilities are added in attribute order, the class prior's last.
+    ``log_tables`` (B, p, c, K, K), ``parent_index`` (B, p), ``class_log_prior`` (B, c),
+    ``model`` (m,) the model of each row of ``Xi`` (m, p) of integer codes; returns (m, c).
+    """
+    m, p = Xi.shape
+    pv = Xi[np.arange(m)[:, None], parent_index[model]]
+    # g[i, a, :] = log P(x_a | class, x_parent(a)) for every class
+    g = log_tables[model[:, None], np.arange(p)[None, :], :, pv, Xi]
+    out = np.zeros((m, class_log_prior.shape[1]))
+    for a in range(p):
+        out = out + g[:, a, :]
+    out = out + class_log_prior[model]
+    return 1.0 + out
+
+
 class TAN(_Base):
     """Weka 3.6 ``BayesNet`` with the ``TAN`` search and ``SimpleEstimator``.
 
@@ -267,59 +363,81 @@ class TAN(_Base):
         else:
             joint = np.zeros((c, p, K, p, K))
             base = np.zeros((p, c, K))
-        sym_valid = np.arange(K)[None, :] < k[:, None]  # [a, v]
-        self.parent_ = np.full(p, -1, dtype=np.intp)
-        self.links_ = []
-        if p >= 2:
-            base_score = _bayes_scores(base, np.ones((p, c), dtype=bool), sym_valid, k)
-            pair_counts = joint.transpose(1, 3, 0, 4, 2).reshape(p, p, c * K, K)  # [a, b, (c, vb), va]
-            cfg_valid = np.broadcast_to((np.arange(K)[None, :] < k[:, None])[None, :, None, :],
-                                        (p, p, c, K)).reshape(p, p, c * K)
-            pair_score = _bayes_scores(pair_counts, cfg_valid,
-                                       np.broadcast_to(sym_valid[:, None, :], (p, p, K)), k[:, None])
-            delta = pair_score - base_score[:, None]
-            np.fill_diagonal(delta, -np.inf)
-            self.links_ = self._spanning_tree(delta)
-            has_parent = np.zeros(p, dtype=bool)
-            for a, b in self.links_:
-                if not has_parent[b]:
-                    self.parent_[b] = a
-                    has_parent[b] = True
-                else:
-                    self.parent_[a] = b
-                    has_parent[a] = True
-        # conditional probability tables, padded to T[a, c, vb, va] (roots repeat over vb)
-        tables = np.empty((p, c, K, K))
-        for a in range(p):
-            b = self.parent_[a]
-            if b >= 0:
-                cnt = joint[:, a, :, b, :].transpose(0, 2, 1)  # [c, vb, va]
-            else:
-                cnt = np.broadcast_to(base[a][:, None, :], (c, K, K))
-            tot = cnt[..., : k[a]].sum(axis=-1, keepdims=True)
-            with np.errstate(divide="ignore"):
-                tables[a] = np.log((cnt + alpha) / (tot + k[a] * alpha))
-        self.log_tables_ = tables
         class_counts = np.bincount(y, minlength=c).astype(float)
-        self.class_log_prior_ = np.log((class_counts + alpha) / (n + c * alpha))
+        links, parent, tables, prior = _tan_models(joint[None], base[None], class_counts[None], np.array([n]), k, alpha)
+        self.links_ = [(int(a), int(b)) for a, b in links[0]]
+        self.parent_ = parent[0]
+        self.log_tables_ = tables[0]
+        self.class_log_prior_ = prior[0]
         self.parent_index_ = np.where(self.parent_ >= 0, self.parent_, np.arange(p))
         return self
 
-    @staticmethod
-    def _spanning_tree(delta):
-        """Weka's greedy search over ordered pairs ``(a, b)``; a strict ``>`` keeps the first maximum."""
-        p = delta.shape[0]
-        links = []
-        a, b = divmod(int(np.argmax(delta)), p)
-        links.append((a, b))
-        linked = np.zeros(p, dtype=bool)
-        linked[[a, b]] = True
-        for _ in range(p - 2):
-            cand = np.where(linked[:, None] ^ linked[None, :], delta, -np.inf)
-            a, b = divmod(int(np.argmax(cand)), p)
-            links.append((a, b))
-            linked[[a, b]] = True
-        return links
+    def fold_predictions(self, X, y, fold_ids):
+        """Predictions of the model fitted without each fold, for every run at once.
+
+        Entry (r, i) of the result is the class that TAN fitted on the cases outside
+        case i's fold of run r predicts for case i (-1 where ``fold_ids`` is -1).  The
+        counts of every training part are all cases' counts minus the fold's (whole
+        numbers, so exact), and the scores, trees, tables and predictions of all parts
+        are computed together with the same arithmetic as :meth:`fit` and
+        :meth:`predict`: the predictions are those of one fit per fold.  Returns None
+        (fit fold by fold) unless every attribute is nominal and no value is missing,
+        and where a training part would make a fit infer fewer classes or categories
+        than all the data have (``n_classes``/``n_categories`` not given), or be empty.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, p)
+        y : array_like, shape (n,)
+        fold_ids : array_like of int, shape (runs, n)
+
+        Returns
+        -------
+        ndarray of int, shape (runs, n), or None
+        """
+        alpha = float(self.alpha)
+        if not alpha > 0:
+            raise ValueError(f"alpha: must be positive, got {self.alpha!r}")
+        parts = self._training_parts(X, y, fold_ids)
+        if parts is None:
+            return None
+        X, y, k, c, fold_ids, group, held, member, class_counts = parts
+        runs, n = fold_ids.shape
+        p = X.shape[1]
+        groups = member.shape[0]
+        if groups == 0:
+            return np.full((runs, n), -1, dtype=np.int64)
+        K = int(k.max())
+        width = c * (p * K) ** 2
+        if n * width > _BATCH_CELLS:
+            return None
+        onehot = np.zeros((n, p * K))
+        np.put_along_axis(onehot, X + np.arange(p) * K, 1.0, axis=1)
+        ymat = np.zeros((n, c))
+        ymat[np.arange(n), y] = 1.0
+        z = (ymat[:, :, None] * onehot[:, None, :]).reshape(n, c * p * K)
+        n_train = n - member.sum(axis=1)
+        base = (z.sum(axis=0)[None, :] - member @ z).reshape(groups, c, p, K)
+        pair = (z[:, :, None] * onehot[:, None, :]).reshape(n, width)
+        total = pair.sum(axis=0)
+        links = np.empty((groups, max(p - 1, 0), 2), dtype=np.intp)
+        parent = np.empty((groups, p), dtype=np.intp)
+        tables = np.empty((groups, p, c, K, K))
+        prior = np.empty((groups, c))
+        step = max(1, _BATCH_CELLS // width)
+        for g0 in range(0, groups, step):
+            g = slice(g0, g0 + step)
+            joint = (total[None, :] - member[g] @ pair).reshape(-1, c, p, K, p, K)
+            links[g], parent[g], tables[g], prior[g] = _tan_models(
+                joint, base[g].transpose(0, 2, 1, 3), class_counts[g], n_train[g], k, alpha)
+        parent_index = np.where(parent >= 0, parent, np.arange(p)[None, :])
+        model = group[held]
+        cases = X[np.nonzero(held)[1]]
+        f = _log_scores(tables, parent_index, prior, model, cases)
+        e = np.exp(f - f.max(axis=1, keepdims=True))
+        pred = np.full((runs, n), -1, dtype=np.int64)
+        pred[held] = np.argmax(e / e.sum(axis=1, keepdims=True), axis=1)
+        return pred
 
     def _codes(self, X):
         X = self._check_X(X)
@@ -344,16 +462,8 @@ class TAN(_Base):
         ndarray of float, shape (m, c)
         """
         Xi = self._codes(X)
-        m, p = Xi.shape
-        c = self.n_classes_
-        pv = Xi[:, self.parent_index_]
-        # g[i, a, :] = log P(x_a | class, x_parent(a)) for every class
-        g = self.log_tables_[np.arange(p)[None, :], :, pv, Xi]
-        out = np.zeros((m, c))
-        for a in range(p):
-            out = out + g[:, a, :]
-        out = out + self.class_log_prior_[None, :]
-        return 1.0 + out
+        one = np.zeros(Xi.shape[0], dtype=np.intp)
+        return _log_scores(self.log_tables_[None], self.parent_index_[None], self.class_log_prior_[None], one, Xi)
 
     def predict_proba(self, X):
         """Posterior class probabilities (Weka's ``SimpleEstimator.distributionForInstance``).

@@ -113,6 +113,42 @@ class _Base(Learner):
         return (X.astype(np.int64), y.astype(np.int64), self.n_categories_.astype(np.int64), int(self.n_classes_),
                 fold_ids.astype(np.int64))
 
+    def _training_parts(self, X, y, fold_ids):
+        """:meth:`_nominal_codes` with each held-out part's cases, for shortcuts built on count subtraction.
+
+        Returns None where :meth:`_nominal_codes` does, and where a training part
+        (all cases outside one held-out part) is empty or would make a fit of its own
+        infer fewer classes or categories than all the data have (``n_classes`` or
+        ``n_categories`` not given): there a shortcut that counts from all the data
+        would not be that fit.  Otherwise ``(X codes, y codes, categories, classes,
+        fold ids, group, held, member, class counts)``: ``group`` (runs, n) numbers the
+        held-out parts ``run * folds + fold``, ``held`` marks the held-out entries,
+        ``member`` (parts, n) is 1 where a case is held out of a part, and ``class
+        counts`` (parts, c) are each training part's.
+        """
+        data = self._nominal_codes(X, y, fold_ids)
+        if data is None:
+            return None
+        X, y, k, c, fold_ids = data
+        runs, n = fold_ids.shape
+        n_folds = max(int(fold_ids.max()) + 1, 0)
+        held = fold_ids >= 0
+        group = np.where(held, np.arange(runs)[:, None] * n_folds + fold_ids, 0)
+        member = np.zeros((runs * n_folds, n))
+        member[group[held], np.nonzero(held)[1]] = 1.0
+        ymat = np.zeros((n, c))
+        ymat[np.arange(n), y] = 1.0
+        class_counts = ymat.sum(axis=0)[None, :] - member @ ymat
+        if not (class_counts.sum(axis=1) > 0).all():
+            return None
+        if self.n_classes is None and not (class_counts[:, c - 1] > 0).all():
+            return None
+        if self.n_categories is None:
+            top = (X == (k - 1)[None, :]).astype(float)
+            if not ((top.sum(axis=0)[None, :] - member @ top) > 0).all():
+                return None
+        return X, y, k, c, fold_ids, group, held, member, class_counts
+
     def _check_X(self, X):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
@@ -472,6 +508,61 @@ class DecisionStump(_Base):
         s = dist.sum(axis=1, keepdims=True)
         self.distribution_ = np.where(s > 0, dist / np.where(s > 0, s, 1.0), 1.0 / c)
         return self
+
+    def fold_predictions(self, X, y, fold_ids):
+        """Predictions of the stump fitted without each fold, for every run at once.
+
+        On all-nominal data without missing values every training part's candidate
+        tables are all cases' counts minus the part's held-out counts (whole numbers,
+        so exact); their entropies come from the same element-wise function as
+        :meth:`fit`'s, and the first minimum over all candidates in attribute order is
+        the stump's choice (the first attribute, a later one only if strictly better,
+        the first value within it).  The predictions are those of one fit per fold.
+        Returns None (fit fold by fold) where :meth:`_training_parts` does.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, p)
+        y : array_like, shape (n,)
+        fold_ids : array_like of int, shape (runs, n)
+
+        Returns
+        -------
+        ndarray of int, shape (runs, n), or None
+        """
+        parts = self._training_parts(X, y, fold_ids)
+        if parts is None:
+            return None
+        X, y, k, c, fold_ids, group, held, member, _ = parts
+        n = y.size
+        groups = member.shape[0]
+        offsets = np.r_[0, np.cumsum(k)].astype(np.int64)
+        width = int(offsets[-1])
+        cats = np.zeros((n, width))
+        np.put_along_axis(cats, X + offsets[:-1], 1.0, axis=1)
+        ymat = np.zeros((n, c))
+        ymat[np.arange(n), y] = 1.0
+        z = (cats[:, :, None] * ymat[:, None, :]).reshape(n, width * c)
+        counts = (z.sum(axis=0)[None, :] - member @ z).reshape(groups, width, c)  # [part, (a, v), class]
+        owner = np.repeat(np.arange(k.size), k)
+        tot = np.add.reduceat(counts, offsets[:-1], axis=1)
+        tables = np.stack([counts, tot[:, owner] - counts, np.zeros_like(counts)], axis=2)
+        best = np.argmin(_cond_entropy(tables), axis=1)
+        attribute = owner[best]
+        split = best - offsets[attribute]
+        dist = tables[np.arange(groups), best]
+        dist[:, 2] = dist[:, 0] + dist[:, 1]          # no value missing: the missing branch is every case
+        for i in range(3):
+            empty = dist[:, i].sum(axis=1) == 0
+            dist[empty, i] = dist[empty, 2]
+        s = dist.sum(axis=2, keepdims=True)
+        distribution = np.where(s > 0, dist / np.where(s > 0, s, 1.0), 1.0 / c)
+        part = group[held]
+        rows = np.nonzero(held)[1]
+        branch = np.where(X[rows, attribute[part]] == split[part], 0, 1)
+        pred = np.full(fold_ids.shape, -1, dtype=np.int64)
+        pred[held] = np.argmax(distribution[part, branch], axis=1)
+        return pred
 
     def predict_proba(self, X):
         """Class distribution of the branch each row falls into."""
