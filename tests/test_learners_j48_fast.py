@@ -1,7 +1,8 @@
-"""The per-fold shortcuts of J48, NaiveBayes, IB1, TAN and DecisionStump give the per-fold fits' predictions.
+"""The per-fold shortcuts of J48, NaiveBayes, IB1, TAN, DecisionStump and SMO give the per-fold fits' predictions.
 
-``fold_predictions`` fits one model per fold in compiled code (J48) or in a few
-array operations (NaiveBayes, TAN, the stump); the studies use it on all-nominal data.  These
+``fold_predictions`` fits one model per fold in compiled code (J48), in a few
+array operations (NaiveBayes, TAN, the stump) or with the filters shared (SMO);
+the studies use it on all-nominal data.  These
 tests compare it, prediction by prediction, with fitting the Python classes fold
 by fold, on Bouckaert's sources and on random nominal data with more categories
 and classes, where trees are deep and subtree raising happens often.
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from simstudy.learners.j48 import J48
+from simstudy.learners.smo import SMO
 from simstudy.learners.tan import TAN
 from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes
 from simstudy.scores import cv_accuracies
@@ -40,7 +42,7 @@ def test_same_predictions_on_the_sources(source):
     X = X.astype(float)
     ids = repeated_fold_ids(y, 3, 10, rng)
     nominal = np.ones(X.shape[1], dtype=bool)
-    for cls in (J48, WekaNaiveBayes, IB1, TAN, DecisionStump):
+    for cls in (J48, WekaNaiveBayes, IB1, TAN, DecisionStump, SMO):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
@@ -54,7 +56,7 @@ def test_same_predictions_on_random_nominal_data(k, c, seed):
     for kwargs in ({}, {"subtree_raising": False}, {"unpruned": True}, {"confidence": 0.1, "min_leaf": 3}):
         fast = J48(nominal=nominal, **kwargs).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: J48(nominal=nominal, **kwargs), X, y, ids))
-    for cls in (WekaNaiveBayes, IB1, TAN, DecisionStump):
+    for cls in (WekaNaiveBayes, IB1, TAN, DecisionStump, SMO):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
@@ -69,7 +71,7 @@ def test_multiclass_source_and_held_out_only_cases():
     ids = np.full((3, y.size), -1)
     for r in range(3):
         ids[r, rng.choice(y.size, 80, replace=False)] = 0
-    for cls in (J48, WekaNaiveBayes, IB1, TAN, DecisionStump):
+    for cls in (J48, WekaNaiveBayes, IB1, TAN, DecisionStump, SMO):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         assert (fast[ids < 0] == -1).all()
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
@@ -88,6 +90,10 @@ def test_not_applicable_returns_none():
     assert TAN(nominal=[True, True, False]).fold_predictions(X, y, ids) is None
     assert DecisionStump(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
     assert DecisionStump(nominal=[True, True, False]).fold_predictions(X, y, ids) is None
+    assert SMO(nominal=[True] * 3).fold_predictions(Xm, y, ids) is None
+    assert SMO(nominal=[True] * 3, backend="libsvm").fold_predictions(X, y, ids) is None
+    with pytest.raises(ValueError, match="^C"):
+        SMO(nominal=[True] * 3, C=0).fold_predictions(X, y, ids)
     assert J48(nominal=[True] * 3, min_leaf=0).fold_predictions(X, y, ids) is None
     with pytest.raises(ValueError, match="fold_ids"):
         J48(nominal=[True] * 3).fold_predictions(X, y, ids[:, :10])
@@ -171,6 +177,7 @@ def test_tan_shortcut_bitwise_and_where_a_fit_would_see_less():
         assert learner.fold_predictions(X, y, one) is None
     assert DecisionStump(nominal=[True] * 3).fold_predictions(X, y2, ids) is None
     assert DecisionStump(nominal=[True] * 3).fold_predictions(X2, y, ids) is None
+    assert SMO(nominal=[True] * 3).fold_predictions(X2, y, ids) is None
 
 
 def test_stump_shortcut_with_tied_attributes_and_one_category_columns():

@@ -311,11 +311,11 @@ def test_base_fold_predictions_default_is_none():
     ids = np.tile(np.arange(y.size) % 5, (2, 1))
     assert Learner().fold_predictions(X, y, ids) is None
     assert _Majority().fold_predictions(X, y, ids) is None
-    for name in ("weka.SMO", "e1071.naiveBayes", "e1071.svm", "randomForest"):
+    for name in ("e1071.naiveBayes", "e1071.svm", "randomForest"):
         assert make_learner(name).fold_predictions(X, y, ids) is None
     # the learners with a shortcut override it; numeric data fall back to None
     nominal = [True] * 4
-    for name in ("weka.J48", "weka.NaiveBayes", "weka.IB1", "weka.TAN", "weka.DecisionStump"):
+    for name in ("weka.J48", "weka.NaiveBayes", "weka.IB1", "weka.TAN", "weka.DecisionStump", "weka.SMO"):
         assert type(make_learner(name)).fold_predictions is not Learner.fold_predictions
         assert make_learner(name, nominal=nominal).fold_predictions(X, y, ids).shape == ids.shape
         assert make_learner(name).fold_predictions(X + 0.5, y, ids) is None

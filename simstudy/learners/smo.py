@@ -70,6 +70,41 @@ def _solve_pair(Z, t, weights, C, tol, backend):
 _MAX_STEPS = 10_000_000
 
 
+def _binarised(X, expand, k):
+    """Weka's ``NominalToBinary``: the columns flagged in ``expand`` become ``k`` indicator columns."""
+    if not expand.any():
+        return X
+    parts = []
+    for j in range(X.shape[1]):
+        if expand[j]:
+            parts.append(X[:, j:j + 1] == np.arange(k[j])[None, :])
+        else:
+            parts.append(X[:, j:j + 1])
+    return np.hstack(parts).astype(float)
+
+
+def _normalised(Z, lo, span, const):
+    """Weka's ``Normalize`` with the training minimum ``lo`` and range ``span``; constant columns 0."""
+    return np.where(const[None, :], 0.0, (Z - lo[None, :]) / span[None, :])
+
+
+def _smo_outputs(Z, W, B):
+    from . import _smo_weka  # importing numba takes about 0.5 s: only when a machine is used
+
+    return _smo_weka.outputs(Z, W, B)
+
+
+def _vote_shares(out, pairs, active, c):
+    """Normalised pairwise votes from the machines' outputs ``out`` (m, n_pairs)."""
+    votes = np.zeros((out.shape[0], c))
+    win_j = out[:, active] > 0
+    i_idx, j_idx = pairs[active, 0], pairs[active, 1]
+    votes += win_j.astype(float) @ np.eye(c)[j_idx]
+    votes += (~win_j).astype(float) @ np.eye(c)[i_idx]
+    tot = votes.sum(axis=1, keepdims=True)
+    return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / c)
+
+
 class SMO(_Base):
     """Weka 3.6 ``weka.classifiers.functions.SMO`` with a linear kernel.
 
@@ -145,15 +180,7 @@ class SMO(_Base):
         miss = np.isnan(X)
         if miss.any():
             X = np.where(miss, self.fill_[None, :], X)
-        if not self.expand_.any():
-            return X
-        parts = []
-        for j in range(X.shape[1]):
-            if self.expand_[j]:
-                parts.append(X[:, j:j + 1] == np.arange(self.n_categories_[j])[None, :])
-            else:
-                parts.append(X[:, j:j + 1])
-        return np.hstack(parts).astype(float)
+        return _binarised(X, self.expand_, self.n_categories_)
 
     def fit(self, X, y):
         """Fit the pairwise linear machines.
@@ -169,16 +196,7 @@ class SMO(_Base):
         -------
         self
         """
-        for name in ("C", "tol"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float, np.floating, np.integer)) and v > 0):
-                raise ValueError(f"{name}: must be a positive number, got {v!r}")
-        if not (isinstance(self.epsilon, (int, float, np.floating, np.integer)) and self.epsilon >= 0):
-            raise ValueError(f"epsilon: must be a number >= 0, got {self.epsilon!r}")
-        if not isinstance(self.random_seed, (int, np.integer)) or isinstance(self.random_seed, bool):
-            raise ValueError(f"random_seed: must be an integer (Weka's -W), got {self.random_seed!r}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
+        self._check_options()
         X, y = self._prepare(X, y)
         keep = ~np.isnan(y)
         X, y = X[keep], y[keep].astype(np.intp)
@@ -217,6 +235,23 @@ class SMO(_Base):
         self.constant_ = const
         Z = self._normalise(Z)
 
+        self.pairs_, self.weights_, self.offsets_, self.active_ = self._machines(Z, y)
+        return self
+
+    def _check_options(self):
+        for name in ("C", "tol"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float, np.floating, np.integer)) and v > 0):
+                raise ValueError(f"{name}: must be a positive number, got {v!r}")
+        if not (isinstance(self.epsilon, (int, float, np.floating, np.integer)) and self.epsilon >= 0):
+            raise ValueError(f"epsilon: must be a number >= 0, got {self.epsilon!r}")
+        if not isinstance(self.random_seed, (int, np.integer)) or isinstance(self.random_seed, bool):
+            raise ValueError(f"random_seed: must be an integer (Weka's -W), got {self.random_seed!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
+
+    def _machines(self, Z, y):
+        """The pairwise machines on normalised rows ``Z`` with classes ``y``: (pairs, W, B, active)."""
         c = self.n_classes_
         pairs = np.array([(i, j) for i in range(c) for j in range(i + 1, c)], dtype=np.intp).reshape(-1, 2)
         present = np.bincount(y, minlength=c) > 0
@@ -248,14 +283,10 @@ class SMO(_Base):
         only_j = ~present[pairs[:, 0]] & present[pairs[:, 1]]
         B[only_i] = 1.0
         B[only_j] = -1.0
-        self.pairs_ = pairs
-        self.weights_ = W
-        self.offsets_ = B
-        self.active_ = both | only_i | only_j
-        return self
+        return pairs, W, B, both | only_i | only_j
 
     def _normalise(self, Z):
-        return np.where(self.constant_[None, :], 0.0, (Z - self.min_[None, :]) / self.range_[None, :])
+        return _normalised(Z, self.min_, self.range_, self.constant_)
 
     def transform(self, X):
         """The normalised columns the machines see (after Weka's three filters).
@@ -303,13 +334,50 @@ class SMO(_Base):
         -------
         ndarray of float, shape (m, c)
         """
-        out = self.decision_function(X)
-        c = self.n_classes_
-        votes = np.zeros((out.shape[0], c))
-        act = self.active_
-        win_j = out[:, act] > 0
-        i_idx, j_idx = self.pairs_[act, 0], self.pairs_[act, 1]
-        votes += win_j.astype(float) @ np.eye(c)[j_idx]
-        votes += (~win_j).astype(float) @ np.eye(c)[i_idx]
-        tot = votes.sum(axis=1, keepdims=True)
-        return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / c)
+        return _vote_shares(self.decision_function(X), self.pairs_, self.active_, self.n_classes_)
+
+    def fold_predictions(self, X, y, fold_ids):
+        """Predictions of the machines fitted without each fold, for every run at once ("weka" backend).
+
+        On all-nominal data without missing values (:meth:`_training_parts`) the
+        filters' work is shared: the columns are expanded once for all cases, each
+        training part's minimum and maximum normalise its rows, and Weka's solver runs
+        on them in Weka's order through the same code as :meth:`fit`; the held-out
+        cases are normalised with their part's ranges and voted as :meth:`predict`
+        does.  The predictions are those of one fit per fold.  Returns None (fit fold
+        by fold) for the libsvm backends and where :meth:`_training_parts` does.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, p)
+        y : array_like, shape (n,)
+        fold_ids : array_like of int, shape (runs, n)
+
+        Returns
+        -------
+        ndarray of int, shape (runs, n), or None
+        """
+        self._check_options()
+        if self.backend != "weka":
+            return None
+        parts = self._training_parts(X, y, fold_ids)
+        if parts is None:
+            return None
+        X, y, k, c, fold_ids, group, held, member, _ = parts
+        Z_all = _binarised(X.astype(float), k > 2, k)
+        pred = np.full(fold_ids.shape, -1, dtype=np.int64)
+        runs = np.nonzero(held)[0]
+        cases = np.nonzero(held)[1]
+        part_of = group[held]
+        for g in range(member.shape[0]):
+            train = np.flatnonzero(member[g] == 0.0)
+            sel = np.flatnonzero(part_of == g)
+            Z = Z_all[train]
+            lo, hi = Z.min(axis=0), Z.max(axis=0)
+            const = hi == lo
+            span = np.where(const, 1.0, hi - lo)
+            pairs, W, B, active = self._machines(_normalised(Z, lo, span, const), y[train])
+            out = _smo_outputs(np.ascontiguousarray(_normalised(Z_all[cases[sel]], lo, span, const), dtype=float),
+                               np.ascontiguousarray(W), np.ascontiguousarray(B))
+            pred[runs[sel], cases[sel]] = np.argmax(_vote_shares(out, pairs, active, c), axis=1)
+        return pred
