@@ -366,12 +366,13 @@ class SMO(_Base):
         X, y, k, c, fold_ids, group, held, member, _ = parts
         Z_all = _binarised(X.astype(float), k > 2, k)
         pred = np.full(fold_ids.shape, -1, dtype=np.int64)
-        runs = np.nonzero(held)[0]
-        cases = np.nonzero(held)[1]
         part_of = group[held]
+        by_part = np.argsort(part_of, kind="stable")
+        runs, cases = (idx[by_part] for idx in np.nonzero(held))
+        ends = np.searchsorted(part_of[by_part], np.arange(member.shape[0] + 1))
         for g in range(member.shape[0]):
             train = np.flatnonzero(member[g] == 0.0)
-            sel = np.flatnonzero(part_of == g)
+            sel = slice(ends[g], ends[g + 1])
             Z = Z_all[train]
             lo, hi = Z.min(axis=0), Z.max(axis=0)
             const = hi == lo
