@@ -195,3 +195,15 @@ def test_stump_shortcut_with_tied_attributes_and_one_category_columns():
         if fast is not None:
             np.testing.assert_array_equal(fast, per_fold(lambda: DecisionStump(nominal=np.ones(p, dtype=bool)),
                                                          X, y, ids))
+
+
+def test_naive_bayes_shortcut_declines_where_a_part_lacks_the_last_class():
+    """A class held out entirely would change a fold's fit (fewer classes, another prior): fit fold by fold."""
+    rng = np.random.default_rng(4)
+    X, y = random_nominal(rng, 40, 3, 2, 2)
+    ids = repeated_fold_ids(y, 1, 5, rng)
+    y = y.copy()
+    y[np.flatnonzero(ids[0] == 0)[:3]] = 2
+    assert WekaNaiveBayes(nominal=[True] * 3).fold_predictions(X, y, ids) is None
+    fast = WekaNaiveBayes(nominal=[True] * 3, n_classes=3).fold_predictions(X, y, ids)
+    np.testing.assert_array_equal(fast, per_fold(lambda: WekaNaiveBayes(nominal=[True] * 3, n_classes=3), X, y, ids))

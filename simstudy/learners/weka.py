@@ -234,7 +234,9 @@ class WekaNaiveBayes(_Base):
         model fitted on the cases outside case i's fold of run r predicts for case i
         (-1 where ``fold_ids`` is -1): the same as fitting one model per fold, for all
         folds in a few array operations.  Only for all-nominal data without missing
-        values (see :meth:`_nominal_codes`); returns None otherwise.
+        values (see :meth:`_nominal_codes`), and unless a training part lacks the
+        largest class code (its own fit would infer fewer classes; ``n_classes`` not
+        given); returns None otherwise.
         """
         data = self._nominal_codes(X, y, fold_ids)
         if data is None:
@@ -257,6 +259,8 @@ class WekaNaiveBayes(_Base):
         counts = counts.reshape(groups, c, width)
         per_class = (np.bincount(y, minlength=c)[None, :]
                      - np.bincount((group * c + y[None, :])[held], minlength=groups * c).reshape(groups, c))
+        if self.n_classes is None and not (per_class[:, c - 1] > 0).all():
+            return None  # a fit on that part would infer fewer classes (and another prior)
         n_train = n - np.bincount(group[held], minlength=groups)
         prior = (per_class + 1.0) / (n_train[:, None] + c)
         joint = prior[group]                                            # (runs, n, c)
