@@ -26,6 +26,17 @@ def test_load_gives_the_stored_rows_with_the_profile(demo_run):
     assert len(results.load("demo", "smoke", out=demo_run, table="scores")) == 2 * 20 * 25
 
 
+def test_table_chunks_stream_the_same_rows_with_chosen_columns(demo_run):
+    run = load_run("demo", "smoke", out=demo_run)
+    parts = list(run.table_chunks("scores"))
+    assert len(parts) > 1
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), run.table("scores"))
+    cols = ["condition", "replication"]
+    narrow = pd.concat(run.table_chunks("scores", columns=cols), ignore_index=True)
+    pd.testing.assert_frame_equal(narrow, run.table("scores")[cols])
+    assert list(run.table_chunks("nothing")) == []
+
+
 def test_load_refuses_an_unknown_table_and_a_missing_run(demo_run, tmp_path):
     with pytest.raises(KeyError, match="no stored rows"):
         results.load("demo", "smoke", out=demo_run, table="nothing")

@@ -447,8 +447,12 @@ class RunStore:
         for f in self.path.glob(".*.tmp"):
             f.unlink(missing_ok=True)
 
-    def read_chunk_table(self, condition: str, start: int, stop: int, table: str) -> pd.DataFrame | None:
-        """One table of a chunk, if its ``chunk.json`` lists it; its checksum is verified on the bytes read."""
+    def read_chunk_table(self, condition: str, start: int, stop: int, table: str,
+                         columns: list[str] | None = None) -> pd.DataFrame | None:
+        """One table of a chunk (all columns, or ``columns``), if its ``chunk.json`` lists it.
+
+        The checksum is verified on the bytes read.
+        """
         meta = self.chunk_meta(condition, start, stop)
         fname = f"{table}.parquet"
         if meta is None or fname not in meta["files"]:
@@ -457,7 +461,7 @@ class RunStore:
         if hashlib.sha256(data).hexdigest() != meta["files"][fname]:
             raise StoreError(f"{self.chunk_dir(condition, start, stop) / fname}: changed since it was "
                              "verified (checksum); run the same command again to recompute it")
-        return pd.read_parquet(io.BytesIO(data))
+        return pd.read_parquet(io.BytesIO(data), columns=columns)
 
     def chunk_tables(self, condition: str, start: int, stop: int) -> list[str]:
         """The tables a chunk's ``chunk.json`` lists (other files in its directory are ignored)."""
@@ -555,6 +559,29 @@ class RunData:
                 raise KeyError(f"table {name!r}: no stored rows in {self.path} (tables: {', '.join(self.tables())})")
             self._cache[name] = pd.concat(parts, ignore_index=True)
         return self._cache[name]
+
+    def table_chunks(self, name: str, columns: list[str] | None = None):
+        """One table's rows chunk by chunk, for summaries of tables too large to hold at once.
+
+        Yields the same rows as :meth:`table`, in the same canonical order, one
+        complete, verified chunk at a time (chunks without rows of the table are
+        skipped), each with all columns or only ``columns``; nothing is cached.
+
+        Parameters
+        ----------
+        name : str
+            The table, e.g. ``"scores"``.
+        columns : list of str, optional
+            The columns to read (Parquet reads no others).
+
+        Yields
+        ------
+        pandas.DataFrame
+        """
+        for c in self._chunks():
+            part = self.store.read_chunk_table(c["condition"], c["start"], c["stop"], name, columns)
+            if part is not None and len(part):
+                yield part
 
     @property
     def failures(self) -> pd.DataFrame:
