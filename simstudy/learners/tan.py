@@ -382,8 +382,9 @@ class TAN(_Base):
         are computed together with the same arithmetic as :meth:`fit` and
         :meth:`predict`: the predictions are those of one fit per fold.  Returns None
         (fit fold by fold) unless every attribute is nominal and no value is missing,
-        and where a training part would make a fit infer fewer classes or categories
-        than all the data have (``n_classes``/``n_categories`` not given), or be empty.
+        where a training part would make a fit infer fewer classes or categories than
+        all the data have (``n_classes``/``n_categories`` not given) or be empty, and
+        where one case's pair counts alone exceed ``_BATCH_CELLS`` (very wide data).
 
         Parameters
         ----------
