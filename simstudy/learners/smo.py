@@ -89,6 +89,8 @@ def _normalised(Z, lo, span, const):
 
 
 def _smo_outputs(Z, W, B):
+    """Every machine's output ``w . x - b``, summed attribute by attribute as Weka does (so that
+    outputs near 0 keep Weka's sign)."""
     from . import _smo_weka  # importing numba takes about 0.5 s: only when a machine is used
 
     return _smo_weka.outputs(Z, W, B)
@@ -317,11 +319,8 @@ class SMO(_Base):
         -------
         ndarray of float, shape (m, n_pairs)
         """
-        from . import _smo_weka
-
-        # summed attribute by attribute as Weka does, so that outputs near 0 keep Weka's sign
-        return _smo_weka.outputs(np.ascontiguousarray(self.transform(X), dtype=float),
-                                 np.ascontiguousarray(self.weights_), np.ascontiguousarray(self.offsets_))
+        return _smo_outputs(np.ascontiguousarray(self.transform(X), dtype=float),
+                            np.ascontiguousarray(self.weights_), np.ascontiguousarray(self.offsets_))
 
     def predict_proba(self, X):
         """Normalised pairwise votes (Weka's SMO without logistic models).
