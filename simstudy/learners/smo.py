@@ -345,16 +345,7 @@ class SMO(_Base):
         cases are normalised with their part's ranges and voted as :meth:`predict`
         does.  The predictions are those of one fit per fold.  Returns None (fit fold
         by fold) for the libsvm backends and where :meth:`_training_parts` does.
-
-        Parameters
-        ----------
-        X : array_like, shape (n, p)
-        y : array_like, shape (n,)
-        fold_ids : array_like of int, shape (runs, n)
-
-        Returns
-        -------
-        ndarray of int, shape (runs, n), or None
+        Arguments and result as :meth:`~simstudy.learners.base.Learner.fold_predictions`.
         """
         self._check_options()
         if self.backend != "weka":
@@ -362,9 +353,9 @@ class SMO(_Base):
         parts = self._training_parts(X, y, fold_ids)
         if parts is None:
             return None
-        X, y, k, c, fold_ids, group, held, member, _ = parts
+        X, y, k, c, group, held, member = parts.X, parts.y, parts.k, parts.c, parts.group, parts.held, parts.member
         Z_all = _binarised(X.astype(float), k > 2, k)
-        pred = np.full(fold_ids.shape, -1, dtype=np.int64)
+        pred = np.full(held.shape, -1, dtype=np.int64)
         part_of = group[held]
         by_part = np.argsort(part_of, kind="stable")
         runs, cases = (idx[by_part] for idx in np.nonzero(held))

@@ -231,6 +231,12 @@ def _tan_models(joint, base, class_counts, n_train, k, alpha):
     return links, parent, tables, prior
 
 
+def _posterior(f):
+    """Posterior class probabilities from unnormalised log scores ``f`` (m, c)."""
+    e = np.exp(f - f.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
 def _log_scores(log_tables, parent_index, class_log_prior, model, Xi):
     """Weka's unnormalised log scores ``1 + log P(x, c)`` of rows ``Xi`` under models ``model``.
 
@@ -385,16 +391,7 @@ class TAN(_Base):
         where a training part would make a fit infer fewer classes or categories than
         all the data have (``n_classes``/``n_categories`` not given) or be empty, and
         where one case's pair counts alone exceed ``_BATCH_CELLS`` (very wide data).
-
-        Parameters
-        ----------
-        X : array_like, shape (n, p)
-        y : array_like, shape (n,)
-        fold_ids : array_like of int, shape (runs, n)
-
-        Returns
-        -------
-        ndarray of int, shape (runs, n), or None
+        Arguments and result as :meth:`~simstudy.learners.base.Learner.fold_predictions`.
         """
         alpha = float(self.alpha)
         if not alpha > 0:
@@ -402,22 +399,18 @@ class TAN(_Base):
         parts = self._training_parts(X, y, fold_ids)
         if parts is None:
             return None
-        X, y, k, c, fold_ids, group, held, member, class_counts = parts
-        runs, n = fold_ids.shape
-        p = X.shape[1]
+        X, k, c, group, held, member = parts.X, parts.k, parts.c, parts.group, parts.held, parts.member
+        n, p = X.shape
         groups = member.shape[0]
         if groups == 0:
-            return np.full((runs, n), -1, dtype=np.int64)
+            return np.full(held.shape, -1, dtype=np.int64)
         K = int(k.max())
         width = c * (p * K) ** 2
         if n * width > _BATCH_CELLS:
             return None
         onehot = np.zeros((n, p * K))
         np.put_along_axis(onehot, X + np.arange(p) * K, 1.0, axis=1)
-        ymat = np.zeros((n, c))
-        ymat[np.arange(n), y] = 1.0
-        z = (ymat[:, :, None] * onehot[:, None, :]).reshape(n, c * p * K)
-        n_train = n - member.sum(axis=1)
+        z = (parts.onehot_y[:, :, None] * onehot[:, None, :]).reshape(n, c * p * K)
         base = (z.sum(axis=0)[None, :] - member @ z).reshape(groups, c, p, K)
         pair = (z[:, :, None] * onehot[:, None, :]).reshape(n, width)
         total = pair.sum(axis=0)
@@ -430,14 +423,12 @@ class TAN(_Base):
             g = slice(g0, g0 + step)
             joint = (total[None, :] - member[g] @ pair).reshape(-1, c, p, K, p, K)
             links[g], parent[g], tables[g], prior[g] = _tan_models(
-                joint, base[g].transpose(0, 2, 1, 3), class_counts[g], n_train[g], k, alpha)
+                joint, base[g].transpose(0, 2, 1, 3), parts.class_counts[g], parts.n_train[g], k, alpha)
         parent_index = np.where(parent >= 0, parent, np.arange(p)[None, :])
         model = group[held]
         cases = X[np.nonzero(held)[1]]
-        f = _log_scores(tables, parent_index, prior, model, cases)
-        e = np.exp(f - f.max(axis=1, keepdims=True))
-        pred = np.full((runs, n), -1, dtype=np.int64)
-        pred[held] = np.argmax(e / e.sum(axis=1, keepdims=True), axis=1)
+        pred = np.full(held.shape, -1, dtype=np.int64)
+        pred[held] = np.argmax(_posterior(_log_scores(tables, parent_index, prior, model, cases)), axis=1)
         return pred
 
     def _codes(self, X):
@@ -477,6 +468,4 @@ class TAN(_Base):
         -------
         ndarray of float, shape (m, c)
         """
-        f = self._log_scores(X)
-        e = np.exp(f - f.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        return _posterior(self._log_scores(X))

@@ -14,6 +14,8 @@ All are scikit-learn classifiers through :class:`simstudy.learners.base.Learner`
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.special import ndtr
 
@@ -24,6 +26,22 @@ __all__ = ["WekaNaiveBayes", "IB1", "DecisionStump"]
 
 _DEFAULT_PRECISION = 0.01
 _LIKELIHOOD_FLOOR = 1e-75  # Weka's NaiveBayes floors each attribute's likelihood here
+
+
+class _Parts(NamedTuple):
+    """All-nominal data split into held-out parts, as :meth:`_Base._training_parts` returns it."""
+
+    X: np.ndarray             #: (n, p) category codes
+    y: np.ndarray             #: (n,) class codes
+    k: np.ndarray             #: (p,) categories of each attribute
+    c: int                    #: classes
+    fold_ids: np.ndarray      #: (runs, n) fold of each case in each run, -1: always training
+    group: np.ndarray         #: (runs, n) held-out part ``run * folds + fold`` of each entry
+    held: np.ndarray          #: (runs, n) whether the entry is held out
+    member: np.ndarray        #: (parts, n) 1 where a case is held out of a part
+    onehot_y: np.ndarray      #: (n, c) class indicators of the cases
+    class_counts: np.ndarray  #: (parts, c) class counts of each training part
+    n_train: np.ndarray       #: (parts,) size of each training part
 
 
 class _Base(Learner):
@@ -113,18 +131,14 @@ class _Base(Learner):
         return (X.astype(np.int64), y.astype(np.int64), self.n_categories_.astype(np.int64), int(self.n_classes_),
                 fold_ids.astype(np.int64))
 
-    def _training_parts(self, X, y, fold_ids):
+    def _training_parts(self, X, y, fold_ids) -> "_Parts | None":
         """:meth:`_nominal_codes` with each held-out part's cases, for shortcuts built on count subtraction.
 
         Returns None where :meth:`_nominal_codes` does, and where a training part
         (all cases outside one held-out part) is empty or would make a fit of its own
         infer fewer classes or categories than all the data have (``n_classes`` or
         ``n_categories`` not given): there a shortcut that counts from all the data
-        would not be that fit.  Otherwise ``(X codes, y codes, categories, classes,
-        fold ids, group, held, member, class counts)``: ``group`` (runs, n) numbers the
-        held-out parts ``run * folds + fold``, ``held`` marks the held-out entries,
-        ``member`` (parts, n) is 1 where a case is held out of a part, and ``class
-        counts`` (parts, c) are each training part's.
+        would not be that fit.  Otherwise the parts (:class:`_Parts`).
         """
         data = self._nominal_codes(X, y, fold_ids)
         if data is None:
@@ -136,10 +150,11 @@ class _Base(Learner):
         group = np.where(held, np.arange(runs)[:, None] * n_folds + fold_ids, 0)
         member = np.zeros((runs * n_folds, n))
         member[group[held], np.nonzero(held)[1]] = 1.0
-        ymat = np.zeros((n, c))
-        ymat[np.arange(n), y] = 1.0
-        class_counts = ymat.sum(axis=0)[None, :] - member @ ymat
-        if not (class_counts.sum(axis=1) > 0).all():
+        onehot_y = np.zeros((n, c))
+        onehot_y[np.arange(n), y] = 1.0
+        class_counts = onehot_y.sum(axis=0)[None, :] - member @ onehot_y
+        n_train = class_counts.sum(axis=1)
+        if not (n_train > 0).all():
             return None
         if self.n_classes is None and not (class_counts[:, c - 1] > 0).all():
             return None
@@ -147,7 +162,7 @@ class _Base(Learner):
             top = (X == (k - 1)[None, :]).astype(float)
             if not ((top.sum(axis=0)[None, :] - member @ top) > 0).all():
                 return None
-        return X, y, k, c, fold_ids, group, held, member, class_counts
+        return _Parts(X, y, k, c, fold_ids, group, held, member, onehot_y, class_counts, n_train)
 
     def _check_X(self, X):
         X = np.asarray(X, dtype=float)
@@ -523,30 +538,19 @@ class DecisionStump(_Base):
         the stump's choice (the first attribute, a later one only if strictly better,
         the first value within it).  The predictions are those of one fit per fold.
         Returns None (fit fold by fold) where :meth:`_training_parts` does.
-
-        Parameters
-        ----------
-        X : array_like, shape (n, p)
-        y : array_like, shape (n,)
-        fold_ids : array_like of int, shape (runs, n)
-
-        Returns
-        -------
-        ndarray of int, shape (runs, n), or None
+        Arguments and result as :meth:`~simstudy.learners.base.Learner.fold_predictions`.
         """
         parts = self._training_parts(X, y, fold_ids)
         if parts is None:
             return None
-        X, y, k, c, fold_ids, group, held, member, _ = parts
-        n = y.size
+        X, k, c, group, held, member = parts.X, parts.k, parts.c, parts.group, parts.held, parts.member
+        n = X.shape[0]
         groups = member.shape[0]
         offsets = np.r_[0, np.cumsum(k)].astype(np.int64)
         width = int(offsets[-1])
         cats = np.zeros((n, width))
         np.put_along_axis(cats, X + offsets[:-1], 1.0, axis=1)
-        ymat = np.zeros((n, c))
-        ymat[np.arange(n), y] = 1.0
-        z = (cats[:, :, None] * ymat[:, None, :]).reshape(n, width * c)
+        z = (cats[:, :, None] * parts.onehot_y[:, None, :]).reshape(n, width * c)
         counts = (z.sum(axis=0)[None, :] - member @ z).reshape(groups, width, c)  # [part, (a, v), class]
         owner = np.repeat(np.arange(k.size), k)
         tot = np.add.reduceat(counts, offsets[:-1], axis=1)
@@ -564,7 +568,7 @@ class DecisionStump(_Base):
         part = group[held]
         rows = np.nonzero(held)[1]
         branch = np.where(X[rows, attribute[part]] == split[part], 0, 1)
-        pred = np.full(fold_ids.shape, -1, dtype=np.int64)
+        pred = np.full(held.shape, -1, dtype=np.int64)
         pred[held] = np.argmax(distribution[part, branch], axis=1)
         return pred
 
