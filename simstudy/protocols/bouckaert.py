@@ -175,10 +175,9 @@ UCI_SETS = {
 #: runs of 10-fold cv per set, in one process with one BLAS thread as in a worker, divided by 20
 #: (``benchmarks/bench_uci_folds.py``; the mean of two measurements with a paper-scale run sharing the
 #: cores, after the compiled J48 cuts and IB1's kept scaling).  A set not listed counts 0.1 s.
-#: :data:`UCI_WORKER_FACTOR` scales them to what each of 2 workers pays: 1.0, since measured with the
-#: cores shared they already include it (fresh paper runs with these costs: bouckaert2 140 s,
-#: bouckaert_frank_uci 384 s, 0.78x and 1.03x their estimates; with 1.3 they were 0.60x and 0.79x).
-UCI_WORKER_FACTOR = 1.0
+#: Measured with the cores shared, they are already what each of 2 workers pays (fresh paper runs:
+#: bouckaert2 140 s, bouckaert_frank_uci 384 s, 0.78x and 1.03x their estimates; with a further
+#: factor of 1.3 for the workers they had been 0.60x and 0.79x).
 UCI_SECONDS_PER_FOLD = {
     "autos": 0.0369, "breast-cancer": 0.0131, "German credit": 0.0643, "glass": 0.0091, "ionosphere": 0.0147,
     "iris": 0.0022, "labor": 0.0091, "pima diabetes": 0.0136, "sonar": 0.0134, "soybean": 0.0382,
@@ -187,8 +186,8 @@ UCI_SECONDS_PER_FOLD = {
 
 
 def uci_fold_seconds(name: str) -> float:
-    """:data:`UCI_SECONDS_PER_FOLD` of ``name`` (0.1 for a set it does not list) times :data:`UCI_WORKER_FACTOR`."""
-    return UCI_SECONDS_PER_FOLD.get(name, 0.1) * UCI_WORKER_FACTOR
+    """:data:`UCI_SECONDS_PER_FOLD` of ``name`` (0.1 for a set it does not list)."""
+    return UCI_SECONDS_PER_FOLD.get(name, 0.1)
 
 
 def _uci():
