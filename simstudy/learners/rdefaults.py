@@ -112,6 +112,43 @@ def _nb_tables(X, onehot):
     return counts, means, sds
 
 
+def _in_order_sum(A):
+    """Sum over axis 0 term after term, R's order (numpy's ``sum`` adds pairwise), in A's dtype."""
+    return np.cumsum(A, axis=0)[-1]
+
+
+def _nb_tables_by_class(X, codes, n_classes):
+    """:func:`_nb_tables` of one problem, class by class: the same values, about half the time.
+
+    Each class's rows, in their order, summed term after term as R does.  For two
+    or more classes this is the order of :func:`_nb_tables`'s ``einsum`` too, so
+    the tables are equal to the last bit (``tests/test_learners_r.py``); with one
+    class ``einsum`` takes a faster path whose order differs from R's.
+    """
+    L = np.longdouble
+    p = X.shape[1]
+    counts = np.bincount(codes, minlength=n_classes).astype(float)
+    means = np.full((n_classes, p), np.nan)
+    sds = np.full((n_classes, p), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k in range(n_classes):
+            Xk = X[codes == k]
+            n = Xk.shape[0]
+            if n == 0:
+                continue
+            XL = Xk.astype(L)
+            first = _in_order_sum(XL) / L(n)
+            mean = (first + _in_order_sum(XL - first) / L(n)).astype(float)
+            centred = XL - mean.astype(L)
+            sd = np.sqrt((_in_order_sum(centred * centred) / L(n - 1)).astype(float))
+            hi, lo = Xk.max(axis=0), Xk.min(axis=0)
+            constant = hi == lo
+            means[k] = np.where(constant, hi, mean)
+            if n >= 2:  # R's sd() of one value is NA
+                sds[k] = np.where(constant, 0.0, sd)
+    return counts, means, sds
+
+
 def _nb_log_scores(Xt, counts, means, sds, threshold, eps):
     """e1071's predict.naiveBayes: log(apriori) + sum over features of log(density)."""
     sds = np.where(sds <= eps, threshold, sds)
@@ -202,8 +239,7 @@ class E1071NaiveBayes(Learner):
             raise ValueError(f"eps: must be a number >= 0, got {self.eps!r}")
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = X.shape[1]
-        onehot = (codes[:, None] == np.arange(self.classes_.size)).astype(float)
-        self.class_count_, self.theta_, self.sd_ = _nb_tables(X, onehot)
+        self.class_count_, self.theta_, self.sd_ = _nb_tables_by_class(X, codes.ravel(), self.classes_.size)
         return self
 
     def _log_scores(self, X):
@@ -254,6 +290,88 @@ def _first_appearance(y):
     return classes, codes.ravel(), np.argsort(first_index, kind="stable")
 
 
+def _rbf_kernel(Xs, gamma):
+    """The radial kernel matrix exp(-gamma |x_i - x_j|^2) of the rows of ``Xs``, as libsvm sees it.
+
+    libsvm evaluates ``exp(-gamma ((|x_i|^2 + |x_j|^2) - 2 x_i.x_j))`` entry by
+    entry with BLAS dot products and keeps each entry as a 4-byte float in its
+    cache.  Here the matrix comes from one product, whose rounding differs from
+    libsvm's in the last bits of a double.  That reaches the solver only where an
+    entry lies so close to the midpoint between two 4-byte floats that the two
+    could round to different sides of it; those few entries (a bound on the
+    difference, from the dot products' length and the largest squared norm,
+    decides which) are computed again exactly as libsvm computes them.  The
+    solver thus sees libsvm's own 4-byte values and fits libsvm's model to the
+    last bit (``tests/test_learners_r.py``).  The diagonal is libsvm's exact 1.
+    Returns None when more entries than rows would need computing again (inputs
+    of very large norm widen the bound): libsvm then evaluates the kernel itself.
+    """
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    K = Xs @ Xs.T
+    K *= -2.0
+    K += sq[:, None]
+    K += sq[None, :]
+    np.maximum(K, 0.0, out=K)
+    K *= -gamma
+    np.exp(K, out=K)
+    np.fill_diagonal(K, 1.0)
+    # Each dot product of d terms is within gamma_d = d u / (1 - d u) times max |x|^2 of its exact
+    # value, so the squared distances differ by at most (4 gamma_d + 12 u) max |x|^2 and the
+    # entries relatively by gamma times that, plus exp's rounding: delta, doubled for margin.
+    u = np.finfo(float).eps / 2
+    gd = Xs.shape[1] * u / (1 - Xs.shape[1] * u)
+    delta = 2.0 * (gamma * (4 * gd + 12 * u) * float(sq.max(initial=0.0)) + 4 * u)
+    from ._rbf_rounding import near_midpoints
+
+    rows, cols, count = near_midpoints(K, delta, Xs.shape[0])
+    if count > Xs.shape[0]:
+        return None
+    if count:
+        from scipy.linalg.blas import ddot  # the BLAS that scikit-learn's libsvm calls
+
+        rows, cols = rows[:count].tolist(), cols[:count].tolist()
+        own = {i: ddot(Xs[i], Xs[i]) for i in set(rows) | set(cols)}
+        for i, j in zip(rows, cols):
+            K[i, j] = K[j, i] = math.exp(-gamma * ((own[i] + own[j]) - 2.0 * ddot(Xs[i], Xs[j])))
+    return K
+
+
+def _libsvm_binary(Xs, y, gamma, cost, tol, shrinking, cache_size):
+    """libsvm's C-classification with the radial kernel, for two classes coded 0 and 1.
+
+    libsvm is fitted on the kernel matrix (:func:`_rbf_kernel`), which costs
+    about half of libsvm's own evaluation of the kernel entry by entry on
+    Berrar's data sets, and its wrapper is called directly: ``sklearn.svm.SVC.fit``
+    validates its input and parameters at about 2 ms per call, as much as the
+    solver.  Returns the support indices, the support vectors, and the dual
+    coefficients and intercept with scikit-learn's signs (``SVC.support_``,
+    ``support_vectors_``, ``dual_coef_``, ``intercept_``): the radial-kernel
+    ``SVC``'s model.  Should the wrapper's signature change, ``SVC`` fits on the
+    same matrix.
+    """
+    Xs = np.ascontiguousarray(Xs, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    K = _rbf_kernel(Xs, gamma)
+    data, kernel = (Xs, "rbf") if K is None else (K, "precomputed")
+    try:
+        from sklearn.svm import _libsvm
+
+        _libsvm.set_verbosity_wrap(0)  # libsvm prints its progress unless told otherwise
+        support, _, _, dual, intercept, _, _, _, _ = _libsvm.fit(
+            data, y, svm_type=0, kernel=kernel, gamma=float(gamma), C=float(cost), tol=float(tol),
+            shrinking=int(bool(shrinking)), cache_size=float(cache_size), probability=0, max_iter=-1)
+        # libsvm's two-class decision is the negative of scikit-learn's
+        dual, intercept = -np.asarray(dual), -np.asarray(intercept)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        from sklearn.svm import SVC
+
+        svc = SVC(C=cost, kernel=kernel, gamma=gamma, tol=tol, shrinking=shrinking, cache_size=cache_size)
+        svc.fit(data, y)
+        support, dual, intercept = svc.support_, svc.dual_coef_, svc.intercept_
+    support = np.asarray(support, dtype=np.intp)
+    return support, Xs[support], dual, intercept
+
+
 class E1071SVC(Learner):
     """Support vector classifier with the defaults of R's ``e1071::svm``.
 
@@ -286,6 +404,15 @@ class E1071SVC(Learner):
     classes in their order of first appearance in the training data
     (``libsvm_classes_``), which orients each pairwise problem and breaks ties: a
     decision value of exactly 0 and equal votes of several classes.
+
+    With two classes and the scikit-learn backend, libsvm is fitted on the kernel
+    matrix computed in one product, through its wrapper called directly (the
+    same model as ``sklearn.svm.SVC``'s to the last bit, see
+    :func:`_libsvm_binary`), and the decision values are computed with one matrix
+    product too; ``support_``, ``support_vectors_``, ``dual_coef_`` and
+    ``intercept_`` hold the model with scikit-learn's signs, and ``svc_`` (the
+    radial-kernel ``SVC``) is fitted on first use.  ``BENCHMARKS.md``: the speed
+    of Berrar's studies 1 and 2.
     """
 
     def __init__(self, cost=1.0, gamma=None, scale=True, tol=0.001, shrinking=True, cache_size=40.0, backend="sklearn"):
@@ -297,7 +424,7 @@ class E1071SVC(Learner):
         self.cache_size = cache_size
         self.backend = backend
 
-    def _svc(self, gamma):
+    def _make_svc(self, gamma):
         if self.backend == "intelex":
             from sklearnex.svm import SVC
         else:
@@ -322,7 +449,7 @@ class E1071SVC(Learner):
             self.center_, self.scale_ = _r_scale(X)
             self.scaled_ = True
         if self.classes_.size < 2:
-            self.svc_ = None
+            self._svc_model, self._svc_data = None, None
             return self
         # libsvm (in R) orders the classes by their first appearance in the training data; that
         # order decides the pairwise problems' orientation and every tie.  scikit-learn sorts the
@@ -330,12 +457,34 @@ class E1071SVC(Learner):
         self.libsvm_classes_ = self.classes_[first]
         rank = np.empty(first.size, dtype=np.intp)
         rank[first] = np.arange(first.size)
-        self.svc_ = self._svc(self.gamma_).fit((X - self.center_) / self.scale_, rank[codes])
+        Xs = (X - self.center_) / self.scale_
+        if self.backend == "sklearn" and self.classes_.size == 2:
+            # libsvm on the kernel matrix, called directly (see _libsvm_binary); the SVC of the
+            # same model is fitted only if asked for (``svc_``)
+            self._svc_data = (Xs, rank[codes])
+            self._svc_model = None
+            self.support_, self.support_vectors_, self.dual_coef_, self.intercept_ = _libsvm_binary(
+                Xs, rank[codes], self.gamma_, self.cost, self.tol, self.shrinking, self.cache_size)
+        else:
+            self._svc_data = None
+            self._svc_model = self._make_svc(self.gamma_).fit(Xs, rank[codes])
         return self
+
+    @property
+    def svc_(self):
+        """The fitted ``sklearn.svm.SVC`` (None with one class).
+
+        The two-class scikit-learn path calls libsvm directly on the kernel matrix;
+        the radial-kernel ``SVC`` (the same model to the last bit) is fitted on
+        first use.
+        """
+        if self._svc_model is None and self._svc_data is not None:
+            self._svc_model = self._make_svc(self.gamma_).fit(*self._svc_data)
+        return self._svc_model
 
     def decision_function(self, X):
         X = _check_X(self, X)
-        if self.svc_ is None:
+        if self.classes_.size < 2:
             return np.zeros(X.shape[0])
         dec = self.svc_.decision_function((X - self.center_) / self.scale_)
         if self.classes_.size == 2 and self.libsvm_classes_[0] != self.classes_[0]:
@@ -349,13 +498,18 @@ class E1071SVC(Learner):
         than the fit on Berrar's data sets; K = exp(-gamma |x - sv|^2) for all
         cases at once gives the same values up to rounding (about 1e-15).
         """
-        sv = self.svc_.support_vectors_
-        d2 = (Xs * Xs).sum(axis=1)[:, None] + (sv * sv).sum(axis=1)[None, :] - 2.0 * (Xs @ sv.T)
-        return np.exp(-self.gamma_ * np.maximum(d2, 0.0)) @ self.svc_.dual_coef_[0] + self.svc_.intercept_[0]
+        sv = self.support_vectors_
+        d2 = Xs @ sv.T
+        d2 *= -2.0
+        d2 += np.einsum("ij,ij->i", Xs, Xs)[:, None]
+        d2 += np.einsum("ij,ij->i", sv, sv)[None, :]
+        np.maximum(d2, 0.0, out=d2)
+        d2 *= -self.gamma_
+        return np.exp(d2, out=d2) @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):
         X = _check_X(self, X)
-        if self.svc_ is None:
+        if self.classes_.size < 2:
             return np.repeat(self.classes_, X.shape[0])
         Xs = (X - self.center_) / self.scale_
         if self.backend == "sklearn" and self.classes_.size == 2:
