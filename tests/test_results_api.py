@@ -35,6 +35,8 @@ def test_table_chunks_stream_the_same_rows_with_chosen_columns(demo_run):
     narrow = pd.concat(run.table_chunks("scores", columns=cols), ignore_index=True)
     pd.testing.assert_frame_equal(narrow, run.table("scores")[cols])
     assert list(run.table_chunks("nothing")) == []
+    with pytest.raises(ValueError, match=r"columns: table 'scores' has no column 'acc_z' \(it has .*condition"):
+        next(run.table_chunks("scores", columns=["condition", "acc_z"]))
 
 
 def test_load_refuses_an_unknown_table_and_a_missing_run(demo_run, tmp_path):

@@ -461,6 +461,14 @@ class RunStore:
         if hashlib.sha256(data).hexdigest() != meta["files"][fname]:
             raise StoreError(f"{self.chunk_dir(condition, start, stop) / fname}: changed since it was "
                              "verified (checksum); run the same command again to recompute it")
+        if columns is not None:
+            import pyarrow.parquet as pq
+
+            have = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
+            missing = [c for c in columns if c not in have]
+            if missing:
+                raise ValueError(f"columns: table {table!r} has no column {', '.join(map(repr, missing))} "
+                               f"(it has {', '.join(have)})")
         return pd.read_parquet(io.BytesIO(data), columns=columns)
 
     def chunk_tables(self, condition: str, start: int, stop: int) -> list[str]:
@@ -572,7 +580,8 @@ class RunData:
         name : str
             The table, e.g. ``"scores"``.
         columns : list of str, optional
-            The columns to read (Parquet reads no others).
+            The columns to read (Parquet reads no others).  A column the table
+            does not have raises ValueError naming it and the table's columns.
 
         Yields
         ------
