@@ -290,6 +290,20 @@ def _first_appearance(y):
     return classes, codes.ravel(), np.argsort(first_index, kind="stable")
 
 
+def _kernel_product(Xs, gamma):
+    """The radial kernel matrix from one matrix product (diagonal 1), and the rows' squared norms."""
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    K = Xs @ Xs.T
+    K *= -2.0
+    K += sq[:, None]
+    K += sq[None, :]
+    np.maximum(K, 0.0, out=K)
+    K *= -gamma
+    np.exp(K, out=K)
+    np.fill_diagonal(K, 1.0)
+    return K, sq
+
+
 def _rbf_kernel(Xs, gamma):
     """The radial kernel matrix exp(-gamma |x_i - x_j|^2) of the rows of ``Xs``, as libsvm sees it.
 
@@ -306,15 +320,7 @@ def _rbf_kernel(Xs, gamma):
     Returns None when more entries than rows would need computing again (inputs
     of very large norm widen the bound): libsvm then evaluates the kernel itself.
     """
-    sq = np.einsum("ij,ij->i", Xs, Xs)
-    K = Xs @ Xs.T
-    K *= -2.0
-    K += sq[:, None]
-    K += sq[None, :]
-    np.maximum(K, 0.0, out=K)
-    K *= -gamma
-    np.exp(K, out=K)
-    np.fill_diagonal(K, 1.0)
+    K, sq = _kernel_product(Xs, gamma)
     # Each dot product of d terms is within gamma_d = d u / (1 - d u) times max |x|^2 of its exact
     # value, so the squared distances differ by at most (4 gamma_d + 12 u) max |x|^2 and the
     # entries relatively by gamma times that, plus exp's rounding: delta, doubled for margin.
