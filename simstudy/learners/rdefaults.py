@@ -291,16 +291,13 @@ def _first_appearance(y):
 
 
 def _kernel_product(Xs, gamma):
-    """The radial kernel matrix from one matrix product (diagonal 1), and the rows' squared norms."""
+    """The radial kernel matrix from one matrix product (symmetric, diagonal 1), and the rows' squared norms."""
+    from ._radial import exponents_symmetric
+
     sq = np.einsum("ij,ij->i", Xs, Xs)
     K = Xs @ Xs.T
-    K *= -2.0
-    K += sq[:, None]
-    K += sq[None, :]
-    np.maximum(K, 0.0, out=K)
-    K *= -gamma
+    exponents_symmetric(K, sq, float(gamma))
     np.exp(K, out=K)
-    np.fill_diagonal(K, 1.0)
     return K, sq
 
 
@@ -309,8 +306,9 @@ def _rbf_kernel(Xs, gamma):
 
     libsvm evaluates ``exp(-gamma ((|x_i|^2 + |x_j|^2) - 2 x_i.x_j))`` entry by
     entry with BLAS dot products and keeps each entry as a 4-byte float in its
-    cache.  Here the matrix comes from one product, whose rounding differs from
-    libsvm's in the last bits of a double.  That reaches the solver only where an
+    cache.  Here the matrix comes from one product and one compiled pass in
+    libsvm's order of terms, but the product's dot products round differently
+    from libsvm's in the last bits of a double.  That reaches the solver only where an
     entry lies so close to the midpoint between two 4-byte floats that the two
     could round to different sides of it; those few entries (a bound on the
     difference, from the dot products' length and the largest squared norm,
@@ -327,7 +325,7 @@ def _rbf_kernel(Xs, gamma):
     u = np.finfo(float).eps / 2
     gd = Xs.shape[1] * u / (1 - Xs.shape[1] * u)
     delta = 2.0 * (gamma * (4 * gd + 12 * u) * float(sq.max(initial=0.0)) + 4 * u)
-    from ._rbf_rounding import near_midpoints
+    from ._radial import near_midpoints
 
     rows, cols, count = near_midpoints(K, delta, Xs.shape[0])
     if count > Xs.shape[0]:
@@ -504,14 +502,12 @@ class E1071SVC(Learner):
         than the fit on Berrar's data sets; K = exp(-gamma |x - sv|^2) for all
         cases at once gives the same values up to rounding (about 1e-15).
         """
+        from ._radial import exponents
+
         sv = self.support_vectors_
-        d2 = Xs @ sv.T
-        d2 *= -2.0
-        d2 += np.einsum("ij,ij->i", Xs, Xs)[:, None]
-        d2 += np.einsum("ij,ij->i", sv, sv)[None, :]
-        np.maximum(d2, 0.0, out=d2)
-        d2 *= -self.gamma_
-        return np.exp(d2, out=d2) @ self.dual_coef_[0] + self.intercept_[0]
+        e = Xs @ sv.T
+        exponents(e, np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", sv, sv), float(self.gamma_))
+        return np.exp(e, out=e) @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict(self, X):
         X = _check_X(self, X)

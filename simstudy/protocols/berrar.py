@@ -112,7 +112,7 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
 
 
 #: Seconds a first run after installing spends compiling the SVM's kernel pass
-#: (``simstudy/learners/_rbf_rounding.py``): berrar1 at the smoke profile took 6.1 s with an empty
+#: (``simstudy/learners/_radial.py``): berrar1 at the smoke profile took 6.1 s with an empty
 #: numba cache and 5.2 s with a filled one.
 SVM_COMPILE_SECONDS = 1.0
 
