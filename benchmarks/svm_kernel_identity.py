@@ -11,7 +11,7 @@ size.  On each it fits ``E1071SVC`` (the kernel matrix with its near-midpoint
 entries computed again, libsvm called on it) and scikit-learn's radial-kernel
 ``SVC``, and also libsvm on the matrix from the product alone.  It prints how many
 models differ from ``SVC``'s in any bit, with and without the recomputed entries,
-and how many test predictions differ from libsvm's own.  About 90 s for 60 reps.
+and how many test predictions differ from libsvm's own.  About 3 minutes for 60 reps.
 """
 
 from __future__ import annotations
