@@ -130,6 +130,17 @@ def _dot(Z, a, b):
 
 
 @njit(cache=True, nogil=True)
+def _zero_one(Z):
+    """True when every entry of ``Z`` is 0 or 1 (nominal attributes after Weka's filters)."""
+    for i in range(Z.shape[0]):
+        for k in range(Z.shape[1]):
+            v = Z[i, k]
+            if v != 0.0 and v != 1.0:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _output(w, Z, i):
     s = 0.0
     for k in range(Z.shape[1]):
@@ -182,6 +193,10 @@ def binary_smo(Z, t, C, tol, eps, max_steps):
     alpha = np.zeros(n)
     errors = np.zeros(n)
     w = np.zeros(d)
+    # On rows of 0s and 1s every dot product is a whole number, exact in any order of summation, so
+    # the Gram matrix from one product holds the very values the solver's loop would sum.
+    gram = _zero_one(Z)
+    G = Z @ Z.T if gram else np.empty((0, 0))
     diag = np.empty(n)
     for i in range(n):
         diag[i] = _dot(Z, i, i)
@@ -269,7 +284,7 @@ def binary_smo(Z, t, C, tol, eps, max_steps):
                     if L >= H:
                         break
                     k11 = diag[i1]
-                    k12 = _dot(Z, i1, i2)
+                    k12 = G[i1, i2] if gram else _dot(Z, i1, i2)
                     k22 = diag[i2]
                     eta = 2 * k12 - k11 - k22
                     if eta < 0:
@@ -333,7 +348,10 @@ def binary_smo(Z, t, C, tol, eps, max_steps):
                     j = first0
                     while j != -1:
                         if j != i1 and j != i2:
-                            errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
+                            if gram:
+                                errors[j] += c1 * G[i1, j] + c2 * G[i2, j]
+                            else:
+                                errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
                         j = nxt[j]
                     errors[i1] += c1 * k11 + c2 * k12
                     errors[i2] += c1 * k12 + c2 * k22
