@@ -462,16 +462,17 @@ class E1071SVC(Learner):
         rank = np.empty(first.size, dtype=np.intp)
         rank[first] = np.arange(first.size)
         Xs = (X - self.center_) / self.scale_
+        target = rank[codes]
         if self.backend == "sklearn" and self.classes_.size == 2:
             # libsvm on the kernel matrix, called directly (see _libsvm_binary); the SVC of the
             # same model is fitted only if asked for (``svc_``)
-            self._svc_data = (Xs, rank[codes])
+            self._svc_data = (Xs, target)
             self._svc_model = None
             self.support_, self.support_vectors_, self.dual_coef_, self.intercept_ = _libsvm_binary(
-                Xs, rank[codes], self.gamma_, self.cost, self.tol, self.shrinking, self.cache_size)
+                Xs, target, self.gamma_, self.cost, self.tol, self.shrinking, self.cache_size)
         else:
             self._svc_data = None
-            self._svc_model = self._make_svc(self.gamma_).fit(Xs, rank[codes])
+            self._svc_model = self._make_svc(self.gamma_).fit(Xs, target)
         return self
 
     @property

@@ -35,7 +35,6 @@ class _Parts(NamedTuple):
     y: np.ndarray             #: (n,) class codes
     k: np.ndarray             #: (p,) categories of each attribute
     c: int                    #: classes
-    fold_ids: np.ndarray      #: (runs, n) fold of each case in each run, -1: always training
     group: np.ndarray         #: (runs, n) held-out part ``run * folds + fold`` of each entry
     held: np.ndarray          #: (runs, n) whether the entry is held out
     member: np.ndarray        #: (parts, n) 1 where a case is held out of a part
@@ -162,7 +161,7 @@ class _Base(Learner):
             top = (X == (k - 1)[None, :]).astype(float)
             if not ((top.sum(axis=0)[None, :] - member @ top) > 0).all():
                 return None
-        return _Parts(X, y, k, c, fold_ids, group, held, member, onehot_y, class_counts, n_train)
+        return _Parts(X, y, k, c, group, held, member, onehot_y, class_counts, n_train)
 
     def _check_X(self, X):
         X = np.asarray(X, dtype=float)
