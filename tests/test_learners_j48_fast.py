@@ -1,7 +1,7 @@
 """The per-fold shortcuts of J48, NaiveBayes, IB1, TAN, DecisionStump and SMO give the per-fold fits' predictions.
 
-``fold_predictions`` fits one model per fold in compiled code (J48), in a few
-array operations (NaiveBayes, TAN, the stump) or with the filters shared (SMO);
+``fold_predictions`` fits one model per fold in compiled code (J48, NaiveBayes),
+in a few array operations (TAN, the stump) or with the filters shared (SMO);
 the studies use it on all-nominal data.  These
 tests compare it, prediction by prediction, with fitting the Python classes fold
 by fold, on Bouckaert's sources and on random nominal data with more categories
@@ -59,6 +59,16 @@ def test_same_predictions_on_random_nominal_data(k, c, seed):
     for cls in (WekaNaiveBayes, IB1, TAN, DecisionStump, SMO):
         fast = cls(nominal=nominal).fold_predictions(X, y, ids)
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
+
+
+def test_naive_bayes_with_products_below_the_floor():
+    """Many attributes drive every class's product under 1e-75, where Weka rescales by 1e75."""
+    rng = np.random.default_rng(12)
+    X, y = random_nominal(rng, 150, 160, 4, 3)
+    ids = repeated_fold_ids(y, 2, 10, rng)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    fast = WekaNaiveBayes(nominal=nominal).fold_predictions(X, y, ids)
+    np.testing.assert_array_equal(fast, per_fold(lambda: WekaNaiveBayes(nominal=nominal), X, y, ids))
 
 
 def test_multiclass_source_and_held_out_only_cases():

@@ -247,7 +247,7 @@ class WekaNaiveBayes(_Base):
         training, never held out).  Entry (r, i) of the result is the class that the
         model fitted on the cases outside case i's fold of run r predicts for case i
         (-1 where ``fold_ids`` is -1): the same as fitting one model per fold, for all
-        folds in a few array operations.  Only for all-nominal data without missing
+        folds in one compiled pass (:mod:`simstudy.learners._nb_nominal`).  Only for all-nominal data without missing
         values (see :meth:`_nominal_codes`), and unless a training part lacks the
         largest class code (its own fit would infer fewer classes; ``n_classes`` not
         given); returns None otherwise.
@@ -255,37 +255,14 @@ class WekaNaiveBayes(_Base):
         data = self._nominal_codes(X, y, fold_ids)
         if data is None:
             return None
+        from . import _nb_nominal  # here, not at the top: importing numba takes about 0.5 s
+
         X, y, ncat, c, fold_ids = data
-        runs, n = fold_ids.shape
-        n_folds = int(fold_ids.max()) + 1
-        if n_folds < 1:
-            return np.full((runs, n), -1, dtype=np.int64)
-        offsets = np.r_[0, np.cumsum(ncat)]
-        width = int(offsets[-1])
-        groups = runs * n_folds
-        group = np.where(fold_ids >= 0, np.arange(runs)[:, None] * n_folds + fold_ids, 0)
-        held = fold_ids >= 0
-        # counts of every (class, attribute category) and class: all cases minus each fold's
-        cell = (y[:, None] * width + offsets[:-1][None, :] + X).ravel()           # (n * p,)
-        counts = np.bincount(cell, minlength=c * width).astype(float)
-        fold_cell = (group[:, :, None] * (c * width) + cell.reshape(n, -1)[None, :, :])[held]
-        counts = counts[None, :] - np.bincount(fold_cell.ravel(), minlength=groups * c * width).reshape(groups, -1)
-        counts = counts.reshape(groups, c, width)
-        per_class = (np.bincount(y, minlength=c)[None, :]
-                     - np.bincount((group * c + y[None, :])[held], minlength=groups * c).reshape(groups, c))
-        if self.n_classes is None and not (per_class[:, c - 1] > 0).all():
+        offsets = np.r_[0, np.cumsum(ncat)].astype(np.int64)
+        pred, ok = _nb_nominal.fold_predictions(X, y, fold_ids, offsets, c, self.n_classes is None)
+        if not ok:
             return None  # a fit on that part would infer fewer classes (and another prior)
-        n_train = n - np.bincount(group[held], minlength=groups)
-        prior = (per_class + 1.0) / (n_train[:, None] + c)
-        joint = prior[group]                                            # (runs, n, c)
-        for j in range(X.shape[1]):                                     # as predict_proba
-            cnt = counts[:, :, offsets[j]:offsets[j + 1]] + 1.0
-            table = cnt / cnt.sum(axis=2, keepdims=True)                # (groups, c, k)
-            joint = joint * np.maximum(table[group, :, X[None, :, j]], _LIKELIHOOD_FLOOR)
-            top = joint.max(axis=2)
-            joint = np.where(((top > 0) & (top < _LIKELIHOOD_FLOOR))[:, :, None], joint * 1e75, joint)
-        pred = np.argmax(_weka_normalize(joint), axis=2)
-        return np.where(fold_ids >= 0, pred, -1)
+        return pred
 
     def _likelihoods(self, X):
         """Per attribute (in order): the rows observed and each class's likelihood, floored at 1e-75."""
