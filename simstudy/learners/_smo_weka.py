@@ -416,3 +416,134 @@ def outputs(Z, W, B):
                     s += Z[i, k] * W[p, k]
             out[i, p] = s - B[p]
     return out
+
+
+@njit(cache=True, nogil=True)
+def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state0):
+    """Every fold's machines (``SMO.fit`` on its training part) and their votes on its held-out cases.
+
+    ``Z_all`` (n, q): the expanded columns of all cases; ``y`` (n,) class codes;
+    ``fold_ids`` (runs, n); ``pairs`` (n_pairs, 2) in Weka's order; ``state0``
+    the ``java.util.Random`` state of Weka's seed.  Each training part is
+    normalised by its own minimum and maximum, each pair's rows are put in
+    Weka's order (:func:`weka_order`, one generator per fit, every pair in turn)
+    and solved by :func:`binary_smo`; a held-out case is normalised with its
+    part's ranges and gets the class with the most pairwise votes (the first of
+    equals), as ``SMO.predict`` decides.  Returns (predictions (runs, n), -1 where
+    never held out; ok), ``ok`` False when a machine did not converge.
+    """
+    n, q = Z_all.shape
+    runs = fold_ids.shape[0]
+    n_pairs = pairs.shape[0]
+    n_folds = 0
+    for r in range(runs):
+        for i in range(n):
+            if fold_ids[r, i] + 1 > n_folds:
+                n_folds = fold_ids[r, i] + 1
+    pred = np.full((runs, n), -1, dtype=np.int64)
+    train = np.empty(n, dtype=np.int64)
+    lo = np.empty(q)
+    span = np.empty(q)
+    const = np.empty(q, dtype=np.bool_)
+    present = np.zeros(c, dtype=np.int64)
+    W = np.zeros((n_pairs, q))
+    B = np.zeros(n_pairs)
+    active = np.zeros(n_pairs, dtype=np.bool_)
+    votes = np.zeros(c)
+    zrow = np.empty((1, q))
+    for r in range(runs):
+        for f in range(n_folds):
+            m = 0
+            held = 0
+            for i in range(n):
+                if fold_ids[r, i] == f:
+                    held += 1
+                else:
+                    train[m] = i
+                    m += 1
+            if held == 0:
+                continue
+            # Weka's Normalize with the part's own minimum and maximum
+            for k in range(q):
+                a = Z_all[train[0], k]
+                b = a
+                for t in range(1, m):
+                    v = Z_all[train[t], k]
+                    if v < a:
+                        a = v
+                    if v > b:
+                        b = v
+                lo[k] = a
+                const[k] = b == a
+                span[k] = 1.0 if b == a else b - a
+            Z = np.empty((m, q))
+            for t in range(m):
+                for k in range(q):
+                    Z[t, k] = 0.0 if const[k] else (Z_all[train[t], k] - lo[k]) / span[k]
+            yt = np.empty(m, dtype=np.int64)
+            for k in range(c):
+                present[k] = 0
+            for t in range(m):
+                yt[t] = y[train[t]]
+                present[yt[t]] += 1
+            # the machines of every pair, with one generator shuffling every pair's rows in turn
+            state = state0
+            for p in range(n_pairs):
+                i, j = pairs[p, 0], pairs[p, 1]
+                size = 0
+                for t in range(m):
+                    if yt[t] == i or yt[t] == j:
+                        size += 1
+                rows = np.empty(size, dtype=np.int64)
+                s = 0
+                for t in range(m):
+                    if yt[t] == i:
+                        rows[s] = t
+                        s += 1
+                for t in range(m):
+                    if yt[t] == j:
+                        rows[s] = t
+                        s += 1
+                state = _shuffle(rows, state)
+                for k in range(q):
+                    W[p, k] = 0.0
+                B[p] = 0.0
+                active[p] = present[i] > 0 or present[j] > 0
+                if present[i] > 0 and present[j] > 0:
+                    Zp = np.empty((size, q))
+                    tp = np.empty(size)
+                    for s in range(size):
+                        for k in range(q):
+                            Zp[s, k] = Z[rows[s], k]
+                        tp[s] = 1.0 if yt[rows[s]] == j else -1.0
+                    w, b, steps = binary_smo(Zp, tp, C, tol, eps, max_steps)
+                    if steps < 0:
+                        return pred, False
+                    for k in range(q):
+                        W[p, k] = w[k]
+                    B[p] = b
+                elif present[i] > 0:
+                    B[p] = 1.0
+                elif present[j] > 0:
+                    B[p] = -1.0
+            # the held-out cases' votes
+            for i in range(n):
+                if fold_ids[r, i] != f:
+                    continue
+                for k in range(q):
+                    zrow[0, k] = 0.0 if const[k] else (Z_all[i, k] - lo[k]) / span[k]
+                out = outputs(zrow, W, B)
+                for k in range(c):
+                    votes[k] = 0.0
+                for p in range(n_pairs):
+                    if active[p]:
+                        if out[0, p] > 0:
+                            votes[pairs[p, 1]] += 1.0
+                        else:
+                            votes[pairs[p, 0]] += 1.0
+                best = 0
+                for k in range(1, c):
+                    if votes[k] > votes[best]:
+                        best = k
+                pred[r, i] = best
+    return pred, True

@@ -339,12 +339,13 @@ class SMO(_Base):
         """Predictions of the machines fitted without each fold, for every run at once ("weka" backend).
 
         On all-nominal data without missing values (:meth:`_training_parts`) the
-        filters' work is shared: the columns are expanded once for all cases, each
-        training part's minimum and maximum normalise its rows, and Weka's solver runs
-        on them in Weka's order through the same code as :meth:`fit`; the held-out
-        cases are normalised with their part's ranges and voted as :meth:`predict`
-        does.  The predictions are those of one fit per fold.  Returns None (fit fold
-        by fold) for the libsvm backends and where :meth:`_training_parts` does.
+        filters' work is shared: the columns are expanded once for all cases, and one
+        compiled loop (:func:`simstudy.learners._smo_weka.fold_predictions`)
+        normalises each training part by its own minimum and maximum, runs Weka's
+        solver on it in Weka's order as :meth:`fit` does, normalises the held-out
+        cases with the part's ranges and votes as :meth:`predict` does.  The
+        predictions are those of one fit per fold.  Returns None (fit fold by fold)
+        for the libsvm backends and where :meth:`_training_parts` does.
         Arguments and result as :meth:`~simstudy.learners.base.Learner.fold_predictions`.
         """
         self._check_options()
@@ -353,22 +354,15 @@ class SMO(_Base):
         parts = self._training_parts(X, y, fold_ids)
         if parts is None:
             return None
-        X, y, k, c, group, held, member = parts.X, parts.y, parts.k, parts.c, parts.group, parts.held, parts.member
-        Z_all = _binarised(X.astype(float), k > 2, k)
-        pred = np.full(held.shape, -1, dtype=np.int64)
-        part_of = group[held]
-        by_part = np.argsort(part_of, kind="stable")
-        runs, cases = (idx[by_part] for idx in np.nonzero(held))
-        ends = np.searchsorted(part_of[by_part], np.arange(member.shape[0] + 1))
-        for g in range(member.shape[0]):
-            train = np.flatnonzero(member[g] == 0.0)
-            sel = slice(ends[g], ends[g + 1])
-            Z = Z_all[train]
-            lo, hi = Z.min(axis=0), Z.max(axis=0)
-            const = hi == lo
-            span = np.where(const, 1.0, hi - lo)
-            pairs, W, B, active = self._machines(_normalised(Z, lo, span, const), y[train])
-            out = _smo_outputs(np.ascontiguousarray(_normalised(Z_all[cases[sel]], lo, span, const), dtype=float),
-                               np.ascontiguousarray(W), np.ascontiguousarray(B))
-            pred[runs[sel], cases[sel]] = np.argmax(_vote_shares(out, pairs, active, c), axis=1)
+        from . import _smo_weka  # here, not at the top: importing numba takes about 0.5 s
+
+        X, y, k, c = parts.X, parts.y, parts.k, parts.c
+        Z_all = np.ascontiguousarray(_binarised(X.astype(float), k > 2, k), dtype=float)
+        pairs = np.array([(i, j) for i in range(c) for j in range(i + 1, c)], dtype=np.int64).reshape(-1, 2)
+        fold_ids = np.atleast_2d(np.asarray(fold_ids)).astype(np.int64)
+        pred, ok = _smo_weka.fold_predictions(Z_all, y.astype(np.int64), fold_ids, pairs, c, float(self.C),
+                                              float(self.tol), float(self.epsilon), _MAX_STEPS,
+                                              np.uint64(_smo_weka.JavaRandom(int(self.random_seed)).seed))
+        if not ok:
+            raise RuntimeError(f"SMO: a pairwise machine did not converge within {_MAX_STEPS} steps")
         return pred
