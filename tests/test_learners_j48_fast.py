@@ -87,23 +87,6 @@ def test_multiclass_source_and_held_out_only_cases():
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
 
-@pytest.mark.parametrize("entries,cases", [(0, 24), (2, 24), (100_000, 24), (100_000, 1000)])
-def test_j48_subtree_memo_changes_no_tree(monkeypatch, entries, cases):
-    """Subtrees reused by case set (none, a memo that fills at once, the default, every node) give the same trees."""
-    from simstudy.learners import _j48_nominal as kernel
-
-    monkeypatch.setattr(kernel, "memo_entries", lambda n, n_trees: entries)
-    monkeypatch.setattr(kernel, "MEMO_CASES", cases)
-    for seed, (X, y) in enumerate([random_nominal(np.random.default_rng(13), 200, 8, 3, 3),
-                                   load_source("bouckaert1").sample(300, np.random.default_rng(14))]):
-        X = X.astype(float)
-        ids = repeated_fold_ids(y, 8, 10, np.random.default_rng(seed))
-        nominal = np.ones(X.shape[1], dtype=bool)
-        for kwargs in ({}, {"subtree_raising": False}):
-            fast = J48(nominal=nominal, **kwargs).fold_predictions(X, y, ids)
-            np.testing.assert_array_equal(fast, per_fold(lambda: J48(nominal=nominal, **kwargs), X, y, ids))
-
-
 def test_not_applicable_returns_none():
     rng = np.random.default_rng(3)
     X, y = random_nominal(rng, 60, 3, 2, 2)

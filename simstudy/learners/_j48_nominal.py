@@ -19,10 +19,6 @@ order where the Python class sums an array with numpy), so that it gives the sam
 trees and predictions.  ``tests/test_learners_j48_fast.py`` checks this on
 thousands of folds.
 
-Over the folds of many runs, the subtree of a node is reused wherever the same
-set of training cases reaches a node again (see the memo below): on Bouckaert's
-sources about 40% fewer nodes are grown.
-
 Everything here is private; :meth:`J48.fold_predictions` is the entry point.
 """
 
@@ -131,13 +127,11 @@ def _partition(X, perm, lo, hi, a, k, scratch, starts):
     starts[0] = lo
     for b in range(1, k + 1):
         starts[b] += starts[b - 1]
-    for t in range(lo, hi):  # starts[v] is the next free place of bag v
+    fill = starts[:k].copy()
+    for t in range(lo, hi):
         v = X[perm[t], a]
-        scratch[starts[v]] = perm[t]
-        starts[v] += 1
-    for b in range(k, 0, -1):  # each now holds its bag's end, the next bag's start
-        starts[b] = starts[b - 1]
-    starts[0] = lo
+        scratch[fill[v]] = perm[t]
+        fill[v] += 1
     for t in range(lo, hi):
         perm[t] = scratch[t]
 
@@ -157,120 +151,14 @@ def _count(X, y, perm, lo, hi, out, node):
             out[node, j, X[r, j], yi] += 1.0
 
 
-
-# -- the memo of subtrees ------------------------------------------------------------------
-#
-# A node's final subtree (grown, collapsed and pruned) depends on nothing but the set of
-# training cases that reach it: every choice J48 makes below a node is made from those
-# cases' counts.  Over the folds of many runs of one data set the same sets recur (a node
-# deep in a tree holds a few cases, and most folds leave them all in), so the first tree
-# to finish a node's subtree stores it under the node's case set, and a later tree that
-# reaches the same set copies it instead of growing it again.  The key is the set itself,
-# one bit a case, compared word for word: a stored subtree is reused only for exactly
-# its own set of cases.  See :func:`fold_predictions`.
-
-_FINAL = 1     # the node's subtree was copied from the memo: collapsed and pruned already
-_PENDING = 2   # the node was grown here: store its subtree once its first pruning ends
-
-
-#: Nodes of at most this many cases are looked up and stored.  A larger set rarely recurs (each of
-#: its cases must be left in by the other fold as well), and storing every node's subtree would
-#: copy each tree once per level.  16 to 48 cases run equally fast on Bouckaert's sources.
-MEMO_CASES = 24
-
-
-def memo_entries(n: int, n_trees: int) -> int:
-    """How many subtrees :func:`fold_predictions` may store for ``n_trees`` trees on ``n`` cases.
-
-    16 a tree (a tree on Bouckaert's sources stores about 4 to 9 new ones), at most
-    2**18 and at most 32 MiB of case sets; a full memo stores nothing more.
-    """
-    words = (n + 63) // 64
-    return int(min(16 * n_trees, 2 ** 18, (32 << 20) // (8 * words)))
-
-
-@njit(cache=True, nogil=True)
-def _case_key(perm, lo, hi, key):
-    """The set of cases ``perm[lo:hi]`` as bits of ``key``; returns its hash."""
-    for w in range(key.shape[0]):
-        key[w] = 0
-    for t in range(lo, hi):
-        r = perm[t]
-        key[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for w in range(key.shape[0]):
-        h = (h ^ key[w]) * np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
-    return h
-
-
-@njit(cache=True, nogil=True)
-def _memo_find(table, ekey, key, h):
-    """The slot of ``key`` in the open-addressing ``table``: its entry, or the empty slot where it would go."""
-    mask = table.shape[0] - 1
-    slot = np.int64(h & np.uint64(mask))
-    W = key.shape[0]
-    while table[slot] >= 0:
-        e = table[slot]
-        same = True
-        for w in range(W):
-            if ekey[e, w] != key[w]:
-                same = False
-                break
-        if same:
-            return slot
-        slot = (slot + 1) & mask
-    return slot
-
-
-@njit(cache=True, nogil=True)
-def _memo_store(node, result, attr, child0, nbags, empty, memo, keys, hashes, table, ekey, egrown, eprune,
-                estart, esize, pattr, pnbags, pempty, pchild, used, order):
-    """Store the subtree at ``node`` under its case set (nothing when the memo is full)."""
-    n_entries = used[0]
-    if n_entries >= ekey.shape[0] or 2 * (n_entries + 1) > table.shape[0]:
-        return
-    m = _subtree(node, attr, child0, nbags, order)
-    start = used[1]
-    if start + m > pattr.shape[0]:
-        return
-    slot = _memo_find(table, ekey, keys[node], hashes[node])
-    if table[slot] >= 0:
-        return  # stored already (the same set reached twice in one tree)
-    nxt = 1
-    for t in range(m):
-        v = order[t]
-        pattr[start + t] = attr[v]
-        pnbags[start + t] = nbags[v]
-        pempty[start + t] = empty[v]
-        if attr[v] >= 0:
-            pchild[start + t] = nxt
-            nxt += nbags[v]
-        else:
-            pchild[start + t] = 0
-    for w in range(ekey.shape[1]):
-        ekey[n_entries, w] = keys[node, w]
-    egrown[n_entries] = memo[node]
-    eprune[n_entries] = result
-    estart[n_entries] = start
-    esize[n_entries] = m
-    table[slot] = n_entries
-    used[0] = n_entries + 1
-    used[1] = start + m
-
-
 @njit(cache=True, nogil=True)
 def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, lo0, hi0,
-           attr, child0, nbags, dist, empty, seg_lo, seg_hi, n_nodes, counts, root_counted,
-           use_memo, memo_cases, flags, hit, keys, hashes, table, ekey, estart, esize, pattr, pnbags, pempty, pchild, order):
+           attr, child0, nbags, dist, empty, seg_lo, seg_hi, n_nodes, counts):
     """Grow the tree depth first (Weka's ``C45ModelSelection``); returns the number of nodes used.
 
-    ``counts[node]`` holds the node's category-by-class counts of every attribute
-    (the root's given when ``root_counted``).  When a node splits, every branch but
-    the largest is counted and the largest is the node's counts minus theirs
-    (integers, so exactly what counting would give).  With ``use_memo``, a node that
-    could split and whose case set has a stored subtree gets a copy of it (flagged
-    final, its entry in ``hit``); any other such node is flagged pending.
+    ``counts[node]`` holds the node's category-by-class counts of every attribute.
+    When a node splits, every branch but the largest is counted and the largest is
+    the node's counts minus theirs (integers, so exactly what counting would give).
     """
     p = X.shape[1]
     kmax = dist.shape[1]
@@ -288,14 +176,13 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
     usable = np.zeros(p, dtype=np.bool_)
     buf = np.zeros(kmax * c + c + kmax)
     starts = np.zeros(kmax + 1, dtype=np.int64)
-    if p > 0 and not root_counted:
+    if p > 0:
         _count(X, y, perm, lo0, hi0, counts, root)
     while top > 0:
         top -= 1
         node = stack[top]
         lo = seg_lo[node]
         hi = seg_hi[node]
-        flags[node] = 0
         if p > 0:
             for i in range(c):
                 s = 0.0
@@ -311,28 +198,6 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
         if not leaf:
             mx = per_class[_max_class(per_class, c)]
             leaf = total == mx or (total - mx < _SMALL and mx - total < _SMALL)
-        if not leaf and use_memo and hi - lo <= memo_cases:
-            hashes[node] = _case_key(perm, lo, hi, keys[node])
-            e = table[_memo_find(table, ekey, keys[node], hashes[node])]
-            if e >= 0:
-                # the subtree of this very set of cases, as stored: copy its nodes, recount its distributions
-                m = esize[e]
-                st = estart[e]
-                base = n_nodes
-                for t in range(m):
-                    v = node if t == 0 else base + t - 1
-                    attr[v] = pattr[st + t]
-                    nbags[v] = pnbags[st + t]
-                    empty[v] = pempty[st + t]
-                    if pattr[st + t] >= 0:
-                        child0[v] = base + pchild[st + t] - 1
-                n_nodes = base + m - 1
-                _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c,
-                                  scratch, order, flags)
-                flags[node] = _FINAL
-                hit[node] = e
-                continue
-            flags[node] = _PENDING
         best = -1
         if not leaf:
             bags = counts[node]
@@ -443,18 +308,15 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
 
 
 @njit(cache=True, nogil=True)
-def _training_errors(n_nodes, attr, child0, nbags, dist, c, memo, tmp, flags, hit, egrown):
+def _training_errors(n_nodes, attr, child0, nbags, dist, c, memo, tmp):
     """Training errors of the leaves below every node of a freshly grown tree.
 
     Sons are always numbered after their parent, so a pass from the last node to
     the first sees every son before its parent; each node adds its sons' errors in
-    branch order, as the recursive sum does.  A node copied from the memo has the
-    errors its grown subtree had (stored with it).
+    branch order, as the recursive sum does.
     """
     for node in range(n_nodes - 1, -1, -1):
-        if flags[node] & _FINAL:
-            memo[node] = egrown[hit[node]]
-        elif attr[node] < 0:
+        if attr[node] < 0:
             _node_class_totals(dist, node, nbags, c, tmp)
             tot = 0.0
             for i in range(c):
@@ -483,7 +345,7 @@ def _make_leaf(node, attr, nbags, dist, c):
 
 
 @njit(cache=True, nogil=True)
-def _collapse(root, attr, child0, nbags, dist, c, memo, tmp, flags):
+def _collapse(root, attr, child0, nbags, dist, c, memo, tmp):
     stack = np.empty(attr.shape[0], dtype=np.int64)
     stack[0] = root
     top = 1
@@ -498,8 +360,7 @@ def _collapse(root, attr, child0, nbags, dist, c, memo, tmp, flags):
             tot += tmp[i]
         if memo[node] >= tot - tmp[_max_class(tmp, c)] - 1e-3:
             _make_leaf(node, attr, nbags, dist, c)
-            flags[node] &= ~_FINAL
-        elif not flags[node] & _FINAL:  # a copied subtree is collapsed already
+        else:
             for b in range(nbags[node] - 1, -1, -1):
                 stack[top] = child0[node] + b
                 top += 1
@@ -566,13 +427,9 @@ def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, dist, seg_
 
 @njit(cache=True, nogil=True)
 def _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, scratch,
-                      order, flags):
-    """Recount the distributions below ``node`` from the instances ``perm[lo:hi]`` (Weka's ``newDistribution``).
-
-    The nodes' memo flags are cleared: their case sets may have changed.
-    """
+                      order):
+    """Recount the distributions below ``node`` from the instances ``perm[lo:hi]`` (Weka's ``newDistribution``)."""
     kmax = dist.shape[1]
-    starts = np.zeros(kmax + 1, dtype=np.int64)
     seg_lo[node] = lo
     seg_hi[node] = hi
     order[0] = node
@@ -580,7 +437,6 @@ def _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty
     while m > 0:
         m -= 1
         v = order[m]
-        flags[v] = 0
         lo = seg_lo[v]
         hi = seg_hi[v]
         for b in range(kmax):
@@ -597,6 +453,7 @@ def _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty
             r = perm[t]
             dist[v, X[r, a], y[r]] += 1.0
         k = nbags[v]
+        starts = np.zeros(k + 1, dtype=np.int64)
         _partition(X, perm, lo, hi, a, k, scratch, starts)
         starts[k] = hi
         for b in range(k):
@@ -609,16 +466,13 @@ def _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty
 
 @njit(cache=True, nogil=True)
 def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, errtab, scratch, tmp,
-           subtree_raising, order, counts, value, f_node, f_next, f_acc, memo, flags, hit, keys, hashes, table, ekey,
-           egrown, eprune, estart, esize, pattr, pnbags, pempty, pchild, used):
+           subtree_raising, order, counts, value, f_node, f_next, f_acc):
     """Weka's ``C45PruneableClassifierTree.prune`` from ``root``, with an explicit stack of frames.
 
     A frame is a node whose sons are being pruned (``f_next``: the next son,
     ``f_acc``: the sum of the pruned sons' estimated errors so far).  When a node
     raises its largest branch, its frame starts over on the raised subtree, which
-    is the recursive version's ``return prune(node)``.  A subtree copied from the
-    memo is pruned already: its estimate is the stored one.  A pending node's
-    subtree is stored when its frame ends.
+    is the recursive version's ``return prune(node)``.
     """
     top = 0
     f_node[0] = root
@@ -627,9 +481,7 @@ def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c
     result = 0.0
     while top >= 0:
         node = f_node[top]
-        if flags[node] & _FINAL:
-            result = eprune[hit[node]]
-        elif attr[node] < 0:
+        if attr[node] < 0:
             _node_class_totals(dist, node, nbags, c, tmp)
             result = _errors_for_counts(tmp, c, errtab)
         elif f_next[top] < nbags[node]:
@@ -667,20 +519,14 @@ def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c
                 attr[node] = attr[big]
                 child0[node] = child0[big]
                 nbags[node] = nbags[big]
-                keep = flags[node] & _PENDING  # the node keeps its cases; those below it change
                 _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c,
-                                  scratch, order, flags)
-                flags[node] = keep
+                                  scratch, order)
                 f_next[top] = 0
                 f_acc[top] = 0.0
                 continue
             else:
                 result = err_tree
-        # the node is done: store its subtree if it was grown here, hand its estimate to its parent's frame
-        if flags[node] & _PENDING:
-            flags[node] = 0
-            _memo_store(node, result, attr, child0, nbags, empty, memo, keys, hashes, table, ekey, egrown, eprune,
-                        estart, esize, pattr, pnbags, pempty, pchild, used, order)
+        # the node is done: hand its estimate to its parent's frame
         top -= 1
         if top >= 0:
             f_acc[top] += result
@@ -731,14 +577,11 @@ def _predict_one(x, root, attr, child0, nbags, dist, empty, c, probs, tmp):
 
 @njit(cache=True, nogil=True)
 def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, logtab, errtab,
-                     prune, subtree_raising, memo_entries, memo_cases):
+                     prune, subtree_raising):
     """Fit J48 on every training part of ``fold_ids`` (runs, n) and predict its held-out cases.
 
     Returns (runs, n) predicted class codes: entry (r, i) comes from the tree fitted
-    without the fold of case i in run r.  With ``memo_entries`` > 0 (and pruning),
-    up to that many subtrees are stored by their case sets and reused by later
-    trees (see the memo above); 0 grows every tree in full.  The trees are the
-    same either way.
+    without the fold of case i in run r.
     """
     n, p = X.shape
     runs = fold_ids.shape[0]
@@ -767,34 +610,6 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
     tmp = np.zeros(c)
     probs = np.zeros(c)
     out = np.full((runs, n), -1, dtype=np.int64)
-    # the memo: an open-addressing table of entries (case set, grown errors, pruned estimate, nodes in the pool)
-    use_memo = prune and memo_entries > 0
-    n_entries = memo_entries if use_memo else 0
-    n_words = (n + 63) // 64
-    size = 1
-    while size < 2 * n_entries:
-        size *= 2
-    table = np.full(size if use_memo else 1, -1, dtype=np.int64)
-    ekey = np.zeros((n_entries, n_words), dtype=np.uint64)
-    egrown = np.zeros(n_entries)
-    eprune = np.zeros(n_entries)
-    estart = np.zeros(n_entries, dtype=np.int64)
-    esize = np.zeros(n_entries, dtype=np.int64)
-    pool = 8 * n_entries
-    pattr = np.zeros(pool, dtype=np.int64)
-    pnbags = np.zeros(pool, dtype=np.int64)
-    pempty = np.zeros(pool, dtype=np.bool_)
-    pchild = np.zeros(pool, dtype=np.int64)
-    used = np.zeros(2, dtype=np.int64)
-    flags = np.zeros(cap, dtype=np.int8)
-    hit = np.zeros(cap, dtype=np.int64)
-    keys = np.zeros((cap if use_memo else 1, n_words), dtype=np.uint64)
-    hashes = np.zeros(cap, dtype=np.uint64)
-    # every case's counts: a training part's root counts are these minus its held-out cases'
-    whole = np.zeros((1, p, kmax, c))
-    for i in range(n):
-        for j in range(p):
-            whole[0, j, X[i, j], y[i]] += 1.0
     for r in range(runs):
         n_folds = 0
         for i in range(n):
@@ -808,24 +623,13 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
                     m += 1
             if m == n:
                 continue
-            for j in range(p):
-                for v in range(kmax):
-                    for i in range(c):
-                        counts[0, j, v, i] = whole[0, j, v, i]
-            for i in range(n):
-                if fold_ids[r, i] == f:
-                    for j in range(p):
-                        counts[0, j, X[i, j], y[i]] -= 1.0
-            n_used = _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, 0, m,
-                            attr, child0, nbags, dist, empty, seg_lo, seg_hi, 0, counts, True,
-                            use_memo, memo_cases, flags, hit, keys, hashes, table, ekey, estart, esize, pattr, pnbags, pempty,
-                            pchild, order)
-            _training_errors(n_used, attr, child0, nbags, dist, c, memo, tmp, flags, hit, egrown)
-            _collapse(0, attr, child0, nbags, dist, c, memo, tmp, flags)
+            used = _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, 0, m,
+                          attr, child0, nbags, dist, empty, seg_lo, seg_hi, 0, counts)
+            _training_errors(used, attr, child0, nbags, dist, c, memo, tmp)
+            _collapse(0, attr, child0, nbags, dist, c, memo, tmp)
             if prune:
                 _prune(0, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, errtab, scratch, tmp,
-                       subtree_raising, order, leaf_counts, value, f_node, f_next, f_acc, memo, flags, hit, keys,
-                       hashes, table, ekey, egrown, eprune, estart, esize, pattr, pnbags, pempty, pchild, used)
+                       subtree_raising, order, leaf_counts, value, f_node, f_next, f_acc)
             for i in range(n):
                 if fold_ids[r, i] == f:
                     out[r, i] = _predict_one(X[i], 0, attr, child0, nbags, dist, empty, c, probs, tmp)

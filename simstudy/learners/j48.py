@@ -295,8 +295,7 @@ class J48(_Base):
         many = np.array(next(iter(flags)), dtype=np.bool_)
         out = fast.fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many, bool(many.all()),
                                     fast.log_table(n), fast.error_table(n, cf), not self.unpruned,
-                                    bool(self.subtree_raising), fast.memo_entries(n, fold_ids.shape[0] * n_folds),
-                                    fast.MEMO_CASES)
+                                    bool(self.subtree_raising))
         return np.where(fold_ids >= 0, out, -1)
 
     def _nominal_design(self):
