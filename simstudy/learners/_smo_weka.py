@@ -189,14 +189,20 @@ def binary_smo(Z, t, C, tol, eps, max_steps):
     ``(w, b, steps)``: Weka's output is ``w . x - b``; ``steps`` is the number of
     successful joint optimisations, or -1 when ``max_steps`` was reached first.
     """
-    n, d = Z.shape
-    alpha = np.zeros(n)
-    errors = np.zeros(n)
-    w = np.zeros(d)
     # On rows of 0s and 1s every dot product is a whole number, exact in any order of summation, so
     # the Gram matrix from one product holds the very values the solver's loop would sum.
     gram = _zero_one(Z)
     G = Z @ Z.T if gram else np.empty((0, 0))
+    return _solve(Z, t, C, tol, eps, max_steps, G, np.arange(Z.shape[0]), gram)
+
+
+@njit(cache=True, nogil=True)
+def _solve(Z, t, C, tol, eps, max_steps, G, gi, gram):
+    """:func:`binary_smo` with the dot products of rows i and j read from ``G[gi[i], gi[j]]`` when ``gram``."""
+    n, d = Z.shape
+    alpha = np.zeros(n)
+    errors = np.zeros(n)
+    w = np.zeros(d)
     diag = np.empty(n)
     for i in range(n):
         diag[i] = _dot(Z, i, i)
@@ -284,7 +290,7 @@ def binary_smo(Z, t, C, tol, eps, max_steps):
                     if L >= H:
                         break
                     k11 = diag[i1]
-                    k12 = G[i1, i2] if gram else _dot(Z, i1, i2)
+                    k12 = G[gi[i1], gi[i2]] if gram else _dot(Z, i1, i2)
                     k22 = diag[i2]
                     eta = 2 * k12 - k11 - k22
                     if eta < 0:
@@ -345,11 +351,13 @@ def binary_smo(Z, t, C, tol, eps, max_steps):
                         w[k] += c1 * Z[i1, k]
                     for k in range(d):
                         w[k] += c2 * Z[i2, k]
+                    g1 = gi[i1]
+                    g2 = gi[i2]
                     j = first0
                     while j != -1:
                         if j != i1 and j != i2:
                             if gram:
-                                errors[j] += c1 * G[i1, j] + c2 * G[i2, j]
+                                errors[j] += c1 * G[g1, gi[j]] + c2 * G[g2, gi[j]]
                             else:
                                 errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
                         j = nxt[j]
@@ -427,7 +435,9 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
     the ``java.util.Random`` state of Weka's seed.  Each training part is
     normalised by its own minimum and maximum, each pair's rows are put in
     Weka's order (:func:`weka_order`, one generator per fit, every pair in turn)
-    and solved by :func:`binary_smo`; a held-out case is normalised with its
+    and solved by :func:`binary_smo` (reading the dot products from all cases'
+    Gram matrix where the part's normalised rows are its rows as they are); a
+    held-out case is normalised with its
     part's ranges and gets the class with the most pairwise votes (the first of
     equals), as ``SMO.predict`` decides.  Returns (predictions (runs, n), -1 where
     never held out; ok), ``ok`` False when a machine did not converge.
@@ -451,6 +461,10 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
     active = np.zeros(n_pairs, dtype=np.bool_)
     votes = np.zeros(c)
     zrow = np.empty((1, q))
+    # On 0/1 columns a part whose every column holds both values is normalised to its own rows, so
+    # its dot products are entries of all cases' Gram matrix (whole numbers): computed once here.
+    shared = _zero_one(Z_all)
+    G_all = Z_all @ Z_all.T if shared else np.empty((0, 0))
     for r in range(runs):
         for f in range(n_folds):
             m = 0
@@ -476,6 +490,10 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
                 lo[k] = a
                 const[k] = b == a
                 span[k] = 1.0 if b == a else b - a
+            as_is = shared
+            for k in range(q):
+                if const[k] or lo[k] != 0.0 or span[k] != 1.0:
+                    as_is = False
             Z = np.empty((m, q))
             for t in range(m):
                 for k in range(q):
@@ -516,7 +534,13 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
                         for k in range(q):
                             Zp[s, k] = Z[rows[s], k]
                         tp[s] = 1.0 if yt[rows[s]] == j else -1.0
-                    w, b, steps = binary_smo(Zp, tp, C, tol, eps, max_steps)
+                    if as_is:
+                        gi = np.empty(size, dtype=np.int64)
+                        for s in range(size):
+                            gi[s] = train[rows[s]]
+                        w, b, steps = _solve(Zp, tp, C, tol, eps, max_steps, G_all, gi, True)
+                    else:
+                        w, b, steps = binary_smo(Zp, tp, C, tol, eps, max_steps)
                     if steps < 0:
                         return pred, False
                     for k in range(q):
