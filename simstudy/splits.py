@@ -69,7 +69,22 @@ def repeated_fold_ids(y, n_runs: int, n_folds: int, rng) -> np.ndarray:
     """
     check_positive(n_runs, "n_runs", integer=True)
     rng = np.random.default_rng(rng)
-    return np.stack([stratified_fold_ids(y, n_folds, rng) for _ in range(n_runs)])
+    first = stratified_fold_ids(y, n_folds, rng)  # checks y and n_folds
+    # every further run as stratified_fold_ids deals it, with the classes' cases found once: the same
+    # draws (one permutation per class, classes in sorted order) in the same order
+    y = np.asarray(y)
+    members = [np.flatnonzero(y == label) for label in np.unique(y)]
+    starts, start = [], 0
+    for idx in members:
+        starts.append(start)
+        start = (start + idx.shape[0]) % n_folds
+    deals = [(s + np.arange(idx.shape[0])) % n_folds for s, idx in zip(starts, members)]
+    out = np.empty((n_runs, y.shape[0]), dtype=np.int64)
+    out[0] = first
+    for r in range(1, n_runs):
+        for idx, deal in zip(members, deals):
+            out[r, idx[rng.permutation(idx.shape[0])]] = deal
+    return out
 
 
 def folds(fold_ids):

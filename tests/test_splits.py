@@ -38,3 +38,13 @@ def test_repeated_runs_are_different_partitions():
 def test_more_folds_than_cases_is_refused():
     with pytest.raises(ValueError, match="n_folds"):
         stratified_fold_ids(np.arange(5) % 2, 6, 0)
+
+
+@pytest.mark.parametrize("labels,k", [(np.r_[np.zeros(13, int), np.ones(17, int)], 10),
+                                      (np.random.default_rng(1).integers(0, 4, 97), 5),
+                                      (np.array(list("abcab" * 4)), 2)])
+def test_repeated_runs_are_the_single_partitions_drawn_in_turn(labels, k):
+    """One generator, run after run: the same draws as stratified_fold_ids called repeatedly."""
+    ids = repeated_fold_ids(labels, 6, k, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    np.testing.assert_array_equal(ids, np.stack([stratified_fold_ids(labels, k, rng) for _ in range(6)]))
