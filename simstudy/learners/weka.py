@@ -247,10 +247,10 @@ class WekaNaiveBayes(_Base):
         training, never held out).  Entry (r, i) of the result is the class that the
         model fitted on the cases outside case i's fold of run r predicts for case i
         (-1 where ``fold_ids`` is -1): the same as fitting one model per fold, for all
-        folds in one compiled pass (:mod:`simstudy.learners._nb_nominal`).  Only for all-nominal data without missing
-        values (see :meth:`_nominal_codes`), and unless a training part lacks the
-        largest class code (its own fit would infer fewer classes; ``n_classes`` not
-        given); returns None otherwise.
+        folds in one compiled pass (:mod:`simstudy.learners._nb_nominal`).  Only for
+        all-nominal data without missing values (see :meth:`_nominal_codes`), and
+        unless a training part lacks the largest class code (its own fit would infer
+        fewer classes; ``n_classes`` not given); returns None otherwise.
         """
         data = self._nominal_codes(X, y, fold_ids)
         if data is None:
