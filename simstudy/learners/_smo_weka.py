@@ -437,10 +437,10 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
     Weka's order (:func:`weka_order`, one generator per fit, every pair in turn)
     and solved by :func:`binary_smo` (reading the dot products from all cases'
     Gram matrix where the part's normalised rows are its rows as they are); a
-    held-out case is normalised with its
-    part's ranges and gets the class with the most pairwise votes (the first of
-    equals), as ``SMO.predict`` decides.  Returns (predictions (runs, n), -1 where
-    never held out; ok), ``ok`` False when a machine did not converge.
+    held-out case is normalised with its part's ranges and gets the class with
+    the most pairwise votes (the first of equals), as ``SMO.predict`` decides.
+    Returns (predictions (runs, n), -1 where never held out; ok), ``ok`` False
+    when a machine did not converge.
     """
     n, q = Z_all.shape
     runs = fold_ids.shape[0]
