@@ -97,7 +97,7 @@ def main(argv=None):
     b1.replicate(conds[0], np.random.default_rng(0))            # load the compiled kernel once
     cv_accuracies(np.zeros((4, 2)), np.array([0, 1, 0, 1]), np.array([[0, 0, 1, 1]]), [DecisionTreeClassifier])
     plain_name = "plain scikit-learn loop (DecisionTree + CategoricalNB per fold)"
-    ours_name = "ours: compiled J48 + array NaiveBayes (studies.bouckaert1.replicate)"
+    ours_name = "ours: compiled J48 + compiled NaiveBayes (studies.bouckaert1.replicate)"
     sec = timed({plain_name: plain_replicate, ours_name: b1.replicate}, conds, list(range(args.sets)))
     if args.python_sets:
         sec.update(timed({"ours fold by fold (Python J48 + NaiveBayes fit/predict)": per_fold_replicate},

@@ -257,7 +257,7 @@ def proving_study(designs=None):
         profiles=profiles,
         paired_scores=layout(used),
         seconds_per_replication=_seconds,
-        compile_seconds=12.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
+        compile_seconds=20.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
         chunk_size=5,
         notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "
               "(simstudy/proving/truth.json); its report checks the papers' statements.",
