@@ -33,25 +33,46 @@ def stratified_fold_ids(y, n_folds: int, rng) -> np.ndarray:
     ndarray of shape (n,), int
         Fold index of every case.
     """
+    y = _checked_labels(y, n_folds)
+    rng = np.random.default_rng(rng)
+    fold = np.empty(y.shape[0], dtype=np.int64)
+    _deal(*_class_deals(y, n_folds), rng, fold)
+    return fold
+
+
+def _checked_labels(y, n_folds):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y: expected a 1-d array of labels, got shape {y.shape}")
     check_positive(n_folds, "n_folds", integer=True)
     if n_folds < 2 or n_folds > y.shape[0]:
         raise ValueError(f"n_folds: must be between 2 and the number of cases ({y.shape[0]}), got {n_folds}")
-    rng = np.random.default_rng(rng)
-    fold = np.empty(y.shape[0], dtype=np.int64)
-    start = 0
+    return y
+
+
+def _class_deals(y, n_folds):
+    """Each class's cases (classes in sorted order) and the folds dealt to them, in turn from where the
+    previous class stopped."""
+    members, deals, start = [], [], 0
     for label in np.unique(y):
         idx = np.flatnonzero(y == label)
-        idx = idx[rng.permutation(idx.shape[0])]
-        fold[idx] = (start + np.arange(idx.shape[0])) % n_folds
+        members.append(idx)
+        deals.append((start + np.arange(idx.shape[0])) % n_folds)
         start = (start + idx.shape[0]) % n_folds
-    return fold
+    return members, deals
+
+
+def _deal(members, deals, rng, fold):
+    """One partition into ``fold``: each class's cases shuffled (one permutation a class, in order), then dealt."""
+    for idx, deal in zip(members, deals):
+        fold[idx[rng.permutation(idx.shape[0])]] = deal
 
 
 def repeated_fold_ids(y, n_runs: int, n_folds: int, rng) -> np.ndarray:
     """Fold ids of ``n_runs`` independent stratified partitions: shape (n_runs, n).
+
+    The runs are :func:`stratified_fold_ids` called in turn with one generator
+    (the same draws); the classes' cases are found once for all of them.
 
     Parameters
     ----------
@@ -68,22 +89,12 @@ def repeated_fold_ids(y, n_runs: int, n_folds: int, rng) -> np.ndarray:
         Fold id of every case in every run.
     """
     check_positive(n_runs, "n_runs", integer=True)
+    y = _checked_labels(y, n_folds)
     rng = np.random.default_rng(rng)
-    first = stratified_fold_ids(y, n_folds, rng)  # checks y and n_folds
-    # every further run as stratified_fold_ids deals it, with the classes' cases found once: the same
-    # draws (one permutation per class, classes in sorted order) in the same order
-    y = np.asarray(y)
-    members = [np.flatnonzero(y == label) for label in np.unique(y)]
-    starts, start = [], 0
-    for idx in members:
-        starts.append(start)
-        start = (start + idx.shape[0]) % n_folds
-    deals = [(s + np.arange(idx.shape[0])) % n_folds for s, idx in zip(starts, members)]
+    members, deals = _class_deals(y, n_folds)
     out = np.empty((n_runs, y.shape[0]), dtype=np.int64)
-    out[0] = first
-    for r in range(1, n_runs):
-        for idx, deal in zip(members, deals):
-            out[r, idx[rng.permutation(idx.shape[0])]] = deal
+    for r in range(n_runs):
+        _deal(members, deals, rng, out[r])
     return out
 
 
