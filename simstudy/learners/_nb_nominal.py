@@ -40,11 +40,7 @@ def fold_predictions(X, y, fold_ids, offsets, c, need_last):
         total_class[y[i]] += 1
         for j in range(p):
             total[y[i], offsets[j] + X[i, j]] += 1.0
-    n_folds = 0
-    for r in range(runs):
-        for i in range(n):
-            if fold_ids[r, i] + 1 > n_folds:
-                n_folds = fold_ids[r, i] + 1
+    n_folds = max(fold_ids.max() + 1, 0) if fold_ids.size else 0
     out = np.full((runs, n), -1, dtype=np.int64)
     counts = np.empty((c, width))
     denom = np.empty((c, p))

@@ -445,11 +445,7 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
     n, q = Z_all.shape
     runs = fold_ids.shape[0]
     n_pairs = pairs.shape[0]
-    n_folds = 0
-    for r in range(runs):
-        for i in range(n):
-            if fold_ids[r, i] + 1 > n_folds:
-                n_folds = fold_ids[r, i] + 1
+    n_folds = max(fold_ids.max() + 1, 0) if fold_ids.size else 0
     pred = np.full((runs, n), -1, dtype=np.int64)
     train = np.empty(n, dtype=np.int64)
     lo = np.empty(q)
@@ -460,7 +456,6 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
     B = np.zeros(n_pairs)
     active = np.zeros(n_pairs, dtype=np.bool_)
     votes = np.zeros(c)
-    zrow = np.empty((1, q))
     # On 0/1 columns a part whose every column holds both values is normalised to its own rows, so
     # its dot products are entries of all cases' Gram matrix (whole numbers): computed once here.
     shared = _zero_one(Z_all)
@@ -550,18 +545,23 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
                     B[p] = 1.0
                 elif present[j] > 0:
                     B[p] = -1.0
-            # the held-out cases' votes
+            # the held-out cases, normalised with the part's ranges, and their votes
+            cases = np.empty(held, dtype=np.int64)
+            Zh = np.empty((held, q))
+            h = 0
             for i in range(n):
-                if fold_ids[r, i] != f:
-                    continue
-                for k in range(q):
-                    zrow[0, k] = 0.0 if const[k] else (Z_all[i, k] - lo[k]) / span[k]
-                out = outputs(zrow, W, B)
+                if fold_ids[r, i] == f:
+                    cases[h] = i
+                    for k in range(q):
+                        Zh[h, k] = 0.0 if const[k] else (Z_all[i, k] - lo[k]) / span[k]
+                    h += 1
+            out = outputs(Zh, W, B)
+            for h in range(held):
                 for k in range(c):
                     votes[k] = 0.0
                 for p in range(n_pairs):
                     if active[p]:
-                        if out[0, p] > 0:
+                        if out[h, p] > 0:
                             votes[pairs[p, 1]] += 1.0
                         else:
                             votes[pairs[p, 0]] += 1.0
@@ -569,5 +569,5 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
                 for k in range(1, c):
                     if votes[k] > votes[best]:
                         best = k
-                pred[r, i] = best
+                pred[r, cases[h]] = best
     return pred, True
