@@ -285,6 +285,35 @@ def test_naive_bayes_tables_by_class_equal_the_batched_ones():
             np.testing.assert_array_equal(a, b)
 
 
+def _extended_cases(rng, count):
+    """Inputs whose extended sums round: scales from 1e-8 to 1e8 in one table, offsets, constant columns."""
+    for _ in range(count):
+        n, p, k = int(rng.integers(1, 200)), int(rng.integers(1, 40)), int(rng.integers(1, 4))
+        X = rng.standard_normal((n, p)) * 10.0 ** rng.integers(-8, 9, size=p)
+        X[:, rng.random(p) < 0.2] = rng.standard_normal()
+        X += rng.integers(-3, 4, size=p) * 10.0 ** rng.integers(-3, 6)
+        yield X, rng.integers(0, k, n), k
+
+
+def test_compiled_extended_sums_equal_numpys_longdouble():
+    """The compiled x87 loops give the numpy longdouble tables and scales to the last bit."""
+    from simstudy.learners import _extended
+    from simstudy.learners.rdefaults import _in_order_sum, _nb_tables_by_class
+
+    if not _extended.AVAILABLE:
+        pytest.skip("numpy's longdouble is not the x87 extended format here")
+    L = np.longdouble
+    for X, codes, k in _extended_cases(np.random.default_rng(5), 1500):
+        for a, b in zip(_nb_tables_by_class(X, codes, k), _extended.nb_tables(X, codes, k)):
+            np.testing.assert_array_equal(a, b)
+        center = (_in_order_sum(X.astype(L)) / L(X.shape[0])).astype(float)
+        v = X - center
+        scale = np.sqrt(_in_order_sum((v * v).astype(L)).astype(float) / max(1, X.shape[0] - 1))
+        got = _extended.r_scale(X)
+        np.testing.assert_array_equal(got[0], center)
+        np.testing.assert_array_equal(got[1], scale)
+
+
 def test_svm_direct_libsvm_call_is_scikit_learns_model():
     """The two-class fit on the kernel matrix, libsvm called directly, gives SVC's radial-kernel model to the last bit."""
     from sklearn.svm import SVC

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from .base import Learner
 
 __all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch"]
@@ -151,12 +152,18 @@ def _nb_tables_by_class(X, codes, n_classes):
 
 def _nb_log_scores(Xt, counts, means, sds, threshold, eps):
     """e1071's predict.naiveBayes: log(apriori) + sum over features of log(density)."""
-    sds = np.where(sds <= eps, threshold, sds)
+    sds = np.where(sds <= eps, threshold, sds)[..., None, :, :]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
-        z = (Xt[..., :, None, :] - means[..., None, :, :]) / sds[..., None, :, :]  # (..., m, c, p)
-        dens = _INV_SQRT_2PI * np.exp(-0.5 * z * z) / sds[..., None, :, :]
-        dens = np.where(dens <= eps, threshold, dens)
-        scores = np.log(counts)[..., None, :] + np.log(dens).sum(axis=-1)
+        # in place, each operation as written: z = (x - mean) / sd; dens = INV * exp(-0.5 * z * z) / sd
+        z = np.subtract(Xt[..., :, None, :], means[..., None, :, :])  # (..., m, c, p)
+        z /= sds
+        dens = np.multiply(z, -0.5)
+        dens *= z
+        np.exp(dens, out=dens)
+        dens *= _INV_SQRT_2PI
+        dens /= sds
+        np.copyto(dens, threshold, where=dens <= eps)
+        scores = np.log(counts)[..., None, :] + np.log(dens, out=dens).sum(axis=-1)
     # which.max() skips NA: a class whose score is NaN (one training case, sd = NA) never wins.
     return np.where(np.isnan(scores), -np.inf, scores)
 
@@ -239,7 +246,10 @@ class E1071NaiveBayes(Learner):
             raise ValueError(f"eps: must be a number >= 0, got {self.eps!r}")
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = X.shape[1]
-        self.class_count_, self.theta_, self.sd_ = _nb_tables_by_class(X, codes.ravel(), self.classes_.size)
+        from . import _extended
+
+        tables = _extended.nb_tables if _extended.AVAILABLE else _nb_tables_by_class
+        self.class_count_, self.theta_, self.sd_ = tables(X, codes.ravel(), self.classes_.size)
         return self
 
     def _log_scores(self, X):
@@ -276,11 +286,18 @@ def _r_scale(X):
     """Centre and scale of R's ``scale(X)``, as e1071's ``svm`` applies it.
 
     ``colMeans`` (a long-double sum over n, rounded to double), then the columns
-    centred in double, and ``sqrt(sum(v^2) / (n - 1))`` with the sum in long double.
+    centred in double, and ``sqrt(sum(v^2) / (n - 1))`` with the sum in long double,
+    each sum in R's order.  Compiled where numpy's ``longdouble`` is the x87 format
+    (:mod:`._extended`, equal to the last bit), in numpy elsewhere.
     """
-    center = (X.astype(np.longdouble).sum(axis=0) / X.shape[0]).astype(float)
+    from . import _extended
+
+    if _extended.AVAILABLE:
+        return _extended.r_scale(np.ascontiguousarray(X))
+    L = np.longdouble
+    center = (_in_order_sum(X.astype(L)) / L(X.shape[0])).astype(float)
     v = X - center
-    ss = (v * v).astype(np.longdouble).sum(axis=0).astype(float)
+    ss = _in_order_sum((v * v).astype(L)).astype(float)
     return center, np.sqrt(ss / max(1, X.shape[0] - 1))
 
 
