@@ -55,7 +55,9 @@ class GaussianClasses:
         rng = np.random.default_rng(rng)
         n_pos = n_cases // 2
         X = rng.standard_normal((n_cases, self.n_features))
-        X[:n_pos] = self.mu + self.sigma * X[:n_pos]
+        positives = X[:n_pos]  # mu + sigma * z, in place
+        positives *= self.sigma
+        positives += self.mu
         y = np.zeros(n_cases, dtype=np.int64)
         y[:n_pos] = 1
         return X, y
