@@ -2,7 +2,7 @@
 
 Reproduce with::
 
-    .venv/bin/python benchmarks/bench_studies.py [--reps 2]
+    .venv/bin/python benchmarks/bench_studies.py [--reps 2] [--studies 1 2 3 4]
 
 Baseline of every row: a plain scikit-learn loop written the obvious way, one fit
 per learner per data set or fold, default settings emulating R (StandardScaler +
@@ -17,8 +17,8 @@ SVC(gamma=1/d), GaussianNB, RandomForestClassifier(500, max_features=sqrt)).
    the oneDAL forest (``forest="intelex"``, R defaults in both).
 
 Each contender runs one untimed warm-up replication and then the same
-replications (same seeds); the script prints the seconds per replication and the
-ratio to the baseline.
+replications (same seeds), the contenders taking turns; the script prints the
+seconds per replication and the ratio to the baseline.
 """
 
 from __future__ import annotations
@@ -72,32 +72,47 @@ def plain_study3(cond, rng):
             pred_a[rng.choice(test.size, size=m, replace=False)] = y[test][:m]
 
 
-def timed(fn, reps):
-    fn(np.random.default_rng(10_000))  # warm-up, untimed: imports, compiled kernels, caches
-    t0 = time.perf_counter()
+def timed(contenders, reps):
+    """Seconds per replication of each contender, the contenders taking turns replication by replication.
+
+    Taking turns spreads any drift of the machine's speed over all contenders alike.
+    """
+    for _, fn in contenders:
+        fn(np.random.default_rng(10_000))  # warm-up, untimed: imports, compiled kernels, caches
+    total = {label: 0.0 for label, _ in contenders}
     for r in range(reps):
-        fn(np.random.default_rng(r))
-    return (time.perf_counter() - t0) / reps
+        for label, fn in contenders:
+            t0 = time.perf_counter()
+            fn(np.random.default_rng(r))
+            total[label] += time.perf_counter() - t0
+    return {label: t / reps for label, t in total.items()}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--studies", type=int, nargs="+", choices=(1, 2, 3, 4), default=(1, 2, 3, 4),
+                    help="rows to time (default all: 1 2 3 4)")
     args = ap.parse_args()
     def row(name, contenders):
-        times = {label: timed(fn, args.reps) for label, fn in contenders}
+        times = timed(contenders, args.reps)
         base = next(iter(times.values()))
         print(f"{name}:  " + "   ".join(f"{label} {t:.2f} s ({t / base:.3f})" for label, t in times.items()))
 
     g3 = berrar.BenchmarkGroup(3, 340, 20)
-    row("study 1, one replication (group 3)", [("plain loop", plain_study1),
-                                               ("ours", lambda rng: berrar.benchmark_replicate(g3, rng))])
+    if 1 in args.studies:
+        row("study 1, one replication (group 3)", [("plain loop", plain_study1),
+                                                   ("ours", lambda rng: berrar.benchmark_replicate(g3, rng))])
     g5 = berrar.BenchmarkGroup(5, 200, 44)
-    row("study 2, one replication (group 5)", [("plain loop", lambda rng: plain_study1(rng, 200, 44)),
-                                               ("ours", lambda rng: berrar.benchmark_replicate(g5, rng))])
+    if 2 in args.studies:
+        row("study 2, one replication (group 5)", [("plain loop", lambda rng: plain_study1(rng, 200, 44)),
+                                                   ("ours", lambda rng: berrar.benchmark_replicate(g5, rng))])
     cond3 = berrar3.OracleDesign()
-    row("study 3, one replication (20 q)", [("plain loop, refit per q", lambda rng: plain_study3(cond3, rng)),
-                                            ("ours, one fit per fold", lambda rng: berrar3.replicate(cond3, rng))])
+    if 3 in args.studies:
+        row("study 3, one replication (20 q)", [("plain loop, refit per q", lambda rng: plain_study3(cond3, rng)),
+                                                ("ours, one fit per fold", lambda rng: berrar3.replicate(cond3, rng))])
+    if 4 not in args.studies:
+        return
     contenders = [("plain loop", plain_study4),
                   ("ours, sklearn forest", lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="sklearn"), rng))]
     try:
