@@ -111,9 +111,10 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
             "compile_seconds": SVM_COMPILE_SECONDS}
 
 
-#: Seconds a first run after installing spends compiling the SVM's kernel pass
-#: (``simstudy/learners/_radial.py``): berrar1 at the smoke profile took 6.1 s with an empty
-#: numba cache and 5.2 s with a filled one.
+#: Seconds a first run after installing spends compiling the SVM's kernel pass and the
+#: long-double loops of naive Bayes and scale() (``simstudy/learners/_radial.py``,
+#: ``_extended.py``): berrar1 at the smoke profile took 5.2 s with an empty numba cache and
+#: 3.2 s with a filled one (``benchmarks/bench_estimates.py --cold``).
 SVM_COMPILE_SECONDS = 1.0
 
 
@@ -122,11 +123,11 @@ def benchmark_seconds(cond: BenchmarkGroup) -> float:
 
     NB and the SVM are fitted and tested on each of the N data sets, whose mean
     size is a_g + 5 (N + 1) cases; the cost grows about in proportion to it:
-    1.3e-5 s per case and data set in each of 2 workers, from a fresh run of
-    study 1 at the quick profile (126 s, idle; ``BENCHMARKS.md``).  A bootstrap
-    replication refits on all N data sets too.
+    8.5e-6 s per case and data set in each of 2 workers, between fresh runs of
+    studies 1 and 2 at the quick profile (86 s and 65 s, idle; ``BENCHMARKS.md``).
+    A bootstrap replication refits on all N data sets too.
     """
-    return cond.n_datasets * 1.3e-5 * (cond.start_size + 5 * (cond.n_datasets + 1))
+    return cond.n_datasets * 8.5e-6 * (cond.start_size + 5 * (cond.n_datasets + 1))
 
 
 def start_size_knob(*, low: int, high: int, interval: tuple) -> "Knob":
