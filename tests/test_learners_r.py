@@ -314,6 +314,35 @@ def test_compiled_extended_sums_equal_numpys_longdouble():
         np.testing.assert_array_equal(got[1], scale)
 
 
+def test_naive_bayes_predict_from_products_picks_the_exact_scores_class():
+    """The bounded shortcut of predict gives the argmax of the exact scores, near ties and underflow included."""
+    from simstudy.learners.rdefaults import _nb_log_scores, _nb_predict, _nb_tables_by_class
+    from simstudy.sources import berrar_benchmark_sources
+
+    rng = np.random.default_rng(12)
+    problems = []
+    for _ in range(400):
+        n, p, m, c = int(rng.integers(2, 200)), int(rng.integers(1, 40)), int(rng.integers(1, 100)), int(rng.integers(1, 4))
+        X = rng.standard_normal((n, p)) * rng.choice([1e-3, 1.0, 1e3]) + rng.choice([0.0, 5.0, -300.0])
+        Xt = rng.standard_normal((m, p)) * rng.choice([1e-3, 1.0, 1e3, 1e6])
+        if rng.random() < 0.3:
+            X[:, rng.random(p) < 0.3] = 1.5  # constant within every class: sd 0 -> threshold
+        if rng.random() < 0.3:
+            X, Xt = np.round(X), np.round(Xt)  # many exact ties
+        problems.append((X, rng.integers(0, c, n), c, Xt))
+    for n, src in berrar_benchmark_sources(20, 290)[::4]:
+        X, y = src.sample(n, rng)
+        problems.append((X, y, 2, src.sample(n, rng)[0]))
+    X = rng.standard_normal((100, 5))  # two mirrored classes: the origin is an exact tie
+    problems.append((np.r_[X, -X], np.repeat([0, 1], 100), 2, np.zeros((3, 5))))
+    for X, codes, c, Xt in problems:
+        counts, means, sds = _nb_tables_by_class(X, codes, c)
+        if (counts == 0).any():
+            continue
+        np.testing.assert_array_equal(_nb_predict(Xt, counts, means, sds, 0.001, 0.0),
+                                      _nb_log_scores(Xt, counts, means, sds, 0.001, 0.0).argmax(axis=1))
+
+
 def test_svm_direct_libsvm_call_is_scikit_learns_model():
     """The two-class fit on the kernel matrix, libsvm called directly, gives SVC's radial-kernel model to the last bit."""
     from sklearn.svm import SVC
