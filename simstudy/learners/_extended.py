@@ -7,13 +7,13 @@ with numpy's ``longdouble`` arrays, which costs a full array pass per operation
 (a few ns per element: about 0.5 ms for the tables of one naive Bayes fit on
 420 cases and 32 features).  Here the same operations run in compiled loops
 (about 0.07 ms for those tables), the sums of four columns advancing together so
-that their additions overlap: numba has no extended type, so the loops are
+that their additions overlap.  numba has no extended type, so the loops are
 written with llvmlite's IR builder, where LLVM's ``x86_fp80`` is the type numpy's
-``longdouble`` is on this platform.
-Every operation (extension of a double, addition, subtraction, multiplication,
-division by a count, rounding to double) is the one numpy's loops perform, on the
-same values in the same order, so the results are equal to the last bit
-(``tests/test_learners_r.py`` compares them with the numpy versions).
+``longdouble`` is on this platform.  Every operation (extension of a double,
+addition, subtraction, multiplication, division by a count, rounding to double)
+is the one numpy's loops perform, on the same values in the same order, so the
+results are equal to the last bit (``tests/test_learners_r.py`` compares them
+with the numpy versions).
 
 :data:`AVAILABLE` says whether the compiled loops can be used: an x86-64 machine
 whose numpy ``longdouble`` is the x87 format.  Elsewhere the callers keep numpy.
@@ -225,4 +225,3 @@ def r_scale(X):
         centre[j], ss = _column_scale(X, j)
         scale[j] = math.sqrt(ss / denom)
     return centre, scale
-
