@@ -111,10 +111,11 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
             "compile_seconds": SVM_COMPILE_SECONDS}
 
 
-#: Seconds a first run after installing spends compiling the SVM's kernel pass and the
-#: long-double loops of naive Bayes and scale() (``simstudy/learners/_radial.py``,
-#: ``_extended.py``): berrar1 at the smoke profile took 5.2 s with an empty numba cache and
-#: 3.2 s with a filled one (``benchmarks/bench_estimates.py --cold``).
+#: Seconds a first run after installing spends compiling the SVM's kernel pass and naive
+#: Bayes's loops (``simstudy/learners/_radial.py``, ``_extended.py``, ``_e1071_nb.py``):
+#: berrar1 at the smoke profile took 6.3 s with an empty numba cache and 3.7 s with a filled
+#: one (``benchmarks/bench_estimates.py --cold``), 1.24x its first-run estimate; studies 3 and
+#: 4 compile only the SVM's part.
 SVM_COMPILE_SECONDS = 1.0
 
 
