@@ -314,6 +314,23 @@ def test_compiled_extended_sums_equal_numpys_longdouble():
         np.testing.assert_array_equal(got[1], scale)
 
 
+def test_learners_fit_the_same_without_the_compiled_extended_loops(monkeypatch):
+    """Where numpy's longdouble is not the x87 format the numpy versions run: the same models here."""
+    from simstudy.learners import _extended
+    from simstudy.sources import berrar_benchmark_sources
+
+    rng = np.random.default_rng(13)
+    data = [src.sample(n, rng) for n, src in berrar_benchmark_sources(20, 290)[::6]]
+    data.append((np.r_[rng.normal(size=(30, 1)), rng.normal(size=(30, 1)) + 2], np.repeat([0, 1], 30)))
+    fitted = [(E1071NaiveBayes().fit(X, y), E1071SVC().fit(X, y)) for X, y in data]
+    monkeypatch.setattr(_extended, "AVAILABLE", False)
+    for (X, y), (nb, svm) in zip(data, fitted):
+        nb2, svm2 = E1071NaiveBayes().fit(X, y), E1071SVC().fit(X, y)
+        for a, b in ((nb.theta_, nb2.theta_), (nb.sd_, nb2.sd_), (svm.center_, svm2.center_),
+                     (svm.scale_, svm2.scale_), (svm.dual_coef_, svm2.dual_coef_)):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_naive_bayes_predict_from_products_picks_the_exact_scores_class():
     """The bounded shortcut of predict gives the argmax of the exact scores, near ties and underflow included."""
     from simstudy.learners.rdefaults import _nb_log_scores, _nb_predict, _nb_tables_by_class
