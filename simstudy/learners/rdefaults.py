@@ -177,12 +177,12 @@ def _nb_predict(Xt, counts, means, sds, threshold, eps):
     sum(log(INV / sd)) - Q / 2`` only by rounding, where ``Q = sum(x^2 / sd^2) -
     2 sum(x mean / sd^2) + sum(mean^2 / sd^2)`` comes from matrix products.  Both
     are within ``64 u (p + 20)`` times the terms' magnitudes of the exact value (the
-    roundings of z, exp and log per feature, of the products and of the sums, with a
-    margin of about 4), and where a case's largest score leads every other by more
-    than their bounds (about 3e-10 on Berrar's data) it is the class the scores of
-    :func:`_nb_log_scores` pick.  The other cases (near ties, densities out of the
-    normal range), and every case when ``eps > 0`` or a class has one training case
-    (sd NA), get those scores.
+    roundings of z, exp and log per feature, of the products and of the sums, with exp
+    and log taken as 4 ulp each, add up to less than a thirtieth of that), and where
+    a case's largest score leads every other by more than their bounds (about 3e-10
+    on Berrar's data) it is the class the scores of :func:`_nb_log_scores` pick.
+    The other cases (near ties, densities out of the normal range), and every case
+    when ``eps > 0`` or a class has one training case (sd NA), get those scores.
     """
     if eps != 0 or np.isnan(sds).any():
         return _nb_log_scores(Xt, counts, means, sds, threshold, eps).argmax(axis=1)
