@@ -456,6 +456,8 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
     B = np.zeros(n_pairs)
     active = np.zeros(n_pairs, dtype=np.bool_)
     votes = np.zeros(c)
+    cases = np.empty(n, dtype=np.int64)  # a fold's held-out cases, and their rows normalised
+    Zh = np.empty((n, q))
     # On 0/1 columns a part whose every column holds both values is normalised to its own rows, so
     # its dot products are entries of all cases' Gram matrix (whole numbers): computed once here.
     shared = _zero_one(Z_all)
@@ -546,8 +548,6 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
                 elif present[j] > 0:
                     B[p] = -1.0
             # the held-out cases, normalised with the part's ranges, and their votes
-            cases = np.empty(held, dtype=np.int64)
-            Zh = np.empty((held, q))
             h = 0
             for i in range(n):
                 if fold_ids[r, i] == f:
@@ -555,7 +555,7 @@ def fold_predictions(Z_all, y, fold_ids, pairs, c, C, tol, eps, max_steps, state
                     for k in range(q):
                         Zh[h, k] = 0.0 if const[k] else (Z_all[i, k] - lo[k]) / span[k]
                     h += 1
-            out = outputs(Zh, W, B)
+            out = outputs(Zh[:held], W, B)
             for h in range(held):
                 for k in range(c):
                     votes[k] = 0.0
