@@ -61,6 +61,18 @@ def test_same_predictions_on_random_nominal_data(k, c, seed):
         np.testing.assert_array_equal(fast, per_fold(lambda: cls(nominal=nominal), X, y, ids))
 
 
+@pytest.mark.parametrize("n", [23, 64, 128, 131])
+def test_j48_bit_sets_at_word_boundaries(n):
+    """The compiled J48 keeps its sets of cases 64 to a machine word: sizes below, at and past a word's end."""
+    rng = np.random.default_rng(n)
+    X, y = random_nominal(rng, n, 5, 3, 3)
+    ids = repeated_fold_ids(y, 3, 5, rng)
+    nominal = np.ones(X.shape[1], dtype=bool)
+    for kwargs in ({}, {"min_leaf": 1}, {"subtree_raising": False}):
+        fast = J48(nominal=nominal, **kwargs).fold_predictions(X, y, ids)
+        np.testing.assert_array_equal(fast, per_fold(lambda: J48(nominal=nominal, **kwargs), X, y, ids))
+
+
 def test_naive_bayes_with_products_below_the_floor():
     """Many attributes drive every class's product under 1e-75, where Weka rescales by 1e75."""
     rng = np.random.default_rng(12)

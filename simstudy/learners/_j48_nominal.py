@@ -3,14 +3,19 @@
 Bouckaert's synthetic sources (10 binary attributes, 300 cases) need J48 fitted
 hundreds of thousands of times.  On such data every instance weight stays 1 (only
 missing values split weights), so every class distribution J48 looks at is a
-vector of integer counts.  That makes two shortcuts exact:
+vector of integer counts.  That makes three shortcuts exact:
 
 * ``a log2 a`` is only ever taken of integers 0..n, and ``errors + addErrs`` only
   of integer pairs (n, e): both are tabulated once per training-set size by the
   very functions :class:`simstudy.learners.j48.J48` calls, so the kernel computes
   no logarithm, power or normal quantile of its own;
-* the instances reaching a node are a segment of one permutation of the training
-  rows, which its children partition; subtree raising re-partitions the segment.
+* a set of cases is a bit set over the n cases (one bit a case, 64 to a word):
+  the cases reaching a node are its parent's AND the cases with the node's
+  category of the parent's attribute, and a count is the number of bits set in
+  such a set AND a class's cases (AND a category's), whichever rows they are;
+* so the instances that would reach any node of a subtree from any set of cases
+  (pruning's estimated errors of the largest branch, the recount after subtree
+  raising) are the set AND the categories on the path to the node.
 
 The kernel follows :class:`~simstudy.learners.j48.J48` step by step: the same
 tolerances and tie rules, the same order of growing, collapsing and pruning, and
@@ -27,7 +32,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from ._c45 import SMALL as _SMALL
 from ._c45 import add_errs, xlog2x
@@ -49,7 +55,19 @@ def error_table(n_max: int, confidence: float) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@intrinsic
+def _popcount(typingctx, word):
+    """Number of bits set in a 64-bit word (LLVM's ``ctpop``: one instruction on x86-64)."""
+    if word != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _np_sum(buf, n):
     """Sum of ``buf[:n]`` in numpy's order (plain loop below 8 terms, 8 accumulators up to 128)."""
     if n < 8:
@@ -77,7 +95,7 @@ def _np_sum(buf, n):
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _max_class(v, c):
     best = 0.0
     idx = 0
@@ -88,15 +106,7 @@ def _max_class(v, c):
     return idx
 
 
-@njit(cache=True, nogil=True)
-def _class_counts(X, y, perm, lo, hi, c, out):
-    for i in range(c):
-        out[i] = 0.0
-    for t in range(lo, hi):
-        out[y[perm[t]]] += 1.0
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _errors_for_counts(counts, c, errtab):
     """J48's estimated errors of a leaf holding ``counts`` (0 when empty)."""
     total = 0.0
@@ -108,7 +118,7 @@ def _errors_for_counts(counts, c, errtab):
     return errtab[int(total), int(wrong)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _node_class_totals(dist, node, nbags, c, out):
     for i in range(c):
         out[i] = 0.0
@@ -117,80 +127,58 @@ def _node_class_totals(dist, node, nbags, c, out):
             out[i] += dist[node, b, i]
 
 
-@njit(cache=True, nogil=True)
-def _partition(X, perm, lo, hi, a, k, scratch, starts):
-    """Stable partition of ``perm[lo:hi]`` by the value of attribute ``a``; ``starts[b]`` = start of bag b."""
-    for b in range(k + 1):
-        starts[b] = 0
-    for t in range(lo, hi):
-        starts[X[perm[t], a] + 1] += 1
-    starts[0] = lo
-    for b in range(1, k + 1):
-        starts[b] += starts[b - 1]
-    fill = starts[:k].copy()
-    for t in range(lo, hi):
-        v = X[perm[t], a]
-        scratch[fill[v]] = perm[t]
-        fill[v] += 1
-    for t in range(lo, hi):
-        perm[t] = scratch[t]
+@njit(cache=True, nogil=True, inline="always")
+def _and_count(sets, s, masks, a, v, words):
+    """Number of cases in both ``sets[s]`` and ``masks[a, v]``."""
+    total = np.uint64(0)
+    for w in range(words):
+        total += _popcount(sets[s, w] & masks[a, v, w])
+    return np.int64(total)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _class_split(sets, s, classes, c, words, out):
+    """Class counts of the cases in ``sets[s]`` into ``out`` (floats holding integers)."""
+    for i in range(c):
+        total = np.uint64(0)
+        for w in range(words):
+            total += _popcount(sets[s, w] & classes[i, w])
+        out[i] = float(total)
 
 
 @njit(cache=True, nogil=True)
-def _count(X, y, perm, lo, hi, out, node):
-    """Category-by-class counts of every attribute over ``perm[lo:hi]`` into ``out[node]``."""
-    p = X.shape[1]
-    for j in range(p):
-        for v in range(out.shape[2]):
-            for i in range(out.shape[3]):
-                out[node, j, v, i] = 0.0
-    for t in range(lo, hi):
-        r = perm[t]
-        yi = y[r]
-        for j in range(p):
-            out[node, j, X[r, j], yi] += 1.0
+def _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, sets, attr, child0, nbags, dist,
+           empty, bags, by_class):
+    """Grow the tree from the cases ``sets[0]`` depth first (Weka's ``C45ModelSelection``).
 
-
-@njit(cache=True, nogil=True)
-def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, lo0, hi0,
-           attr, child0, nbags, dist, empty, seg_lo, seg_hi, n_nodes, counts):
-    """Grow the tree depth first (Weka's ``C45ModelSelection``); returns the number of nodes used.
-
-    ``counts[node]`` holds the node's category-by-class counts of every attribute.
-    When a node splits, every branch but the largest is counted and the largest is
-    the node's counts minus theirs (integers, so exactly what counting would give).
+    ``cats[j, v]`` holds the cases with category v of attribute j and ``classes[i]``
+    those of class i.  A node's category-by-class counts of every attribute go
+    into ``bags``, the last category and the last class of each as the totals minus
+    the others (integers, so exactly what counting gives).  Returns the number of nodes.
     """
-    p = X.shape[1]
+    p = cats.shape[0]
+    words = sets.shape[1]
     kmax = dist.shape[1]
-    # explicit stack of nodes still to grow
     stack = np.empty(dist.shape[0], dtype=np.int64)
-    root = n_nodes
-    n_nodes += 1
-    seg_lo[root] = lo0
-    seg_hi[root] = hi0
-    stack[0] = root
+    stack[0] = 0
     top = 1
+    n_nodes = 1
     per_class = np.zeros(c)
     gains = np.zeros(p)
     ratios = np.zeros(p)
     usable = np.zeros(p, dtype=np.bool_)
     buf = np.zeros(kmax * c + c + kmax)
-    starts = np.zeros(kmax + 1, dtype=np.int64)
-    if p > 0:
-        _count(X, y, perm, lo0, hi0, counts, root)
     while top > 0:
         top -= 1
         node = stack[top]
-        lo = seg_lo[node]
-        hi = seg_hi[node]
-        if p > 0:
-            for i in range(c):
-                s = 0.0
-                for v in range(kmax):
-                    s += counts[node, 0, v, i]
-                per_class[i] = s
-        else:
-            _class_counts(X, y, perm, lo, hi, c, per_class)
+        # the node's cases of each class, and how many
+        for i in range(c):
+            total_i = np.uint64(0)
+            for w in range(words):
+                x = sets[node, w] & classes[i, w]
+                by_class[i, w] = x
+                total_i += _popcount(x)
+            per_class[i] = float(total_i)
         total = 0.0
         for i in range(c):
             total += per_class[i]
@@ -200,7 +188,29 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
             leaf = total == mx or (total - mx < _SMALL and mx - total < _SMALL)
         best = -1
         if not leaf:
-            bags = counts[node]
+            for j in range(p):
+                k = ncat[j]
+                for v in range(k - 1):
+                    rest = 0.0
+                    for i in range(c - 1):
+                        cnt = np.uint64(0)
+                        for w in range(words):
+                            cnt += _popcount(by_class[i, w] & cats[j, v, w])
+                        bags[j, v, i] = float(cnt)
+                        rest += bags[j, v, i]
+                    bags[j, v, c - 1] = float(_and_count(sets, node, cats, j, v, words)) - rest
+                for i in range(c):
+                    rest = per_class[i]
+                    for v in range(k - 1):
+                        rest -= bags[j, v, i]
+                    bags[j, k - 1, i] = rest
+                for v in range(k, kmax):
+                    for i in range(c):
+                        bags[j, v, i] = 0.0
+            # the class entropy term is the same for every attribute (no value is missing)
+            for i in range(c):
+                buf[i] = logtab[int(per_class[i])]
+            class_terms = _np_sum(buf, c)
             n_gain = 0
             gsum = 0.0
             for j in range(p):
@@ -218,12 +228,7 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
                 if not usable[j]:
                     continue
                 # entropies exactly as J48._nominal_candidates sums them (kmax-padded bags)
-                for i in range(c):
-                    s = 0.0
-                    for v in range(kmax):
-                        s += bags[j, v, i]
-                    buf[i] = logtab[int(s)]
-                old_ent = logtab[int(kt)] - _np_sum(buf, c)
+                old_ent = logtab[int(kt)] - class_terms
                 m = 0
                 for v in range(kmax):
                     for i in range(c):
@@ -277,28 +282,10 @@ def _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratc
         for v in range(kmax):
             for i in range(c):
                 dist[node, v, i] = bags[best, v, i] if v < k else 0.0
-        _partition(X, perm, lo, hi, best, k, scratch, starts)
         child0[node] = n_nodes
-        largest = 0
         for b in range(k):
-            ch = n_nodes + b
-            seg_lo[ch] = starts[b]
-            seg_hi[ch] = starts[b + 1] if b + 1 < k else hi
-            if seg_hi[ch] - seg_lo[ch] > seg_hi[n_nodes + largest] - seg_lo[n_nodes + largest]:
-                largest = b
-        big = n_nodes + largest
-        for j in range(p):
-            for v in range(kmax):
-                for i in range(c):
-                    counts[big, j, v, i] = counts[node, j, v, i]
-        for b in range(k):
-            if b != largest:
-                ch = n_nodes + b
-                _count(X, y, perm, seg_lo[ch], seg_hi[ch], counts, ch)
-                for j in range(p):
-                    for v in range(kmax):
-                        for i in range(c):
-                            counts[big, j, v, i] -= counts[ch, j, v, i]
+            for w in range(words):
+                sets[n_nodes + b, w] = sets[node, w] & cats[best, b, w]
         # grow the sons in order (the last pushed is grown first)
         for b in range(k - 1, -1, -1):
             stack[top] = n_nodes + b
@@ -383,40 +370,38 @@ def _subtree(node, attr, child0, nbags, order):
 
 
 @njit(cache=True, nogil=True)
-def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, dist, seg_lo, seg_hi, c, errtab, order,
-                       counts, value):
-    """Estimated errors if the instances ``perm[lo:hi]`` went down the subtree at ``node``.
-
-    ``node`` is a branch of the node whose instances are ``perm[lo:hi]``, so its own
-    instances ``perm[seg_lo[node]:seg_hi[node]]`` are among them, and they already
-    sit in its leaves: every leaf's distribution counts exactly the instances of
-    the subtree that reach it (after growing, collapsing, pruning and raising
-    alike).  So each leaf starts from its distribution and only the other
-    instances are routed down.  Then every node, sons before parents, adds its
-    sons' estimates in branch order, as the recursive sum of Weka's
-    ``getEstimatedErrorsForBranch`` does.  All counts are integers, so the
-    estimates are those of routing every instance.
-    """
-    m = _subtree(node, attr, child0, nbags, order)
+def _reach(node, cats, attr, child0, nbags, order, m, reach, words):
+    """For the subtree ``order[:m]`` at ``node``: ``reach[v]`` = ``reach[node]`` AND the path to v."""
     for t in range(m):
         v = order[t]
-        if attr[v] < 0:
-            for i in range(c):
-                counts[v, i] = dist[v, 0, i]
-    for part in range(2):  # the instances before and after the node's own segment
-        start = lo if part == 0 else seg_hi[node]
-        stop = seg_lo[node] if part == 0 else hi
-        for t in range(start, stop):
-            r = perm[t]
-            v = node
-            while attr[v] >= 0:
-                v = child0[v] + X[r, attr[v]]
-            counts[v, y[r]] += 1.0
+        a = attr[v]
+        if a >= 0:
+            for b in range(nbags[v]):
+                ch = child0[v] + b
+                for w in range(words):
+                    reach[ch, w] = reach[v, w] & cats[a, b, w]
+
+
+@njit(cache=True, nogil=True)
+def _errors_for_branch(node, cases, sets, cats, classes, attr, child0, nbags, c, errtab, order, reach, tmp,
+                       value):
+    """Estimated errors if the cases ``sets[cases]`` went down the subtree at ``node``.
+
+    Every leaf counts the cases that reach it; then every node, sons before
+    parents, adds its sons' estimates in branch order, as the recursive sum of
+    Weka's ``getEstimatedErrorsForBranch`` does.
+    """
+    words = sets.shape[1]
+    m = _subtree(node, attr, child0, nbags, order)
+    for w in range(words):
+        reach[node, w] = sets[cases, w]
+    _reach(node, cats, attr, child0, nbags, order, m, reach, words)
     # ``order`` lists parents before their sons: backwards, every son comes before its parent
     for t in range(m - 1, -1, -1):
         v = order[t]
         if attr[v] < 0:
-            value[v] = _errors_for_counts(counts[v], c, errtab)
+            _class_split(reach, v, classes, c, words, tmp)
+            value[v] = _errors_for_counts(tmp, c, errtab)
         else:
             e = 0.0
             for b in range(nbags[v]):
@@ -426,47 +411,35 @@ def _errors_for_branch(node, X, y, perm, lo, hi, attr, child0, nbags, dist, seg_
 
 
 @njit(cache=True, nogil=True)
-def _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, scratch,
-                      order):
-    """Recount the distributions below ``node`` from the instances ``perm[lo:hi]`` (Weka's ``newDistribution``)."""
+def _new_distribution(node, sets, cats, classes, attr, child0, nbags, dist, empty, c, order, tmp):
+    """Recount the distributions below ``node`` from its cases ``sets[node]`` (Weka's ``newDistribution``)."""
     kmax = dist.shape[1]
-    seg_lo[node] = lo
-    seg_hi[node] = hi
-    order[0] = node
-    m = 1
-    while m > 0:
-        m -= 1
-        v = order[m]
-        lo = seg_lo[v]
-        hi = seg_hi[v]
+    words = sets.shape[1]
+    m = _subtree(node, attr, child0, nbags, order)
+    _reach(node, cats, attr, child0, nbags, order, m, sets, words)
+    for t in range(m):
+        v = order[t]
         for b in range(kmax):
             for i in range(c):
                 dist[v, b, i] = 0.0
         if attr[v] < 0:
-            for t in range(lo, hi):
-                dist[v, 0, y[perm[t]]] += 1.0
-            if hi > lo:
+            _class_split(sets, v, classes, c, words, tmp)
+            any_case = False
+            for i in range(c):
+                dist[v, 0, i] = tmp[i]
+                any_case = any_case or tmp[i] > 0
+            if any_case:
                 empty[v] = False
             continue
-        a = attr[v]
-        for t in range(lo, hi):
-            r = perm[t]
-            dist[v, X[r, a], y[r]] += 1.0
-        k = nbags[v]
-        starts = np.zeros(k + 1, dtype=np.int64)
-        _partition(X, perm, lo, hi, a, k, scratch, starts)
-        starts[k] = hi
-        for b in range(k):
-            ch = child0[v] + b
-            seg_lo[ch] = starts[b]
-            seg_hi[ch] = starts[b + 1]
-            order[m] = ch
-            m += 1
+        for b in range(nbags[v]):
+            _class_split(sets, child0[v] + b, classes, c, words, tmp)
+            for i in range(c):
+                dist[v, b, i] = tmp[i]
 
 
 @njit(cache=True, nogil=True)
-def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, errtab, scratch, tmp,
-           subtree_raising, order, counts, value, f_node, f_next, f_acc):
+def _prune(root, sets, cats, classes, attr, child0, nbags, dist, empty, c, errtab, tmp, subtree_raising, order,
+           reach, value, f_node, f_next, f_acc):
     """Weka's ``C45PruneableClassifierTree.prune`` from ``root``, with an explicit stack of frames.
 
     A frame is a node whose sons are being pruned (``f_next``: the next son,
@@ -501,12 +474,10 @@ def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c
                 if best - w < _SMALL:
                     best = w
                     largest = b
-            lo = seg_lo[node]
-            hi = seg_hi[node]
             big = child0[node] + largest
             if subtree_raising:
-                err_branch = _errors_for_branch(big, X, y, perm, lo, hi, attr, child0, nbags, dist, seg_lo, seg_hi, c,
-                                                errtab, order, counts, value)
+                err_branch = _errors_for_branch(big, node, sets, cats, classes, attr, child0, nbags, c, errtab,
+                                                order, reach, tmp, value)
             else:
                 err_branch = np.finfo(np.float64).max
             _node_class_totals(dist, node, nbags, c, tmp)
@@ -519,8 +490,7 @@ def _prune(root, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c
                 attr[node] = attr[big]
                 child0[node] = child0[big]
                 nbags[node] = nbags[big]
-                _new_distribution(node, X, y, perm, lo, hi, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c,
-                                  scratch, order)
+                _new_distribution(node, sets, cats, classes, attr, child0, nbags, dist, empty, c, order, tmp)
                 f_next[top] = 0
                 f_acc[top] = 0.0
                 continue
@@ -546,13 +516,13 @@ def _leaf_probs(dist, node, nbags, c, probs, tmp):
 
 
 @njit(cache=True, nogil=True)
-def _predict_one(x, root, attr, child0, nbags, dist, empty, c, probs, tmp):
+def _predict_one(X, row, root, attr, child0, nbags, dist, empty, c, probs, tmp):
     node = root
     while True:
         if attr[node] < 0:
             _leaf_probs(dist, node, nbags, c, probs, tmp)
             break
-        b = x[attr[node]]
+        b = X[row, attr[node]]
         son = child0[node] + b
         if empty[son]:
             # an empty branch answers with its bag of the parent's distribution, or the parent's
@@ -576,6 +546,21 @@ def _predict_one(x, root, attr, child0, nbags, dist, empty, c, probs, tmp):
 
 
 @njit(cache=True, nogil=True)
+def _bit_sets(X, y, c, kmax, words):
+    """``cats[j, v]``: the cases with category v of attribute j; ``classes[i]``: those of class i."""
+    n, p = X.shape
+    cats = np.zeros((p, kmax, words), dtype=np.uint64)
+    classes = np.zeros((c, words), dtype=np.uint64)
+    for r in range(n):
+        w = r >> 6
+        bit = np.uint64(1) << np.uint64(r & 63)
+        classes[y[r], w] |= bit
+        for j in range(p):
+            cats[j, X[r, j], w] |= bit
+    return cats, classes
+
+
+@njit(cache=True, nogil=True)
 def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, logtab, errtab,
                      prune, subtree_raising):
     """Fit J48 on every training part of ``fold_ids`` (runs, n) and predict its held-out cases.
@@ -589,24 +574,25 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
     for j in range(p):
         if ncat[j] > kmax:
             kmax = ncat[j]
+    words = (n + 63) // 64
+    cats, classes = _bit_sets(X, y, c, kmax, words)
     cap = kmax * n + 2
     attr = np.empty(cap, dtype=np.int64)
     child0 = np.zeros(cap, dtype=np.int64)
     nbags = np.zeros(cap, dtype=np.int64)
     dist = np.zeros((cap, kmax, c))
     empty = np.zeros(cap, dtype=np.bool_)
-    seg_lo = np.zeros(cap, dtype=np.int64)
-    seg_hi = np.zeros(cap, dtype=np.int64)
+    sets = np.zeros((cap, words), dtype=np.uint64)
+    reach = np.zeros((cap, words), dtype=np.uint64)
     memo = np.zeros(cap)
-    counts = np.zeros((cap, p, kmax, c))
+    bags = np.zeros((p, kmax, c))
+    by_class = np.zeros((c, words), dtype=np.uint64)
     order = np.zeros(cap, dtype=np.int64)
-    leaf_counts = np.zeros((cap, c))
     value = np.zeros(cap)
     f_node = np.zeros(cap, dtype=np.int64)
     f_next = np.zeros(cap, dtype=np.int64)
     f_acc = np.zeros(cap)
-    perm = np.empty(n, dtype=np.int64)
-    scratch = np.empty(n, dtype=np.int64)
+    held = np.zeros(words, dtype=np.uint64)
     tmp = np.zeros(c)
     probs = np.zeros(c)
     out = np.full((runs, n), -1, dtype=np.int64)
@@ -616,21 +602,26 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
             if fold_ids[r, i] + 1 > n_folds:
                 n_folds = fold_ids[r, i] + 1
         for f in range(n_folds):
+            held[:] = 0
             m = 0
             for i in range(n):
-                if fold_ids[r, i] != f:
-                    perm[m] = i
+                if fold_ids[r, i] == f:
+                    held[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
                     m += 1
-            if m == n:
+            if m == 0:
                 continue
-            used = _build(X, y, ncat, c, min_leaf, many_values, multi_val, logtab, perm, scratch, 0, m,
-                          attr, child0, nbags, dist, empty, seg_lo, seg_hi, 0, counts)
+            for w in range(words):
+                sets[0, w] = ~held[w]
+            if n & 63:  # no case beyond the last
+                sets[0, words - 1] &= (np.uint64(1) << np.uint64(n & 63)) - np.uint64(1)
+            used = _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, sets, attr, child0,
+                          nbags, dist, empty, bags, by_class)
             _training_errors(used, attr, child0, nbags, dist, c, memo, tmp)
             _collapse(0, attr, child0, nbags, dist, c, memo, tmp)
             if prune:
-                _prune(0, X, y, perm, attr, child0, nbags, dist, empty, seg_lo, seg_hi, c, errtab, scratch, tmp,
-                       subtree_raising, order, leaf_counts, value, f_node, f_next, f_acc)
+                _prune(0, sets, cats, classes, attr, child0, nbags, dist, empty, c, errtab, tmp, subtree_raising,
+                       order, reach, value, f_node, f_next, f_acc)
             for i in range(n):
                 if fold_ids[r, i] == f:
-                    out[r, i] = _predict_one(X[i], 0, attr, child0, nbags, dist, empty, c, probs, tmp)
+                    out[r, i] = _predict_one(X, i, 0, attr, child0, nbags, dist, empty, c, probs, tmp)
     return out
