@@ -38,6 +38,8 @@ from numba.extending import intrinsic
 from ._c45 import SMALL as _SMALL
 from ._c45 import add_errs, xlog2x
 
+_HUGE = np.finfo(np.float64).max
+
 
 @lru_cache(maxsize=8)
 def log_table(n_max: int) -> np.ndarray:
@@ -128,15 +130,6 @@ def _node_class_totals(dist, node, nbags, c, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _and_count(sets, s, masks, a, v, words):
-    """Number of cases in both ``sets[s]`` and ``masks[a, v]``."""
-    total = np.uint64(0)
-    for w in range(words):
-        total += _popcount(sets[s, w] & masks[a, v, w])
-    return np.int64(total)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _class_split(sets, s, classes, c, words, out):
     """Class counts of the cases in ``sets[s]`` into ``out`` (floats holding integers)."""
     for i in range(c):
@@ -146,28 +139,181 @@ def _class_split(sets, s, classes, c, words, out):
         out[i] = float(total)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _choose(node, sets, cats, by_class, ncat, c, per_class, total, min_leaf, many_values, multi_val, logtab, bags,
+            gains, ratios, usable, buf):
+    """The attribute J48 splits the node's cases ``sets[node]`` on (-1: none), any category counts.
+
+    ``by_class[i]`` holds the node's cases of class i and ``per_class`` their numbers.
+    Every attribute's category-by-class counts go into ``bags``, the last category
+    and the last class as the totals minus the others (integers, so exactly what
+    counting gives); then gains and gain ratios as in J48._nominal_candidates.
+    """
+    p = cats.shape[0]
+    words = sets.shape[1]
+    kmax = bags.shape[1]
+    for j in range(p):
+        k = ncat[j]
+        for v in range(k - 1):
+            rest = 0.0
+            for i in range(c - 1):
+                cnt = np.uint64(0)
+                for w in range(words):
+                    cnt += _popcount(by_class[i, w] & cats[j, v, w])
+                bags[j, v, i] = float(cnt)
+                rest += bags[j, v, i]
+            cnt = np.uint64(0)
+            for w in range(words):
+                cnt += _popcount(sets[node, w] & cats[j, v, w])
+            bags[j, v, c - 1] = float(cnt) - rest
+        for i in range(c):
+            rest = per_class[i]
+            for v in range(k - 1):
+                rest -= bags[j, v, i]
+            bags[j, k - 1, i] = rest
+        for v in range(k, kmax):
+            for i in range(c):
+                bags[j, v, i] = 0.0
+    # the class entropy term is the same for every attribute (no value is missing)
+    for i in range(c):
+        buf[i] = logtab[int(per_class[i])]
+    class_terms = _np_sum(buf, c)
+    n_gain = 0
+    gsum = 0.0
+    for j in range(p):
+        k = ncat[j]
+        n_ok = 0
+        kt = 0.0
+        for v in range(k):
+            pb = 0.0
+            for i in range(c):
+                pb += bags[j, v, i]
+            if pb - min_leaf > -_SMALL:
+                n_ok += 1
+            kt += pb
+        usable[j] = n_ok > 1
+        if not usable[j]:
+            continue
+        # entropies exactly as J48._nominal_candidates sums them (kmax-padded bags)
+        old_ent = logtab[int(kt)] - class_terms
+        m = 0
+        for v in range(kmax):
+            for i in range(c):
+                buf[m] = logtab[int(bags[j, v, i])]
+                m += 1
+        s_bags = _np_sum(buf, m)
+        for v in range(kmax):
+            pb = 0.0
+            for i in range(c):
+                pb += bags[j, v, i]
+            buf[v] = logtab[int(pb)]
+        s_bag = _np_sum(buf, kmax)
+        gains[j], ratios[j] = _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab)
+        if multi_val or not many_values[j]:
+            gsum += gains[j]
+            n_gain += 1
+    return _best(p, n_gain, gsum, usable, gains, ratios)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab):
+    """Gain and gain ratio from the entropy sums (J48._nominal_candidates)."""
+    new_ent = -(s_bags - s_bag)
+    num = (1 - (total - kt) / total) * (old_ent - new_ent)
+    safe_kt = kt if kt > 0 else 1.0
+    g = 0.0 if abs(num) < _SMALL else num / safe_kt
+    split_ent = -s_bag - logtab[int(total - kt)] + logtab[int(total)]
+    if not (kt - 0.0 > _SMALL):
+        split_ent = 0.0
+    if abs(split_ent) < _SMALL:
+        return g, 0.0
+    return g, g / (split_ent / total)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _best(p, n_gain, gsum, usable, gains, ratios):
+    """The usable attribute of largest gain ratio among those of at least average gain (-1: none)."""
+    best = -1
+    if n_gain > 0:
+        average = gsum / n_gain
+        best_ratio = 0.0
+        for j in range(p):
+            if usable[j] and gains[j] >= average - 1e-3 and ratios[j] - best_ratio > _SMALL:
+                best = j
+                best_ratio = ratios[j]
+        if best_ratio < _SMALL and best_ratio > -_SMALL:
+            best = -1
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _choose_binary(node, sets, cats, by_class, per_class, total, min_leaf, many_values, multi_val, logtab, bags,
+                   gains, ratios, usable):
+    """:func:`_choose` where every attribute and the class are binary: the same sums, written out."""
+    p = cats.shape[0]
+    words = sets.shape[1]
+    n0 = int(per_class[0])
+    n1 = int(per_class[1])
+    class_terms = 0.0
+    class_terms += logtab[n0]
+    class_terms += logtab[n1]
+    n_gain = 0
+    gsum = 0.0
+    for j in range(p):
+        a = np.uint64(0)  # category 0 and class 0
+        b = np.uint64(0)  # category 0
+        for w in range(words):
+            a += _popcount(by_class[0, w] & cats[j, 0, w])
+            b += _popcount(sets[node, w] & cats[j, 0, w])
+        c00 = int(a)
+        c01 = int(b) - c00
+        c10 = n0 - c00
+        c11 = n1 - c01
+        bags[j, 0, 0] = float(c00)
+        bags[j, 0, 1] = float(c01)
+        bags[j, 1, 0] = float(c10)
+        bags[j, 1, 1] = float(c11)
+        pb0 = float(c00 + c01)
+        pb1 = float(c10 + c11)
+        usable[j] = pb0 - min_leaf > -_SMALL and pb1 - min_leaf > -_SMALL
+        if not usable[j]:
+            continue
+        kt = 0.0
+        kt += pb0
+        kt += pb1
+        old_ent = logtab[int(kt)] - class_terms
+        s_bags = 0.0
+        s_bags += logtab[c00]
+        s_bags += logtab[c01]
+        s_bags += logtab[c10]
+        s_bags += logtab[c11]
+        s_bag = 0.0
+        s_bag += logtab[c00 + c01]
+        s_bag += logtab[c10 + c11]
+        gains[j], ratios[j] = _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab)
+        if multi_val or not many_values[j]:
+            gsum += gains[j]
+            n_gain += 1
+    return _best(p, n_gain, gsum, usable, gains, ratios)
+
+
 @njit(cache=True, nogil=True)
 def _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, sets, attr, child0, nbags, dist,
-           empty, bags, by_class):
+           empty, bags, by_class, stack, per_class, gains, ratios, usable, buf):
     """Grow the tree from the cases ``sets[0]`` depth first (Weka's ``C45ModelSelection``).
 
     ``cats[j, v]`` holds the cases with category v of attribute j and ``classes[i]``
-    those of class i.  A node's category-by-class counts of every attribute go
-    into ``bags``, the last category and the last class of each as the totals minus
-    the others (integers, so exactly what counting gives).  Returns the number of nodes.
+    those of class i.  Returns the number of nodes.
     """
     p = cats.shape[0]
     words = sets.shape[1]
     kmax = dist.shape[1]
-    stack = np.empty(dist.shape[0], dtype=np.int64)
+    binary = c == 2 and kmax == 2
+    for j in range(p):
+        binary = binary and ncat[j] == 2
     stack[0] = 0
     top = 1
     n_nodes = 1
-    per_class = np.zeros(c)
-    gains = np.zeros(p)
-    ratios = np.zeros(p)
-    usable = np.zeros(p, dtype=np.bool_)
-    buf = np.zeros(kmax * c + c + kmax)
     while top > 0:
         top -= 1
         node = stack[top]
@@ -188,83 +334,12 @@ def _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, set
             leaf = total == mx or (total - mx < _SMALL and mx - total < _SMALL)
         best = -1
         if not leaf:
-            for j in range(p):
-                k = ncat[j]
-                for v in range(k - 1):
-                    rest = 0.0
-                    for i in range(c - 1):
-                        cnt = np.uint64(0)
-                        for w in range(words):
-                            cnt += _popcount(by_class[i, w] & cats[j, v, w])
-                        bags[j, v, i] = float(cnt)
-                        rest += bags[j, v, i]
-                    bags[j, v, c - 1] = float(_and_count(sets, node, cats, j, v, words)) - rest
-                for i in range(c):
-                    rest = per_class[i]
-                    for v in range(k - 1):
-                        rest -= bags[j, v, i]
-                    bags[j, k - 1, i] = rest
-                for v in range(k, kmax):
-                    for i in range(c):
-                        bags[j, v, i] = 0.0
-            # the class entropy term is the same for every attribute (no value is missing)
-            for i in range(c):
-                buf[i] = logtab[int(per_class[i])]
-            class_terms = _np_sum(buf, c)
-            n_gain = 0
-            gsum = 0.0
-            for j in range(p):
-                k = ncat[j]
-                n_ok = 0
-                kt = 0.0
-                for v in range(k):
-                    pb = 0.0
-                    for i in range(c):
-                        pb += bags[j, v, i]
-                    if pb - min_leaf > -_SMALL:
-                        n_ok += 1
-                    kt += pb
-                usable[j] = n_ok > 1
-                if not usable[j]:
-                    continue
-                # entropies exactly as J48._nominal_candidates sums them (kmax-padded bags)
-                old_ent = logtab[int(kt)] - class_terms
-                m = 0
-                for v in range(kmax):
-                    for i in range(c):
-                        buf[m] = logtab[int(bags[j, v, i])]
-                        m += 1
-                s_bags = _np_sum(buf, m)
-                for v in range(kmax):
-                    pb = 0.0
-                    for i in range(c):
-                        pb += bags[j, v, i]
-                    buf[v] = logtab[int(pb)]
-                s_bag = _np_sum(buf, kmax)
-                new_ent = -(s_bags - s_bag)
-                num = (1 - (total - kt) / total) * (old_ent - new_ent)
-                safe_kt = kt if kt > 0 else 1.0
-                g = 0.0 if abs(num) < _SMALL else num / safe_kt
-                split_ent = -s_bag - logtab[int(total - kt)] + logtab[int(total)]
-                if not (kt - 0.0 > _SMALL):
-                    split_ent = 0.0
-                if abs(split_ent) < _SMALL:
-                    ratios[j] = 0.0
-                else:
-                    ratios[j] = g / (split_ent / total)
-                gains[j] = g
-                if multi_val or not many_values[j]:
-                    gsum += g
-                    n_gain += 1
-            if n_gain > 0:
-                average = gsum / n_gain
-                best_ratio = 0.0
-                for j in range(p):
-                    if usable[j] and gains[j] >= average - 1e-3 and ratios[j] - best_ratio > _SMALL:
-                        best = j
-                        best_ratio = ratios[j]
-                if best_ratio < _SMALL and best_ratio > -_SMALL:
-                    best = -1
+            if binary:
+                best = _choose_binary(node, sets, cats, by_class, per_class, total, min_leaf, many_values, multi_val,
+                                      logtab, bags, gains, ratios, usable)
+            else:
+                best = _choose(node, sets, cats, by_class, ncat, c, per_class, total, min_leaf, many_values,
+                               multi_val, logtab, bags, gains, ratios, usable, buf)
         if best < 0:
             attr[node] = -1
             nbags[node] = 1
@@ -316,7 +391,7 @@ def _training_errors(n_nodes, attr, child0, nbags, dist, c, memo, tmp):
             memo[node] = e
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _make_leaf(node, attr, nbags, dist, c):
     kmax = dist.shape[1]
     for i in range(c):
@@ -332,8 +407,7 @@ def _make_leaf(node, attr, nbags, dist, c):
 
 
 @njit(cache=True, nogil=True)
-def _collapse(root, attr, child0, nbags, dist, c, memo, tmp):
-    stack = np.empty(attr.shape[0], dtype=np.int64)
+def _collapse(root, attr, child0, nbags, dist, c, memo, tmp, stack):
     stack[0] = root
     top = 1
     while top > 0:
@@ -353,7 +427,7 @@ def _collapse(root, attr, child0, nbags, dist, c, memo, tmp):
                 top += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _subtree(node, attr, child0, nbags, order):
     """Nodes of the subtree at ``node`` (parents before sons); returns their number."""
     order[0] = node
@@ -369,7 +443,7 @@ def _subtree(node, attr, child0, nbags, order):
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _reach(node, cats, attr, child0, nbags, order, m, reach, words):
     """For the subtree ``order[:m]`` at ``node``: ``reach[v]`` = ``reach[node]`` AND the path to v."""
     for t in range(m):
@@ -382,7 +456,7 @@ def _reach(node, cats, attr, child0, nbags, order, m, reach, words):
                     reach[ch, w] = reach[v, w] & cats[a, b, w]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _errors_for_branch(node, cases, sets, cats, classes, attr, child0, nbags, c, errtab, order, reach, tmp,
                        value):
     """Estimated errors if the cases ``sets[cases]`` went down the subtree at ``node``.
@@ -479,7 +553,7 @@ def _prune(root, sets, cats, classes, attr, child0, nbags, dist, empty, c, errta
                 err_branch = _errors_for_branch(big, node, sets, cats, classes, attr, child0, nbags, c, errtab,
                                                 order, reach, tmp, value)
             else:
-                err_branch = np.finfo(np.float64).max
+                err_branch = _HUGE
             _node_class_totals(dist, node, nbags, c, tmp)
             err_leaf = _errors_for_counts(tmp, c, errtab)
             if err_leaf - (err_tree + 0.1) < _SMALL and err_leaf - (err_branch + 0.1) < _SMALL:
@@ -504,7 +578,7 @@ def _prune(root, sets, cats, classes, attr, child0, nbags, dist, empty, c, errta
     return result
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _leaf_probs(dist, node, nbags, c, probs, tmp):
     """The node's class distribution as probabilities, all zero when it is empty (J48._leaf_probs)."""
     _node_class_totals(dist, node, nbags, c, tmp)
@@ -516,33 +590,37 @@ def _leaf_probs(dist, node, nbags, c, probs, tmp):
 
 
 @njit(cache=True, nogil=True)
-def _predict_one(X, row, root, attr, child0, nbags, dist, empty, c, probs, tmp):
-    node = root
-    while True:
-        if attr[node] < 0:
-            _leaf_probs(dist, node, nbags, c, probs, tmp)
-            break
-        b = X[row, attr[node]]
-        son = child0[node] + b
-        if empty[son]:
-            # an empty branch answers with its bag of the parent's distribution, or the parent's
-            pb = 0.0
-            for i in range(c):
-                pb += dist[node, b, i]
-            if pb - 0.0 > _SMALL:
-                for i in range(c):
-                    probs[i] = dist[node, b, i] / pb
-            else:
+def _predict_fold(X, fold_ids, r, f, out, attr, child0, nbags, dist, empty, c, probs, tmp):
+    """Classes the tree predicts for the held-out cases of fold f of run r, into ``out[r]``."""
+    for row in range(X.shape[0]):
+        if fold_ids[r, row] != f:
+            continue
+        node = 0
+        while True:
+            if attr[node] < 0:
                 _leaf_probs(dist, node, nbags, c, probs, tmp)
-            break
-        node = son
-    best = -1.0
-    cls = 0
-    for i in range(c):
-        if probs[i] - best > _SMALL:
-            best = probs[i]
-            cls = i
-    return cls
+                break
+            b = X[row, attr[node]]
+            son = child0[node] + b
+            if empty[son]:
+                # an empty branch answers with its bag of the parent's distribution, or the parent's
+                pb = 0.0
+                for i in range(c):
+                    pb += dist[node, b, i]
+                if pb - 0.0 > _SMALL:
+                    for i in range(c):
+                        probs[i] = dist[node, b, i] / pb
+                else:
+                    _leaf_probs(dist, node, nbags, c, probs, tmp)
+                break
+            node = son
+        best = -1.0
+        cls = 0
+        for i in range(c):
+            if probs[i] - best > _SMALL:
+                best = probs[i]
+                cls = i
+        out[r, row] = cls
 
 
 @njit(cache=True, nogil=True)
@@ -593,6 +671,12 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
     f_next = np.zeros(cap, dtype=np.int64)
     f_acc = np.zeros(cap)
     held = np.zeros(words, dtype=np.uint64)
+    stack = np.empty(cap, dtype=np.int64)
+    per_class = np.zeros(c)
+    gains = np.zeros(p)
+    ratios = np.zeros(p)
+    usable = np.zeros(p, dtype=np.bool_)
+    buf = np.zeros(kmax * c + c + kmax)
     tmp = np.zeros(c)
     probs = np.zeros(c)
     out = np.full((runs, n), -1, dtype=np.int64)
@@ -615,13 +699,11 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
             if n & 63:  # no case beyond the last
                 sets[0, words - 1] &= (np.uint64(1) << np.uint64(n & 63)) - np.uint64(1)
             used = _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, sets, attr, child0,
-                          nbags, dist, empty, bags, by_class)
+                          nbags, dist, empty, bags, by_class, stack, per_class, gains, ratios, usable, buf)
             _training_errors(used, attr, child0, nbags, dist, c, memo, tmp)
-            _collapse(0, attr, child0, nbags, dist, c, memo, tmp)
+            _collapse(0, attr, child0, nbags, dist, c, memo, tmp, stack)
             if prune:
                 _prune(0, sets, cats, classes, attr, child0, nbags, dist, empty, c, errtab, tmp, subtree_raising,
                        order, reach, value, f_node, f_next, f_acc)
-            for i in range(n):
-                if fold_ids[r, i] == f:
-                    out[r, i] = _predict_one(X, i, 0, attr, child0, nbags, dist, empty, c, probs, tmp)
+            _predict_fold(X, fold_ids, r, f, out, attr, child0, nbags, dist, empty, c, probs, tmp)
     return out
