@@ -149,36 +149,30 @@ def _output(w, Z, i):
 
 
 @njit(cache=True, nogil=True)
-def _set_insert(first, nxt, prv, member, count, index):
-    """``SMOset.insert``: new members go to the front.  Returns the new (first, count)."""
-    if not member[index]:
-        if count == 0:
-            first = index
-            nxt[index] = -1
-            prv[index] = -1
-        else:
-            prv[first] = index
-            nxt[index] = first
-            prv[index] = -1
-            first = index
-        member[index] = True
-        count += 1
-    return first, count
+def _set_insert(members, pos, in0, size, index):
+    """``SMOset.insert``: a new member goes to the front.  Returns the new size.
+
+    The set is kept as an array in the order of insertion, so its front (Weka's
+    first member, the most recently inserted) is the last entry.
+    """
+    if not in0[index]:
+        members[size] = index
+        pos[index] = size
+        in0[index] = True
+        size += 1
+    return size
 
 
 @njit(cache=True, nogil=True)
-def _set_delete(first, nxt, prv, member, count, index):
-    """``SMOset.delete``.  Returns the new (first, count)."""
-    if member[index]:
-        if first == index:
-            first = nxt[index]
-        else:
-            nxt[prv[index]] = nxt[index]
-        if nxt[index] != -1:
-            prv[nxt[index]] = prv[index]
-        member[index] = False
-        count -= 1
-    return first, count
+def _set_delete(members, pos, in0, size, index):
+    """``SMOset.delete``: the others keep their order.  Returns the new size."""
+    if in0[index]:
+        for u in range(pos[index], size - 1):
+            members[u] = members[u + 1]
+            pos[members[u]] = u
+        in0[index] = False
+        size -= 1
+    return size
 
 
 @njit(cache=True, nogil=True)
@@ -206,15 +200,15 @@ def _solve(Z, t, C, tol, eps, max_steps, G, gi, gram):
     diag = np.empty(n)
     for i in range(n):
         diag[i] = _dot(Z, i, i)
-    # the five index sets as flags; I0 also as Weka's linked list
+    # the five index sets as flags; I0 also as the array of its members, iterated from the last,
+    # which is the order of Weka's linked list (most recently inserted first)
     in1 = np.zeros(n, dtype=np.bool_)
     in2 = np.zeros(n, dtype=np.bool_)
     in3 = np.zeros(n, dtype=np.bool_)
     in4 = np.zeros(n, dtype=np.bool_)
     in0 = np.zeros(n, dtype=np.bool_)
-    nxt = np.full(n, -1, dtype=np.int64)
-    prv = np.full(n, -1, dtype=np.int64)
-    first0 = -1
+    members = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
     count0 = 0
     i_up = -1
     i_low = -1
@@ -330,17 +324,17 @@ def _solve(Z, t, C, tol, eps, max_steps, G, gi, gram):
                         a1 = 0.0
                     # the sets, i1 first, as Weka updates them
                     if a1 > 0 and a1 < C1:
-                        first0, count0 = _set_insert(first0, nxt, prv, in0, count0, i1)
+                        count0 = _set_insert(members, pos, in0, count0, i1)
                     else:
-                        first0, count0 = _set_delete(first0, nxt, prv, in0, count0, i1)
+                        count0 = _set_delete(members, pos, in0, count0, i1)
                     in1[i1] = y1 == 1 and a1 == 0
                     in2[i1] = y1 == -1 and a1 == C1
                     in3[i1] = y1 == 1 and a1 == C1
                     in4[i1] = y1 == -1 and a1 == 0
                     if a2 > 0 and a2 < C2:
-                        first0, count0 = _set_insert(first0, nxt, prv, in0, count0, i2)
+                        count0 = _set_insert(members, pos, in0, count0, i2)
                     else:
-                        first0, count0 = _set_delete(first0, nxt, prv, in0, count0, i2)
+                        count0 = _set_delete(members, pos, in0, count0, i2)
                     in1[i2] = y2 == 1 and a2 == 0
                     in2[i2] = y2 == -1 and a2 == C2
                     in3[i2] = y2 == 1 and a2 == C2
@@ -351,33 +345,32 @@ def _solve(Z, t, C, tol, eps, max_steps, G, gi, gram):
                         w[k] += c1 * Z[i1, k]
                     for k in range(d):
                         w[k] += c2 * Z[i2, k]
+                    alpha[i1] = a1
+                    alpha[i2] = a2
+                    # the errors of I0 and the thresholds over I0 in one pass, in Weka's order; i1's and
+                    # i2's own errors first, as they are when Weka's second pass reads them
+                    errors[i1] += c1 * k11 + c2 * k12
+                    errors[i2] += c1 * k12 + c2 * k22
                     g1 = gi[i1]
                     g2 = gi[i2]
-                    j = first0
-                    while j != -1:
+                    b_low = -np.inf
+                    b_up = np.inf
+                    i_low = -1
+                    i_up = -1
+                    for u in range(count0 - 1, -1, -1):
+                        j = members[u]
                         if j != i1 and j != i2:
                             if gram:
                                 errors[j] += c1 * G[g1, gi[j]] + c2 * G[g2, gi[j]]
                             else:
                                 errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
-                        j = nxt[j]
-                    errors[i1] += c1 * k11 + c2 * k12
-                    errors[i2] += c1 * k12 + c2 * k22
-                    alpha[i1] = a1
-                    alpha[i2] = a2
-                    b_low = -np.inf
-                    b_up = np.inf
-                    i_low = -1
-                    i_up = -1
-                    j = first0
-                    while j != -1:
-                        if errors[j] < b_up:
-                            b_up = errors[j]
+                        e = errors[j]
+                        if e < b_up:
+                            b_up = e
                             i_up = j
-                        if errors[j] > b_low:
-                            b_low = errors[j]
+                        if e > b_low:
+                            b_low = e
                             i_low = j
-                        j = nxt[j]
                     for i in (i1, i2):
                         if not in0[i]:
                             if in3[i] or in4[i]:
