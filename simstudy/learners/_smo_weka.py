@@ -347,30 +347,46 @@ def _solve(Z, t, C, tol, eps, max_steps, G, gi, gram):
                         w[k] += c2 * Z[i2, k]
                     alpha[i1] = a1
                     alpha[i2] = a2
-                    # the errors of I0 and the thresholds over I0 in one pass, in Weka's order; i1's and
-                    # i2's own errors first, as they are when Weka's second pass reads them
-                    errors[i1] += c1 * k11 + c2 * k12
-                    errors[i2] += c1 * k12 + c2 * k22
+                    # the errors of I0 and the thresholds over I0 in one pass, in Weka's order: i1's and
+                    # i2's errors are updated before any comparison reads them, as in Weka's second pass
                     g1 = gi[i1]
                     g2 = gi[i2]
                     b_low = -np.inf
                     b_up = np.inf
                     i_low = -1
                     i_up = -1
-                    for u in range(count0 - 1, -1, -1):
-                        j = members[u]
-                        if j != i1 and j != i2:
-                            if gram:
-                                errors[j] += c1 * G[g1, gi[j]] + c2 * G[g2, gi[j]]
-                            else:
+                    if gram:
+                        # G[g1, g1] is k11, G[g2, g1] and G[g1, g2] are k12, G[g2, g2] is k22 (whole numbers,
+                        # exactly), so one expression updates every member, i1 and i2 included
+                        if not in0[i1]:
+                            errors[i1] += c1 * k11 + c2 * k12
+                        if not in0[i2]:
+                            errors[i2] += c1 * k12 + c2 * k22
+                        for u in range(count0 - 1, -1, -1):
+                            j = members[u]
+                            gj = gi[j]
+                            e = errors[j] + (c1 * G[g1, gj] + c2 * G[g2, gj])
+                            errors[j] = e
+                            if e < b_up:
+                                b_up = e
+                                i_up = j
+                            if e > b_low:
+                                b_low = e
+                                i_low = j
+                    else:
+                        errors[i1] += c1 * k11 + c2 * k12
+                        errors[i2] += c1 * k12 + c2 * k22
+                        for u in range(count0 - 1, -1, -1):
+                            j = members[u]
+                            if j != i1 and j != i2:
                                 errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
-                        e = errors[j]
-                        if e < b_up:
-                            b_up = e
-                            i_up = j
-                        if e > b_low:
-                            b_low = e
-                            i_low = j
+                            e = errors[j]
+                            if e < b_up:
+                                b_up = e
+                                i_up = j
+                            if e > b_low:
+                                b_low = e
+                                i_low = j
                     for i in (i1, i2):
                         if not in0[i]:
                             if in3[i] or in4[i]:
