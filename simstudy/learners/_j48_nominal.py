@@ -109,18 +109,6 @@ def _max_class(v, c):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _errors_for_counts(counts, c, errtab):
-    """J48's estimated errors of a leaf holding ``counts`` (0 when empty)."""
-    total = 0.0
-    for i in range(c):
-        total += counts[i]
-    if total < _SMALL and total > -_SMALL:
-        return 0.0
-    wrong = total - counts[_max_class(counts, c)]
-    return errtab[int(total), int(wrong)]
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _node_class_totals(dist, node, nbags, c, out):
     for i in range(c):
         out[i] = 0.0
@@ -142,12 +130,13 @@ def _class_split(sets, s, classes, c, words, out):
 @njit(cache=True, nogil=True, inline="always")
 def _choose(node, sets, cats, by_class, ncat, c, per_class, total, min_leaf, many_values, multi_val, logtab, bags,
             gains, ratios, usable, buf):
-    """The attribute J48 splits the node's cases ``sets[node]`` on (-1: none), any category counts.
+    """Gains and gain ratios of splitting the node's cases ``sets[node]`` on each attribute, any category counts.
 
     ``by_class[i]`` holds the node's cases of class i and ``per_class`` their numbers.
     Every attribute's category-by-class counts go into ``bags``, the last category
     and the last class as the totals minus the others (integers, so exactly what
-    counting gives); then gains and gain ratios as in J48._nominal_candidates.
+    counting gives); then ``usable``, ``gains`` and ``ratios`` as in
+    J48._nominal_candidates.  Returns the number of gains the average takes and their sum.
     """
     p = cats.shape[0]
     words = sets.shape[1]
@@ -208,93 +197,28 @@ def _choose(node, sets, cats, by_class, ncat, c, per_class, total, min_leaf, man
                 pb += bags[j, v, i]
             buf[v] = logtab[int(pb)]
         s_bag = _np_sum(buf, kmax)
-        gains[j], ratios[j] = _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab)
+        gains[j], ratios[j] = _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab[int(total - kt)],
+                                                     logtab[int(total)])
         if multi_val or not many_values[j]:
             gsum += gains[j]
             n_gain += 1
-    return _best(p, n_gain, gsum, usable, gains, ratios)
+    return n_gain, gsum
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab):
-    """Gain and gain ratio from the entropy sums (J48._nominal_candidates)."""
+def _gain_ratio(total, kt, old_ent, s_bags, s_bag, log_rest, log_total):
+    """Gain and gain ratio from the entropy sums (J48._nominal_candidates); ``log_rest`` and
+    ``log_total`` are ``a log2 a`` of the unknown weight ``total - kt`` and of ``total``."""
     new_ent = -(s_bags - s_bag)
     num = (1 - (total - kt) / total) * (old_ent - new_ent)
     safe_kt = kt if kt > 0 else 1.0
     g = 0.0 if abs(num) < _SMALL else num / safe_kt
-    split_ent = -s_bag - logtab[int(total - kt)] + logtab[int(total)]
+    split_ent = -s_bag - log_rest + log_total
     if not (kt - 0.0 > _SMALL):
         split_ent = 0.0
     if abs(split_ent) < _SMALL:
         return g, 0.0
     return g, g / (split_ent / total)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _best(p, n_gain, gsum, usable, gains, ratios):
-    """The usable attribute of largest gain ratio among those of at least average gain (-1: none)."""
-    best = -1
-    if n_gain > 0:
-        average = gsum / n_gain
-        best_ratio = 0.0
-        for j in range(p):
-            if usable[j] and gains[j] >= average - 1e-3 and ratios[j] - best_ratio > _SMALL:
-                best = j
-                best_ratio = ratios[j]
-        if best_ratio < _SMALL and best_ratio > -_SMALL:
-            best = -1
-    return best
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _choose_binary(node, sets, cats, by_class, per_class, total, min_leaf, many_values, multi_val, logtab, bags,
-                   gains, ratios, usable):
-    """:func:`_choose` where every attribute and the class are binary: the same sums, written out."""
-    p = cats.shape[0]
-    words = sets.shape[1]
-    n0 = int(per_class[0])
-    n1 = int(per_class[1])
-    class_terms = 0.0
-    class_terms += logtab[n0]
-    class_terms += logtab[n1]
-    n_gain = 0
-    gsum = 0.0
-    for j in range(p):
-        a = np.uint64(0)  # category 0 and class 0
-        b = np.uint64(0)  # category 0
-        for w in range(words):
-            a += _popcount(by_class[0, w] & cats[j, 0, w])
-            b += _popcount(sets[node, w] & cats[j, 0, w])
-        c00 = int(a)
-        c01 = int(b) - c00
-        c10 = n0 - c00
-        c11 = n1 - c01
-        bags[j, 0, 0] = float(c00)
-        bags[j, 0, 1] = float(c01)
-        bags[j, 1, 0] = float(c10)
-        bags[j, 1, 1] = float(c11)
-        pb0 = float(c00 + c01)
-        pb1 = float(c10 + c11)
-        usable[j] = pb0 - min_leaf > -_SMALL and pb1 - min_leaf > -_SMALL
-        if not usable[j]:
-            continue
-        kt = 0.0
-        kt += pb0
-        kt += pb1
-        old_ent = logtab[int(kt)] - class_terms
-        s_bags = 0.0
-        s_bags += logtab[c00]
-        s_bags += logtab[c01]
-        s_bags += logtab[c10]
-        s_bags += logtab[c11]
-        s_bag = 0.0
-        s_bag += logtab[c00 + c01]
-        s_bag += logtab[c10 + c11]
-        gains[j], ratios[j] = _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab)
-        if multi_val or not many_values[j]:
-            gsum += gains[j]
-            n_gain += 1
-    return _best(p, n_gain, gsum, usable, gains, ratios)
 
 
 @njit(cache=True, nogil=True)
@@ -330,16 +254,73 @@ def _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, set
             total += per_class[i]
         leaf = total - 2 * min_leaf < -_SMALL
         if not leaf:
-            mx = per_class[_max_class(per_class, c)]
+            mx = 0.0  # the largest class count (J48's maxClass)
+            for i in range(c):
+                if per_class[i] - mx > _SMALL:
+                    mx = per_class[i]
             leaf = total == mx or (total - mx < _SMALL and mx - total < _SMALL)
         best = -1
         if not leaf:
             if binary:
-                best = _choose_binary(node, sets, cats, by_class, per_class, total, min_leaf, many_values, multi_val,
-                                      logtab, bags, gains, ratios, usable)
+                # _choose where every attribute and the class are binary: two counts per attribute (category
+                # 0 and class 0, category 0) and the same sums written out, in the order _choose adds them;
+                # here, not in a function, because numba counts references to every array a call is given
+                n0 = int(per_class[0])
+                n1 = int(per_class[1])
+                class_terms = 0.0
+                class_terms += logtab[n0]
+                class_terms += logtab[n1]
+                n_gain = 0
+                gsum = 0.0
+                for j in range(p):
+                    both = np.uint64(0)
+                    cat0 = np.uint64(0)
+                    for w in range(words):
+                        both += _popcount(by_class[0, w] & cats[j, 0, w])
+                        cat0 += _popcount(sets[node, w] & cats[j, 0, w])
+                    c00 = int(both)
+                    c01 = int(cat0) - c00
+                    c10 = n0 - c00
+                    c11 = n1 - c01
+                    bags[j, 0, 0] = float(c00)
+                    bags[j, 0, 1] = float(c01)
+                    bags[j, 1, 0] = float(c10)
+                    bags[j, 1, 1] = float(c11)
+                    pb0 = float(c00 + c01)
+                    pb1 = float(c10 + c11)
+                    usable[j] = pb0 - min_leaf > -_SMALL and pb1 - min_leaf > -_SMALL
+                    if not usable[j]:
+                        continue
+                    kt = 0.0
+                    kt += pb0
+                    kt += pb1
+                    old_ent = logtab[int(kt)] - class_terms
+                    s_bags = 0.0
+                    s_bags += logtab[c00]
+                    s_bags += logtab[c01]
+                    s_bags += logtab[c10]
+                    s_bags += logtab[c11]
+                    s_bag = 0.0
+                    s_bag += logtab[c00 + c01]
+                    s_bag += logtab[c10 + c11]
+                    gains[j], ratios[j] = _gain_ratio(total, kt, old_ent, s_bags, s_bag, logtab[int(total - kt)],
+                                                     logtab[int(total)])
+                    if multi_val or not many_values[j]:
+                        gsum += gains[j]
+                        n_gain += 1
             else:
-                best = _choose(node, sets, cats, by_class, ncat, c, per_class, total, min_leaf, many_values,
-                               multi_val, logtab, bags, gains, ratios, usable, buf)
+                n_gain, gsum = _choose(node, sets, cats, by_class, ncat, c, per_class, total, min_leaf, many_values,
+                                       multi_val, logtab, bags, gains, ratios, usable, buf)
+            # the usable attribute of largest gain ratio among those of at least average gain
+            if n_gain > 0:
+                average = gsum / n_gain
+                best_ratio = 0.0
+                for j in range(p):
+                    if usable[j] and gains[j] >= average - 1e-3 and ratios[j] - best_ratio > _SMALL:
+                        best = j
+                        best_ratio = ratios[j]
+                if best_ratio < _SMALL and best_ratio > -_SMALL:
+                    best = -1
         if best < 0:
             attr[node] = -1
             nbags[node] = 1
@@ -456,34 +437,6 @@ def _reach(node, cats, attr, child0, nbags, order, m, reach, words):
                     reach[ch, w] = reach[v, w] & cats[a, b, w]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _errors_for_branch(node, cases, sets, cats, classes, attr, child0, nbags, c, errtab, order, reach, tmp,
-                       value):
-    """Estimated errors if the cases ``sets[cases]`` went down the subtree at ``node``.
-
-    Every leaf counts the cases that reach it; then every node, sons before
-    parents, adds its sons' estimates in branch order, as the recursive sum of
-    Weka's ``getEstimatedErrorsForBranch`` does.
-    """
-    words = sets.shape[1]
-    m = _subtree(node, attr, child0, nbags, order)
-    for w in range(words):
-        reach[node, w] = sets[cases, w]
-    _reach(node, cats, attr, child0, nbags, order, m, reach, words)
-    # ``order`` lists parents before their sons: backwards, every son comes before its parent
-    for t in range(m - 1, -1, -1):
-        v = order[t]
-        if attr[v] < 0:
-            _class_split(reach, v, classes, c, words, tmp)
-            value[v] = _errors_for_counts(tmp, c, errtab)
-        else:
-            e = 0.0
-            for b in range(nbags[v]):
-                e += value[child0[v] + b]
-            value[v] = e
-    return value[node]
-
-
 @njit(cache=True, nogil=True)
 def _new_distribution(node, sets, cats, classes, attr, child0, nbags, dist, empty, c, order, tmp):
     """Recount the distributions below ``node`` from its cases ``sets[node]`` (Weka's ``newDistribution``)."""
@@ -520,7 +473,12 @@ def _prune(root, sets, cats, classes, attr, child0, nbags, dist, empty, c, errta
     ``f_acc``: the sum of the pruned sons' estimated errors so far).  When a node
     raises its largest branch, its frame starts over on the raised subtree, which
     is the recursive version's ``return prune(node)``.
+
+    The estimated errors of a leaf (of a node's class totals) and of the largest
+    branch are computed here rather than by helpers: numba counts references to
+    every array a call is given, and this loop runs once per node.
     """
+    words = sets.shape[1]
     top = 0
     f_node[0] = root
     f_next[0] = 0
@@ -528,15 +486,25 @@ def _prune(root, sets, cats, classes, attr, child0, nbags, dist, empty, c, errta
     result = 0.0
     while top >= 0:
         node = f_node[top]
-        if attr[node] < 0:
-            _node_class_totals(dist, node, nbags, c, tmp)
-            result = _errors_for_counts(tmp, c, errtab)
-        elif f_next[top] < nbags[node]:
+        if attr[node] >= 0 and f_next[top] < nbags[node]:
             f_node[top + 1] = child0[node] + f_next[top]
             f_next[top + 1] = 0
             f_acc[top + 1] = 0.0
             top += 1
             continue
+        # the estimated errors of the node as a leaf (J48's errors of its class totals)
+        total = 0.0
+        mx = 0.0
+        for i in range(c):
+            s = 0.0
+            for b in range(nbags[node]):
+                s += dist[node, b, i]
+            total += s
+            if s - mx > _SMALL:
+                mx = s
+        err_leaf = 0.0 if (total < _SMALL and total > -_SMALL) else errtab[int(total), int(total - mx)]
+        if attr[node] < 0:
+            result = err_leaf
         else:
             err_tree = f_acc[top]
             best = 0.0
@@ -549,17 +517,52 @@ def _prune(root, sets, cats, classes, attr, child0, nbags, dist, empty, c, errta
                     best = w
                     largest = b
             big = child0[node] + largest
+            err_branch = _HUGE
             if subtree_raising:
-                err_branch = _errors_for_branch(big, node, sets, cats, classes, attr, child0, nbags, c, errtab,
-                                                order, reach, tmp, value)
-            else:
-                err_branch = _HUGE
-            _node_class_totals(dist, node, nbags, c, tmp)
-            err_leaf = _errors_for_counts(tmp, c, errtab)
+                # the estimated errors if all the node's cases went down the largest branch (Weka's
+                # getEstimatedErrorsForBranch): the cases reaching each node below are the node's AND the
+                # categories on the path; every leaf counts them, then every node, sons before parents,
+                # adds its sons' estimates in branch order, as the recursive sum does
+                order[0] = big
+                m = 1
+                t = 0
+                for w in range(words):
+                    reach[big, w] = sets[node, w]
+                while t < m:
+                    v = order[t]
+                    t += 1
+                    a = attr[v]
+                    if a >= 0:
+                        for b in range(nbags[v]):
+                            ch = child0[v] + b
+                            order[m] = ch
+                            m += 1
+                            for w in range(words):
+                                reach[ch, w] = reach[v, w] & cats[a, b, w]
+                for t in range(m - 1, -1, -1):
+                    v = order[t]
+                    if attr[v] < 0:
+                        total_v = 0.0
+                        mx_v = 0.0
+                        for i in range(c):
+                            cnt = np.uint64(0)
+                            for w in range(words):
+                                cnt += _popcount(reach[v, w] & classes[i, w])
+                            s = float(cnt)
+                            total_v += s
+                            if s - mx_v > _SMALL:
+                                mx_v = s
+                        value[v] = 0.0 if (total_v < _SMALL and total_v > -_SMALL) else \
+                            errtab[int(total_v), int(total_v - mx_v)]
+                    else:
+                        e = 0.0
+                        for b in range(nbags[v]):
+                            e += value[child0[v] + b]
+                        value[v] = e
+                err_branch = value[big]
             if err_leaf - (err_tree + 0.1) < _SMALL and err_leaf - (err_branch + 0.1) < _SMALL:
                 _make_leaf(node, attr, nbags, dist, c)
-                _node_class_totals(dist, node, nbags, c, tmp)
-                result = _errors_for_counts(tmp, c, errtab)
+                result = err_leaf
             elif err_branch - (err_tree + 0.1) < _SMALL:
                 attr[node] = attr[big]
                 child0[node] = child0[big]
