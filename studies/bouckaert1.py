@@ -177,9 +177,9 @@ STUDY = Study(
                "interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
                                 "(the experiments on one data set share its instances): mean over data sets "
                                 "+- t quantile x standard error."},
-    # compiled J48 and naive Bayes: about 0.1 ms per fold for both on 270 x 10 binary data in
-    # each of 2 workers, plus the tests and the row tables (paper runs: 242 s; matched sources 225 s)
-    seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.0001 + 0.02,
+    # compiled J48 (on bit sets) and naive Bayes: about 15 us per fold for both on 270 x 10 binary
+    # data in each of 2 workers, plus the tests and the row tables (paper run: 71 s)
+    seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.000015 + 0.02,
     compile_seconds=16.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=10,
 )

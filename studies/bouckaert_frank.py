@@ -126,9 +126,9 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=25),
         "paper": Profile("paper", n_replications=100),
     },
-    # compiled J48 and naive Bayes on the binary sources: about 0.3 ms per split for both in
-    # each of 2 workers, with the three designs' tests (paper run: 167 s)
-    seconds_per_replication=lambda c: c.n_experiments * ((10 + c.n_resamples + 10 * c.n_cv_runs) * 0.0003 + 0.015),
+    # compiled J48 (on bit sets) and naive Bayes on the binary sources: about 0.13 ms per split for
+    # both in each of 2 workers, with the three designs' tests (quick run: 21 s)
+    seconds_per_replication=lambda c: c.n_experiments * ((10 + c.n_resamples + 10 * c.n_cv_runs) * 0.00013 + 0.007),
     compile_seconds=17.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=5,
 )
