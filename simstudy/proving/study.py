@@ -206,14 +206,15 @@ def _sizes(rows, design=None) -> tuple[int, int]:
 
 
 def _seconds(cond: ProvingCondition) -> float:
-    """Rough single-core seconds of one replication (measured with 4 repeats of the default designs)."""
+    """Rough single-core seconds of one replication (measured: 2 or 3 replayed replications of one
+    condition per family, learner pair and size at the quick and paper profiles)."""
     sc = scenario(cond.scenario)
     splits = sum(d.n_runs * d.n_folds for d in parse_designs(cond.designs)) * cond.n_experiments
     if sc.family == "gaussian":
-        per_480 = 0.03 + (0.33 if sc.pair == "1nn" else 0.07) * (sc.n_cases / 1000) ** 1.5
+        per_480 = 0.015 + (0.056 if sc.pair == "1nn" else 0.043) * (sc.n_cases / 1000) ** 1.5
     else:
-        per_480 = {"bouckaert": 0.15, "berrar": 2.1}[sc.family]
-    return 0.02 + per_480 * splits / 480
+        per_480 = {"bouckaert": 0.03, "berrar": 0.5}[sc.family]
+    return 0.01 + per_480 * splits / 480
 
 
 def layout(designs=DEFAULT_DESIGNS):
