@@ -355,38 +355,26 @@ def _solve(Z, t, C, tol, eps, max_steps, G, gi, gram):
                     b_up = np.inf
                     i_low = -1
                     i_up = -1
-                    if gram:
-                        # G[g1, g1] is k11, G[g2, g1] and G[g1, g2] are k12, G[g2, g2] is k22 (whole numbers,
-                        # exactly), so one expression updates every member, i1 and i2 included
-                        if not in0[i1]:
-                            errors[i1] += c1 * k11 + c2 * k12
-                        if not in0[i2]:
-                            errors[i2] += c1 * k12 + c2 * k22
-                        for u in range(count0 - 1, -1, -1):
-                            j = members[u]
-                            gj = gi[j]
-                            e = errors[j] + (c1 * G[g1, gj] + c2 * G[g2, gj])
-                            errors[j] = e
-                            if e < b_up:
-                                b_up = e
-                                i_up = j
-                            if e > b_low:
-                                b_low = e
-                                i_low = j
-                    else:
+                    # on 0/1 rows G[g1, g1] is k11, G[g2, g1] and G[g1, g2] are k12, G[g2, g2] is k22 (whole
+                    # numbers, exactly), so one expression updates every member, i1 and i2 included
+                    if not (gram and in0[i1]):
                         errors[i1] += c1 * k11 + c2 * k12
+                    if not (gram and in0[i2]):
                         errors[i2] += c1 * k12 + c2 * k22
-                        for u in range(count0 - 1, -1, -1):
-                            j = members[u]
-                            if j != i1 and j != i2:
-                                errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
-                            e = errors[j]
-                            if e < b_up:
-                                b_up = e
-                                i_up = j
-                            if e > b_low:
-                                b_low = e
-                                i_low = j
+                    for u in range(count0 - 1, -1, -1):
+                        j = members[u]
+                        if gram:
+                            gj = gi[j]
+                            errors[j] += c1 * G[g1, gj] + c2 * G[g2, gj]
+                        elif j != i1 and j != i2:
+                            errors[j] += c1 * _dot(Z, i1, j) + c2 * _dot(Z, i2, j)
+                        e = errors[j]
+                        if e < b_up:
+                            b_up = e
+                            i_up = j
+                        if e > b_low:
+                            b_low = e
+                            i_low = j
                     for i in (i1, i2):
                         if not in0[i]:
                             if in3[i] or in4[i]:
