@@ -150,9 +150,14 @@ def _nb_tables_by_class(X, codes, n_classes):
     return counts, means, sds
 
 
+def _floored_sds(sds, threshold, eps):
+    """e1071's predict.naiveBayes: a standard deviation ``<= eps`` is replaced by ``threshold``."""
+    return np.where(sds <= eps, threshold, sds)
+
+
 def _nb_log_scores(Xt, counts, means, sds, threshold, eps):
     """e1071's predict.naiveBayes: log(apriori) + sum over features of log(density)."""
-    sds = np.where(sds <= eps, threshold, sds)[..., None, :, :]
+    sds = _floored_sds(sds, threshold, eps)[..., None, :, :]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
         # in place, each operation as written: z = (x - mean) / sd; dens = INV * exp(-0.5 * z * z) / sd
         z = np.subtract(Xt[..., :, None, :], means[..., None, :, :])  # (..., m, c, p)
@@ -188,7 +193,7 @@ def _nb_predict(Xt, counts, means, sds, threshold, eps):
         return _nb_log_scores(Xt, counts, means, sds, threshold, eps).argmax(axis=1)
     from ._e1071_nb import choose
 
-    sd = np.where(sds <= eps, threshold, sds)
+    sd = _floored_sds(sds, threshold, eps)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         inv = 1.0 / (sd * sd)  # (c, p)
         scaled = means * inv
