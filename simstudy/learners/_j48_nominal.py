@@ -222,19 +222,17 @@ def _gain_ratio(total, kt, old_ent, s_bags, s_bag, log_rest, log_total):
 
 
 @njit(cache=True, nogil=True)
-def _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, sets, attr, child0, nbags, dist,
-           empty, bags, by_class, stack, per_class, gains, ratios, usable, buf):
+def _build(cats, classes, ncat, c, binary, min_leaf, many_values, multi_val, logtab, sets, attr, child0, nbags,
+           dist, empty, bags, by_class, stack, per_class, gains, ratios, usable, buf):
     """Grow the tree from the cases ``sets[0]`` depth first (Weka's ``C45ModelSelection``).
 
     ``cats[j, v]`` holds the cases with category v of attribute j and ``classes[i]``
-    those of class i.  Returns the number of nodes.
+    those of class i; ``binary``: every attribute and the class have two values.
+    Returns the number of nodes.
     """
     p = cats.shape[0]
     words = sets.shape[1]
     kmax = dist.shape[1]
-    binary = c == 2 and kmax == 2
-    for j in range(p):
-        binary = binary and ncat[j] == 2
     stack[0] = 0
     top = 1
     n_nodes = 1
@@ -655,6 +653,9 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
     for j in range(p):
         if ncat[j] > kmax:
             kmax = ncat[j]
+    binary = c == 2 and kmax == 2
+    for j in range(p):
+        binary = binary and ncat[j] == 2
     words = (n + 63) // 64
     cats, classes = _bit_sets(X, y, c, kmax, words)
     cap = kmax * n + 2
@@ -701,8 +702,8 @@ def fold_predictions(X, y, fold_ids, ncat, c, min_leaf, many_values, multi_val, 
                 sets[0, w] = ~held[w]
             if n & 63:  # no case beyond the last
                 sets[0, words - 1] &= (np.uint64(1) << np.uint64(n & 63)) - np.uint64(1)
-            used = _build(cats, classes, ncat, c, min_leaf, many_values, multi_val, logtab, sets, attr, child0,
-                          nbags, dist, empty, bags, by_class, stack, per_class, gains, ratios, usable, buf)
+            used = _build(cats, classes, ncat, c, binary, min_leaf, many_values, multi_val, logtab, sets, attr,
+                          child0, nbags, dist, empty, bags, by_class, stack, per_class, gains, ratios, usable, buf)
             _training_errors(used, attr, child0, nbags, dist, c, memo, tmp)
             _collapse(0, attr, child0, nbags, dist, c, memo, tmp, stack)
             if prune:
