@@ -19,7 +19,7 @@ On a repeated-cv matrix ``(..., n_runs, n_folds)``: :func:`repeated_cv_t_test`,
 On 5x2 cv ``(..., 5, 2)``: :func:`five_by_two_cv_t_test` (Dietterich 1998),
 :func:`five_by_two_cv_f_test` (Alpaydin 1999).
 On counts or rates: :func:`binomial_test`, :func:`mcnemar_test`,
-:func:`proportions_z_test`.
+:func:`proportions_z_test`, :func:`difference_of_proportions_test`.
 
 All p-values are two-sided.  Degenerate samples never raise or warn: a
 t statistic with zero variance is 0 (p = 1) when the mean is 0 and +-inf
@@ -54,6 +54,7 @@ __all__ = [
     "binomial_test",
     "corrected_repeated_cv_t_test",
     "corrected_resampled_t_test",
+    "difference_of_proportions_test",
     "five_by_two_cv_f_test",
     "five_by_two_cv_t_test",
     "mcnemar_test",
@@ -786,4 +787,46 @@ def proportions_z_test(err_a, n_a, err_b, n_b) -> SignificanceResult:
         if unsafe.any():
             z = np.where(unsafe, diff / np.where(unsafe, se, 1.0), z)
     z = np.where(~nonzero & (diff == 0), 0.0, z)
+    return _result(z, _normal_two_sided(z), None, diff)
+
+
+def difference_of_proportions_test(err_a, err_b, n) -> SignificanceResult:
+    """Dietterich's (1998) test for the difference of two error rates on one test set of ``n`` cases.
+
+    ``z = (p_A - p_B) / sqrt(2 p (1 - p) / n)`` with ``p = (p_A + p_B) / 2``: the
+    two rates are treated as independent binomial proportions, which they are
+    not when measured on the same cases (Dietterich's reason to advise against it).
+
+    Parameters
+    ----------
+    err_a, err_b : array_like
+        Error rates of A and B in [0, 1], broadcast together.
+    n : array_like
+        Size (> 0) of the test set.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic = z``, positive when A has the lower error; two-sided p
+        from N(0, 1); ``df`` None; ``direction = sign(p_B - p_A)``.  Equal rates
+        give ``z = 0, p = 1``; different rates with ``p (1 - p) = 0`` cannot
+        happen (p is then 0 or 1 only when both rates are).
+    """
+    ea = as_float_array(err_a, "err_a")
+    eb = as_float_array(err_b, "err_b")
+    m = as_float_array(n, "n")
+    for name, e in (("err_a", ea), ("err_b", eb)):
+        if ((e < 0) | (e > 1)).any():
+            raise ValueError(f"{name}: error rates must lie in [0, 1]")
+    if np.isinf(m).any() or (m <= 0).any():
+        raise ValueError("n: the test-set size must be finite and > 0")
+    try:
+        ea, eb, m = np.broadcast_arrays(ea, eb, m)
+    except ValueError as exc:
+        raise ValueError("err_a: err_a, err_b and n do not broadcast together") from exc
+    pooled = (ea + eb) / 2.0
+    var = 2.0 * pooled * (1.0 - pooled) / m
+    diff = eb - ea
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(var > 0, diff / np.sqrt(np.where(var > 0, var, 1.0)), 0.0)
     return _result(z, _normal_two_sided(z), None, diff)

@@ -344,6 +344,24 @@ def _welch_t(scores):
     return h.SignificanceResult(t, p, df, np.sign(t))
 
 
+def _first_split(x):
+    return np.asarray(x)[..., 0, 0]
+
+
+def _mcnemar(scores):
+    # Dietterich's McNemar test on one holdout: the first split's discordant counts, continuity-corrected
+    if scores.n01 is None or scores.n10 is None:
+        raise ValueError("test 'mcnemar': needs the per-case results of the split (discordant counts n01 and n10), "
+                         "which these paired scores do not carry")
+    return h.mcnemar_test(_first_split(scores.n01), _first_split(scores.n10))
+
+
+def _difference_of_proportions(scores):
+    # Dietterich's difference of two proportions on one holdout: the first split's error rates
+    return h.difference_of_proportions_test(1.0 - _first_split(scores.acc_a), 1.0 - _first_split(scores.acc_b),
+                                            scores.n_test)
+
+
 register_test("paired_t", h.paired_t_test, description="paired t-test on the sample")
 register_test("sign", h.sign_test, description="exact two-sided sign test (ties count half)")
 register_test("sign_cdf", _sign_cdf,
@@ -366,6 +384,11 @@ register_test("5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", description="Diet
 register_test("5x2cv_f", h.five_by_two_cv_f_test, takes="5x2", description="Alpaydin's 5 x 2 cv F test")
 register_test("welch_t", _welch_t, takes="scores",
               description="Welch's t-test on the accuracies of A and B as two independent samples")
+# Dietterich's (1998) two tests on one holdout split (the first split of the design): run when named
+register_test("mcnemar", _mcnemar, takes="scores", in_all=False,
+              description="McNemar's test on the first split's discordant cases (Dietterich 1998)")
+register_test("difference_of_proportions", _difference_of_proportions, takes="scores", in_all=False,
+              description="difference of two proportions on the first split's error rates (Dietterich 1998)")
 
 from . import calibrated as _calibrated  # noqa: E402 - it registers through register_test, defined above
 

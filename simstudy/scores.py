@@ -20,7 +20,8 @@ from ._lazy import lazy_module
 
 pd = lazy_module("pandas")
 
-__all__ = ["PairedScores", "ScoreLayout", "scores_frame", "holdout_accuracies", "split_accuracies", "resample_accuracies", "cv_accuracies", "fold_predictions"]
+__all__ = ["PairedScores", "ScoreLayout", "scores_frame", "holdout_accuracies", "split_accuracies",
+           "resample_accuracies", "cv_accuracies", "cv_paired_scores", "fold_predictions"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,11 @@ class PairedScores:
         Training and test set sizes of one fold.
     sample : ndarray of shape (..., m) or None
         The sample of the chosen sampling scheme (``--scheme``), else None.
+    n01, n10 : ndarray of shape (..., n_runs, n_folds) or None
+        Where the per-case results are kept: on every fold, the number of test
+        cases B classifies correctly and A wrongly (``n01``) and A correctly
+        and B wrongly (``n10``), McNemar's discordant counts; None when only
+        accuracies are known.
     """
 
     acc_a: np.ndarray
@@ -42,6 +48,8 @@ class PairedScores:
     n_train: int
     n_test: int
     sample: np.ndarray | None = None
+    n01: np.ndarray | None = None
+    n10: np.ndarray | None = None
 
     @property
     def diffs(self) -> np.ndarray:
@@ -243,6 +251,44 @@ def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
     fold_ids = np.atleast_2d(np.asarray(fold_ids))
     return np.stack([_accuracy_per_fold(fold_predictions(X, y, fold_ids, make), y, fold_ids) for make in learners],
                     axis=-1)
+
+
+def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Accuracies of two learners on every fold, with McNemar's discordant counts.
+
+    The accuracies are those of :func:`cv_accuracies` (the same predictions,
+    the same arithmetic); the counts come from the same predictions, case by case.
+
+    Parameters
+    ----------
+    X, y : ndarray
+        The data.
+    fold_ids : ndarray of int, shape (n_runs, n)
+        Fold of every case in every run.
+    learners : pair of callable
+        Factories of learner A and learner B.
+
+    Returns
+    -------
+    acc : ndarray, shape (n_runs, n_folds, 2)
+    n01, n10 : ndarray of int, shape (n_runs, n_folds)
+        Per fold: test cases B gets right and A wrong, and A right and B wrong.
+    """
+    fold_ids = np.atleast_2d(np.asarray(fold_ids))
+    y = np.asarray(y)
+    if len(learners) != 2:
+        raise ValueError(f"learners: discordant counts need exactly two learners, got {len(learners)}")
+    pred = [fold_predictions(X, y, fold_ids, make) for make in learners]
+    acc = np.stack([_accuracy_per_fold(p, y, fold_ids) for p in pred], axis=-1)
+    right_a, right_b = pred[0] == y[None, :], pred[1] == y[None, :]
+    n_folds = int(fold_ids.max()) + 1
+    runs = fold_ids.shape[0]
+    held = fold_ids >= 0
+    cell = (np.arange(runs)[:, None] * n_folds + fold_ids)[held]
+    size = runs * n_folds
+    n01 = np.bincount(cell, weights=(~right_a & right_b)[held], minlength=size).astype(np.int64)
+    n10 = np.bincount(cell, weights=(right_a & ~right_b)[held], minlength=size).astype(np.int64)
+    return acc, n01.reshape(runs, n_folds), n10.reshape(runs, n_folds)
 
 
 def resample_accuracies(X, y, splits, learners) -> np.ndarray:

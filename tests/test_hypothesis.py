@@ -18,6 +18,7 @@ from simstudy.hypothesis import (
     binomial_test,
     corrected_repeated_cv_t_test,
     corrected_resampled_t_test,
+    difference_of_proportions_test,
     five_by_two_cv_f_test,
     five_by_two_cv_t_test,
     mcnemar_test,
@@ -613,3 +614,29 @@ def test_sign_test_cdf_rule_as_printed_by_bouckaert():
     assert size == pytest.approx((11 + 56) / 1024)
     with pytest.raises(ValueError, match="rule"):
         sign_test(x, rule="exact")
+
+
+def test_difference_of_proportions_is_dietterichs_pooled_z():
+    # Dietterich (1998): p = (pA + pB) / 2, z = (pA - pB) / sqrt(2 p (1 - p) / n); positive when A errs less
+    res = difference_of_proportions_test(0.20, 0.30, 100)
+    p = 0.25
+    z = (0.30 - 0.20) / np.sqrt(2 * p * (1 - p) / 100)
+    assert np.isclose(res.statistic, z) and np.isclose(res.pvalue, 2 * stats.norm.sf(z)) and res.direction == 1
+    same = difference_of_proportions_test([0.0, 0.4], [0.0, 0.4], 50)
+    assert np.all(same.statistic == 0) and np.all(same.pvalue == 1)
+    with pytest.raises(ValueError, match="err_a"):
+        difference_of_proportions_test(1.2, 0.1, 10)
+
+
+def test_dietterichs_holdout_tests_read_the_first_split():
+    from simstudy.outcomes import run_test
+    from simstudy.scores import PairedScores
+
+    acc_a, acc_b = np.array([[[0.8]]]), np.array([[[0.7]]])
+    scores = PairedScores(acc_a, acc_b, 90, 10, n01=np.array([[[1]]]), n10=np.array([[[2]]]))
+    m = run_test("mcnemar", scores)
+    assert np.isclose(m.pvalue, mcnemar_test(1, 2).pvalue)
+    d = run_test("difference_of_proportions", scores)
+    assert np.isclose(d.statistic, difference_of_proportions_test(0.2, 0.3, 10).statistic)
+    with pytest.raises(ValueError, match="discordant"):
+        run_test("mcnemar", PairedScores(acc_a, acc_b, 90, 10))
