@@ -127,3 +127,35 @@ def test_step_sets_the_stages_and_a_fixed_size_condition_keeps_its_count(tmp_pat
         run_study(study, "smoke", out=tmp_path / "t", progress=False, step=10)
     with pytest.raises(ValueError, match="--step: must be a positive integer"):
         run_study(study, "smoke", out=tmp_path / "t", progress=False, target_mcse=0.1, step=0)
+
+
+def test_a_target_marked_done_stops_growing_its_condition(tmp_path):
+    from dataclasses import dataclass
+
+    import pandas as pd
+
+    from simstudy.engine import Profile, Study
+
+    @dataclass(frozen=True)
+    class Cond:
+        kind: str
+
+    def replicate(cond, rng):
+        return {"outcomes": [{"test": "t", "decision": int(rng.random() < 0.5)} for _ in range(3)]}
+
+    def targets(rows):
+        # a decided question: the rate is imprecise, but nothing more needs to be known about it
+        rate = float((rows["decision"] != 0).mean()) if len(rows) else 0.0
+        return pd.DataFrame({"quantity": ["rate"], "estimate": [rate], "mcse": [0.2],
+                             "done": [rows["condition"].iloc[0].endswith("decided") if len(rows) else False]})
+
+    study = Study(name="decided", title="done targets", conditions=[Cond("decided"), Cond("open")],
+                  replicate=replicate, profiles={"smoke": Profile("smoke", n_replications=10)}, chunk_size=5,
+                  targets=targets)
+    run = run_study(study, "smoke", out=tmp_path / "d", progress=False, target_mcse=0.01, max_replications=30)
+    counts = run.manifest["counts"]
+    decided, still_open = (next(k for k in counts if k.endswith(w)) for w in ("decided", "open"))
+    assert counts[decided] == 10 and counts[still_open] == 30
+    state = run.manifest["adaptive"]["conditions"]
+    assert state[decided]["converged"] and state[decided]["quantity"].startswith("every target decided")
+    assert state[still_open]["capped"]

@@ -17,7 +17,9 @@ whatever the number of workers or the backend.
 Targets
 -------
 A study may declare ``targets(rows) -> DataFrame`` with columns ``quantity``,
-``estimate`` and ``mcse``, computed from the ``outcomes`` rows of one condition.
+``estimate`` and ``mcse``, computed from the ``outcomes`` rows of one condition,
+and optionally ``done``: a target whose question is already answered (e.g. a
+verdict its interval resolves) does not hold the condition back, whatever its MCSE.
 Otherwise the targets are the rejection rates: per replication, the share of
 rows of each (pair, scheme, test) that reject (an average over the repeated
 experiments of a replication, where a study has them), then the mean over
@@ -142,21 +144,25 @@ def stage_decisions(study, run, counts: dict, rule: AdaptiveRule) -> dict:
     dict
         ``{condition: {"replications", "max_mcse", "quantity", "converged", "capped"}}``.
     """
-    try:
-        out = run.table("outcomes")
-    except KeyError:
-        raise ValueError(f"--target-mcse: study {study.name!r} stores no outcome rows to measure precision on") \
-            from None
-    if "error" in out:
-        out = out[out["error"].isna()]
+    if "outcomes" not in run.tables():
+        raise ValueError(f"--target-mcse: study {study.name!r} stores no outcome rows to measure precision on")
     state = {}
     for key, n in counts.items():
-        rows = out[(out["condition"] == key) & (out["replication"] < n)]
+        # one condition's rows at a time: a large run's whole table need not fit in memory
+        parts = list(run.table_chunks("outcomes", conditions=[key]))
+        rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["condition", "replication"])
+        if "error" in rows:
+            rows = rows[rows["error"].isna()]
+        rows = rows[rows["replication"] < n]
         table = condition_targets(study, rows)
         if len(table):
-            worst = table.loc[table["mcse"].astype(float).idxmax()]
+            # a target marked done (its verdict is decided) no longer holds the condition back
+            open_ = table[~table["done"].astype(bool)] if "done" in table else table
+            worst = (open_ if len(open_) else table).loc[lambda t: t["mcse"].astype(float).idxmax()]
             max_mcse, quantity = float(worst["mcse"]), str(worst["quantity"])
-            converged = max_mcse <= rule.target_mcse
+            converged = (not len(open_)) or max_mcse <= rule.target_mcse
+            if not len(open_):
+                quantity = f"every target decided (last: {quantity})"
         else:  # no outcome rows (e.g. a bootstrap of fixed size): nothing to make precise, it keeps its count
             max_mcse, quantity, converged = math.nan, "no targets (fixed count)", True
         state[key] = {"replications": int(n), "max_mcse": max_mcse if math.isfinite(max_mcse) else None,

@@ -568,7 +568,7 @@ class RunData:
             self._cache[name] = pd.concat(parts, ignore_index=True)
         return self._cache[name]
 
-    def table_chunks(self, name: str, columns: list[str] | None = None):
+    def table_chunks(self, name: str, columns: list[str] | None = None, conditions=None):
         """One table's rows chunk by chunk, for summaries of tables too large to hold at once.
 
         Yields the same rows as :meth:`table`, in the same canonical order, one
@@ -582,12 +582,17 @@ class RunData:
         columns : list of str, optional
             The columns to read (Parquet reads no others).  A column the table
             does not have raises ValueError naming it and the table's columns.
+        conditions : iterable of str, optional
+            Only the chunks of these conditions (keys).
 
         Yields
         ------
         pandas.DataFrame
         """
+        keep = None if conditions is None else set(conditions)
         for c in self._chunks():
+            if keep is not None and c["condition"] not in keep:
+                continue
             part = self.store.read_chunk_table(c["condition"], c["start"], c["stop"], name, columns)
             if part is not None and len(part):
                 yield part
