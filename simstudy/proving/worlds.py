@@ -21,13 +21,18 @@ role of the correlation in Nadeau and Bengio 2003).  Dietterich (1998)
 simulated his null worlds the other way round, by fixing the error rates of
 made-up learners; this keeps real learners and an exact null.
 
-Two kinds of learner, both with ``fold_predictions`` (every fold of every run
-predicted in one vectorised call, as :func:`simstudy.scores.cv_accuracies`
-uses it):
+Four kinds of learner, from stable to unstable (how much the fitted model
+changes when a few training cases change), all with ``fold_predictions``
+(every fold of every run predicted in one call, as
+:func:`simstudy.scores.cv_accuracies` uses it):
 
-* :class:`ViewNaiveBayes`: Gaussian naive Bayes on one view (a stable learner);
-* :class:`ViewNearestNeighbour`: 1-nearest neighbour on one view (an unstable
-  learner, Dietterich's IB1).
+* :class:`ViewNaiveBayes`: Gaussian naive Bayes on one view (stable);
+* :class:`ViewLDA`: linear discriminant analysis on one view, one pooled
+  covariance matrix (stable);
+* :class:`ViewTree`: an unpruned CART classification tree on one view
+  (unstable; compiled, :mod:`simstudy.proving._view_tree`);
+* :class:`ViewNearestNeighbour`: 1-nearest neighbour on one view (unstable,
+  Dietterich's IB1).
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TwoViewWorld", "ViewNaiveBayes", "ViewNearestNeighbour", "VIEW_LEARNERS"]
+__all__ = ["TwoViewWorld", "NadeauBengioWorld", "ViewNaiveBayes", "ViewLDA", "ViewTree", "ViewNearestNeighbour",
+           "VIEW_LEARNERS"]
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,114 @@ class ViewNaiveBayes(_ViewLearner):
         return np.where(held, pred, -1)
 
 
+class ViewLDA(_ViewLearner):
+    """Linear discriminant analysis on the columns ``cols``, with one pooled within-class covariance matrix.
+
+    Fitted on a training part: the class priors are the class shares, the class
+    means the class averages, and S the pooled within-class covariance (the
+    within-class sums of squares and products divided by n_train - n_classes,
+    counting the classes present).  A case x goes to the class with the largest
+    ``x' S^-1 mu_c - mu_c' S^-1 mu_c / 2 + log prior_c``, ties to the lower class
+    index; a class absent from the training part is never predicted.
+
+    S^-1 is the pseudo-inverse: directions in which the classes do not vary
+    (eigenvalues of S at most ``RTOL`` times the largest), such as a constant
+    column, are left out of the discriminant, so a singular S (one case per
+    class, one class only) still gives predictions, from the priors if nothing
+    else.  ``fold_predictions`` fits every fold of every run at once: the
+    training part's counts, sums and cross products are the data set's totals
+    minus the fold's.
+    """
+
+    RTOL = 1e-10
+
+    def fold_predictions(self, X, y, fold_ids):
+        X = np.asarray(X, dtype=float)[:, self.cols]
+        X = X - np.median(X, axis=0)                                # a constant column becomes exactly 0
+        y = np.asarray(y, dtype=np.int64)
+        ids = np.atleast_2d(np.asarray(fold_ids))
+        runs, n = ids.shape
+        d = X.shape[1]
+        n_folds = int(ids.max()) + 1
+        n_cls = int(y.max()) + 1
+        held = ids >= 0
+        r_idx = np.broadcast_to(np.arange(runs)[:, None], ids.shape)
+        f = np.where(held, ids, 0)
+        fold_cell = (r_idx * n_folds + f)[held]
+        cell = fold_cell * n_cls + np.broadcast_to(y, ids.shape)[held]
+        n_cells = runs * n_folds
+        shape = (runs, n_folds, n_cls)
+        cnt = np.bincount(y, minlength=n_cls) - np.bincount(cell, minlength=n_cells * n_cls).reshape(shape)
+        held_X = np.broadcast_to(X, (runs, n, d))[held]
+        sums = np.empty(shape + (d,))
+        cross = np.empty((runs, n_folds, d, d))
+        for j in range(d):
+            sums[..., j] = (np.bincount(y, weights=X[:, j], minlength=n_cls)
+                            - np.bincount(cell, weights=held_X[:, j], minlength=n_cells * n_cls).reshape(shape))
+            for k in range(j + 1):
+                held_cross = np.bincount(fold_cell, weights=held_X[:, j] * held_X[:, k], minlength=n_cells)
+                cross[..., j, k] = cross[..., k, j] = (X[:, j] @ X[:, k] - held_cross).reshape(runs, n_folds)
+        present = cnt > 0
+        means = sums / np.maximum(cnt, 1)[..., None]               # 0 for a class absent from the training part
+        n_train = cnt.sum(axis=-1)
+        scatter = cross - np.einsum("rfc,rfcj,rfck->rfjk", cnt, means, means)
+        cov = scatter / np.maximum(n_train - present.sum(axis=-1), 1)[..., None, None]
+        eigval, eigvec = np.linalg.eigh(cov)
+        keep = eigval > self.RTOL * np.maximum(eigval[..., -1:], 0.0)
+        inv_val = np.where(keep, 1.0 / np.where(keep, eigval, 1.0), 0.0)
+        cov_inv = (eigvec * inv_val[..., None, :]) @ np.swapaxes(eigvec, -1, -2)
+        coef = means @ cov_inv                                      # S^-1 mu_c, shape (runs, folds, classes, d)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(cnt / np.maximum(n_train, 1)[..., None])
+        const = np.where(present, log_prior - 0.5 * (coef * means).sum(axis=-1), -np.inf)
+        run_h, fold_h = r_idx[held], f[held]
+        score = np.einsum("mcj,mj->mc", coef[run_h, fold_h], held_X) + const[run_h, fold_h]
+        pred = np.full(ids.shape, -1, dtype=np.int64)
+        pred[held] = np.argmax(score, axis=-1)
+        return pred
+
+
+class ViewTree(_ViewLearner):
+    """Unpruned CART classification tree on the columns ``cols`` (Gini impurity, binary splits at midpoints).
+
+    The rules (candidate splits, ties, when a node stays a leaf) are listed in
+    :mod:`simstudy.proving._view_tree`, which grows the tree in compiled code:
+    every feature is sorted once per data set, and ``fold_predictions`` fits
+    every fold of every run in one call.  Class labels are codes 0, 1, ...
+    """
+
+    def fit(self, X, y):
+        from . import _view_tree  # here, not at the top: importing numba takes about 0.5 s
+
+        X = self._view(X)
+        y = np.asarray(y, dtype=np.int64)
+        self.tree_ = _view_tree.fit(X, y, self._sorted_cases(X), int(y.max()) + 1)
+        return self
+
+    def predict(self, X):
+        """The class of the leaf every row of ``X`` reaches."""
+        from . import _view_tree
+
+        return _view_tree.predict(self._view(X), *self.tree_)
+
+    def fold_predictions(self, X, y, fold_ids):
+        from . import _view_tree
+
+        X = self._view(X)
+        y = np.asarray(y, dtype=np.int64)
+        ids = np.ascontiguousarray(np.atleast_2d(fold_ids), dtype=np.int64)
+        return _view_tree.fold_predictions(X, y, self._sorted_cases(X), ids, int(y.max()) + 1)
+
+    def _view(self, X):
+        """The columns ``cols`` of X as a C-ordered float array."""
+        return np.ascontiguousarray(np.asarray(X, dtype=float)[:, self.cols])
+
+    @staticmethod
+    def _sorted_cases(X):
+        """Row j: the cases sorted by column j of X (equal values in case order)."""
+        return np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+
+
 class ViewNearestNeighbour(_ViewLearner):
     """1-nearest neighbour (Euclidean) on the columns ``cols``.
 
@@ -204,4 +318,39 @@ class ViewNearestNeighbour(_ViewLearner):
         return pred
 
 
-VIEW_LEARNERS = {"nb": ViewNaiveBayes, "1nn": ViewNearestNeighbour}
+VIEW_LEARNERS = {"nb": ViewNaiveBayes, "1nn": ViewNearestNeighbour, "lda": ViewLDA, "tree": ViewTree}
+
+
+@dataclass(frozen=True)
+class NadeauBengioWorld:
+    """The classification setting of Nadeau and Bengio (2003): two bivariate Gaussian classes.
+
+    Class 0 is N((0, 0), I), class 1 is N((1, 1), I / scale); half the cases of
+    a sample (the first ``n // 2``) are of class 1, as in :class:`TwoViewWorld`.
+    The two features are exchangeable (the class means and covariances are
+    symmetric in them), so one learner fitted on the first feature and the same
+    learner fitted on the second have equal expected accuracy: an exact null.
+
+    Parameters
+    ----------
+    scale : float
+        ``Sigma1 = I / scale`` (Nadeau and Bengio used 2 and 6).
+    """
+
+    scale: float = 2.0
+
+    def __post_init__(self):
+        if not self.scale > 0:
+            raise ValueError(f"scale: must be > 0, got {self.scale!r}")
+
+    n_features = 2
+
+    def sample(self, n_cases: int, rng) -> tuple[np.ndarray, np.ndarray]:
+        """``n_cases`` cases, the first ``n_cases // 2`` of class 1: X has the two features."""
+        rng = np.random.default_rng(rng)
+        n_pos = n_cases // 2
+        X = rng.standard_normal((n_cases, 2))
+        X[:n_pos] = X[:n_pos] / np.sqrt(self.scale) + 1.0
+        y = np.zeros(n_cases, dtype=np.int64)
+        y[:n_pos] = 1
+        return X, y
