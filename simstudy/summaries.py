@@ -9,7 +9,17 @@ every interval of every study is made one way per kind of quantity:
   instances): :func:`mean_interval` and :func:`grouped_mean_interval`, with
   the t quantile (``method="t"``) or a fixed normal quantile (``method="normal"``);
 * a standard deviation from ``b`` values: :func:`sd_interval` (chi-square);
-* a claim checked from an interval: :func:`interval_verdict`.
+* a claim checked from intervals: :func:`interval_verdict` (a difference is
+  positive), :func:`limit_verdict` (every row within, or beyond, a limit) and
+  :func:`combine_verdicts` (a claim made of several such parts).
+
+Verdicts rest on interval ends, never on estimates alone, so a wider interval
+never makes a claim hold: "holds" when every interval lies on the claimed
+side, "does not hold" when one lies wholly on the other side, and otherwise
+:data:`NOT_RESOLVED` below the study's published scale; at it (the run is as
+large as the paper profile, see :func:`simstudy.reproduce.reduced_scale`) an
+interval that covers 0 means no effect was found (:data:`NO_EFFECT`) and one
+that covers a limit means the data cannot tell (:data:`UNRESOLVED`).
 
 Replication-probability summaries (per-group F, P and their intervals) are in
 :mod:`simstudy.replication_summary`; the comparison with published numbers is in
@@ -27,10 +37,23 @@ pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 
 __all__ = ["clopper_pearson", "wilson", "mean_interval", "grouped_mean_interval", "normal_interval",
-           "grouped_half_width", "interval_quantile", "sd_interval", "interval_verdict", "rejection_summary", "replicability_by_unit", "Z95"]
+           "grouped_half_width", "interval_quantile", "sd_interval", "interval_verdict", "limit_verdict",
+           "combine_verdicts", "rejection_summary", "replicability_by_unit", "Z95", "HOLDS", "FAILS", "NOT_RESOLVED",
+           "NO_EFFECT", "UNRESOLVED"]
 
 #: The normal quantile the Bouckaert summaries have always printed their intervals with.
 Z95 = 1.96
+
+#: A claim whose every interval lies on the claimed side.
+HOLDS = "holds"
+#: A claim with an interval wholly on the other side.
+FAILS = "does not hold"
+#: Neither, in a run smaller than the study's published scale: more replications may settle it.
+NOT_RESOLVED = "not resolved at this scale"
+#: Neither, at the published scale, for a claimed difference whose interval covers 0: no effect found.
+NO_EFFECT = "no effect at the published scale"
+#: Neither, at the published scale, for a claimed limit that an interval covers.
+UNRESOLVED = "unresolved at the published scale"
 
 
 def clopper_pearson(k, n, level: float = 0.95):
@@ -124,13 +147,92 @@ def sd_interval(s, b, level: float = 0.95):
     return s * np.sqrt((b - 1) / stats.chi2.ppf(1 - a, b - 1)), s * np.sqrt((b - 1) / stats.chi2.ppf(a, b - 1))
 
 
-def interval_verdict(low, high) -> str:
-    """The verdict on a claim that a difference is positive, from its interval."""
+def interval_verdict(low, high, *, published_scale: bool = False) -> str:
+    """The verdict on a claim that a difference is positive, from its interval.
+
+    Parameters
+    ----------
+    low, high : float
+        The difference's interval (a missing end, NaN, is taken as unbounded).
+    published_scale : bool
+        Whether the run is at its study's published scale
+        (``reduced_scale(study, run) is None``, :func:`simstudy.reproduce.reduced_scale`).
+
+    Returns
+    -------
+    str
+        ``"holds"`` when ``low > 0``, ``"does not hold"`` when ``high < 0``;
+        otherwise the interval covers 0: ``"no effect at the published scale"``
+        at the published scale, ``"not resolved at this scale"`` below it.
+    """
     if low > 0:
-        return "holds"
+        return HOLDS
     if high < 0:
-        return "does not hold"
-    return "not resolved at this scale"
+        return FAILS
+    return NO_EFFECT if published_scale else NOT_RESOLVED
+
+
+def limit_verdict(low, high, limit, *, at_most: bool = True, published_scale: bool = False) -> str:
+    """The verdict on a claim that every row's value is at most (or at least) its limit, from the rows' intervals.
+
+    With ``at_most`` (e.g. "the Type I error stays within alpha + 1%") the
+    claim holds when every row's upper end is at or below its limit and does
+    not hold when some row's lower end lies above it; with ``at_most=False``
+    ("at least"), when every lower end is at or above the limit, and not when
+    some upper end lies below it.  Only interval ends count, so an estimate
+    on the right side with an interval reaching across the limit never makes
+    the claim hold; a row without an interval (a NaN end) cannot hold.
+
+    Parameters
+    ----------
+    low, high : float or array-like
+        One interval per row.
+    limit : float or array-like
+        The limit, one for all rows or one per row.
+    at_most : bool
+        The claimed side: values at most the limit (True) or at least it (False).
+    published_scale : bool
+        Whether the run is at its study's published scale.
+
+    Returns
+    -------
+    str
+        ``"holds"``, ``"does not hold"``, or, when neither, ``"unresolved at
+        the published scale"`` at the published scale and ``"not resolved at
+        this scale"`` below it.
+    """
+    low, high, limit = np.broadcast_arrays(np.asarray(low, dtype=float), np.asarray(high, dtype=float),
+                                           np.asarray(limit, dtype=float))
+    if low.size == 0:
+        raise ValueError("limit_verdict: no rows to judge")
+    with np.errstate(invalid="ignore"):
+        inside = high <= limit if at_most else low >= limit
+        beyond = low > limit if at_most else high < limit
+    if inside.all():
+        return HOLDS
+    if beyond.any():
+        return FAILS
+    return UNRESOLVED if published_scale else NOT_RESOLVED
+
+
+def combine_verdicts(verdicts, *, published_scale: bool = False) -> str:
+    """The verdict on a claim made of parts (every part must hold), from the parts' verdicts.
+
+    ``"does not hold"`` when some part does not hold, ``"holds"`` when every
+    part holds; otherwise not resolved at this scale below the published scale,
+    and at it ``"no effect at the published scale"`` when every unsettled part
+    is a difference without an effect, else ``"unresolved at the published scale"``.
+    """
+    verdicts = list(verdicts)
+    if not verdicts:
+        raise ValueError("combine_verdicts: no verdicts to combine")
+    if FAILS in verdicts:
+        return FAILS
+    if all(v == HOLDS for v in verdicts):
+        return HOLDS
+    if not published_scale:
+        return NOT_RESOLVED
+    return NO_EFFECT if all(v in (HOLDS, NO_EFFECT) for v in verdicts) else UNRESOLVED
 
 
 def rejection_summary(rows: pd.DataFrame, by: list[str], *, decision: str = "decision",

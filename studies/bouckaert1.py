@@ -91,7 +91,17 @@ def _pct(x):
     return 100.0 * np.asarray(x, dtype=float)
 
 
-def summarize(run) -> dict[str, pd.DataFrame]:
+def summarize(run, *, published_scale: bool | None = None) -> dict[str, pd.DataFrame]:
+    """Table 1, the rates and replicability per source, and the significance-level table ``alpha``.
+
+    ``published_scale``: whether the run is at the published scale, which sets
+    the wording of the alpha table's claim verdicts; None decides it from the
+    run (:func:`simstudy.reproduce.reduced_scale`).
+    """
+    if published_scale is None:
+        from simstudy.reproduce import reduced_scale
+
+        published_scale = reduced_scale(STUDY, run) is None
     out = run.table("outcomes")
     if "error" in out:
         out = out[out["error"].isna()]
@@ -131,7 +141,7 @@ def summarize(run) -> dict[str, pd.DataFrame]:
                    n_datasets=int(grp["n_datasets"].min()))
         rows.append(row)
     table1 = pd.DataFrame(rows)
-    return {"table1": table1, "by_source": by_source, "alpha": alpha_factor(out)}
+    return {"table1": table1, "by_source": by_source, "alpha": alpha_factor(out, published_scale=published_scale)}
 
 
 PUBLISHED_TABLE1 = [  # test, scheme, Type I, power 2, 3, 4, min. normalised replicability (%)
@@ -154,6 +164,7 @@ PUBLISHED = [
                                   "power, source 4 (%)", "min. normalised replicability (%)"),
                                  ("type1", "power2", "power3", "power4", "min_norm_r2"), values)
 ]
+
 
 STUDY = Study(
     name="bouckaert1",

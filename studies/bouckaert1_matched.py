@@ -104,7 +104,9 @@ class _AsBase:
 
 
 def summarize(run):
-    out = base.summarize(_AsBase(run))
+    from simstudy.reproduce import reduced_scale
+
+    out = base.summarize(_AsBase(run), published_scale=reduced_scale(STUDY, run) is None)
     back = {v: k for k, v in _AS_BASE.items()}
     for key in ("by_source",):
         out[key] = out[key].assign(source=out[key]["source"].map(lambda s: back.get(s, s)))

@@ -10,12 +10,15 @@ Summary (the paper's tables, their numbers lost in the extraction): per data set
 pair and test the number of rejections out of 10; per test the number of data set
 x pair combinations on which it is consistent and its mean R2; R2 against the
 number of resampling runs (10..100) and against the significance level (from the
-stored p-values).
+stored p-values).  The text's claims are checked from 95% intervals with the data
+set as the unit (:func:`check_claims`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.engine import Profile, Study
@@ -24,6 +27,7 @@ from simstudy.protocols import bouckaert_frank as bf
 from simstudy.protocols.bouckaert import (available_sets, check_shipped, load_uci_for_learning, uci_learner_factories,
                                           uci_fold_seconds, uci_sizes)
 from simstudy.scores import ScoreLayout
+from simstudy.summaries import combine_verdicts, interval_verdict
 
 pd = lazy_module("pandas")
 
@@ -78,6 +82,8 @@ def replicate(cond: UciCondition, rng):
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:
+    from simstudy.reproduce import reduced_scale
+
     out = run.table("outcomes")
     # here a replication is one repetition of the experiment on the one fixed data set
     out = out.assign(experiment=out["replication"], replication=0)
@@ -88,53 +94,98 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     tables["per_test"] = t.groupby("test", sort=False).agg(
         consistent=("consistent", lambda c: int((c == 100).sum())), combinations=("consistent", "size"),
         mean_r2=("r2", "mean")).reset_index()
-    return {"claims": check_claims(tables["per_test"], tables["by_runs"]), **tables}
+    claims = check_claims(tables["per_test"], tables["by_runs"], bf.per_dataset(out, "dataset"),
+                          published_scale=reduced_scale(STUDY, run) is None)
+    return {"claims": claims, **tables}
 
 
-def check_claims(per_test: pd.DataFrame, by_runs: pd.DataFrame) -> pd.DataFrame:
+#: The tests the claim on the best replicability compares: those Bouckaert and Frank count as
+#: keeping the Type I error near alpha.  The UCI data have no true null, so a run of this study
+#: cannot measure it; the choice is the paper's (and the simulation study's, on its source 1).
+CONTROLLED = "5x2cv t and F, 10-fold cv and the corrected tests"
+
+
+def _controlled(tests) -> list[str]:
+    return [t for t in tests if t.startswith("corrected") or t.startswith("5x2cv") or t == "10-fold cv"]
+
+
+def check_claims(per_test: pd.DataFrame, by_runs: pd.DataFrame, per_set: pd.DataFrame, *,
+                 published_scale: bool = False) -> pd.DataFrame:
     """The claims of Bouckaert and Frank's text about their UCI experiment, checked on our numbers.
 
+    Every comparison of two tests is the mean over the data sets of the
+    difference between them, each data set's value averaged over the pairs of
+    learners (``per_set`` is :func:`simstudy.protocols.bouckaert_frank.per_dataset`
+    of the repetitions), with its 95% t interval: the data set is the unit.  A
+    claim holds when every interval it rests on lies above 0, does not hold when
+    one lies below 0, and otherwise reads "not resolved at this scale" below the
+    published scale and "no effect at the published scale" at it
+    (``published_scale``: the run is as large as the paper profile).
+
     1. the 5x2cv test is consistent on fewer data set x pair combinations than the
-       corrected repeated cv test;
+       corrected repeated cv test (difference in the share of pairs consistent);
     2. the corrected resampled test's replicability rises with the number of runs
-       (mean R2 at the largest number of runs above that at 10 runs);
+       (mean R2 at the largest number of runs minus at 10 runs);
     3. at the same effort (100 fits), the corrected 10 x 10 cv test is more
        consistent and more replicable than the corrected resampled test with 100 runs;
-    4. the corrected repeated cv test has the best replicability of the tests whose
-       Type I error is controlled (5x2cv t and F, 10-fold cv, the corrected ones).
+    4. the corrected repeated cv test has a higher mean R2 than each other test of
+       :data:`CONTROLLED`, the tests the paper counts as keeping the Type I error
+       near alpha.  The run has no true null and stores nothing to judge a test's
+       size, so the claim says so rather than asserting it.
     """
-    _largest, _verdict = bf.largest, bf.verdict
     p = per_test.set_index("test")
     tests = set(p.index)
-    cv_many = _largest(tests, r"corrected (\d+)x10 cv")
-    res_many = _largest(tests, r"corrected resampled (\d+)x")
+    cv_many = bf.largest(tests, r"corrected (\d+)x10 cv")
+    res_many = bf.largest(tests, r"corrected resampled (\d+)x")
+    scale = {"published_scale": published_scale}
+    values = {col: per_set.groupby(["dataset", "test"])[col].mean().unstack("test") for col in ("consistent", "r2")}
+
+    def diff(col, a, b, name=None):
+        """(verdict, text, number of data sets, lower end) of ``a`` minus ``b`` in ``col``, paired by data set."""
+        d, lo, hi, k = bf.paired_difference(values[col], a, b)
+        return interval_verdict(lo, hi, **scale), bf.difference_text(name or f"{a} - {b}", d, lo, hi), k, lo
+
     rows = []
     n = int(p["combinations"].max())
     if cv_many and "5x2cv t" in p.index:
+        verdict, text, k, _ = diff("consistent", cv_many, "5x2cv t")
         rows.append({"claim": "5x2cv is consistent on few data sets",
-                     "numbers": f"5x2cv t {p.loc['5x2cv t', 'consistent']} of {n}, {cv_many} {p.loc[cv_many, 'consistent']}",
-                     "verdict": _verdict(p.loc["5x2cv t", "consistent"] < p.loc[cv_many, "consistent"])})
+                     "numbers": f"5x2cv t {p.loc['5x2cv t', 'consistent']} of {n}, {cv_many} "
+                                f"{p.loc[cv_many, 'consistent']}; share of pairs consistent per data set, {text} "
+                                f"points over {k} data sets",
+                     "verdict": verdict})
     if len(by_runs) > 1:
         col = "corrected resampled: mean R2"
         first, last = by_runs.iloc[0], by_runs.iloc[-1]
+        verdict, text, k, _ = diff("r2", f"corrected resampled {int(last['runs'])}x",
+                                   f"corrected resampled {int(first['runs'])}x",
+                                   f"{int(last['runs'])} minus {int(first['runs'])} runs")
         rows.append({"claim": "the corrected resampled test's replicability rises with the number of runs",
                      "numbers": f"mean R2 {first[col]:.1f} at {int(first['runs'])} runs, {last[col]:.1f} at "
-                                f"{int(last['runs'])} (" + ", ".join(f"{v:.1f}" for v in by_runs[col]) + ")",
-                     "verdict": _verdict(last[col] > first[col])})
+                                f"{int(last['runs'])} (" + ", ".join(f"{v:.1f}" for v in by_runs[col]) + f"); "
+                                f"per data set {text} points over {k} data sets",
+                     "verdict": verdict})
     if cv_many and res_many:
-        ok = (p.loc[cv_many, "consistent"] > p.loc[res_many, "consistent"]
-              and p.loc[cv_many, "mean_r2"] > p.loc[res_many, "mean_r2"])
+        v1, t1, k, _ = diff("consistent", cv_many, res_many, "consistent")
+        v2, t2, _, _ = diff("r2", cv_many, res_many, "R2")
         rows.append({"claim": "repeated cv is more replicable than resampling at the same effort",
                      "numbers": f"{cv_many}: {p.loc[cv_many, 'consistent']} consistent, mean R2 "
                                 f"{p.loc[cv_many, 'mean_r2']:.1f}; {res_many}: {p.loc[res_many, 'consistent']}, "
-                                f"{p.loc[res_many, 'mean_r2']:.1f}",
-                     "verdict": _verdict(ok)})
-        controlled = [t for t in p.index if t.startswith("corrected") or t.startswith("5x2cv") or t == "10-fold cv"]
-        best = p.loc[controlled, "mean_r2"].idxmax()
-        rows.append({"claim": "the corrected repeated cv test has the best replicability (tests with controlled "
-                              "Type I error)",
-                     "numbers": ", ".join(f"{t} {p.loc[t, 'mean_r2']:.1f}" for t in controlled),
-                     "verdict": _verdict(best == cv_many)})
+                                f"{p.loc[res_many, 'mean_r2']:.1f}; {cv_many} minus {res_many} per data set: {t1}, "
+                                f"{t2} points over {k} data sets",
+                     "verdict": combine_verdicts([v1, v2], **scale)})
+        controlled = _controlled(p.index)
+        others = [diff("r2", cv_many, t) for t in controlled if t != cv_many]
+        numbers = ", ".join(f"{t} {p.loc[t, 'mean_r2']:.1f}" for t in controlled)
+        if others:
+            weakest = min(others, key=lambda o: o[3] if np.isfinite(o[3]) else -np.inf)
+            numbers += f"; weakest difference in R2 per data set: {weakest[1]} points over {weakest[2]} data sets"
+        rows.append({"claim": f"the corrected repeated cv test has the best replicability of {CONTROLLED} (the "
+                              "tests the paper counts as keeping the Type I error near alpha; this run has no true "
+                              "null and does not measure it)",
+                     "numbers": numbers,
+                     "verdict": combine_verdicts([o[0] for o in others], **scale) if others
+                     else "not run (no other test to compare)"})
     return pd.DataFrame(rows, columns=["claim", "numbers", "verdict"])
 
 

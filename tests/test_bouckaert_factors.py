@@ -138,16 +138,24 @@ def _null_rows(rate_per_set):
 
 def test_claim1_type1_error_within_alpha_plus_one():
     rng = np.random.default_rng(0)
-    ok = _null_rows(rng.choice([0.0, 0.1], size=40, p=[0.6, 0.4]))            # about 4%
+    ok = _null_rows(rng.choice([0.0, 0.1], size=400, p=[0.7, 0.3]))           # about 3%, upper end below 6%
     assert _claim(bf.check_claims(ok, 0.05), 1)["verdict"] == "holds"
     bad = _null_rows(rng.choice([0.1, 0.2, 0.3], size=40))                    # about 20%, tight interval
     c = _claim(bf.check_claims(bad, 0.05), 1)
     assert c["verdict"] == "does not hold" and not c["holds"]
     unclear = _null_rows(np.r_[np.zeros(3), 0.3])                             # 7.5%, 4 data sets
     assert _claim(bf.check_claims(unclear, 0.05), 1)["verdict"] == "not resolved at this scale"
-    # a significance level of the alpha table above its limit also breaks the claim
+    # an estimate below the limit whose interval reaches above it does not hold the claim up
+    near = _null_rows(np.r_[np.full(21, 0.1), np.zeros(19)])                  # 5.25%, upper end about 6.9%
+    c = _claim(bf.check_claims(near, 0.05), 1)
+    assert c["verdict"] == "not resolved at this scale" and not c["holds"]
+    assert "1 intervals reaching above it" in c["measured"]
+    # a significance level of the alpha table above its limit also breaks the claim; one without an
+    # interval cannot hold it
     alpha_table = pd.DataFrame({"alpha": [0.01, 0.05], "test": "t", "type1": [3.5, 4.0]})
     assert _claim(bf.check_claims(ok, 0.05, alpha_table), 1)["verdict"] == "not resolved at this scale"
+    alpha_table = alpha_table.assign(type1_mc_low=[2.1, 3.0], type1_mc_high=[4.9, 5.0])
+    assert _claim(bf.check_claims(ok, 0.05, alpha_table), 1)["verdict"] == "does not hold"
     # an unbalanced prior on the independent source is reported, not checked
     skewed = pd.concat([ok, _per_set("prior", "bouckaert1_prior0.1", "bouckaert1", "0.1", 0.1, np.full(40, 100.0),
                                      0.5, independent=True)])
