@@ -121,9 +121,42 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch,
 
 
 def test_designs_parse():
-    d = parse_designs(["cv10x10", "5x2cv", "resampled15", "cv1x10"])
-    assert [x.kind for x in d] == ["cv", "5x2", "resampled", "cv"]
-    assert d[2].n_runs == 15 and d[2].n_folds == 1
+    d = parse_designs(["cv10x10", "5x2cv", "resampled15", "cv1x10", "resampled30-33", "holdout33"])
+    assert [x.kind for x in d] == ["cv", "5x2", "resampled", "cv", "resampled", "holdout"]
+    assert d[2].n_runs == 15 and d[2].n_folds == 1 and d[2].test_share == 0.1
+    assert d[4].n_runs == 30 and d[4].test_share == 0.33 and d[5].n_runs == 1 and d[5].test_share == 0.33
+    assert d[0].train_share == 0.9 and d[1].train_share == 0.5 and round(d[5].train_share, 2) == 0.67
+    with pytest.raises(ValueError, match="--designs: holdout80"):
+        parse_designs(["holdout80"])
+
+
+def test_every_null_twin_is_a_null_of_the_bank_with_the_same_learners():
+    for key, s in sc.BANK.items():
+        twin = s.null_twin
+        if s.null_by_construction or s.family in ("berrar", "nadeau_bengio"):
+            assert twin is None, key
+            continue
+        t = sc.BANK[twin]
+        assert t.null_by_construction and t.pair == s.pair and t.n_cases == s.n_cases, key
+        if s.family == "gaussian":
+            assert t.rho == s.rho and t.effect == 0
+
+
+def test_holdout_design_stores_discordant_cases_and_dietterichs_tests():
+    c = ProvingCondition(ALT, 2, ("holdout33", "cv2x5"))
+    out = replicate(c, np.random.default_rng(2))
+    sc_rows, oc = out["scores"], out["outcomes"]
+    hold = sc_rows[sc_rows["design"] == "holdout33"]
+    assert len(hold) == 2 and (hold["n_test"] == 32).all()          # 33% of each class of 50, rounded
+    # accuracies and discordant counts come from the same predictions: acc_a - acc_b = (n10 - n01) / n_test
+    assert np.allclose(sc_rows["acc_a"] - sc_rows["acc_b"], (sc_rows["n10"] - sc_rows["n01"]) / sc_rows["n_test"])
+    tests = set(oc[oc["design"] == "holdout33"]["test"])
+    assert tests == {"mcnemar", "difference_of_proportions"}
+    m = oc[(oc["design"] == "holdout33") & (oc["test"] == "mcnemar")].sort_values("experiment")
+    from simstudy.hypothesis import mcnemar_test
+
+    ref = mcnemar_test(hold["n01"].to_numpy(), hold["n10"].to_numpy())
+    assert np.allclose(m["pvalue"], ref.pvalue)
 
 
 # -- calibration and leaderboard on rows whose answer is known ----------------------------------------
@@ -169,14 +202,39 @@ def test_calibration_recovers_the_known_type_one_error():
     assert pdist.loc["liberal [cv10x10]", "max_distance"] > 0.2
 
 
-def test_leaderboard_ranks_controlled_tests_by_paired_power_and_declares_ties():
-    board = leaderboard(procedures(_rows())).set_index("procedure")
+def test_leaderboard_ranks_size_controlling_tests_by_adjusted_power_and_declares_ties():
+    board = leaderboard(procedures(_rows(n_units=2000))).set_index("procedure")
     assert not board.loc["liberal [cv10x10]", "controlled"] and np.isnan(board.loc["liberal [cv10x10]", "rank"])
+    assert board.loc["liberal [cv10x10]", "size"] == "liberal"
+    assert board.loc["exact [cv10x10]", "size"] == "controls size"
     assert board.loc["exact [cv10x10]", "rank"] == 1 and board.loc["exact_copy [cv10x10]", "rank"] == 1
     assert board.loc["exact [cv10x10]", "tied_with"] == 1        # tied with its copy, not with the weak test
     assert board.loc["weak [cv10x10]", "rank"] == 3                # beaten by both
-    assert board.loc["exact [cv10x10]", "power"] == 100
+    assert board.loc["exact [cv10x10]", "power"] == 100 and board.loc["exact [cv10x10]", "adjusted_power"] > 90
     assert board.index[0] in ("exact [cv10x10]", "exact_copy [cv10x10]")
+    # the liberal test's raw power is bought with excess size: at its calibrated threshold it has less
+    assert board.loc["liberal [cv10x10]", "adjusted_power"] < board.loc["liberal [cv10x10]", "power"]
+
+
+def test_a_rescaled_test_gets_the_same_size_adjusted_power():
+    rows = _rows()
+    exact = rows[rows["test"] == "exact"]
+    rescaled = exact.assign(test="rescaled", pvalue=exact["pvalue"] ** 2)     # monotone in p: same ordering, liberal
+    pr = procedures(pd.concat([rows, rescaled], ignore_index=True))
+    board = leaderboard(pr).set_index("procedure")
+    assert board.loc["rescaled [cv10x10]", "adjusted_power"] == board.loc["exact [cv10x10]", "adjusted_power"]
+    assert board.loc["rescaled [cv10x10]", "size"] == "liberal"
+
+
+def test_a_wide_interval_never_controls_size():
+    # 6% on a handful of data sets: the old rule (lower end <= alpha) passed it; now it is unresolved
+    rows = _rows(n_units=30, n_exp=2, seed=4)
+    rng = np.random.default_rng(9)
+    null = rows["condition"] == NULL
+    rows.loc[null & (rows["test"] == "weak"), "pvalue"] = np.where(
+        rng.uniform(size=int((null & (rows["test"] == "weak")).sum())) < 0.06, 0.001, 0.9)
+    board = leaderboard(procedures(rows)).set_index("procedure")
+    assert board.loc["weak [cv10x10]", "size"] == "unresolved" and np.isnan(board.loc["weak [cv10x10]", "rank"])
 
 
 def test_berrar_brier_score_of_calibrated_forecasts():
@@ -238,6 +296,35 @@ def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
     assert f"{EXAMPLE} [cv2x5]" in set(board["procedure"]) and f"{EXAMPLE} [resampled4]" in set(board["procedure"])
     text = rep["markdown"].read_text()
     assert "Leaderboard" in text and "statements" in text
+
+
+PSEUDO_RANDOM = """
+import numpy as np
+
+
+def twenty_percent(scores):
+    # rejects about 20% of the samples, whatever the data: a pseudo-random number from the differences
+    d = scores.diffs.reshape(scores.diffs.shape[:-2] + (-1,))
+    u = np.modf(np.abs(d * np.arange(1, d.shape[-1] + 1)).sum(axis=-1) * 7919.123 + 0.3)[0]
+    return d.mean(axis=-1), np.where(u < 0.2, 0.001, 0.9)
+"""
+
+
+def test_a_pseudo_random_test_rejecting_20_percent_never_controls_size(tiny, tmp_path):
+    from simstudy.plugins import load_plugin
+    from simstudy.proving.report import build_report
+
+    plug = tmp_path / "pseudo.py"
+    plug.write_text(PSEUDO_RANDOM)
+    ref = f"{plug}:twenty_percent"
+    run_study(tiny, "tiny", out=tmp_path / "run", progress=False)
+    run = load_run(tiny, profile="tiny", out=tmp_path / "run")
+    rep = build_report(run, plugins=[(ref, load_plugin(ref))], results=None, figures=False)
+    board = rep["tables"]["leaderboard"].set_index("procedure")
+    rows = board[board.index.str.startswith(ref)]
+    assert len(rows) == 3 and (rows["size"] != "controls size").all()
+    sizes = rep["tables"]["size"]
+    assert (sizes[sizes["procedure"].str.startswith(ref)]["verdict"] != "controls size").all()
 
 
 def test_replicate_is_a_function_of_its_seed():

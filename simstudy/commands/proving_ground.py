@@ -7,14 +7,17 @@ from pathlib import Path
 
 HELP = """Run (or resume) the proving ground, a study that applies every registered test the designs allow to the
 same fits on a bank of null and alternative scenarios with a stored truth, then write its report into the run
-directory: the papers' statements checked, a leaderboard (power at controlled Type I error, ties where paired
-intervals overlap), calibration curves and null p-value distributions, power and replicability curves, and the
+directory: the papers' statements checked, size verdicts per null scenario (controls size, liberal or unresolved,
+from simultaneous intervals; null scenarios get data sets until their verdicts are decided, up to a cap), a
+leaderboard of the procedures that control size, by size-adjusted power (ties where paired intervals overlap), why
+tests are liberal (the measured correlation of splits against the one the tests assume), calibration curves and null p-value distributions, power and replicability curves, and the
 calibration of Berrar's replication probability from his stored studies 1-3. Plug-in tests are applied to the stored
 paired scores, without refitting."""
 
 
 def register(subparsers):
     from ..cli import add_profile_option
+    from ..proving.study import DEFAULT_DESIGNS
 
     p = subparsers.add_parser("proving-ground", help="every test on a bank of scenarios: calibration, power, "
                                                      "replicability and a leaderboard", description=HELP)
@@ -22,8 +25,9 @@ def register(subparsers):
                    help="what the report shows: 'all' (every stored built-in test), registered test names, and "
                         "plug-ins as module:function or path/to/file.py:function (default all)")
     p.add_argument("--designs", nargs="+", default=None, metavar="DESIGN",
-                   help="cvRxK, 5x2cv, resampledR (default cv10x10 5x2cv resampled10); other designs are "
-                        "another run, stored in its own directory")
+                   help="cvRxK, 5x2cv, resampledR (90/10 splits), resampledR-TT and holdoutTT (TT percent held out) "
+                        f"(default {' '.join(DEFAULT_DESIGNS)}); other designs are another run, stored in its own "
+                        "directory")
     add_profile_option(p)
     p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
     p.add_argument("--out", default=None, metavar="DIR",
@@ -41,6 +45,9 @@ def register(subparsers):
                         "start again")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="seconds a plug-in test may take for one call (default 300)")
+    p.add_argument("--tolerance", type=float, default=None, metavar="T",
+                   help="the largest Type I error that still counts as controlling size at alpha = 0.05, as a share "
+                        "(default 0.075, Bradley's liberal bound 1.5 alpha); the report states it")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_proving_ground)
 
@@ -100,9 +107,14 @@ def cmd_proving_ground(args) -> int:
         print(paths["text"])
         print("\nWrote " + ", ".join(str(paths[k]) for k in ("markdown", "html")))
         return 0
+    from ..size_control import SizeRule
+    from ..proving.study import ALPHA, adaptive_rule
+
+    rule = SizeRule(alpha=ALPHA, tolerance=args.tolerance)
     tests, plugins = _split_tests(args.tests, designs)
+    grow = adaptive_rule(study.profile(args.profile)) or {}
     run = run_study(study, args.profile, out=out, jobs=args.jobs, seed=DEFAULT_SEED if args.seed is None else args.seed,
-                    progress=not args.quiet, fresh=args.fresh)
+                    progress=not args.quiet, fresh=args.fresh, **grow)
     info = run.manifest["runs"][-1]
     print(f"{STUDY_NAME}/{args.profile}: {run.manifest['status']}; computed {info['replications_computed']} "
           f"replications in {info['seconds']:.1f} s; {len(run.failures)} failed replication(s); stored in {run.path}")
@@ -115,7 +127,8 @@ def cmd_proving_ground(args) -> int:
         return 1
     from ..proving.report import build_report
 
-    rep = build_report(run, plugins=plugins, tests=tests, results=args.results, out=run.path, timeout=args.timeout)
+    rep = build_report(run, plugins=plugins, tests=tests, results=args.results, out=run.path, timeout=args.timeout,
+                       rule=rule)
     print(_summary_text(rep))
     print("\nWrote " + ", ".join(str(rep[k]) for k in ("markdown", "html", "leaderboard_csv", "calibration_csv")))
     return 0
@@ -123,9 +136,14 @@ def cmd_proving_ground(args) -> int:
 
 def _summary_text(rep) -> str:
     from ..compare import markdown_table
+    from ..proving.report import _view_board
 
     board = rep["tables"]["leaderboard"]
-    top = board[board["controlled"]].head(15)
-    cols = ["rank", "procedure", "power", "power_mc_low", "power_mc_high", "type1", "type1_mc_low", "type1_mc_high"]
-    return ("Statements:\n\n" + markdown_table(rep["tables"]["statements"]) + "\n\nLeaderboard (top 15 that keep "
-            "alpha):\n\n" + markdown_table(top[cols]))
+    top = _view_board(board[board["controlled"]].head(15))
+    cols = ["rank", "procedure", "size-adjusted power %", "raw power %", "deciding null scenario", "its Type I error %",
+            "its data sets"]
+    counts = board["size"].value_counts()
+    return ("Statements:\n\n" + markdown_table(rep["tables"]["statements"]) + "\n\nSize verdicts: "
+            + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("controls size", "unresolved", "liberal"))
+            + "\n\nLeaderboard (top 15 that control size on every null scenario):\n\n"
+            + (markdown_table(top[cols]) if len(top) else "none controls size on every null scenario"))

@@ -163,6 +163,13 @@ class Study:
     knobs : tuple of simstudy.engine.solve.Knob
         The numeric condition fields ``simstudy solve`` may set to meet a
         target (see :mod:`simstudy.engine.solve`).
+    evidence : callable(RunData) -> simstudy.evidence.Evidence, optional
+        The null (and alternative) evidence the study's stored rows provide to
+        applications such as ``simstudy assess``: its rows translated into
+        designs, schemes and registered test names, with the truth of every
+        condition and the null condition that calibrates each alternative (see
+        :mod:`simstudy.evidence`).  Applications never read a study's own
+        labels: a study without it provides no evidence.
     """
 
     name: str
@@ -183,6 +190,7 @@ class Study:
     notes: str = ""
     targets: Callable | None = None
     knobs: tuple = ()
+    evidence: Callable | None = None
 
     def __post_init__(self):
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:

@@ -7,7 +7,8 @@ What it is made of, and why:
   (C4.5 against naive Bayes), Berrar's Gaussian generators (R's naive Bayes
   against R's SVM), and two-view Gaussian worlds in the style of Dietterich
   (1998) and Nadeau and Bengio (2003) with graded effects, two correlations,
-  three sample sizes and two learner pairs (:mod:`.worlds`).  Each scenario's
+  three sample sizes and four learner pairs of graded stability (:mod:`.worlds`),
+  and the classification setting of Nadeau and Bengio (2003).  Each scenario's
   truth (is there a difference on the population, which learner is better) is
   measured once on large test sets and *stored* in ``truth.json``
   (``scripts/make_proving_truth.py`` regenerates it), never recomputed by a run.
@@ -24,9 +25,14 @@ What it is made of, and why:
   data sets.  It stores ``scores`` (with a ScoreLayout, so ``simstudy bench``
   and plug-ins use them) and ``outcomes`` with p-values and the direction of a
   rejection, so any level is a re-decision.
-* :mod:`.summary`: Type I error over a grid of levels, the null p-value
-  distribution, power, R2 and consistency, each with Monte Carlo intervals over
+* :mod:`.summary`: size verdicts per null scenario (controls size, liberal or
+  unresolved, from simultaneous intervals: :mod:`simstudy.size_control`), Type I
+  error over a grid of levels, the null p-value distribution, raw and
+  size-adjusted power, R2 and consistency, each with Monte Carlo intervals over
   data sets, and the leaderboard (its rule is stated there).
+* :mod:`.diagnostics`: why a test is liberal: the measured correlation of the
+  differences of one data set's splits, the variance factor a t-test needs
+  against the one it uses, and the training-set share of a split's variance.
 * :mod:`.berrar_calibration`: the reliability diagram and Brier score of
   Berrar's replication probability from one experiment, from the stored rows of
   his studies 1-3.

@@ -18,10 +18,19 @@ A and which is B.  Three families:
 ``gaussian``
     Two-view Gaussian worlds (:mod:`simstudy.proving.worlds`) in the style of
     Dietterich (1998) and Nadeau and Bengio (2003): training sets of 100, 300
-    and 1000 cases, two learner pairs (naive Bayes on view A against naive
-    Bayes on view B, and the same with 1-nearest neighbour), within-class
-    correlation of the views 0 or 0.6, and a null (``delta_a = delta_b = 1.5``)
-    with graded alternatives (``delta_a = 1.5 + 0.1, 0.25, 0.5, 1``).
+    and 1000 cases, four learner pairs of graded stability (the same learner
+    on view A and on view B: naive Bayes and LDA, stable; an unpruned tree and
+    1-nearest neighbour, unstable), within-class correlation of the views 0 or
+    0.6, and a null (``delta_a = delta_b = 1.5``) with graded alternatives
+    (``delta_a = 1.5 + 0.1, 0.25, 0.5, 1``).
+``nadeau_bengio``
+    The classification setting of Nadeau and Bengio (2003): two bivariate
+    Gaussian classes, ``mu0 = (0, 0)``, ``mu1 = (1, 1)``, ``Sigma0 = I``,
+    ``Sigma1 = I / 2`` or ``I / 6``, 200 and 2000 cases.  An exact null (naive
+    Bayes on the first feature against naive Bayes on the second: the two
+    features are exchangeable) and a pair with a measured gap (naive Bayes on
+    both features, whose class variances make its boundary quadratic, against
+    LDA on both, whose boundary is linear).
 
 The truth of every scenario (:func:`truth`) is *measured*, once, by
 ``scripts/make_proving_truth.py`` and stored in ``truth.json`` beside this
@@ -45,14 +54,20 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["Scenario", "BANK", "scenario", "scenario_keys", "truth", "truth_table", "TRUTH_FILE",
-           "GAUSSIAN_SIZES", "GAUSSIAN_EFFECTS", "GAUSSIAN_RHOS", "GAUSSIAN_PAIRS", "BASE_DELTA"]
+           "GAUSSIAN_SIZES", "GAUSSIAN_EFFECTS", "GAUSSIAN_RHOS", "GAUSSIAN_PAIRS", "STABILITY_ORDER", "BASE_DELTA",
+           "NADEAU_BENGIO_SCALES", "NADEAU_BENGIO_SIZES"]
 
 TRUTH_FILE = Path(__file__).with_name("truth.json")
 BASE_DELTA = 1.5
 GAUSSIAN_SIZES = (100, 300, 1000)
 GAUSSIAN_EFFECTS = (0.0, 0.1, 0.25, 0.5, 1.0)
 GAUSSIAN_RHOS = (0.0, 0.6)
-GAUSSIAN_PAIRS = ("nb", "1nn")
+GAUSSIAN_PAIRS = ("nb", "1nn", "lda", "tree")
+#: The learners of the Gaussian worlds from the most stable to the least (their order in tables).
+STABILITY_ORDER = ("nb", "lda", "tree", "1nn")
+NADEAU_BENGIO_SCALES = (2, 6)
+NADEAU_BENGIO_SIZES = (200, 2000)
+NADEAU_BENGIO_PAIRS = ("null", "gap")
 BOUCKAERT_SOURCES = ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4", "bouckaert1_prior0.2",
                      "bouckaert3_prior0.2", "independent_k3", "augmented_k3")
 BERRAR_SOURCES = {"berrar-cv": (20, 0.3, 1.0), "berrar-benchmark1": (11, 0.4, 1.4)}
@@ -69,7 +84,7 @@ class Scenario:
     key : str
         Stable name (the condition key of the proving ground's rows).
     family : str
-        ``gaussian``, ``bouckaert`` or ``berrar``.
+        ``gaussian``, ``nadeau_bengio``, ``bouckaert`` or ``berrar``.
     n_cases : int
         Cases per data set.
     pair : str
@@ -80,6 +95,8 @@ class Scenario:
         The two-view world's separations and correlation (gaussian only).
     null_by_construction : bool
         A and B have equal expected accuracy by symmetry or independence.
+    scale : int
+        Nadeau and Bengio's ``Sigma1 = I / scale`` (nadeau_bengio only).
     """
 
     key: str
@@ -91,6 +108,24 @@ class Scenario:
     delta_b: float = 0.0
     rho: float = 0.0
     null_by_construction: bool = False
+    scale: int = 0
+
+    @property
+    def null_twin(self) -> str | None:
+        """The null scenario that calibrates this one's tests (same learners, size and designs), or None.
+
+        A Gaussian alternative's twin is the same learner pair, size and
+        correlation without the effect; a network source's is the null network
+        with the same number of classes (C4.5 against naive Bayes on 300 cases).
+        Nulls, Berrar's generators and Nadeau and Bengio's gap pair have none.
+        """
+        if self.null_by_construction:
+            return None
+        if self.family == "gaussian":
+            return _gaussian_key(self.pair, self.n_cases, self.rho, 0.0)
+        if self.family == "bouckaert":
+            return "independent_k3" if self.source.endswith("_k3") else "bouckaert1"
+        return None
 
     @property
     def effect(self) -> float:
@@ -99,6 +134,9 @@ class Scenario:
 
     @property
     def label(self) -> str:
+        if self.family == "nadeau_bengio":
+            what = "NB on x1 vs NB on x2" if self.pair == "null" else "NB vs LDA"
+            return f"Nadeau-Bengio, Sigma1 = I/{self.scale}, n = {self.n_cases}, {what}"
         if self.family == "gaussian":
             return (f"{self.pair} views, n = {self.n_cases}, rho = {self.rho:g}, "
                     f"delta {self.delta_a:g} vs {self.delta_b:g}")
@@ -110,7 +148,7 @@ class Scenario:
 
     def sample(self, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """``n`` cases drawn with ``rng``."""
-        if self.family == "gaussian":
+        if self.family in ("gaussian", "nadeau_bengio"):
             return self.world.sample(n, rng)
         if self.family == "bouckaert":
             from ..protocols.bouckaert import network_source
@@ -124,8 +162,10 @@ class Scenario:
 
     @property
     def world(self):
-        from .worlds import TwoViewWorld
+        from .worlds import NadeauBengioWorld, TwoViewWorld
 
+        if self.family == "nadeau_bengio":
+            return NadeauBengioWorld(self.scale)
         return TwoViewWorld(self.delta_a, self.delta_b, self.rho)
 
     def learners(self, n_attributes: int) -> tuple:
@@ -136,6 +176,12 @@ class Scenario:
             cls = VIEW_LEARNERS[self.pair]
             m = self.world.n_view
             return (_Factory(cls, tuple(range(m))), _Factory(cls, tuple(range(m, 2 * m))))
+        if self.family == "nadeau_bengio":
+            from .worlds import ViewLDA, ViewNaiveBayes
+
+            if self.pair == "null":
+                return _Factory(ViewNaiveBayes, (0,)), _Factory(ViewNaiveBayes, (1,))
+            return _Factory(ViewNaiveBayes, (0, 1)), _Factory(ViewLDA, (0, 1))
         if self.family == "bouckaert":
             from ..protocols.bouckaert import nominal_learner_factories
 
@@ -159,12 +205,21 @@ def _gaussian_key(pair, n, rho, effect) -> str:
     return f"gauss-{pair}-n{n}-rho{rho:g}-e{effect:g}"
 
 
+def _nadeau_bengio_key(scale, n, pair) -> str:
+    return f"nadeau-bengio-v{scale}-n{n}-{pair}"
+
+
 def _bank() -> dict:
     out = {}
     for src in BOUCKAERT_SOURCES:
         out[src] = Scenario(src, "bouckaert", 300, "C4.5-NB", source=src, null_by_construction=src in _NULL_NETWORKS)
     for src in BERRAR_SOURCES:
         out[src] = Scenario(src, "berrar", 300, "NB-SVM", source=src)
+    for scale in NADEAU_BENGIO_SCALES:
+        for n in NADEAU_BENGIO_SIZES:
+            for pair in NADEAU_BENGIO_PAIRS:
+                key = _nadeau_bengio_key(scale, n, pair)
+                out[key] = Scenario(key, "nadeau_bengio", n, pair, scale=scale, null_by_construction=pair == "null")
     for pair in GAUSSIAN_PAIRS:
         for n in GAUSSIAN_SIZES:
             for rho in GAUSSIAN_RHOS:

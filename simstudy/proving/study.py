@@ -11,20 +11,27 @@ design allows to those fits:
   ``corrected_cv_t``, ``welch_t``);
 * ``5x2cv``: the sample tests on its 10 differences, the 5 x 2 tests, the cv
   t-tests and Welch's;
-* ``resampledR``: the sample tests on its R differences, the (corrected)
-  resampled t-tests and Welch's.
+* ``resampledR`` (90/10 splits) and ``resampledR-TT`` (TT percent held out):
+  the sample tests on its R differences, the (corrected) resampled t-tests and
+  Welch's;
+* ``holdoutTT`` (one split): Dietterich's McNemar test and difference of two
+  proportions, from the split's discordant cases and error rates.
 
 All designs of a replication share its data set and all tests of a design its
 fits (common random numbers), so every difference between two tests, within
 or across designs, is a paired difference over data sets.
 
 Stored tables: ``scores`` (per design, experiment, run and fold, the
-accuracies of A and B and the split's training and test sizes; a
-:class:`~simstudy.scores.ScoreLayout` lets ``simstudy bench`` and plug-ins use
-them) and ``outcomes`` (per design, experiment, scheme and test: statistic,
-p-value, ``sign`` = the direction a rejection at any level up to
-:data:`ALPHA_MAX` points to, and ``decision`` at 0.05).  Every decision at
-another level is re-made from the stored p-value and sign.
+accuracies of A and B, the split's training and test sizes and its discordant
+cases ``n01``, ``n10``; a :class:`~simstudy.scores.ScoreLayout` lets ``simstudy
+bench`` and plug-ins use them) and ``outcomes`` (per design, experiment, scheme
+and test: statistic, p-value, ``sign`` = the direction a rejection at any
+level up to :data:`ALPHA_MAX` points to, and ``decision`` at 0.05).  Every
+decision at another level is re-made from the stored p-value and sign.
+
+``simstudy proving-ground`` runs it adaptively (:func:`adaptive_rule`): null
+scenarios get data sets until every procedure's size verdict is decided or
+precise enough, up to a cap, so that a verdict never rests on too few data sets.
 """
 
 from __future__ import annotations
@@ -40,43 +47,75 @@ from .._lazy import lazy_module
 pd = lazy_module("pandas")
 
 __all__ = ["DesignSpec", "parse_designs", "ProvingCondition", "Settings", "proving_study", "DEFAULT_DESIGNS",
-           "ALPHA", "ALPHA_MAX", "STUDY_NAME", "QUICK_SCENARIOS", "SMOKE_SCENARIOS"]
+           "ALPHA", "ALPHA_MAX", "STUDY_NAME", "QUICK_SCENARIOS", "SMOKE_SCENARIOS", "adaptive_rule", "null_targets",
+           "null_scenario_count", "HOLDOUT_TESTS"]
 
 STUDY_NAME = "proving_ground"
 ALPHA = 0.05
 ALPHA_MAX = 0.5  # the stored sign holds for every level up to this one
-DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
+#: The designs of every data set: Bouckaert's 10 x 10 cv with its sampling schemes, Dietterich's 5 x 2 cv, Nadeau
+#: and Bengio's ten 90/10 subsamples, and Dietterich's 30 subsamples and one holdout with a third held out.
+DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10", "resampled30-33", "holdout33")
 TEST_SHARE = 0.1  # Nadeau and Bengio's and Bouckaert and Frank's 90% / 10% subsamples
 
 SMOKE_SCENARIOS = ("gauss-nb-n100-rho0-e0", "gauss-nb-n100-rho0-e1", "bouckaert1")
-# quick: every null and alternative family at a scale that runs in minutes on two cores
+# quick: every null and alternative family at a scale that runs in minutes on two cores; the stability axis (LDA and
+# the unpruned tree) and Nadeau and Bengio's setting on a coarser grid
 QUICK_SCENARIOS = tuple(
     [f"gauss-{p}-n{n}-rho{r:g}-e{e:g}" for p in ("nb", "1nn") for n in (100, 300) for r in (0.0, 0.6)
      for e in (0.0, 0.1, 0.25, 0.5, 1.0)]
-    + ["bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4", "independent_k3", "berrar-cv"])
+    + ["bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4", "independent_k3", "berrar-cv"]
+    + [f"gauss-{p}-n{n}-rho{r:g}-e{e:g}" for p in ("lda", "tree") for n in (100, 300) for r in (0.0, 0.6)
+       for e in (0.0, 0.25, 1.0)]
+    + [f"nadeau-bengio-v{v}-n200-{p}" for v in (2, 6) for p in ("null", "gap")])
 
 
 @dataclass(frozen=True)
 class DesignSpec:
-    """One resampling design: ``cv`` (r x k stratified cv), ``5x2`` or ``resampled`` (90/10 subsamples)."""
+    """One resampling design.
+
+    ``cv`` (r x k stratified cv), ``5x2`` (Dietterich's 5 x 2 cv), ``resampled``
+    (``n_runs`` random stratified train/test splits) or ``holdout`` (one such
+    split); the last two hold out ``test_share`` of each class.
+    """
 
     key: str
     kind: str
     n_runs: int
     n_folds: int
+    test_share: float = TEST_SHARE
 
     def splitter(self):
         from ..designs import RepeatedKFold, Subsample
 
-        return Subsample(self.n_runs, TEST_SHARE) if self.kind == "resampled" else RepeatedKFold(self.n_runs,
-                                                                                                 self.n_folds)
+        if self.kind in ("resampled", "holdout"):
+            return Subsample(self.n_runs, self.test_share)
+        return RepeatedKFold(self.n_runs, self.n_folds)
 
     def sizes(self, y) -> tuple[int, int]:
         return self.splitter().sizes(y)
 
+    @property
+    def train_share(self) -> float:
+        """The share of the cases a split trains on."""
+        if self.kind in ("resampled", "holdout"):
+            return 1.0 - self.test_share
+        return (self.n_folds - 1) / self.n_folds
+
+
+def _percent(name, text) -> float:
+    share = int(text) / 100.0
+    if not 0.05 <= share <= 0.5:
+        raise ValueError(f"--designs: {name}: the test share must be 5 to 50 percent, got {text}")
+    return share
+
 
 def parse_designs(names) -> tuple[DesignSpec, ...]:
-    """Designs from names such as ``cv10x10``, ``cv1x10``, ``5x2cv``, ``resampled10``.
+    """Designs from names such as ``cv10x10``, ``cv1x10``, ``5x2cv``, ``resampled10``, ``resampled30-33``, ``holdout33``.
+
+    ``resampledR`` holds out 10% (Nadeau and Bengio's 90/10 subsamples),
+    ``resampledR-TT`` and ``holdoutTT`` hold out TT percent (Dietterich's
+    resampled t and his holdout tests used a third: ``resampled30-33``, ``holdout33``).
 
     Raises ValueError starting with ``--designs`` for an unknown, impossible or repeated design.
     """
@@ -94,15 +133,21 @@ def parse_designs(names) -> tuple[DesignSpec, ...]:
         if name == "5x2cv":
             out.append(DesignSpec(name, "5x2", 5, 2))
             continue
-        m = re.fullmatch(r"resampled(\d+)", str(name))
+        m = re.fullmatch(r"resampled(\d+)(?:-(\d+))?", str(name))
         if m:
             r = int(m.group(1))
             if r < 2:
                 raise ValueError(f"--designs: {name}: needs at least 2 splits")
-            out.append(DesignSpec(name, "resampled", r, 1))
+            share = TEST_SHARE if m.group(2) is None else _percent(name, m.group(2))
+            out.append(DesignSpec(name, "resampled", r, 1, share))
             continue
-        raise ValueError(f"--designs: unknown design {name!r}; use cvRxK (e.g. cv10x10), 5x2cv or resampledR "
-                         "(e.g. resampled10)")
+        m = re.fullmatch(r"holdout(\d+)", str(name))
+        if m:
+            out.append(DesignSpec(name, "holdout", 1, 1, _percent(name, m.group(1))))
+            continue
+        raise ValueError(f"--designs: unknown design {name!r}; use cvRxK (e.g. cv10x10), 5x2cv, resampledR "
+                         "(e.g. resampled10: 90/10 splits), resampledR-TT (TT percent held out, e.g. resampled30-33) "
+                         "or holdoutTT (e.g. holdout33)")
     if not out:
         raise ValueError("--designs: no design given")
     keys = [d.key for d in out]
@@ -135,18 +180,41 @@ class ProvingCondition:
 
 @dataclass(frozen=True)
 class Settings:
-    """Profile settings: the scenarios (empty: the whole bank), the designs, the repeats of every design on one
-    data set, and the replications of the SVM scenarios (Berrar's generators, the slowest; 0: the profile's)."""
+    """Profile settings.
+
+    Attributes
+    ----------
+    scenarios : tuple of str
+        The scenarios (empty: the whole bank).
+    designs : tuple of str
+        The designs of every data set.
+    n_experiments : int
+        Repeats of every design on one data set.
+    svm_replications : int
+        Replications of the SVM scenarios (Berrar's generators, the slowest; 0: the profile's).
+    null_half_width : float
+        ``simstudy proving-ground`` adds data sets to a null scenario until every procedure's Type I error is
+        either decided (controls size or liberal) or known to within this half-width (a share; 0: no data sets are
+        added); see :func:`adaptive_rule`.
+    null_cap : int
+        The most data sets a null scenario gets (0: ten times the profile's).
+    """
 
     scenarios: tuple = ()
     designs: tuple = DEFAULT_DESIGNS
     n_experiments: int = 10
     svm_replications: int = 0
+    null_half_width: float = 0.0
+    null_cap: int = 0
 
     def __post_init__(self):
         for k in self.scenarios:
             scenario(k)
         parse_designs(self.designs)
+        if not 0.0 <= self.null_half_width < 0.5:
+            raise ValueError(f"null_half_width: must lie in [0, 0.5), got {self.null_half_width!r}")
+        if self.null_cap < 0:
+            raise ValueError(f"null_cap: must be >= 0, got {self.null_cap!r}")
 
 
 def _conditions(profile):
@@ -158,6 +226,10 @@ def _conditions(profile):
                              s.svm_replications or None if BANK[k].family == "berrar" else None) for k in keys]
 
 
+#: The tests of a holdout design: Dietterich's two tests on one split (the sample tests need several splits).
+HOLDOUT_TESTS = {"mcnemar": "mcnemar", "difference_of_proportions": "difference_of_proportions"}
+
+
 def _tests_rows(scores, design: DesignSpec, n_exp: int) -> pd.DataFrame:
     from ..outcomes import outcome_rows
     from ..schemes import SCHEMES
@@ -167,7 +239,8 @@ def _tests_rows(scores, design: DesignSpec, n_exp: int) -> pd.DataFrame:
         if design.kind == "cv":
             rows = outcome_rows(scores, "all", alpha=ALPHA_MAX, schemes=SCHEMES, index=index)
         else:
-            rows = outcome_rows(scores, "all", alpha=ALPHA_MAX, index=index)
+            rows = outcome_rows(scores, HOLDOUT_TESTS if design.kind == "holdout" else "all", alpha=ALPHA_MAX,
+                                index=index)
             rows.insert(1, "scheme", "")
     rows = rows.rename(columns={"decision": "sign"})
     p = rows["pvalue"].to_numpy()
@@ -178,7 +251,7 @@ def _tests_rows(scores, design: DesignSpec, n_exp: int) -> pd.DataFrame:
 
 def replicate(cond: ProvingCondition, rng):
     """One data set of the scenario; every design repeated on it; every test on the same fits."""
-    from ..scores import PairedScores, cv_accuracies
+    from ..scores import PairedScores, cv_paired_scores
 
     sc = scenario(cond.scenario)
     X, y = sc.data(rng)
@@ -188,17 +261,81 @@ def replicate(cond: ProvingCondition, rng):
     for design in parse_designs(cond.designs):
         split = design.splitter()
         ids = np.concatenate([split.fold_ids(y, rng) for _ in range(E)])
-        acc = cv_accuracies(X, y, ids, learners).reshape(E, design.n_runs, design.n_folds, 2)
+        acc, n01, n10 = cv_paired_scores(X, y, ids, learners)
+        shape = (E, design.n_runs, design.n_folds)
+        acc, n01, n10 = acc.reshape(shape + (2,)), n01.reshape(shape), n10.reshape(shape)
         n_train, n_test = design.sizes(y)
-        paired = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
+        paired = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test, n01=n01, n10=n10)
         outcomes.append(_tests_rows(paired, design, E))
         grid = np.meshgrid(np.arange(E), np.arange(design.n_runs), np.arange(design.n_folds), indexing="ij")
         scores.append(pd.DataFrame({
             "design": design.key, "experiment": grid[0].ravel().astype(np.int16),
             "run": grid[1].ravel().astype(np.int16), "fold": grid[2].ravel().astype(np.int16),
             "acc_a": acc[..., 0].ravel(), "acc_b": acc[..., 1].ravel(),
-            "n_train": np.int32(n_train), "n_test": np.int32(n_test)}))
+            "n_train": np.int32(n_train), "n_test": np.int32(n_test),
+            "n01": n01.ravel().astype(np.int32), "n10": n10.ravel().astype(np.int32)}))
     return {"scores": pd.concat(scores, ignore_index=True), "outcomes": pd.concat(outcomes, ignore_index=True)}
+
+
+def null_scenario_count() -> int:
+    """The null scenarios of the bank: the number the stopping rule's intervals are simultaneous over."""
+    return sum(1 for s in BANK.values() if s.null_by_construction)
+
+
+def adaptive_rule(profile) -> dict | None:
+    """The adaptive rule of ``simstudy proving-ground`` at ``profile`` (None: a fixed number of data sets).
+
+    Null scenarios grow until every procedure's size verdict is decided or the
+    half-width of its simultaneous interval (:func:`null_targets`) is at most
+    the profile's ``null_half_width``, up to ``null_cap`` data sets;
+    alternatives keep the profile's count.
+
+    Returns
+    -------
+    dict or None
+        ``target_mcse`` (the half-width over the interval's normal quantile) and
+        ``max_replications``, the arguments of :func:`simstudy.engine.run_study`.
+    """
+    from ..engine.study import settings_of
+    from ..size_control import SizeRule
+
+    s = settings_of(profile, Settings, study=STUDY_NAME)
+    if not s.null_half_width:
+        return None
+    z = float(lazy_module("scipy.stats").norm.ppf(0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2))
+    return {"target_mcse": s.null_half_width / z, "max_replications": s.null_cap or 10 * profile.n_replications}
+
+
+def null_targets(rows: pd.DataFrame) -> pd.DataFrame:
+    """The quantities an adaptive proving-ground run makes precise: the Type I errors of a null scenario.
+
+    Per procedure: its Type I error at :data:`ALPHA` over the condition's data
+    sets, ``mcse`` the half-width of its interval (simultaneous over the
+    bank's null scenarios, as the report judges them) over the interval's
+    normal quantile, and ``done`` when the interval already decides the size
+    verdict.  Alternatives have no targets (their count is fixed).
+    """
+    from ..size_control import UNRESOLVED, SizeRule, rate_intervals
+    from .summary import procedure_label
+
+    empty = pd.DataFrame(columns=["quantity", "estimate", "mcse", "done"])
+    if not len(rows) or "condition" not in rows:
+        return empty
+    key = rows["condition"].iloc[0]
+    if key not in BANK or not BANK[key].null_by_construction:
+        return empty
+    rule = SizeRule(alpha=ALPHA)
+    level = rule.scenario_level(null_scenario_count())
+    rows = rows.assign(scheme=rows["scheme"].fillna("").astype(str), _reject=(rows["decision"] != 0).astype(float))
+    per = rows.groupby(["design", "scheme", "test", "replication"], sort=False)["_reject"].agg(["mean", "size"])
+    per = per.reset_index()
+    per["procedure"] = [procedure_label(d, s_, t) for d, s_, t in zip(per["design"], per["scheme"], per["test"])]
+    n_rep = int(per["size"].max())
+    t = rate_intervals(per["mean"].to_numpy(), per["procedure"].to_numpy(), n_repeats=n_rep, level=level)
+    z = float(lazy_module("scipy.stats").norm.ppf(0.5 + level / 2))
+    verdict = rule.verdict(t["low"].to_numpy(), t["high"].to_numpy())
+    return pd.DataFrame({"quantity": "Type I error: " + t["group"].astype(str), "estimate": t["rate"],
+                         "mcse": (t["high"] - t["low"]) / (2 * z), "done": verdict != UNRESOLVED})
 
 
 def _sizes(rows, design=None) -> tuple[int, int]:
@@ -210,7 +347,7 @@ def _seconds(cond: ProvingCondition) -> float:
     condition per family, learner pair and size at the quick and paper profiles)."""
     sc = scenario(cond.scenario)
     splits = sum(d.n_runs * d.n_folds for d in parse_designs(cond.designs)) * cond.n_experiments
-    if sc.family == "gaussian":
+    if sc.family in ("gaussian", "nadeau_bengio"):
         per_480 = 0.015 + (0.056 if sc.pair == "1nn" else 0.043) * (sc.n_cases / 1000) ** 1.5
     else:
         per_480 = {"bouckaert": 0.03, "berrar": 0.5}[sc.family]
@@ -232,6 +369,33 @@ def layout(designs=DEFAULT_DESIGNS):
                        design_column="design", designs=mapping, sizes=_sizes)
 
 
+def evidence(run):
+    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.evidence`).
+
+    The outcome rows as stored (their ``sign`` holds for every level up to
+    :data:`ALPHA_MAX`); the truth of every scenario and its null twin from the
+    bank (:func:`~simstudy.proving.scenarios.truth`; ``unclear`` where none is
+    stored).  More of it: ``simstudy proving-ground`` with the run's designs.
+    """
+    from ..evidence import Evidence
+    from .scenarios import truth
+    from .summary import load_outcomes
+
+    rows = load_outcomes(run)
+    truths = {}
+    for k in pd.unique(rows["condition"].astype(object)):
+        k = str(k)
+        try:
+            truths[k] = {**truth(k), "twin": BANK[k].null_twin or ""}
+        except (ValueError, KeyError):
+            truths[k] = {"truth": "unclear", "twin": ""}
+    designs = tuple((run.manifest.get("config") or {}).get("settings", {}).get("designs") or DEFAULT_DESIGNS)
+    command = "simstudy proving-ground --profile {profile}"
+    if designs != DEFAULT_DESIGNS:
+        command += " --designs " + " ".join(designs)
+    return Evidence(rows, truths, ALPHA_MAX, STUDY_NAME, command=command)
+
+
 def proving_study(designs=None):
     """The proving ground's Study; ``designs`` (names) replace every profile's designs when given."""
     from ..engine import Profile, Study
@@ -240,8 +404,10 @@ def proving_study(designs=None):
     profiles = {
         "smoke": Profile("smoke", n_replications=3, settings={"scenarios": SMOKE_SCENARIOS, "n_experiments": 2}),
         "quick": Profile("quick", n_replications=50, settings={"scenarios": QUICK_SCENARIOS, "n_experiments": 4,
-                                                               "svm_replications": 20}),
-        "paper": Profile("paper", n_replications=200, settings={"n_experiments": 10, "svm_replications": 100}),
+                                                               "svm_replications": 20, "null_half_width": 0.02,
+                                                               "null_cap": 200}),
+        "paper": Profile("paper", n_replications=200, settings={"n_experiments": 10, "svm_replications": 100,
+                                                                "null_half_width": 0.01, "null_cap": 1000}),
     }
     if designs is not None:
         chosen = tuple(d.key for d in parse_designs(designs))
@@ -258,6 +424,8 @@ def proving_study(designs=None):
         profiles=profiles,
         paired_scores=layout(used),
         seconds_per_replication=_seconds,
+        targets=null_targets,
+        evidence=evidence,
         compile_seconds=20.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
         chunk_size=5,
         notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "

@@ -1,4 +1,4 @@
-"""What the proving ground measures, from stored rows only: calibration, power, replicability, leaderboard.
+"""What the proving ground measures, from stored rows only: size, power, replicability, leaderboard.
 
 A *procedure* is a test applied to a design (and, for a sample test on an
 r x k cross-validation, one sampling scheme).  Its decision at any level
@@ -8,33 +8,31 @@ that sample, e.g. a t-test on equal differences) is a non-rejection.
 
 The independent unit of every Monte Carlo interval is the data set (the
 replication): the ``n_experiments`` repeats of a design on one data set share
-its cases, so per data set the share of repeats that reject is averaged first
-and the interval is Student's t over data sets (Wilson's for the share of
-consistent data sets).  All intervals are 95%.
+its cases, so per data set the share of repeats that reject is averaged first.
 
-* **Type I error** at ``alpha``: the rejection rate (either direction) on the
-  data sets of the null scenarios, pooled; also the worst null scenario.
-* **Calibration curve**: the Type I error over a grid of levels; the **p-value
-  distribution** under the null is its continuation to [0, 1] (the ECDF of the
-  null p-values, uniform for an exact test), summarised by its largest distance
-  from the diagonal.
+* **Size** (:func:`size_table`, :func:`size_verdicts`): per procedure and null
+  scenario, the Type I error at alpha with an interval simultaneous over the
+  scenarios, and the verdict *controls size*, *liberal* or *unresolved*
+  (:mod:`simstudy.size_control`); a procedure controls size only where every
+  null scenario does, and its deciding scenario is shown with its interval.
+  The pooled Type I error is kept for reference only: pooling can hide a
+  liberal scenario among calm ones.
+* **Calibration curve**: the pooled Type I error over a grid of levels; the
+  **p-value distribution** under the null is its continuation to [0, 1].
 * **Power**: the rate of rejections in the true direction (the scenario's
-  truth for the design's training size) on the alternative scenarios; the rate
-  of rejections in the wrong direction is reported beside it.
+  truth for the design's training size) on the alternative scenarios, raw and
+  *size-adjusted*: at the threshold that gives the procedure a Type I error of
+  at most alpha on the alternative's null twin (the same learners, size and
+  designs without the effect; :attr:`Scenario.null_twin`), so that a liberal
+  test cannot buy power with excess size.  Rejections in the wrong direction
+  are reported beside it.
 * **Replicability**: per data set, R2 (Bouckaert 2004: the share of pairs of
   repeats with the same outcome, three-valued), averaged over data sets; and
   consistency (Bouckaert and Frank 2004: the share of data sets on which every
   repeat agrees).
-* **Leaderboard**: a procedure *controls* its Type I error at ``alpha`` when the
-  lower end of the interval of its pooled Type I error is at most ``alpha``
-  (it is not shown to exceed it; the rule :func:`simstudy.assess.recommend`
-  uses).  Controlled procedures are ranked by power.  Because every procedure
-  saw the same data sets and fits, two procedures are compared by the paired
-  difference of their per-data-set power: procedure i *beats* j when the 95%
-  interval of mean(power_i - power_j) over the alternative data sets lies
-  above 0.  A procedure's rank is 1 + the number of procedures that beat it;
-  procedures whose paired interval overlaps 0 are tied (they can share a
-  rank).  Procedures that do not control alpha are listed unranked.
+* **Leaderboard** (:func:`leaderboard`): the procedures that control size,
+  ranked by size-adjusted power with paired ties; the others follow unranked
+  with their verdict.
 """
 
 from __future__ import annotations
@@ -47,11 +45,14 @@ from .._lazy import lazy_module
 pd = lazy_module("pandas")
 
 __all__ = ["ALPHAS", "P_GRID", "Procedures", "procedures", "calibration", "pvalue_distribution", "power_table",
-           "replicability_table", "leaderboard", "summarize", "named_procedures", "procedure_label"]
+           "replicability_table", "size_table", "size_verdicts", "critical_values", "adjusted_rejections", "twins",
+           "leaderboard", "summarize", "named_procedures", "procedure_label", "BOARD_COLUMNS", "ALPHA",
+           "load_outcomes", "OUTCOME_COLUMNS"]
 
 ALPHAS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2)
 P_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 3))
 HALF_SHARE = 0.7  # a design training on at most this share of the cases is judged by the truth at 50%
+ALPHA = 0.05
 
 
 def procedure_label(design: str, scheme: str, test: str) -> str:
@@ -71,6 +72,8 @@ class Procedures:
     info : DataFrame
         One row per procedure: ``procedure``, ``design``, ``scheme``, ``test``.
     p, sign : dict of procedure -> ndarray (units, repeats)
+    unknown_sign : dict of procedure -> bool ndarray (units, repeats)
+        Where the stored rows gave no direction (a NaN sign); only procedures that have such rows.
     """
 
     def __init__(self, units, info, p, sign):
@@ -78,6 +81,7 @@ class Procedures:
         self.n_experiments = next(iter(p.values())).shape[1] if p else 0
         self._design = dict(zip(info["procedure"], info["design"])) if len(info) else {}
         self.half = {}
+        self.unknown_sign = {}      # procedure -> (units, repeats) mask where the stored rows gave no direction
 
     def decisions(self, proc: str, alpha: float) -> np.ndarray:
         p = np.nan_to_num(self.p[proc], nan=2.0)
@@ -97,46 +101,115 @@ def _half_share(design: str) -> bool:
         d = parse_designs([design])[0]
     except ValueError:
         return False
-    if d.kind == "resampled":
-        return False
-    return (d.n_folds - 1) / d.n_folds <= HALF_SHARE
+    return d.train_share <= HALF_SHARE
 
 
-def procedures(outcomes: pd.DataFrame, extra: pd.DataFrame | None = None, *, truth_path=None) -> Procedures:
+#: The outcome columns the summaries read.
+OUTCOME_COLUMNS = ["condition", "replication", "experiment", "design", "scheme", "test", "pvalue", "sign"]
+
+
+def _codes(col) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, codes) of a text column (categorical or not; a missing value is ``""``)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        labels = np.asarray(col.cat.categories, dtype=object)
+        codes = col.cat.codes.to_numpy()
+        if (codes < 0).any():
+            labels = np.append(labels, "")
+            codes = np.where(codes < 0, labels.size - 1, codes)
+        return labels.astype(str).astype(object), codes
+    codes, labels = pd.factorize(col.fillna("").astype(str), sort=False)
+    return np.asarray(labels, dtype=object), codes
+
+
+def load_outcomes(run, tests=None) -> pd.DataFrame:
+    """The stored outcome rows the summaries need, read chunk by chunk with their text as categories.
+
+    A paper-scale run stores tens of millions of outcome rows; read whole, their
+    text columns alone would take several GiB.
+    """
+    from pandas.api.types import union_categoricals
+
+    parts = []
+    for part in run.table_chunks("outcomes", columns=OUTCOME_COLUMNS):
+        if tests is not None:
+            part = part[part["test"].isin(list(tests))]
+        for c in ("condition", "design", "scheme", "test"):
+            part[c] = pd.Categorical(part[c].fillna(""))
+        parts.append(part)
+    if not parts:
+        raise KeyError(f"table 'outcomes': no stored rows in {run.path}")
+    data = {c: (union_categoricals([p[c] for p in parts]) if c in ("condition", "design", "scheme", "test")
+                else np.concatenate([p[c].to_numpy() for p in parts])) for c in OUTCOME_COLUMNS}
+    return pd.DataFrame(data)
+
+
+def procedures(outcomes: pd.DataFrame, extra: pd.DataFrame | None = None, *, truth_path=None,
+               truths: dict | None = None) -> Procedures:
     """Arrange stored outcome rows (and plug-in rows ``extra`` of the same columns) by procedure.
 
     ``outcomes`` needs ``condition``, ``replication``, ``experiment``, ``design``,
-    ``scheme``, ``test``, ``pvalue`` and ``sign``; failure rows (``error`` set) are left out.
+    ``scheme``, ``test``, ``pvalue`` and ``sign`` (text columns may be categorical).
+    The truth of each condition comes from ``truths`` (condition -> dict with
+    ``truth``, optionally ``truth_half``, ``gap`` and ``twin``, the null
+    condition that calibrates it) or, by default, from the scenario bank.
     """
     rows = outcomes
-    if "error" in rows:
-        rows = rows[rows["error"].isna()]
     if extra is not None and len(extra):
-        rows = pd.concat([rows, extra[rows.columns.intersection(extra.columns)]], ignore_index=True)
-    rows = rows.assign(scheme=rows["scheme"].fillna("").astype(str))
-    units = rows[["condition", "replication"]].drop_duplicates().sort_values(["condition", "replication"],
-                                                                             kind="stable").reset_index(drop=True)
-    experiments = np.sort(rows["experiment"].unique())
-    full = pd.MultiIndex.from_product([range(len(units)), experiments])
-    unit_index = pd.MultiIndex.from_frame(units)
-    rows = rows.assign(_u=unit_index.get_indexer(pd.MultiIndex.from_frame(rows[["condition", "replication"]])))
-    p, sign, info = {}, {}, []
-    for (design, scheme, test), g in rows.groupby(["design", "scheme", "test"], sort=False):
+        cols = [c for c in OUTCOME_COLUMNS if c in extra]
+        rows = pd.concat([rows[cols].astype({c: object for c in ("condition", "design", "scheme", "test")}),
+                          extra[cols]], ignore_index=True)
+    cond_labels, cond_codes = _codes(rows["condition"])
+    order = np.argsort(cond_labels.astype(str), kind="stable")     # data sets sorted by scenario, then replication
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    rep = rows["replication"].to_numpy(np.int64)
+    unit_key = rank[cond_codes] * (int(rep.max()) + 1 if rep.size else 1) + rep
+    keys, unit = np.unique(unit_key, return_inverse=True)
+    base = int(rep.max()) + 1 if rep.size else 1
+    units = pd.DataFrame({"condition": cond_labels[order][keys // base], "replication": keys % base})
+    exp_values, exp_index = np.unique(rows["experiment"].to_numpy(), return_inverse=True)
+    n_units, n_exp = len(units), exp_values.size
+    parts = [_codes(rows[c]) for c in ("design", "scheme", "test")]
+    proc_key = (parts[0][1].astype(np.int64) * len(parts[1][0]) + parts[1][1]) * len(parts[2][0]) + parts[2][1]
+    proc_values, first, proc_index = np.unique(proc_key, return_index=True, return_inverse=True)
+    pvals = rows["pvalue"].to_numpy(float)
+    raw_signs = rows["sign"].to_numpy(float)
+    unknown_sign = np.isnan(raw_signs)
+    signs = np.nan_to_num(raw_signs)
+    cell = unit.astype(np.int64) * n_exp + exp_index
+    by_proc = np.argsort(proc_index, kind="stable")
+    bounds = np.searchsorted(proc_index[by_proc], np.arange(proc_values.size + 1))
+    p, sign, info, unknown = {}, {}, [], {}
+    for j in np.argsort(first, kind="stable"):                   # procedures in the order of their first row
+        idx = by_proc[bounds[j]:bounds[j + 1]]
+        design, scheme, test = (parts[i][0][parts[i][1][idx[0]]] for i in range(3))
         proc = procedure_label(design, scheme, test)
-        g = g.set_index(["_u", "experiment"])
-        if not g.index.is_unique:
+        c = cell[idx]
+        if np.unique(c).size != c.size:
             raise ValueError(f"outcomes: procedure {proc} has more than one row per data set and repeat")
-        g = g.reindex(full)
-        p[proc] = g["pvalue"].to_numpy(float).reshape(len(units), experiments.size)
-        sign[proc] = np.nan_to_num(g["sign"].to_numpy(float)).reshape(len(units), experiments.size).astype(np.int8)
+        pa = np.full(n_units * n_exp, np.nan)
+        sa = np.zeros(n_units * n_exp, dtype=np.int8)
+        pa[c] = pvals[idx]
+        sa[c] = signs[idx].astype(np.int8)
+        p[proc], sign[proc] = pa.reshape(n_units, n_exp), sa.reshape(n_units, n_exp)
+        if unknown_sign[idx].any():
+            ua = np.zeros(n_units * n_exp, dtype=bool)
+            ua[c] = unknown_sign[idx]
+            unknown[proc] = ua.reshape(n_units, n_exp)
         info.append({"procedure": proc, "design": design, "scheme": scheme, "test": test})
-    t = {k: truth(k, truth_path) if k in BANK else {"truth": "unclear", "truth_half": "unclear", "gap": np.nan}
-         for k in units["condition"].unique()}
+    if truths is None:
+        t = {k: ({**truth(k, truth_path), "twin": BANK[k].null_twin or ""} if k in BANK else
+                 {"truth": "unclear", "truth_half": "unclear", "gap": np.nan, "twin": ""})
+             for k in units["condition"].unique()}
+    else:
+        t = {k: truths.get(k, {"truth": "unclear"}) for k in units["condition"].unique()}
     units = units.assign(truth=units["condition"].map(lambda k: t[k]["truth"]),
                          truth_half=units["condition"].map(lambda k: t[k].get("truth_half", t[k]["truth"])),
-                         gap=units["condition"].map(lambda k: t[k]["gap"]))
+                         gap=units["condition"].map(lambda k: t[k].get("gap", np.nan)),
+                         twin=units["condition"].map(lambda k: t[k].get("twin") or ""))
     out = Procedures(units, pd.DataFrame(info), p, sign)
     out.half = {d: _half_share(d) for d in out.info["design"].unique()} if len(out.info) else {}
+    out.unknown_sign = unknown
     return out
 
 
@@ -187,24 +260,32 @@ def pvalue_distribution(pr: Procedures, grid=P_GRID) -> pd.DataFrame:
 
 
 def power_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
-    """Per procedure and scenario: rejections in the true direction (power; Type I error on a null) and in the
-    wrong direction, percent with intervals over the scenario's data sets."""
+    """Per procedure and scenario: rejections in the true direction (power; Type I error on a null), the same at the
+    size-adjusted threshold (``adjusted``; alternatives with a stored null twin) and in the wrong direction,
+    percent with intervals over the scenario's data sets."""
     rows = []
     cond = pr.units["condition"].to_numpy()
+    thresholds = critical_values(pr, alpha)
+    twin = twins(pr)
     for proc in pr.p:
         dec = pr.decisions(proc, alpha)
         t = pr.truth_of(proc)
+        adj = adjusted_rejections(pr, proc, thresholds[proc], twin)
         for k in pd.unique(cond):
             m = cond == k
             tk = t[m][0]
+            adjusted = (np.nan, np.nan, np.nan)
             if np.isnan(tk):
                 label, right, wrong = "unclear", (dec[m] != 0), np.zeros_like(dec[m], dtype=bool)
             elif tk == 0:
                 label, right, wrong = "null", (dec[m] != 0), np.zeros_like(dec[m], dtype=bool)
             else:
                 label, right, wrong = ("A" if tk > 0 else "B"), dec[m] == tk, dec[m] == -tk
+                if np.isfinite(adj[m][:, 0]).all():
+                    adjusted = _mean_iv((adj[m] == tk).mean(axis=1))
             rows.append({"procedure": proc, "scenario": k, "truth": label, "gap": float(pr.units["gap"][m].iloc[0]),
                          **_pct("rejecting", *_mean_iv(right.mean(axis=1))),
+                         **_pct("adjusted", *adjusted),
                          **_pct("wrong_direction", *_mean_iv(wrong.mean(axis=1))), "n": int(m.sum())})
     return pd.DataFrame(rows)
 
@@ -233,14 +314,115 @@ def replicability_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def leaderboard(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
-    """Every procedure: Type I error, worst null scenario, power, wrong directions, R2; ranked (see the module
-    docstring for the rule).  Sorted by rank, then power."""
-    from ..replicability import r2
-    from ..summaries import mean_interval
+def size_table(pr: Procedures, rule=None) -> pd.DataFrame:
+    """Per procedure and null scenario: Type I error at ``rule.alpha`` with its simultaneous interval and verdict.
+
+    The intervals of one procedure are simultaneous over the null scenarios it
+    was judged on (:mod:`simstudy.size_control`); percentages.
+
+    Returns
+    -------
+    DataFrame
+        ``procedure``, ``scenario``, ``n`` (data sets), ``type1``, ``type1_low``,
+        ``type1_high``, ``verdict``, ``above_alpha``.
+    """
+    from ..size_control import SizeRule, judge_scenarios
+
+    rule = rule or SizeRule(alpha=ALPHA)
+    cond = pr.units["condition"].to_numpy()
+    parts = []
+    for proc in pr.p:
+        null = _null_mask(pr, proc)
+        if not null.any():
+            continue
+        shares = (pr.decisions(proc, rule.alpha)[null] != 0).mean(axis=1)
+        t = judge_scenarios(shares, cond[null], rule, n_repeats=pr.n_experiments)
+        parts.append(pd.DataFrame({"procedure": proc, "scenario": t["scenario"], "n": t["n"],
+                                   "type1": 100 * t["type1"], "type1_low": 100 * t["low"],
+                                   "type1_high": 100 * t["high"], "verdict": t["verdict"],
+                                   "above_alpha": t["above_alpha"]}))
+    cols = ["procedure", "scenario", "n", "type1", "type1_low", "type1_high", "verdict", "above_alpha"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+
+
+def size_verdicts(sizes: pd.DataFrame) -> pd.DataFrame:
+    """One row per procedure: its size verdict and the scenario deciding it (from :func:`size_table`)."""
+    from ..size_control import procedure_verdict
+
+    rows = []
+    for proc, g in sizes.groupby("procedure", sort=False):
+        v = procedure_verdict(g.rename(columns={"type1_low": "low", "type1_high": "high"}))
+        rows.append({"procedure": proc, "size": v["verdict"], "deciding_scenario": v["scenario"],
+                     "deciding_type1": v["type1"], "deciding_low": v["low"], "deciding_high": v["high"],
+                     "deciding_n": v["n"], "null_scenarios": v["scenarios"], "controls": v["n_controls"],
+                     "liberal": v["n_liberal"], "unresolved": v["n_unresolved"]})
+    return pd.DataFrame(rows)
+
+
+def critical_values(pr: Procedures, alpha: float = ALPHA) -> dict:
+    """Per procedure, per null scenario: the size-adjusted threshold (:func:`simstudy.size_control.critical_value`)."""
+    from ..size_control import critical_value
 
     cond = pr.units["condition"].to_numpy()
-    rows, power_units = [], {}
+    out = {}
+    for proc in pr.p:
+        null = _null_mask(pr, proc)
+        out[proc] = {k: critical_value(pr.p[proc][null & (cond == k)], alpha) for k in pd.unique(cond[null])}
+    return out
+
+
+def twins(pr: Procedures) -> np.ndarray:
+    """The null twin of every data set's scenario (:attr:`Scenario.null_twin`) when it is stored, else ''."""
+    stored = set(pr.units["condition"])
+    return np.array([t if t in stored else "" for t in pr.units["twin"]], dtype=object)
+
+
+def adjusted_rejections(pr: Procedures, proc: str, thresholds: dict, twin: np.ndarray) -> np.ndarray:
+    """Per data set and repeat: the size-adjusted decision (+1, -1, 0), rejecting when p is below the threshold
+    calibrated on the data set's null twin; NaN rows where the scenario has no stored twin."""
+    p = pr.p[proc]
+    q = np.array([thresholds.get(t, np.nan) if t else np.nan for t in twin])
+    with np.errstate(invalid="ignore"):
+        hit = np.isfinite(p) & (p < q[:, None])
+        rej = np.where(hit, pr.sign[proc], 0).astype(float)
+    rej[~np.isfinite(q)] = np.nan
+    if proc in pr.unknown_sign:        # a rejection whose direction the stored rows do not give
+        rej[(hit & pr.unknown_sign[proc]).any(axis=1)] = np.nan
+    return rej
+
+
+def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every procedure: its size verdict, Type I error, raw and size-adjusted power, wrong directions, R2; ranked.
+
+    A procedure is ranked only when it controls size on every null scenario
+    (:mod:`simstudy.size_control`).  Ranked procedures are ordered by
+    size-adjusted power: on every alternative data set whose scenario has a
+    stored null twin, a rejection in the true direction at the threshold that
+    gives the procedure a Type I error of at most ``alpha`` on the twin.  Every
+    procedure saw the same data sets, so i *beats* j when the 95% interval of
+    the mean paired difference of their per-data-set size-adjusted power lies
+    above 0; rank = 1 + the number of procedures that beat it, and procedures
+    whose paired interval covers 0 are tied.  Sorted by rank, then size-adjusted power.
+
+    Parameters
+    ----------
+    pr : Procedures
+    alpha : float
+    rule : simstudy.size_control.SizeRule, optional
+        How size is judged (default: tolerance 1.5 alpha).
+    sizes : DataFrame, optional
+        :func:`size_table` of ``pr`` (computed when not given).
+    """
+    from ..replicability import r2
+    from ..size_control import CONTROLS, SizeRule
+    from ..summaries import mean_interval
+
+    rule = rule or SizeRule(alpha=alpha)
+    sizes = size_table(pr, rule) if sizes is None else sizes
+    verdicts = size_verdicts(sizes).set_index("procedure") if len(sizes) else pd.DataFrame()
+    thresholds = critical_values(pr, alpha)
+    twin = twins(pr)
+    rows, adjusted_units = [], {}
     for proc in pr.p:
         dec = pr.decisions(proc, alpha)
         t = pr.truth_of(proc)
@@ -249,28 +431,37 @@ def leaderboard(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
         rej = (dec != 0).mean(axis=1)
         right = (dec == np.nan_to_num(t)[:, None]).mean(axis=1)
         wrong = (dec == -np.nan_to_num(t)[:, None]).mean(axis=1)
-        type1 = _mean_iv(rej[null])
-        worst, worst_k = np.nan, ""
-        for k in pd.unique(cond[null]):
-            v = float(rej[null & (cond == k)].mean())
-            if not v <= worst:
-                worst, worst_k = v, k
-        power_units[proc] = np.where(alt, right, np.nan)
+        adj = adjusted_rejections(pr, proc, thresholds[proc], twin)
+        adj_right = np.where(alt & np.isfinite(adj[:, 0]), (adj == np.nan_to_num(t)[:, None]).mean(axis=1), np.nan)
+        adjusted_units[proc] = adj_right
         per_r2 = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
-        rows.append({"procedure": proc, **_pct("type1", *type1),
-                     "worst_null": 100 * worst, "worst_null_scenario": worst_k,
-                     "controlled": bool(type1[1] <= alpha) if np.isfinite(type1[1]) else False,
-                     **_pct("power", *_mean_iv(right[alt])), "wrong_direction": 100 * float(wrong[alt].mean())
-                     if alt.any() else np.nan,
-                     **_pct("r2", *_mean_iv(per_r2[alt])), "null_units": int(null.sum()), "alt_units": int(alt.sum())})
+        v = verdicts.loc[proc] if proc in verdicts.index else None
+        has_adj = np.isfinite(adj_right)
+        rows.append({"procedure": proc,
+                     "size": v["size"] if v is not None else "unresolved",
+                     "worst_null_scenario": v["deciding_scenario"] if v is not None else "",
+                     "worst_null": v["deciding_type1"] if v is not None else np.nan,
+                     "worst_null_low": v["deciding_low"] if v is not None else np.nan,
+                     "worst_null_high": v["deciding_high"] if v is not None else np.nan,
+                     "worst_null_n": int(v["deciding_n"]) if v is not None else 0,
+                     "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
+                     "liberal_scenarios": int(v["liberal"]) if v is not None else 0,
+                     "unresolved_scenarios": int(v["unresolved"]) if v is not None else 0,
+                     **_pct("type1", *_mean_iv(rej[null])),
+                     **_pct("power", *_mean_iv(right[alt])),
+                     **_pct("adjusted_power", *_mean_iv(adj_right[has_adj])),
+                     "wrong_direction": 100 * float(wrong[alt].mean()) if alt.any() else np.nan,
+                     **_pct("r2", *_mean_iv(per_r2[alt])), "null_units": int(null.sum()), "alt_units": int(alt.sum()),
+                     "adjusted_units": int(has_adj.sum())})
     board = pd.DataFrame(rows)
     if board.empty:
         return board
+    board["controlled"] = board["size"] == CONTROLS
     ranked = board[board["controlled"]]["procedure"].tolist()
     rank, ties = {}, {}
     if ranked:
-        alt_mask = np.isfinite(power_units[ranked[0]])
-        M = np.stack([power_units[p][alt_mask] for p in ranked])     # procedures x alternative data sets
+        mask = np.logical_and.reduce([np.isfinite(adjusted_units[p]) for p in ranked])
+        M = np.stack([adjusted_units[p][mask] for p in ranked])     # procedures x alternative data sets
         beats = np.zeros((len(ranked), len(ranked)), dtype=bool)
         if M.shape[1] >= 2:
             for i in range(len(ranked)):
@@ -281,7 +472,11 @@ def leaderboard(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
             ties[p] = int(sum(1 for i in range(len(ranked)) if i != j and not beats[i, j] and not beats[j, i]))
     board["rank"] = board["procedure"].map(rank)
     board["tied_with"] = board["procedure"].map(ties)
-    board = board.sort_values(["controlled", "rank", "power"], ascending=[False, True, False], kind="stable")
+    from ..size_control import verdict_rank
+
+    board["_order"] = board["size"].map(verdict_rank)
+    board = board.sort_values(["_order", "rank", "adjusted_power", "power"], ascending=[True, True, False, False],
+                              kind="stable", na_position="last").drop(columns="_order")
     return board.reset_index(drop=True)
 
 
@@ -294,7 +489,9 @@ def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
     cv = next((k for k, d in specs.items() if d.kind == "cv" and d.n_runs > 1), None)
     cv1 = next((k for k, d in specs.items() if d.kind == "cv"), None)
     five = next((k for k, d in specs.items() if d.kind == "5x2"), None)
-    res = next((k for k, d in specs.items() if d.kind == "resampled"), None)
+    res = next((k for k, d in specs.items() if d.kind == "resampled" and abs(d.test_share - 0.1) < 1e-9), None)
+    res_third = next((k for k, d in specs.items() if d.kind == "resampled" and abs(d.test_share - 0.33) < 0.01), None)
+    hold = next((k for k, d in specs.items() if d.kind == "holdout"), None)
     wanted = []
     if cv1:
         wanted.append(("10-fold cv t (first run)", cv1, "kfold_cv", "paired_t"))
@@ -309,6 +506,13 @@ def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
         n = specs[res].n_runs
         wanted += [(f"resampled t ({n} splits)", res, "", "resampled_t"),
                    (f"corrected resampled t ({n} splits)", res, "", "corrected_resampled_t")]
+    if res_third:
+        n = specs[res_third].n_runs
+        wanted += [(f"resampled t ({n} splits, a third held out)", res_third, "", "resampled_t"),
+                   (f"corrected resampled t ({n} splits, a third held out)", res_third, "", "corrected_resampled_t")]
+    if hold:
+        wanted += [("McNemar (holdout)", hold, "", "mcnemar"),
+                   ("difference of proportions (holdout)", hold, "", "difference_of_proportions")]
     if cv1:
         wanted.append(("Welch t", cv or cv1, "", "welch_t"))
     stored = set(info["procedure"])
@@ -321,14 +525,19 @@ def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
     return out
 
 
+#: The leaderboard's main columns, in order.
+BOARD_COLUMNS = ["rank", "tied_with", "procedure", "size", "adjusted_power", "adjusted_power_mc_low",
+                 "adjusted_power_mc_high", "power", "power_mc_low", "power_mc_high", "worst_null", "worst_null_low",
+                 "worst_null_high", "worst_null_scenario", "worst_null_n"]
+
+
 def summarize(run) -> dict[str, pd.DataFrame]:
     """The proving ground's tables from its stored rows (built-in tests only; plug-ins are added by the report)."""
-    pr = procedures(run.table("outcomes"))
-    board = leaderboard(pr)
+    pr = procedures(load_outcomes(run))
+    sizes = size_table(pr)
+    board = leaderboard(pr, sizes=sizes)
     cal = calibration(pr, alphas=(0.01, 0.05, 0.1))
     wide = cal.pivot(index="procedure", columns="alpha", values="type1")
     wide.columns = [f"type1_at_{a:g}" for a in wide.columns]
-    cols = ["rank", "tied_with", "procedure", "power", "power_mc_low", "power_mc_high", "type1", "type1_mc_low",
-            "type1_mc_high", "controlled"]
-    return {"leaderboard": board[cols], "leaderboard_all_columns": board, "calibration": wide.reset_index(),
-            "power": power_table(pr), "replicability": replicability_table(pr)}
+    return {"leaderboard": board[BOARD_COLUMNS], "leaderboard_all_columns": board, "size": sizes,
+            "calibration": wide.reset_index(), "power": power_table(pr), "replicability": replicability_table(pr)}
