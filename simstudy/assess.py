@@ -22,8 +22,10 @@ The assessment is a :class:`~simstudy.engine.Study` built at run time (one
 condition per design, one replication per repeat), so it is stored, resumed
 and verified like any study and is a deterministic function of the data, the
 learners, the designs and the seed.  :func:`recommend` adds the evidence of the
-stored simulation studies: which of these tests kept its Type I error on
-Bouckaert's null source.
+stored simulation studies (:mod:`simstudy.evidence`), judged on the proving
+ground's rules: which of these procedures control size on the null scenarios
+(:mod:`simstudy.size_control`), and among those, which has the best
+size-adjusted power, ties broken by simulated replicability.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ from ._lazy import lazy_module
 pd = lazy_module("pandas")
 
 __all__ = ["Dataset", "LearnerChoice", "DesignChoice", "load_data", "parse_learner", "parse_designs",
-           "assessment_study", "assess", "assessment_tables", "recommend", "type_one_evidence",
-           "DEFAULT_DESIGNS", "DEFAULT_TESTS", "ASSESS_PROFILE"]
+           "assessment_study", "assess", "assessment_tables", "recommend", "evidence_table", "load_assessment",
+           "Assessment", "DEFAULT_DESIGNS", "DEFAULT_TESTS", "ASSESS_PROFILE", "EVIDENCE_COMMAND"]
 
 ASSESS_PROFILE = "assess"
 DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
@@ -52,9 +54,6 @@ DEFAULT_TESTS = {"cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv
                  "5x2cv": ("5x2cv_t", "5x2cv_f"),
                  "resampled": ("resampled_t", "corrected_resampled_t")}
 RESAMPLED_TEST_SHARE = 0.1  # Bouckaert and Frank's 90% / 10% subsamples
-# Fewer stored null replications than this give no verdict on a test's Type I error (an interval
-# from 20 data sets cannot tell 5% from 15%).
-MIN_EVIDENCE = 100
 
 
 # ----------------------------------------------------------------------------------------- data
@@ -673,6 +672,68 @@ def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs,
 # ----------------------------------------------------------------------------------------- summary
 
 
+# The tests that count wins; each P_rep uses the tie convention and the threshold of its own test.
+_COUNT_TESTS = ("sign", "sign_cdf", "sign_cdf_reversed", "binomial")
+
+
+def _count_replication(spec, x, alpha: float, level: float = 0.95):
+    """Berrar's binomial model (Lemma 1) for a count-based test, in that test's own terms.
+
+    The comparisons are all ``n`` differences of the test's sample, ties
+    included.  The count of A is the count the test uses: ``wins + ties / 2``
+    for the sign tests (a tie counts half a win), the positive differences for
+    ``binomial`` (a tie is not a win); B's count is ``n`` minus A's.  The side
+    is the one the test's statistic favours (A's count above or below
+    ``n / 2``; the sign of the mean when they are equal), so that a significant
+    verdict is estimated in its own direction.  With ``theta_hat = count / n``
+    (a half-integer count allowed) a replication has ``K ~ Bin(n, theta_hat)``
+    wins of that side, and ``P_rep = P(K >= s)``, where ``s`` is the smallest
+    whole number of wins of ``n`` (no ties) that the test itself declares
+    significant for that side (``n + 1`` when none is).  The ``level``
+    prediction interval is ``P(K >= s)`` at the Clopper-Pearson limits of
+    ``theta``, the beta quantiles at the (possibly fractional) count.  Without
+    ties, the sign and binomial tests give :func:`simstudy.replication.binomial_model`
+    exactly.
+
+    Returns
+    -------
+    tuple
+        ``(model, estimate, low, high)``; the model names the tie convention.
+    """
+    from . import _distributions as _d
+
+    x = np.asarray(x, dtype=float).ravel()
+    n = x.size
+    pos, ties = int((x > 0).sum()), int((x == 0).sum())
+    if spec.name == "binomial":
+        count_a, model = float(pos), "binomial (ties are not wins)"
+    else:
+        count_a, model = pos + ties / 2.0, "binomial (a tie counts half)"
+    side = 1 if count_a > n / 2 else -1 if count_a < n / 2 else (1 if np.mean(x) >= 0 else -1)
+    count = count_a if side > 0 else n - count_a
+    s = _count_threshold(spec, n, alpha, side)
+    c = 1.0 - level
+    theta = count / n
+    lo = float(_d.beta_ppf(c / 2, count, n - count + 1)) if count > 0 else 0.0
+    hi = float(_d.beta_ppf(1 - c / 2, count + 1, n - count)) if count < n else 1.0
+
+    def p_rep(t):
+        return float(_d.binom_sf(float(s - 1), float(n), t))
+
+    return model, p_rep(theta), p_rep(lo), p_rep(hi)
+
+
+def _count_threshold(spec, n: int, alpha: float, side: int) -> int:
+    """Smallest number ``s`` of wins of ``side`` among ``n`` comparisons without ties that ``spec`` declares
+    significant for that side at ``alpha`` (``n + 1`` when no number is); found by running the test itself on
+    the ``n + 1`` samples of ``s`` wins and ``n - s`` losses of that side."""
+    s = np.arange(n + 1)
+    wins_of_a = s if side > 0 else n - s
+    sample = np.where(np.arange(n)[None, :] < wins_of_a[:, None], 1.0, -1.0)
+    hit = np.flatnonzero(np.asarray(spec(sample).decision(alpha)) == side)
+    return int(hit[0]) if hit.size else n + 1
+
+
 def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float, scheme: str):
     """Berrar's replication probability of the first repeat's verdict: (model, estimate, low, high)."""
     from . import replication as rp
@@ -694,16 +755,13 @@ def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float
     df = np.asarray(res.df, dtype=float) if res.df is not None else np.array(np.nan)
     if not np.isfinite(stat):
         return "n/a", np.nan, np.nan, np.nan
-    if test in ("sign", "binomial", "sign_cdf", "sign_cdf_reversed"):
+    if test in _COUNT_TESTS:
         from .schemes import scheme_sample
 
         x = scheme_sample(scores.diffs, scheme) if scheme else scores.diffs.ravel()
-        x = x[x != 0]
         if x.size < 1:
             return "n/a", np.nan, np.nan, np.nan
-        wins = int((x > 0).sum()) if np.mean(x) >= 0 else int((x < 0).sum())
-        est = rp.binomial_model(wins, x.size, alpha=alpha)
-        return "binomial", float(est.estimate), float(est.low), float(est.high)
+        return _count_replication(spec, x, alpha)
     if test.startswith("signed_rank"):
         est = rp.wilcoxon_model(abs(stat), 1.0, alpha=alpha)
         return "Wilcoxon (s* = 1)", float(est.estimate), float(est.low), float(est.high)
@@ -773,178 +831,417 @@ def assessment_tables(run) -> dict[str, pd.DataFrame]:
 
 # ----------------------------------------------------------------------------------------- evidence
 
-
-def _min_r2_over_sources(g: pd.DataFrame) -> float:
-    """Bouckaert's replicability criterion: per source, the mean R2 of the repeated experiments on a data
-    set (three outcomes); the lowest over the sources."""
-    counts = (g.groupby(["source", "replication"])["decision"].value_counts().unstack(fill_value=0))
-    c = counts.to_numpy(float)
-    n = c.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r2 = (c * (c - 1)).sum(axis=1) / (n * (n - 1))
-    per_source = pd.Series(r2, index=counts.index.get_level_values("source")).groupby(level=0).mean()
-    return float(per_source.min()) if len(per_source) else float("nan")
+#: The command that stores evidence for designs no stored run covers: the proving ground applies every registered
+#: test to the designs it is given, on its bank of null and alternative scenarios.
+EVIDENCE_COMMAND = "simstudy proving-ground --profile quick --designs {designs}"
+_SHOW = 6  # procedures named per list in the recommendation
+_LARGER = {"smoke": "quick", "quick": "paper"}
 
 
-def _evidence_rows(run, study_name: str) -> list[dict]:
-    """Per (design, scheme, test) of one stored run: the Type I error on Bouckaert's null source, and the
-    lowest mean R2 over the run's sources (null and alternatives)."""
-    import re
-
-    from .summaries import clopper_pearson
-
-    out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
-    if "source" not in out or not len(out):
-        return []
-    found = []
-    if study_name == "bouckaert1":
-        from .studies import bouckaert1 as b1
-
-        null_source = b1.SOURCES[0]
-        runs = int(out["n_runs"].iloc[0]) if "n_runs" in out else 10
-        folds = int(out["n_folds"].iloc[0]) if "n_folds" in out else 10
-        for (scheme, label), g in out.groupby(["scheme", "test"], sort=False):
-            name = b1.TESTS.get(label)
-            if name in ("paired_t", "sign", "signed_rank"):
-                found.append(({"match": ("cv", runs, folds, scheme, name)}, g))
-    else:  # bouckaert_frank: the first pair of learners (C4.5 and naive Bayes)
-        null_source = "bouckaert1"
-        if "pair" in out:
-            out = out[out["pair"] == out["pair"].iloc[0]]
-        simple = {"5x2cv t": ("5x2cv", 5, 2, "", "5x2cv_t"), "5x2cv F": ("5x2cv", 5, 2, "", "5x2cv_f"),
-                  "10-fold cv": ("cv", None, 10, "kfold_cv", "paired_t")}
-        for label, g in out.groupby("test", sort=False):
-            m = re.fullmatch(r"(corrected )?resampled (\d+)x", label)
-            m2 = re.fullmatch(r"(corrected )?(\d+)x10 cv", label)
-            if m:
-                match = ("resampled", int(m.group(2)), 1, "", "corrected_resampled_t" if m.group(1) else "resampled_t")
-            elif m2:
-                match = ("cv", int(m2.group(2)), 10, "", "corrected_cv_t" if m2.group(1) else "cv_t")
-            elif label in simple:
-                match = simple[label]
-            else:
-                continue
-            found.append(({"match": match}, g))
-    rows = []
-    for f, g in found:
-        null = g[g["source"] == null_source]
-        if not len(null):
-            continue
-        # the rows of one replication share its data set: the interval counts replications, not rows
-        units = int(null["replication"].nunique())
-        rate = float((null["decision"] != 0).mean())
-        lo, hi = clopper_pearson(rate * units, units)
-        f.update(k=int((null["decision"] != 0).sum()), n=len(null), rate=rate, low=float(lo), high=float(hi),
-                 units=units, min_r2=_min_r2_over_sources(g) if "experiment" in g else float("nan"),
-                 sources=int(g["source"].nunique()), source=f"{study_name}/{run.manifest['profile']}")
-        rows.append(f)
-    return rows
+def _text(col) -> pd.Series:
+    return col.astype(object).where(col.notna(), "")
 
 
-def type_one_evidence(results="results") -> tuple[list[dict], list[str]]:
-    """Type I errors measured by the stored Bouckaert studies under ``results``.
+def _candidate_rows(ev, wanted: set) -> pd.DataFrame:
+    """The evidence rows of the procedures ``wanted`` ((design, scheme, test) triples), text as plain objects."""
+    from .evidence import EVIDENCE_COLUMNS
 
-    Looks for ``RESULTS/bouckaert1/PROFILE`` and ``RESULTS/bouckaert_frank/PROFILE``
-    (the largest profile stored: paper, then quick, then smoke).
+    r = ev.rows
+    r = r[r["test"].isin(sorted({t for _, _, t in wanted}))]
+    if not len(r):
+        return r[EVIDENCE_COLUMNS].iloc[:0]
+    groups = r.groupby(["design", "scheme", "test"], sort=False, observed=True, dropna=False).indices
+    keep = [idx for key, idx in groups.items()
+            if tuple("" if pd.isna(k) else str(k) for k in key) in wanted]
+    if not keep:
+        return r[EVIDENCE_COLUMNS].iloc[:0]
+    r = r.iloc[np.sort(np.concatenate(keep))]
+    return pd.DataFrame({"condition": _text(r["condition"]).to_numpy(), "replication": r["replication"].to_numpy(),
+                         "experiment": r["experiment"].to_numpy(), "design": _text(r["design"]).to_numpy(),
+                         "scheme": _text(r["scheme"]).to_numpy(), "test": _text(r["test"]).to_numpy(),
+                         "pvalue": r["pvalue"].to_numpy(dtype=float), "sign": r["sign"].to_numpy(dtype=float)})
+
+
+def _first_experiments(rows: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The rows of every data set's first ``n`` repeats (in order of their ``experiment`` value), renumbered 0..n-1."""
+    values = np.unique(rows["experiment"].to_numpy())
+    if values.size <= n and np.array_equal(values, np.arange(values.size)):
+        return rows
+    pos = np.searchsorted(values, rows["experiment"].to_numpy())
+    keep = pos < n
+    return rows[keep].assign(experiment=pos[keep])
+
+
+def _designs_with_nulls(ev) -> set:
+    """The designs ``ev`` has rows of on a null scenario."""
+    nulls = set(ev.null_conditions())
+    pairs = ev.rows.groupby(["design", "condition"], sort=False, observed=True).size().index
+    return {str(d) for d, c in pairs if str(c) in nulls}
+
+
+def _subset(pr, procs, mask=None):
+    """The :class:`~simstudy.proving.summary.Procedures` of ``procs`` on the data sets ``mask`` (all by default)."""
+    from .proving.summary import Procedures
+
+    def sel(a):
+        return a if mask is None else a[mask]
+
+    units = pr.units if mask is None else pr.units[mask].reset_index(drop=True)
+    info = pr.info[pr.info["procedure"].isin(list(procs))].reset_index(drop=True)
+    out = Procedures(units, info, {p: sel(pr.p[p]) for p in procs}, {p: sel(pr.sign[p]) for p in procs})
+    out.half = dict(pr.half)
+    out.unknown_sign = {p: sel(pr.unknown_sign[p]) for p in procs if p in pr.unknown_sign}
+    return out
+
+
+def _judge(pr, present: dict, rule, alpha: float):
+    """Per procedure, on the data sets of the scenarios where it has rows: its size table, its leaderboard row
+    (raw and size-adjusted power) and Bouckaert's replicability criterion (the lowest, over the scenarios, of the
+    mean R2 of a data set's repeats)."""
+    from .proving.summary import leaderboard, size_table, twins
+    from .replicability import r2
+
+    cond = pr.units["condition"].to_numpy()
+    sizes, stats = [], {}
+    for proc in pr.p:
+        mask = np.isin(cond, sorted(present[proc]))
+        sub = _subset(pr, [proc], mask)
+        sz = size_table(sub, rule)
+        b = leaderboard(sub, alpha=alpha, rule=rule, sizes=sz).iloc[0]
+        t = sub.truth_of(proc)
+        calibrated = int((np.isfinite(t) & (t != 0) & (twins(sub) != "")).sum())
+        adjusted = {"adjusted_power": b["adjusted_power"], "adjusted_low": b["adjusted_power_mc_low"],
+                    "adjusted_high": b["adjusted_power_mc_high"], "adjusted_units": int(b["adjusted_units"])}
+        if adjusted["adjusted_units"] < calibrated:
+            # some alternative data sets have a rejection at the calibrated threshold whose direction the stored rows
+            # do not give: the others alone would be a selected subset, so there is no size-adjusted power
+            adjusted = {"adjusted_power": np.nan, "adjusted_low": np.nan, "adjusted_high": np.nan,
+                        "adjusted_units": 0}
+        dec = sub.decisions(proc, alpha)
+        per = np.asarray(r2(dec), dtype=float).reshape(-1) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
+        by_cond = pd.Series(per).groupby(cond[mask]).mean().dropna()
+        stats[proc] = {**adjusted, "calibrated_units": calibrated, "power": b["power"],
+                       "alt_units": int(b["alt_units"]),
+                       "sim_r2": float(by_cond.min()) if len(by_cond) else np.nan,
+                       "sim_r2_scenario": str(by_cond.idxmin()) if len(by_cond) else "",
+                       "sources": sorted({str(c).split(": ", 1)[0] for c in present[proc]})}
+        if len(sz):
+            sizes.append(sz)
+    cols = ["procedure", "scenario", "n", "type1", "type1_low", "type1_high", "verdict", "above_alpha"]
+    return (pd.concat(sizes, ignore_index=True) if sizes else pd.DataFrame(columns=cols)), stats
+
+
+def _paired_ranks(pr, procs: list, alpha: float) -> tuple[dict, dict]:
+    """The leaderboard's ranking of ``procs`` by size-adjusted power, each pair compared on the alternative data sets
+    both were simulated on: i *beats* j when the 95% interval of the mean paired difference of their per-data-set
+    size-adjusted power lies above 0; rank = 1 + the number of procedures that beat it; ``tied`` counts those
+    neither beating nor beaten (procedures of different stored runs share no data set, so they tie).  With every
+    procedure on the same data sets this is :func:`simstudy.proving.summary.leaderboard`'s ranking."""
+    from .proving.summary import adjusted_rejections, critical_values, twins
+    from .summaries import mean_interval
+
+    sub = _subset(pr, procs)
+    thresholds, twin = critical_values(sub, alpha), twins(sub)
+    per = []
+    for p in procs:
+        t = sub.truth_of(p)
+        alt = np.isfinite(t) & (t != 0)
+        adj = adjusted_rejections(sub, p, thresholds[p], twin)
+        with np.errstate(invalid="ignore"):
+            per.append(np.where(alt & np.isfinite(adj[:, 0]), (adj == np.nan_to_num(t)[:, None]).mean(axis=1),
+                                np.nan))
+    n = len(procs)
+    beats = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(n):
+            common = np.isfinite(per[i]) & np.isfinite(per[j])
+            if i != j and common.sum() >= 2:
+                _, lo, _ = mean_interval(per[i][common] - per[j][common])
+                beats[i, j] = float(lo) > 0
+    rank = {p: 1 + int(beats[:, j].sum()) for j, p in enumerate(procs)}
+    tied = {p: int(sum(1 for i in range(n) if i != j and not beats[i, j] and not beats[j, i]))
+            for j, p in enumerate(procs)}
+    return rank, tied
+
+
+def evidence_table(evidence, procedures_wanted, *, alpha: float = 0.05, notes: list | None = None) -> pd.DataFrame:
+    """The stored evidence on the procedures ``procedures_wanted`` ((design, scheme, test) triples), on the proving
+    ground's rules.
+
+    All evidence is combined into one :func:`~simstudy.proving.summary.procedures`
+    call (every data set cut to the fewest repeats any source stores, so that
+    each weighs the same).  Each procedure is judged on the data sets of the
+    scenarios where it has rows: its size verdict from
+    :func:`~simstudy.proving.summary.size_table` / :func:`~simstudy.proving.summary.size_verdicts`
+    (``SizeRule(alpha)``), raw and size-adjusted power from
+    :func:`~simstudy.proving.summary.leaderboard`, and Bouckaert's replicability
+    criterion.  Size-adjusted power is given only when every alternative data
+    set with a stored null twin gives it (a study that stores decisions at
+    alpha only cannot tell the direction of a rejection at a threshold above
+    alpha, and the remaining data sets would be a selected subset).  Those
+    that control size and have a size-adjusted power are ranked by it with
+    paired ties, each pair compared on the data sets both were simulated on
+    (:func:`_paired_ranks`: the leaderboard's rule).
 
     Returns
     -------
-    rows : list of dict
-        Per matched design, scheme and test: rejections ``k`` of ``n`` rows,
-        the rate, its interval over ``units`` data sets and the source run.
-    notes : list of str
-        What was found, used or not used, and why.
+    DataFrame
+        One row per procedure with evidence: ``procedure``, ``design``,
+        ``scheme``, ``test``, ``size``, ``deciding_scenario``, ``deciding_type1``,
+        ``deciding_low``, ``deciding_high`` (percent), ``deciding_n`` (data sets),
+        ``null_scenarios``, ``adjusted_power`` (with ``adjusted_low`` /
+        ``adjusted_high``, percent; NaN where no twin calibrates it or the rows
+        give no direction), ``adjusted_units`` (of ``calibrated_units``, the
+        alternative data sets with a stored twin), ``power``, ``sim_r2``,
+        ``sim_r2_scenario``, ``rank``, ``tied_with``, ``sources``.
     """
-    from .engine import get_study, load_run
+    from .proving.summary import procedure_label, procedures, size_verdicts
+    from .size_control import CONTROLS, SizeRule
 
-    rows, notes = [], []
-    for name in ("bouckaert1", "bouckaert_frank"):
-        for profile in ("paper", "quick", "smoke"):
-            path = Path(results) / name / profile
-            if not (path / "manifest.json").exists():
-                continue
-            try:
-                run = load_run(get_study(name), profile=profile, out=path)
-                if not run.complete:
-                    notes.append(f"{path}: incomplete, used as far as stored")
-                rows += _evidence_rows(run, name)
-                notes.append(f"{path}: Type I errors on the null source")
-            except (ValueError, OSError) as exc:
-                notes.append(f"{path}: not used ({str(exc).splitlines()[0]})")
-                continue
-            break
-    return rows, notes
+    notes = notes if notes is not None else []
+    rule = SizeRule(alpha=alpha)
+    wanted = {tuple(map(str, w)) for w in procedures_wanted}
+    parts, truths = [], {}
+    for ev in evidence:
+        if alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any():
+            notes.append(f"{ev.source}: its rows give directions only up to alpha = {ev.alpha:g}; not used at "
+                         f"alpha = {alpha:g}")
+            continue
+        rows = _candidate_rows(ev, wanted)
+        if len(rows):
+            parts.append((ev, rows))
+            truths.update(ev.truths)
+    empty = pd.DataFrame(columns=["procedure", "design", "scheme", "test", "size"])
+    if not parts:
+        return empty
+    counts = {ev.source: int(np.unique(rows["experiment"].to_numpy()).size) for ev, rows in parts}
+    n_exp = min(counts.values())
+    if len(set(counts.values())) > 1:
+        notes.append(f"every data set's first {n_exp} repeats are used (the fewest any source stores: "
+                     + ", ".join(f"{k} {v}" for k, v in counts.items()) + "), so that each data set weighs the same")
+    rows = pd.concat([_first_experiments(r, n_exp) for _, r in parts], ignore_index=True)
+    rows = rows.drop_duplicates(["condition", "replication", "experiment", "design", "scheme", "test"])
+    pr = procedures(rows, truths=truths)
+    label = {procedure_label(d, s, t): (d, s, t) for d, s, t in wanted}
+    present = {procedure_label(*map(str, k)): set(g) for k, g in
+               rows.groupby(["design", "scheme", "test"], sort=False)["condition"]}
+    sizes, stats = _judge(pr, present, rule, alpha)
+    verdicts = size_verdicts(sizes).set_index("procedure") if len(sizes) else pd.DataFrame()
+    controls = [p for p in pr.p if p in verdicts.index and verdicts.loc[p, "size"] == CONTROLS]
+    ranked = [p for p in controls if stats[p]["adjusted_units"] > 0]
+    rank, tied = _paired_ranks(pr, ranked, alpha) if ranked else ({}, {})
+    out = []
+    for proc in pr.p:
+        d, s, t = label[proc]
+        v = verdicts.loc[proc] if proc in verdicts.index else None
+        out.append({"procedure": proc, "design": d, "scheme": s, "test": t,
+                    "size": v["size"] if v is not None else "no null scenario",
+                    "deciding_scenario": v["deciding_scenario"] if v is not None else "",
+                    "deciding_type1": v["deciding_type1"] if v is not None else np.nan,
+                    "deciding_low": v["deciding_low"] if v is not None else np.nan,
+                    "deciding_high": v["deciding_high"] if v is not None else np.nan,
+                    "deciding_n": int(v["deciding_n"]) if v is not None else 0,
+                    "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
+                    **{k: stats[proc][k] for k in ("adjusted_power", "adjusted_low", "adjusted_high",
+                                                   "adjusted_units", "calibrated_units", "power", "sim_r2",
+                                                   "sim_r2_scenario")},
+                    "rank": rank.get(proc, np.nan), "tied_with": tied.get(proc, np.nan),
+                    "sources": ", ".join(stats[proc]["sources"])})
+    return pd.DataFrame(out)
 
 
-def _evidence_for(design_row, scheme: str, test: str, evidence):
-    kind, runs, folds = design_row
-    for e in evidence:
-        ekind, eruns, efolds, escheme, etest = e["match"]
-        if ekind == kind and efolds == folds and (eruns is None or eruns == runs) and escheme == scheme \
-                and etest == test:
-            return e
-    return None
+def _size_text(e) -> str:
+    return (f"{e['deciding_type1']:.1f}% [{e['deciding_low']:.1f}, {e['deciding_high']:.1f}] on "
+            f"{e['deciding_scenario']}, {int(e['deciding_n'])} data sets")
 
 
-def recommend(table: pd.DataFrame, designs, evidence, *, alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
-    """Add the Type I evidence to the assessment table and choose the most replicable test that keeps alpha.
+def _listing(rows: pd.DataFrame) -> str:
+    items = [f"{r['procedure']} ({_size_text(r)})" for _, r in rows.head(_SHOW).iterrows()]
+    more = len(rows) - len(items)
+    return "; ".join(items) + (f"; and {more} more" if more > 0 else "")
 
-    A test *keeps* alpha when the lower end of the 95% interval of its stored
-    Type I error (over at least :data:`MIN_EVIDENCE` data sets) is at most
-    alpha.  Among the design x scheme x test rows that keep it, the
-    recommendation is the one that was most replicable in the stored
-    simulations by Bouckaert's criterion (the lowest, over the sources, of the
-    mean R2 of repeated experiments on one data set), ties broken by the R2 on
-    the user's data: R2 on one data set alone cannot choose, since a test that
-    never rejects is perfectly replicable.  Without evidence the recommendation
-    says so and names the studies to run.
+
+def _more_data(rows: pd.DataFrame, evidence) -> str:
+    """How to get more data sets on the deciding null scenarios of ``rows``."""
+    by_source = {ev.source: ev for ev in evidence}
+    steps = []
+    for source in dict.fromkeys(str(s).split(": ", 1)[0] for s in rows["deciding_scenario"]):
+        ev = by_source.get(source)
+        profile = source.rsplit("/", 1)[-1].split("-", 1)[0]
+        nxt = _LARGER.get(profile)
+        if ev is not None and ev.command and nxt:
+            steps.append(f"`{ev.command.format(profile=nxt)}`")
+        elif profile == "paper":
+            steps.append(f"more null data sets than {source} stores (its largest profile)")
+        else:
+            steps.append(f"a larger run of {source}")
+    return ", ".join(steps)
+
+
+def _coverage(designs, table: pd.DataFrame, covered: set) -> str:
+    """The designs (and procedures) the stored evidence does not cover, with the command that stores it."""
+    import re
+
+    missing = [d.key for d in designs if d.key not in covered]
+    parts = []
+    if missing:
+        too_many = [k for k in missing if (m := re.fullmatch(r"cv\d+x(\d+)", k)) and int(m.group(1)) > 20]
+        runnable = [k for k in missing if k not in too_many]
+        text = (f"Not covered by the stored evidence: {', '.join(missing)} (no stored run has null scenarios with "
+                f"{'this design' if len(missing) == 1 else 'these designs'})")
+        if runnable:
+            text += (f"; store evidence with `{EVIDENCE_COMMAND.format(designs=' '.join(runnable))}` and run the same "
+                     "assessment again (it re-summarises without fitting)")
+        if too_many:
+            text += f"; the proving ground takes 2 to 20 folds, so no study stores evidence for {', '.join(too_many)}"
+        parts.append(text + ".")
+    lacking = table[(table["size"] == "no evidence") & table["design"].isin(list(covered))]
+    if len(lacking):
+        names = lacking["procedure"].tolist()
+        shown = ", ".join(names[:_SHOW]) + (f" and {len(names) - _SHOW} more" if len(names) > _SHOW else "")
+        keys = " ".join(dict.fromkeys(lacking["design"]))
+        parts.append(f"No stored evidence for {shown}; the proving ground stores every registered test: "
+                     f"`{EVIDENCE_COMMAND.format(designs=keys)}`.")
+    return " ".join(parts)
+
+
+def recommend(table: pd.DataFrame, designs, evidence, *, alpha: float = 0.05,
+              notes: list | None = None) -> tuple[pd.DataFrame, str]:
+    """Add the stored evidence to the assessment table and choose the test, on the proving ground's rules.
+
+    Every design x scheme x test row is a candidate procedure
+    (``test [design, scheme]``).  All evidence (:func:`simstudy.evidence.collect_evidence`)
+    is combined and each candidate judged (:func:`evidence_table`): its size
+    verdict at ``alpha`` (``controls size``, ``liberal`` or ``unresolved``,
+    from intervals simultaneous over its null scenarios; see
+    :mod:`simstudy.size_control`) and its size-adjusted power.  Only a
+    candidate that controls size can be recommended: the one with the best
+    rank by size-adjusted power (procedures whose paired interval covers 0 tie),
+    ties broken by simulated replicability (Bouckaert's criterion: the lowest,
+    over the scenarios, of the mean R2 of a data set's repeats), then by R2 on
+    the user's data.  R2 on one data set alone cannot choose, since a test that
+    never rejects is perfectly replicable.  A liberal or unresolved candidate
+    is never recommended: the text names them, what would resolve them, and
+    the designs no evidence covers.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`assessment_tables`' ``assessment`` table.
+    designs : sequence of DesignChoice
+    evidence : list of simstudy.evidence.Evidence
+    alpha : float
+        The assessment's level (the size rule's alpha).
+    notes : list of str, optional
+        Appended to: evidence left out, repeats cut.
 
     Returns
     -------
     table : DataFrame
-        ``table`` with the columns ``Type I error (null source)`` and ``keeps alpha``.
+        ``table`` with the columns ``procedure``, ``size``, ``deciding null
+        scenario``, ``Type I error %`` with ``Type I low %`` / ``Type I high %``,
+        ``null data sets``, ``null scenarios``, ``size-adjusted power %`` with
+        its interval, ``power %``, ``rank``, ``tied with``, ``simulated R2
+        (lowest over sources)`` and ``evidence``.
     text : str
         The recommendation, or why there is none.
     """
-    by_key = {d.key: (d.design, d.n_runs, d.n_folds) for d in designs}
-    keeps, ev_text, min_r2 = [], [], []
-    for _, row in table.iterrows():
-        e = _evidence_for(by_key[row["design"]], row["scheme"], row["test"], evidence)
-        if e is None:
-            keeps.append(None)
-            ev_text.append("no stored evidence")
-            min_r2.append(np.nan)
-        elif e["units"] < MIN_EVIDENCE:
-            keeps.append(None)
-            ev_text.append(f"too few replications for a verdict ({e['units']} data sets, {e['source']})")
-            min_r2.append(np.nan)
+    from .proving.summary import procedure_label
+    from .size_control import CONTROLS, LIBERAL, SizeRule, UNRESOLVED
+
+    rule = SizeRule(alpha=alpha)
+    evidence = list(evidence or [])
+    procs = [procedure_label(r["design"], r["scheme"], r["test"]) for _, r in table.iterrows()]
+    wanted = set(zip(table["design"], table["scheme"], table["test"]))
+    ev_table = evidence_table(evidence, wanted, alpha=alpha, notes=notes)
+    usable = [ev for ev in evidence if not (alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any())]
+    covered = set().union(*(_designs_with_nulls(ev) for ev in usable)) if usable else set()
+    e = ev_table.set_index("procedure") if len(ev_table) else pd.DataFrame()
+
+    def col(name, default=np.nan):
+        return [e.loc[p, name] if p in e.index else default for p in procs]
+
+    table = table.assign(**{
+        "procedure": procs, "size": col("size", "no evidence"), "deciding null scenario": col("deciding_scenario", ""),
+        "Type I error %": col("deciding_type1"), "Type I low %": col("deciding_low"),
+        "Type I high %": col("deciding_high"), "null data sets": col("deciding_n", 0),
+        "null scenarios": col("null_scenarios", 0), "size-adjusted power %": col("adjusted_power"),
+        "size-adjusted power low %": col("adjusted_low"), "size-adjusted power high %": col("adjusted_high"),
+        "power %": col("power"), "rank": col("rank"), "tied with": col("tied_with"),
+        "simulated R2 (lowest over sources)": col("sim_r2"), "evidence": col("sources", "")})
+    coverage = _coverage(designs, table, covered)
+    judged = table[table["size"].isin([CONTROLS, LIBERAL, UNRESOLVED])]
+    view = judged.rename(columns={"deciding null scenario": "deciding_scenario", "Type I error %": "deciding_type1",
+                                  "Type I low %": "deciding_low", "Type I high %": "deciding_high",
+                                  "null data sets": "deciding_n"})
+    liberal = view[view["size"] == LIBERAL].sort_values("deciding_low", ascending=False, kind="stable")
+    unresolved = view[view["size"] == UNRESOLVED].sort_values("deciding_high", kind="stable")
+    ok = table[table["size"] == CONTROLS]
+    never = []
+    if len(liberal):
+        never.append(f"liberal (Type I error shown above alpha on a null scenario): {_listing(liberal)}")
+    if len(unresolved):
+        never.append(f"unresolved (too few null data sets to tell): {_listing(unresolved)}; more data sets decide "
+                     f"them: {_more_data(unresolved, usable)}")
+    never_text = ("Never recommended: " + " — ".join(never) + ".") if never else ""
+    if judged.empty:
+        if not evidence:
+            from .evidence import studies_with_evidence
+
+            names = studies_with_evidence()
+            why = ("No recommendation: no stored simulation evidence was found, and replicability on your data "
+                   "alone favours tests that reject too often (a test that never rejects is perfectly "
+                   "replicable)." + (f" Studies that provide evidence once stored: {', '.join(names)}." if names
+                                     else ""))
+        elif not usable:
+            why = (f"No recommendation: the stored evidence gives the direction of a rejection only up to alpha = "
+                   f"{max(ev.alpha for ev in evidence):g}, so it cannot judge tests at alpha = {alpha:g}.")
         else:
-            keeps.append(bool(e["low"] <= alpha))
-            ev_text.append(f"{100 * e['rate']:.1f}% [{100 * e['low']:.1f}, {100 * e['high']:.1f}] "
-                           f"over {e['units']} data sets ({e['source']})")
-            min_r2.append(e["min_r2"])
-    table = table.assign(**{"Type I error (null source)": ev_text, "keeps alpha": keeps,
-                            "simulated R2 (lowest over sources)": min_r2})
-    ok = table[(table["keeps alpha"] == True) & np.isfinite(table["simulated R2 (lowest over sources)"])]  # noqa: E712
+            why = ("No recommendation: the stored evidence has no null scenario for any of these procedures, so no "
+                   "size verdict can be given.")
+        return table, " ".join(x for x in (why, coverage) if x)
     if ok.empty:
-        text = ("No recommendation: no stored simulation study gives enough evidence on the Type I error of these "
-                f"tests (at least {MIN_EVIDENCE} replications of Bouckaert's null source), and replicability alone "
-                "favours tests that reject too often. Store the evidence with `simstudy run bouckaert1 --profile "
-                "quick` and `simstudy run bouckaert_frank --profile paper` (minutes each) and run the same command "
-                "again: it re-summarises without fitting.")
-        return table, text
-    best = ok.sort_values(["simulated R2 (lowest over sources)", "R2"], ascending=[False, False],
-                          kind="stable").iloc[0]
-    text = (f"Recommended: {_name(best)}. Among the tests whose stored Type I error on Bouckaert's null source is "
-            f"compatible with alpha = {alpha}, it is the most replicable in the stored simulations (Bouckaert's "
-            f"criterion: the lowest mean R2 over the sources, {best['simulated R2 (lowest over sources)']:.2f}; "
-            f"Type I error {best['Type I error (null source)']}). On your data: R2 {best['R2']:.2f} over "
-            f"{best['repeats']} repeats, A better in {best['A better']} and B better in {best['B better']}. A test "
-            "that never rejects is trivially replicable on data of any kind, which is why the choice rests on "
-            "the simulations, where some sources have a difference to find.")
-    return table, text
+        text = (f"No recommendation: none of the {len(judged)} procedures with stored null evidence controls size at "
+                f"alpha = {alpha:g} (tolerance {100 * rule.bound:g}%: the upper end of the Type I error's interval, "
+                "simultaneous over the procedure's null scenarios, must lie below it on every one). " + never_text)
+        return table, " ".join(x for x in (text, coverage) if x)
+    with_power = ok[np.isfinite(ok["rank"].astype(float))]
+    pool = with_power[with_power["rank"] == with_power["rank"].min()] if len(with_power) else ok
+    order = pool.assign(_sim=pool["simulated R2 (lowest over sources)"].astype(float).fillna(-1.0),
+                        _r2=pool["R2"].astype(float).fillna(-1.0))
+    order = order.sort_values(["_sim", "_r2"], ascending=[False, False], kind="stable")
+    best = order.iloc[0]
+    head = (f"Recommended: {_name(best)}. Of the {len(judged)} procedures with stored null evidence, {len(ok)} "
+            f"control size at alpha = {alpha:g} (the upper end of the Type I error's interval, simultaneous over "
+            f"the procedure's null scenarios, at most {100 * rule.bound:g}% on every one)")
+    if len(with_power):
+        power = (f"{best['size-adjusted power %']:.1f}% [{best['size-adjusted power low %']:.1f}, "
+                 f"{best['size-adjusted power high %']:.1f}]")
+        head += (f"; among them it ranks first by size-adjusted power ({power}: rejections in the true direction on "
+                 "the alternative scenarios at the threshold that gives it a Type I error of alpha on their null "
+                 "twins)")
+        others = [p for p in pool["procedure"] if p != best["procedure"]]
+        if others:
+            head += (f", tied with {len(others)} other(s) not shown to differ from it (paired over the data sets "
+                     "both were simulated on; runs of different studies share none): "
+                     f"{', '.join(others[:_SHOW])}{' ...' if len(others) > _SHOW else ''}; the tie is broken by "
+                     f"simulated replicability (Bouckaert's criterion, the lowest mean R2 over the scenarios: "
+                     f"{best['simulated R2 (lowest over sources)']:.2f}), then by R2 on your data")
+        lacking = len(ok) - len(with_power)
+        if lacking:
+            head += (f"; {lacking} other(s) that control size have no size-adjusted power in the evidence and are "
+                     "not ranked")
+    else:
+        head += ("; none of them has a size-adjusted power in the evidence (no null twin calibrates it, or the "
+                 "stored rows give no direction), so the choice among them rests on simulated replicability "
+                 f"(Bouckaert's criterion, the lowest mean R2 over the scenarios: "
+                 f"{best['simulated R2 (lowest over sources)']:.2f}), then on R2 on your data")
+    head += (f". Its Type I error: {best['Type I error %']:.1f}% [{best['Type I low %']:.1f}, "
+             f"{best['Type I high %']:.1f}] on its deciding null scenario {best['deciding null scenario']} "
+             f"({int(best['null data sets'])} data sets; {int(best['null scenarios'])} null scenario(s) judged; "
+             f"evidence: {best['evidence']}). On your data: R2 {best['R2']:.2f} over {best['repeats']} repeats, A "
+             f"better in {best['A better']} and B better in {best['B better']}.")
+    return table, " ".join(x for x in (head, never_text, coverage) if x)
 
 
 def _name(row) -> str:
@@ -1030,9 +1327,10 @@ def assess(X, y=None, a=None, b=None, *, designs=DEFAULT_DESIGNS, tests=None, n_
         Parallel workers; the numbers do not depend on it.
     seed : int, optional
         Root seed (default the package's fixed seed).
-    evidence : str or Path or None
-        Results root holding stored runs of ``bouckaert1`` / ``bouckaert_frank``
-        for the Type I evidence of the recommendation (None: none).
+    evidence : str or Path, list of simstudy.evidence.Evidence, or None
+        Results root whose stored runs of the studies that provide evidence
+        back the recommendation (:func:`simstudy.evidence.collect_evidence`),
+        or the evidence itself (None: none).
 
     Returns
     -------
@@ -1108,8 +1406,15 @@ class Assessment:
 
 def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
     tables = assessment_tables(run)
-    ev, notes = type_one_evidence(evidence) if evidence is not None else ([], ["no evidence root given"])
-    table, text = recommend(tables["assessment"], designs, ev, alpha=alpha)
+    if evidence is None:
+        ev, notes = [], ["no evidence root given"]
+    elif isinstance(evidence, (list, tuple)):
+        ev, notes = list(evidence), []
+    else:
+        from .evidence import collect_evidence
+
+        ev, notes = collect_evidence(evidence)
+    table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes)
     return Assessment(study, run, table, tables["accuracy"], verdicts(table, designs), text, notes, tuple(designs), data, a, b,
                       alpha)
 

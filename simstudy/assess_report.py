@@ -32,12 +32,28 @@ def _p(v) -> str:
     return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
 
 
+def _interval(v, lo, hi, digits=1) -> str:
+    if v is None or not np.isfinite(v):
+        return "n/a"
+    ends = f" [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+    return f"{v:.{digits}f}{ends}"
+
+
+def _rank(r) -> str:
+    rank, tied = r.get("rank", np.nan), r.get("tied with", np.nan)
+    if rank is None or not np.isfinite(rank):
+        return "-"
+    return f"{int(rank)}" + (f" (ties {int(tied)})" if np.isfinite(tied) and tied > 0 else "")
+
+
 def compact_table(a) -> pd.DataFrame:
     """The assessment table in the columns a reader needs, formatted (text cells, 'n/a' for missing)."""
     t = a.table
     rows = []
     for _, r in t.iterrows():
-        keeps = r.get("keeps alpha")
+        n_null = r.get("null data sets", 0)
+        type1 = _interval(r.get("Type I error %", np.nan), r.get("Type I low %", np.nan),
+                          r.get("Type I high %", np.nan))
         rows.append({
             "design": r["design"], "scheme": r["scheme"] or "-", "test": r["test"],
             "A better": f"{r['A better']}/{r['repeats']}", "B better": f"{r['B better']}/{r['repeats']}",
@@ -47,7 +63,13 @@ def compact_table(a) -> pd.DataFrame:
             "P_rep of first [95% PI]": ("n/a" if not np.isfinite(r["P_rep"]) else
                                         f"{_num(r['P_rep'], 2)} [{_num(r['P_rep low'], 2)}, {_num(r['P_rep high'], 2)}]"),
             "F (first as initial)": _num(r["F first"], 2),
-            "keeps alpha": {True: "yes", False: "no"}.get(keeps, "unknown") if keeps is not None else "unknown",
+            "size": r.get("size", "no evidence") or "no evidence",
+            "Type I % [interval] (null data sets)": type1 + (f" ({int(n_null)})" if type1 != "n/a" else ""),
+            "deciding null scenario": r.get("deciding null scenario", "") or "-",
+            "size-adjusted power %": _interval(r.get("size-adjusted power %", np.nan),
+                                               r.get("size-adjusted power low %", np.nan),
+                                               r.get("size-adjusted power high %", np.nan), 0),
+            "rank": _rank(r),
             "simulated R2": _num(r.get("simulated R2 (lowest over sources)", np.nan), 2),
         })
     return pd.DataFrame(rows)
@@ -99,12 +121,22 @@ def _legend() -> str:
     return ("R2: the share of pairs of repeats that reach the same verdict (Bouckaert 2004), ± its standard error "
             "(his Theorem 3.1; not given when repeats reject in both directions). P_rep: Berrar's replication "
             "probability of the first repeat's verdict, with its 95% prediction interval (non-central t for the "
-            "t-tests, the Wilcoxon model with s* = 1 for the signed-rank tests, the binomial model for the sign "
-            "tests). F: the share of the other repeats that reach the first repeat's significant verdict (n/a "
-            "when the first repeat is not significant). keeps alpha: the stored Type I error of the test on "
-            "Bouckaert's null source is compatible with alpha (the lower end of its 95% interval is at most alpha). "
-            "simulated R2: the lowest, over the stored simulation's sources, of the mean R2 of repeated experiments "
-            "on one data set (Bouckaert's replicability criterion).")
+            "t-tests, the Wilcoxon model with s* = 1 for the signed-rank tests, and for the count tests the "
+            "binomial model in the test's own tie convention: \"binomial (a tie counts half)\" for sign, sign_cdf "
+            "and sign_cdf_reversed, \"binomial (ties are not wins)\" for binomial; the CSV names the model of "
+            "every row). F: the share of the other repeats that reach the first repeat's significant verdict (n/a "
+            "when the first repeat is not significant). size: the procedure's size verdict from the stored "
+            "simulations (controls size: the upper end of its Type I error's interval is at most 1.5 alpha on "
+            "every null scenario, the intervals simultaneous over its null scenarios; liberal: the lower end lies "
+            "above alpha on some null scenario; unresolved: neither, more null data sets are needed; no evidence: "
+            "no stored run has it). Type I: its Type I error on the deciding null scenario (the liberal one, or "
+            "the one with the highest upper end), percent, with that interval and the number of data sets. "
+            "size-adjusted power: rejections in the true direction on the alternative scenarios at the threshold "
+            "that gives the procedure a Type I error of alpha on their null twins (n/a without a twin or without "
+            "the direction of non-significant rows). rank: among the procedures that control size, 1 + the number "
+            "whose paired size-adjusted power is significantly higher (ties: procedures whose paired difference is "
+            "not). simulated R2: the lowest, over the stored scenarios, of the mean R2 of repeated experiments on "
+            "one data set (Bouckaert's replicability criterion).")
 
 
 def _md_table(df: pd.DataFrame) -> str:

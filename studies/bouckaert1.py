@@ -166,6 +166,42 @@ PUBLISHED = [
 ]
 
 
+def evidence(run):
+    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.evidence`).
+
+    Design ``cvRxK`` from the conditions' runs and folds, the six schemes, the
+    tests by registered name (:data:`TESTS`).  Source 1 has no dependence
+    between any variables: the null, every rejection a Type I error.  On
+    sources 2-4 C4.5 (A) beats naive Bayes (B); each is calibrated by source 1,
+    its null twin.  The rows keep decisions at alpha only: a significant row
+    gives its direction, a non-significant one none (NaN), so decisions can be
+    re-made at any level up to alpha, and size-adjusted power is available only
+    where no rejection below the calibrated threshold lacks a direction.
+    """
+    from simstudy.evidence import Evidence
+
+    out = run.table("outcomes")
+    if "error" in out:
+        out = out[out["error"].isna()]
+    out = out[out["test"].isin(list(TESTS))]
+    cond = out["condition"].astype(str)
+    per = pd.DataFrame({"condition": cond, "source": out["source"].astype(str), "n_runs": out["n_runs"],
+                        "n_folds": out["n_folds"]}).drop_duplicates("condition")
+    design = {c: f"cv{int(r)}x{int(k)}" for c, r, k in zip(per["condition"], per["n_runs"], per["n_folds"])}
+    decision = out["decision"].to_numpy(dtype=float)
+    rows = pd.DataFrame({
+        "condition": cond.to_numpy(), "replication": out["replication"].to_numpy(),
+        "experiment": out["experiment"].to_numpy(), "design": cond.map(design).to_numpy(),
+        "scheme": out["scheme"].fillna("").astype(str).to_numpy(), "test": out["test"].map(TESTS).to_numpy(),
+        "pvalue": out["pvalue"].to_numpy(dtype=float), "sign": np.where(decision != 0, decision, np.nan)})
+    null = SOURCES[0]
+    twin = next((c for c, src in zip(per["condition"], per["source"]) if src == null), "")
+    truths = {c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
+              for c, src in zip(per["condition"], per["source"])}
+    alpha = float(out["alpha"].min()) if "alpha" in out and len(out) else Settings.alpha
+    return Evidence(rows, truths, alpha, "bouckaert1")
+
+
 STUDY = Study(
     name="bouckaert1",
     title="Bouckaert 2004 Table 1: sampling schemes x tests, C4.5 vs naive Bayes on 4 Bayesian-network sources",
@@ -178,6 +214,7 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     settings=Settings,
+    evidence=evidence,
     paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),

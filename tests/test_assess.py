@@ -208,27 +208,66 @@ def test_cli_writes_the_pages_and_benches_a_new_test(tmp_path, iris_csv, capsys)
     assert "n/a" in (out / "assessment.html").read_text() or "nan" not in (out / "assessment.html").read_text()
 
 
-def test_recommendation_rests_on_stored_type_one_error_and_simulated_replicability():
-    from simstudy.assess import MIN_EVIDENCE, recommend
+def _evidence(procs, *, n=200, n_exp=10, seed=0):
+    """Synthetic evidence of one stored run: per procedure (design, scheme, test) -> (null hits, alternative hits),
+    boolean arrays of data sets x repeats; a hit has p = 0.001 (A's direction), a miss p uniform on (0.2, 1)."""
+    from simstudy.evidence import Evidence
 
-    y = np.repeat([0, 1], 50)
-    designs = parse_designs(["cv10x10"], y)
+    rng = np.random.default_rng(seed)
+    frames = []
+    for (d, s, t), hits in procs.items():
+        for cond, hit in zip(("null", "alt"), hits):
+            rep, exp = np.meshgrid(np.arange(hit.shape[0]), np.arange(hit.shape[1]), indexing="ij")
+            frames.append(pd.DataFrame({"condition": cond, "replication": rep.ravel(), "experiment": exp.ravel(),
+                                        "design": d, "scheme": s, "test": t,
+                                        "pvalue": np.where(hit, 0.001, rng.uniform(0.2, 1.0, hit.shape)).ravel(),
+                                        "sign": 1.0}))
+    truths = {"null": {"truth": "null", "twin": ""}, "alt": {"truth": "A", "twin": "null"}}
+    return Evidence(pd.concat(frames, ignore_index=True), truths, 0.5, "sim").prefixed("sim/quick")
+
+
+def _hits(rate, n=200, n_exp=10, seed=0):
+    return np.random.default_rng(seed).random((n, n_exp)) < rate
+
+
+def test_recommendation_rests_on_size_and_size_adjusted_power_not_on_replicability_alone():
+    from simstudy.assess import recommend
+
+    designs = parse_designs(["cv10x10"], np.repeat([0, 1], 50))
     table = pd.DataFrame({"design": "cv10x10", "scheme": ["kfold_cv", "average_over_sorted_runs", ""],
                           "test": ["sign", "paired_t", "cv_t"], "repeats": 10, "A better": [0, 6, 10],
                           "B better": 0, "R2": [1.0, 0.47, 1.0], "R2 se": np.nan})
+    ev = _evidence({("cv10x10", "kfold_cv", "sign"): (_hits(0.01, seed=1), _hits(0.05, seed=2)),
+                    ("cv10x10", "average_over_sorted_runs", "paired_t"): (_hits(0.03, seed=3), _hits(0.6, seed=4)),
+                    ("cv10x10", "", "cv_t"): (_hits(0.3, seed=5), _hits(0.9, seed=6))})
+    out, text = recommend(table, designs, [ev])
+    assert out["size"].tolist() == ["controls size", "controls size", "liberal"]
+    assert out["rank"].tolist()[:2] == [2, 1] and np.isnan(out["rank"].iloc[2])
+    # not the never-rejecting sign test (R2 1 on the user's data), nor the liberal cv t-test
+    assert text.startswith("Recommended: `paired_t` with cv10x10, scheme average_over_sorted_runs.")
+    assert "liberal (Type I error shown above alpha on a null scenario): cv_t [cv10x10] (" in text
 
-    def ev(scheme, test, rate, low, min_r2, units=200):
-        return {"match": ("cv", 10, 10, scheme, test), "rate": rate, "low": low, "high": rate + 0.05,
-                "units": units, "min_r2": min_r2, "source": "bouckaert1/quick"}
 
-    evidence = [ev("kfold_cv", "sign", 0.02, 0.01, 0.69), ev("average_over_sorted_runs", "paired_t", 0.06, 0.04, 0.91),
-                ev("", "cv_t", 0.58, 0.50, 0.95)]
-    out, text = recommend(table, designs, evidence)
-    assert out["keeps alpha"].tolist() == [True, True, False]
-    assert "`paired_t` with cv10x10, scheme average_over_sorted_runs" in text  # not the never-rejecting sign test
-    few = [dict(e, units=MIN_EVIDENCE - 1) for e in evidence]
-    out, text = recommend(table, designs, few)
-    assert text.startswith("No recommendation") and out["keeps alpha"].isna().all()
+def test_ties_in_size_adjusted_power_go_to_simulated_replicability_then_to_the_users_r2():
+    from simstudy.assess import recommend
+
+    designs = parse_designs(["cv10x10"], np.repeat([0, 1], 50))
+    quiet = np.zeros((200, 10), dtype=bool)
+    whole = np.repeat(np.arange(200) % 2 == 0, 10).reshape(200, 10)     # every repeat of half the data sets
+    half = np.tile(np.arange(10) % 2 == 0, (200, 1))                   # half the repeats of every data set
+    ev = _evidence({("cv10x10", "", "corrected_cv_t"): (quiet, whole), ("cv10x10", "", "cv_t"): (quiet, half),
+                    ("cv10x10", "kfold_cv", "paired_t"): (quiet, half)})
+    table = pd.DataFrame({"design": "cv10x10", "scheme": ["", "", "kfold_cv"],
+                          "test": ["corrected_cv_t", "cv_t", "paired_t"], "repeats": 10, "A better": [5, 5, 5],
+                          "B better": 0, "R2": [0.5, 0.9, 0.8], "R2 se": np.nan})
+    out, text = recommend(table, designs, [ev])
+    assert (out["rank"] == 1).all() and (out["tied with"] == 2).all()   # the same power per data set on average
+    assert out["simulated R2 (lowest over sources)"].round(3).tolist() == [1.0, 0.444, 0.444]
+    assert text.startswith("Recommended: `corrected_cv_t` with cv10x10.")
+    assert "the tie is broken by simulated replicability" in text
+    # equal simulated replicability: R2 on the user's data decides
+    out, text = recommend(table.iloc[1:], designs, [ev])
+    assert text.startswith("Recommended: `cv_t` with cv10x10.")
 
 
 def test_the_command_states_the_library_defaults():

@@ -7,8 +7,12 @@ import sys
 ASSESS_HELP = """Repeat the designs the papers compare (r x k cv with the six sampling schemes, 5x2cv, resampled
 train/test splits) on new random partitions of DATA, fit both learners once per split, and report per design,
 scheme and test: how often each verdict is reached, its replicability R2, the first repeat's p-value with Berrar's
-replication probability, and how often a significant verdict replicated. Stored like any run: an interrupted
-assessment resumes, and the same command summarises a finished one without fitting again."""
+replication probability, and how often a significant verdict replicated. The recommendation rests on the stored
+simulation runs under --results, judged as the proving ground judges them: only a procedure that controls size on
+every null scenario can be recommended, the one with the best size-adjusted power (ties broken by simulated
+replicability); liberal and unresolved ones are named, and so are designs no stored run covers, with the command that
+stores evidence for them. Stored like any run: an interrupted assessment resumes, and the same command summarises a
+finished one without fitting again."""
 
 
 def register(subparsers):  # imports nothing heavy: building the parser must stay fast
@@ -38,8 +42,9 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
                    help="run directory (default results/assess/DATA-A-B); rerunning resumes or re-summarises")
     p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
     p.add_argument("--results", default="results", metavar="ROOT",
-                   help="results root holding stored runs of bouckaert1 / bouckaert_frank (ROOT/STUDY/PROFILE), "
-                        "whose Type I errors back the recommendation (default results)")
+                   help="results root holding stored simulation runs (ROOT/STUDY/PROFILE) of the studies that "
+                        "provide evidence; their size verdicts and size-adjusted power back the recommendation "
+                        "(default results)")
     p.add_argument("--bench", default=None, metavar="TEST",
                    help="also run this test (registered name or plug-in module:function / file.py:function) on "
                         "the stored paired scores, beside the built-in tests")
