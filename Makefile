@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction clean
+.PHONY: setup docs test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -116,6 +116,12 @@ report: $(STAMP)
 # largest profile stored under RESULTS, with the date, commit and machine.  Nothing is simulated.
 reproduction: $(STAMP)
 	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction
+
+# The proving ground at its paper profile (resumable; null scenarios grow until their size verdicts are decided),
+# its report written to docs/reproduction/proving-ground.
+proving-ground-page: $(STAMP)
+	$(SIMSTUDY) proving-ground --profile paper --jobs $(JOBS) --out $(RESULTS)/proving_ground/paper \
+		--report-dir docs/reproduction/proving-ground
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -33,6 +33,9 @@ def register(subparsers):
     p.add_argument("--out", default=None, metavar="DIR",
                    help="the run directory (default results/proving_ground/PROFILE, with the designs appended when "
                         "they are not the default); the report is written there")
+    p.add_argument("--report-dir", default=None, metavar="DIR",
+                   help="where the report goes (default the run directory); the reproduction page uses "
+                        "docs/reproduction/proving-ground")
     p.add_argument("--results", default="results", metavar="ROOT",
                    help="results root holding Berrar's studies 1-3 at the same profile (ROOT/berrarN/PROFILE), for "
                         "the calibration of his replication probability (default results)")
@@ -112,6 +115,11 @@ def cmd_proving_ground(args) -> int:
 
     rule = SizeRule(alpha=ALPHA, tolerance=args.tolerance)
     tests, plugins = _split_tests(args.tests, designs)
+    if args.report_dir is not None:
+        try:
+            Path(args.report_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"--report-dir: cannot create {args.report_dir} ({exc.strerror or exc})") from None
     grow = adaptive_rule(study.profile(args.profile)) or {}
     run = run_study(study, args.profile, out=out, jobs=args.jobs, seed=DEFAULT_SEED if args.seed is None else args.seed,
                     progress=not args.quiet, fresh=args.fresh, **grow)
@@ -127,8 +135,8 @@ def cmd_proving_ground(args) -> int:
         return 1
     from ..proving.report import build_report
 
-    rep = build_report(run, plugins=plugins, tests=tests, results=args.results, out=run.path, timeout=args.timeout,
-                       rule=rule)
+    rep = build_report(run, plugins=plugins, tests=tests, results=args.results,
+                       out=run.path if args.report_dir is None else args.report_dir, timeout=args.timeout, rule=rule)
     print(_summary_text(rep))
     print("\nWrote " + ", ".join(str(rep[k]) for k in ("markdown", "html", "leaderboard_csv", "calibration_csv")))
     return 0
