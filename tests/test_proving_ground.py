@@ -108,6 +108,8 @@ def _tree(root):
     (["--tests", "nowhere/plug.py:fn"], ["--tests", "no such file"]),
     (["--jobs", "0"], ["--jobs"]),
     (["--timeout", "-1"], ["--timeout"]),
+    (["--tolerance", "0.01"], ["--tolerance", "[alpha, 1)"]),
+    (["--designs", "holdout80"], ["--designs", "5 to 50 percent"]),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch, capsys, args, expected):
     monkeypatch.chdir(tmp_path)
