@@ -140,16 +140,27 @@ class Subsample(Design):
     def split(self, y, rng) -> tuple[np.ndarray, np.ndarray]:
         """One split: sorted ``(train, test)`` indices."""
         y = _labels(y)
-        test = []
-        for label in np.unique(y):
-            idx = np.flatnonzero(y == label)
-            test.append(rng.choice(idx, size=max(1, int(round(self.test_share * idx.size))), replace=False))
-        test = np.sort(np.concatenate(test))
-        return np.setdiff1d(np.arange(y.size), test), test
+        test = self._test_cases(self._classes(y), rng)
+        train = np.ones(y.size, dtype=bool)
+        train[test] = False
+        return np.flatnonzero(train), test
 
     def splits(self, y, rng) -> list[tuple[np.ndarray, np.ndarray]]:
         """All ``n_splits`` splits, drawn in order."""
         return [self.split(y, rng) for _ in range(self.n_splits)]
+
+    def _classes(self, y) -> list[tuple[np.ndarray, int]]:
+        """Each class's cases (in the order of the sorted labels) and how many of them a split holds out."""
+        out = []
+        for label in np.unique(y):
+            idx = np.flatnonzero(y == label)
+            out.append((idx, max(1, int(round(self.test_share * idx.size)))))
+        return out
+
+    @staticmethod
+    def _test_cases(classes, rng) -> np.ndarray:
+        """The sorted test cases of one split: each class's share drawn without replacement, class by class."""
+        return np.sort(np.concatenate([rng.choice(idx, size=k, replace=False) for idx, k in classes]))
 
     def fold_ids(self, y, rng) -> np.ndarray:
         """Each random split as one run with its test cases in fold 0.
@@ -168,8 +179,9 @@ class Subsample(Design):
         """
         y = _labels(y)
         ids = np.full((self.n_splits, y.size), -1, dtype=np.int64)
-        for r, (_, test) in enumerate(self.splits(y, rng)):
-            ids[r, test] = 0
+        classes = self._classes(y)
+        for r in range(self.n_splits):
+            ids[r, self._test_cases(classes, rng)] = 0
         return ids
 
     def sizes(self, y) -> tuple[int, int]:
