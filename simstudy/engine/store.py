@@ -448,10 +448,12 @@ class RunStore:
             f.unlink(missing_ok=True)
 
     def read_chunk_table(self, condition: str, start: int, stop: int, table: str,
-                         columns: list[str] | None = None) -> pd.DataFrame | None:
+                         columns: list[str] | None = None, *, arrow: bool = False, dictionary=None):
         """One table of a chunk (all columns, or ``columns``), if its ``chunk.json`` lists it.
 
-        The checksum is verified on the bytes read.
+        The checksum is verified on the bytes read.  With ``arrow`` the result is
+        a ``pyarrow.Table``, the columns named in ``dictionary`` read as
+        dictionary-encoded (they become categories in pandas).
         """
         meta = self.chunk_meta(condition, start, stop)
         fname = f"{table}.parquet"
@@ -469,6 +471,10 @@ class RunStore:
             if missing:
                 raise ValueError(f"columns: table {table!r} has no column {', '.join(map(repr, missing))} "
                                f"(it has {', '.join(have)})")
+        if arrow:
+            import pyarrow.parquet as pq
+
+            return pq.read_table(io.BytesIO(data), columns=columns, read_dictionary=dictionary)
         return pd.read_parquet(io.BytesIO(data), columns=columns)
 
     def chunk_tables(self, condition: str, start: int, stop: int) -> list[str]:
@@ -568,7 +574,8 @@ class RunData:
             self._cache[name] = pd.concat(parts, ignore_index=True)
         return self._cache[name]
 
-    def table_chunks(self, name: str, columns: list[str] | None = None, conditions=None):
+    def table_chunks(self, name: str, columns: list[str] | None = None, conditions=None, *, arrow: bool = False,
+                     dictionary=None):
         """One table's rows chunk by chunk, for summaries of tables too large to hold at once.
 
         Yields the same rows as :meth:`table`, in the same canonical order, one
@@ -584,16 +591,21 @@ class RunData:
             does not have raises ValueError naming it and the table's columns.
         conditions : iterable of str, optional
             Only the chunks of these conditions (keys).
+        arrow : bool
+            Yield ``pyarrow.Table`` objects instead (cheaper to concatenate in bulk).
+        dictionary : list of str, optional
+            With ``arrow``: text columns to read dictionary-encoded.
 
         Yields
         ------
-        pandas.DataFrame
+        pandas.DataFrame or pyarrow.Table
         """
         keep = None if conditions is None else set(conditions)
         for c in self._chunks():
             if keep is not None and c["condition"] not in keep:
                 continue
-            part = self.store.read_chunk_table(c["condition"], c["start"], c["stop"], name, columns)
+            part = self.store.read_chunk_table(c["condition"], c["start"], c["stop"], name, columns, arrow=arrow,
+                                               dictionary=dictionary)
             if part is not None and len(part):
                 yield part
 

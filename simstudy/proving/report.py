@@ -606,6 +606,15 @@ def write_berrar_page(results, profile: str, out) -> dict:
     return {**paths, "text": text, "calibration": cal}
 
 
+def _null_scores(run, key) -> pd.DataFrame:
+    """One scenario's stored scores, with the discordant counts when the run stored them (older runs did not)."""
+    try:
+        return pd.concat(run.table_chunks("scores", columns=SCORE_COLUMNS, conditions=[key]), ignore_index=True)
+    except ValueError:
+        cols = [c for c in SCORE_COLUMNS if c not in ("n01", "n10")]
+        return pd.concat(run.table_chunks("scores", columns=cols, conditions=[key]), ignore_index=True)
+
+
 def build_report(run, *, plugins=(), tests=None, results="results", berrar_profile: str | None = None,
                  out=None, timeout=None, figures: bool = True, rule=None) -> dict:
     """Compute every table and figure of the proving ground from ``run`` and write the pages.
@@ -664,7 +673,7 @@ def build_report(run, *, plugins=(), tests=None, results="results", berrar_profi
     nulls = [k for k in pd.unique(pr.units["condition"]) if k in BANK and BANK[k].null_by_construction]
     diag, factors, measured = [], [], []
     for key in nulls:                               # one null scenario's scores at a time
-        part = pd.concat(run.table_chunks("scores", columns=SCORE_COLUMNS, conditions=[key]), ignore_index=True)
+        part = _null_scores(run, key)
         diag.append(split_diagnostics(part))
         factors.append(sample_factors(part))
         measured.append(corrected_with_measured_factor(part, [key]))

@@ -127,20 +127,22 @@ def load_outcomes(run, tests=None) -> pd.DataFrame:
     A paper-scale run stores tens of millions of outcome rows; read whole, their
     text columns alone would take several GiB.
     """
-    from pandas.api.types import union_categoricals
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
+    text = ["condition", "design", "scheme", "test"]
     parts = []
-    for part in run.table_chunks("outcomes", columns=OUTCOME_COLUMNS):
+    for part in run.table_chunks("outcomes", columns=OUTCOME_COLUMNS, arrow=True, dictionary=text):
         if tests is not None:
-            part = part[part["test"].isin(list(tests))]
-        for c in ("condition", "design", "scheme", "test"):
-            part[c] = pd.Categorical(part[c].fillna(""))
+            part = part.filter(pc.is_in(pc.cast(part["test"], pa.string()), value_set=pa.array(list(tests))))
         parts.append(part)
     if not parts:
         raise KeyError(f"table 'outcomes': no stored rows in {run.path}")
-    data = {c: (union_categoricals([p[c] for p in parts]) if c in ("condition", "design", "scheme", "test")
-                else np.concatenate([p[c].to_numpy() for p in parts])) for c in OUTCOME_COLUMNS}
-    return pd.DataFrame(data)
+    frame = pa.concat_tables(parts).to_pandas()
+    for c in text:
+        if not isinstance(frame[c].dtype, pd.CategoricalDtype):
+            frame[c] = frame[c].astype("category")
+    return frame
 
 
 def procedures(outcomes: pd.DataFrame, extra: pd.DataFrame | None = None, *, truth_path=None,
@@ -259,35 +261,60 @@ def pvalue_distribution(pr: Procedures, grid=P_GRID) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _grouped_iv(values: np.ndarray, codes: np.ndarray, n_groups: int):
+    """Per group: mean over its units with the 95% t interval, clipped to [0, 1], as :func:`_mean_iv` gives it one
+    group at a time; NaN units are left out, and a group without units is NaN."""
+    from ..summaries import interval_quantile
+
+    ok = np.isfinite(values)
+    v = np.where(ok, values, 0.0)
+    n = np.bincount(codes, weights=ok.astype(float), minlength=n_groups)
+    s1 = np.bincount(codes, weights=v, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = s1 / n
+        dev = np.where(ok, values - m[codes], 0.0)
+        var = np.bincount(codes, weights=dev * dev, minlength=n_groups) / np.maximum(n - 1, 1)
+        half = np.where(n >= 2, interval_quantile(np.maximum(n, 2)) * np.sqrt(var / n), 0.0)
+    m = np.where(n > 0, m, np.nan)
+    return m, np.clip(m - half, 0, 1), np.clip(m + half, 0, 1)
+
+
+def _truth_label(tk) -> str:
+    return "unclear" if np.isnan(tk) else ("null" if tk == 0 else ("A" if tk > 0 else "B"))
+
+
 def power_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
     """Per procedure and scenario: rejections in the true direction (power; Type I error on a null), the same at the
     size-adjusted threshold (``adjusted``; alternatives with a stored null twin) and in the wrong direction,
     percent with intervals over the scenario's data sets."""
-    rows = []
     cond = pr.units["condition"].to_numpy()
+    keys, first, codes = np.unique(cond, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")          # scenarios in the order of their first data set
+    n = np.bincount(codes, minlength=keys.size)
+    gap = pr.units["gap"].to_numpy(float)[first]
     thresholds = critical_values(pr, alpha)
     twin = twins(pr)
+    parts = []
     for proc in pr.p:
         dec = pr.decisions(proc, alpha)
         t = pr.truth_of(proc)
+        tz = np.nan_to_num(t)
+        alt = np.isfinite(t) & (t != 0)
+        right = np.where(alt[:, None], dec == tz[:, None], dec != 0).mean(axis=1)
+        wrong = np.where(alt[:, None], dec == -tz[:, None], False).mean(axis=1)
         adj = adjusted_rejections(pr, proc, thresholds[proc], twin)
-        for k in pd.unique(cond):
-            m = cond == k
-            tk = t[m][0]
-            adjusted = (np.nan, np.nan, np.nan)
-            if np.isnan(tk):
-                label, right, wrong = "unclear", (dec[m] != 0), np.zeros_like(dec[m], dtype=bool)
-            elif tk == 0:
-                label, right, wrong = "null", (dec[m] != 0), np.zeros_like(dec[m], dtype=bool)
-            else:
-                label, right, wrong = ("A" if tk > 0 else "B"), dec[m] == tk, dec[m] == -tk
-                if np.isfinite(adj[m][:, 0]).all():
-                    adjusted = _mean_iv((adj[m] == tk).mean(axis=1))
-            rows.append({"procedure": proc, "scenario": k, "truth": label, "gap": float(pr.units["gap"][m].iloc[0]),
-                         **_pct("rejecting", *_mean_iv(right.mean(axis=1))),
-                         **_pct("adjusted", *adjusted),
-                         **_pct("wrong_direction", *_mean_iv(wrong.mean(axis=1))), "n": int(m.sum())})
-    return pd.DataFrame(rows)
+        adj_right = np.where(alt, (adj == tz[:, None]).mean(axis=1), np.nan)
+        adj_right[~np.isfinite(adj[:, 0])] = np.nan
+        complete = np.bincount(codes, weights=np.isfinite(adj_right).astype(float), minlength=keys.size) == n
+        r, a, w = _grouped_iv(right, codes, keys.size), _grouped_iv(adj_right, codes, keys.size), \
+            _grouped_iv(wrong, codes, keys.size)
+        a = tuple(np.where(complete, x, np.nan) for x in a)
+        tk = t[first]
+        parts.append(pd.DataFrame({
+            "procedure": proc, "scenario": keys, "truth": [_truth_label(x) for x in tk], "gap": gap,
+            **_pct("rejecting", *r), **_pct("adjusted", *a),
+            **_pct("wrong_direction", *(np.where(alt[first], x, 0.0) for x in w)), "n": n}).iloc[order])
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def replicability_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
@@ -295,23 +322,23 @@ def replicability_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
     from ..replicability import r2
     from ..summaries import wilson
 
-    rows = []
     cond = pr.units["condition"].to_numpy()
+    keys, first, codes = np.unique(cond, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    n = np.bincount(codes, minlength=keys.size)
+    gap = pr.units["gap"].to_numpy(float)[first]
+    parts = []
     for proc in pr.p:
         dec = pr.decisions(proc, alpha)
         t = pr.truth_of(proc)
         per = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
         agree = (dec == dec[:, :1]).all(axis=1)
-        for k in pd.unique(cond):
-            m = cond == k
-            tk = t[m][0]
-            c, lo, hi = wilson(int(agree[m].sum()), int(m.sum()))
-            rows.append({"procedure": proc, "scenario": k,
-                         "truth": "unclear" if np.isnan(tk) else ("null" if tk == 0 else ("A" if tk > 0 else "B")),
-                         "gap": float(pr.units["gap"][m].iloc[0]), **_pct("r2", *_mean_iv(per[m])),
-                         "consistent": 100 * float(c), "consistent_mc_low": 100 * float(lo),
-                         "consistent_mc_high": 100 * float(hi), "n": int(m.sum())})
-    return pd.DataFrame(rows)
+        c, lo, hi = wilson(np.bincount(codes, weights=agree.astype(float), minlength=keys.size), n)
+        parts.append(pd.DataFrame({
+            "procedure": proc, "scenario": keys, "truth": [_truth_label(x) for x in t[first]], "gap": gap,
+            **_pct("r2", *_grouped_iv(per, codes, keys.size)), "consistent": 100 * c,
+            "consistent_mc_low": 100 * lo, "consistent_mc_high": 100 * hi, "n": n}).iloc[order])
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def size_table(pr: Procedures, rule=None) -> pd.DataFrame:
