@@ -15,18 +15,24 @@ differences the needed factor is ``(1/m + rho (m - 1)/m) / (1 - rho)``, so the
 Also per scenario and design:
 
 * the correlation of the differences of two splits of one data set, measured
-  pair by pair: *between* splits of different runs (different partitions: the
-  correlation the corrected tests posit) and *within* a run (folds of one
-  partition, whose test sets are disjoint);
-* the *training-set component*: a split's difference is the gap of the two
+  pair by pair: *between* splits of different runs (independent partitions:
+  their covariance is the variance over data sets of a data set's expected
+  difference, which the corrected tests posit to be ``n_test / n`` of the
+  total) and *within* a run (folds of one partition, whose test sets are
+  disjoint).  A stable learner's prediction for a case hardly depends on which
+  other cases train it, so disjoint test sets give nearly uncorrelated results
+  and the between-partition correlation stays near ``n_test / n``.  An unstable
+  learner's prediction for a case depends on the particular cases near it
+  (1-NN's neighbours, a tree's last splits), which the other splits of the data
+  set train on too: results of *different* cases correlate, within a partition
+  and between partitions, beyond what the overlap of test sets explains;
+* the *training-set share*: a split's difference is the gap of the two fitted
   models on the population plus the noise of its test set.  The test-set part
   is measured from the split's discordant cases (given the models, the test
   cases are independent draws: ``E[v] / (n_test - 1)`` with ``v`` the variance
-  of the case-wise differences of correctness), and the rest of the variance
-  is the training set's: the part of a split's difference that every split
-  sharing most of its training cases shares too.  Stable learners (naive
-  Bayes, LDA) have little of it, unstable ones (an unpruned tree, 1-NN) much,
-  and it is what the corrected tests' ``n_test / n`` does not allow for.
+  of the case-wise differences of correctness), the rest is the variance of the
+  fitted models' gap over training sets: what a test on one test set (McNemar,
+  the difference of proportions) cannot see.
 
 Intervals are 95% percentile intervals of a bootstrap over data sets (the
 independent unit), with a fixed seed so that a report is reproducible.
@@ -303,10 +309,11 @@ def explain(procedure_info: dict, split_row, factor_row) -> str:
             used = split_row["factor_corrected"]
         text = f"variance factor needed {iv(factor_row, 'factor_needed')} against {used:.3f} used"
         if factor_row["factor_needed_low"] > used:
+            within = (f"; within a partition {iv(split_row, 'rho_within')}" if split_row is not None
+                      and np.isfinite(split_row["rho_within"]) else "")
             why = ("the differences of one data set's splits correlate more than the test assumes"
                    + (f" (between partitions {iv(split_row, 'rho_between')} against n_test/n = "
-                      f"{split_row['rho_assumed']:.3f}; training-set share of a split's variance "
-                      f"{iv(split_row, 'train_share', 100, '.0f')}%)" if assumes == "corrected" and split_row is not None
+                      f"{split_row['rho_assumed']:.3f}{within})" if assumes == "corrected" and split_row is not None
                       else ""))
             return f"explained: {text}; {why}"
         return f"not explained by the variance factor: {text}"

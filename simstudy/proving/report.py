@@ -497,7 +497,7 @@ def _diagnosis_view(diag, factors, measured, sizes, named) -> pd.DataFrame:
                      "corr. between partitions": iv(r, "rho_between"), "corr. within a partition": iv(r, "rho_within"),
                      "n_test/n assumed": f"{r['rho_assumed']:.3f}",
                      "factor needed": iv(r, "factor_needed"), "factor used (corrected t)": f"{r['factor_corrected']:.3f}",
-                     "training-set share %": iv(r, "train_share", 100, ".0f"),
+                     "training-set share of the variance %": iv(r, "train_share", 100, ".0f"),
                      "corrected t": (f"{v.iloc[0]['verdict']}: {v.iloc[0]['type1']:.1f}%" if len(v) else "n/a"),
                      "corrected t with the measured factor %":
                          (f"{m.iloc[0]['type1']:.1f} [{m.iloc[0]['type1_low']:.1f}, {m.iloc[0]['type1_high']:.1f}]"
@@ -756,11 +756,15 @@ def build_report(run, *, plugins=(), tests=None, results="results", berrar_profi
         ("md", "The corrected t-tests assume that the differences of two splits of one data set correlate by "
                "n_test/n (0.1 for 90/10 splits) and multiply the variance by 1/m + n_test/n_train; the uncorrected "
                "ones assume no correlation (1/m). Measured per null scenario from the stored scores: the "
-               "correlation between splits of different partitions and within one partition, the variance factor "
-               "the whole design's mean needs (Var(mean) / E[S^2]), the training-set share of a split's variance "
-               "(the rest is its test set's, measured from the discordant cases), and the Type I error of the "
-               "corrected t with the measured factor (cross-fitted over data sets). 95% bootstrap intervals over "
-               "data sets (`simstudy.proving.diagnostics`)."),
+               "correlation between splits of different partitions (the variance of a data set's expected "
+               "difference, as a share of a split's) and within one partition (disjoint test sets), the variance "
+               "factor the whole design's mean needs (Var(mean) / E[S^2]), the training-set share of a split's "
+               "variance (the fitted models' population gap; the rest is the test set's, measured from the "
+               "discordant cases), and the Type I error of the corrected t with the measured factor (cross-fitted "
+               "over data sets). 95% bootstrap intervals over data sets (`simstudy.proving.diagnostics`). A stable "
+               "learner's results on disjoint test sets hardly correlate; an unstable learner's prediction for a "
+               "case depends on the particular cases near it, which the data set's other splits train on too, so "
+               "results of different cases correlate within and between partitions beyond n_test/n."),
         ("table", _diagnosis_view(diag_view, factors, measured, sizes, named)),
         ("md", "Every liberal verdict of a named procedure, and what the diagnostics say about it:"),
         ("table", _explanations(sizes, pr, diag, factors, named))]))
