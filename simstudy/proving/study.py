@@ -435,5 +435,8 @@ def proving_study(designs=None):
         compile_seconds=20.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
         chunk_size=5,
         notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "
-              "(simstudy/proving/truth.json); its report checks the papers' statements.",
+              "(simstudy/proving/truth.json). The table is its leaderboard (size verdict, size-adjusted and raw "
+              "power); `simstudy proving-ground` writes the whole report, with the size verdicts per null scenario, "
+              "the diagnostics and the papers' statements checked (at the paper profile: "
+              "docs/reproduction/proving-ground/proving-ground.md).",
     )
