@@ -184,6 +184,26 @@ def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[li
     return drawn, failed
 
 
+def _stored_line(run, prog) -> str:
+    """How many replications are stored, and for an adaptive run whether it has finished adding them."""
+    done, planned = int(prog["done"].sum()), int(prog["planned"].sum())
+    manifest = run.manifest
+    if not (manifest.get("config") or {}).get("adaptive"):
+        return f"{done} of {planned} replications stored ({manifest.get('n_replications')} per condition)"
+    lo, hi = int(prog["planned"].min()), int(prog["planned"].max())
+    per = f"{lo} per condition" if lo == hi else f"{lo} to {hi} per condition"
+    if (manifest.get("adaptive") or {}).get("finished"):
+        return f"{done} of {planned} replications stored (adaptive run, finished: {per})"
+    from .engine.store import lock_holder
+
+    if lock_holder(run.path)[0]:
+        going = f"the adaptive run is still adding replications (its current stage plans {per})"
+    else:
+        going = (f"the adaptive run stopped before it finished (its current stage plans {per}; run the same "
+                 "command to resume)")
+    return f"{done} of {planned} replications stored so far: {going}; the tables show only those stored now"
+
+
 def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     from .engine import load_run
 
@@ -194,8 +214,7 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     runs = run.manifest.get("runs", [])
     seconds = sum(r.get("seconds", 0) for r in runs)
     prog = run.progress()
-    meta = (f"profile {profile}; {int(prog['done'].sum())} of {int(prog['planned'].sum())} replications stored "
-            f"({run.manifest.get('n_replications')} per condition); compute time {seconds:.0f} s over {len(runs)} "
+    meta = (f"profile {profile}; {_stored_line(run, prog)}; compute time {seconds:.0f} s over {len(runs)} "
             f"run(s) with {runs[-1].get('jobs') if runs else '?'} worker(s); root seed {run.manifest['root_seed']}")
     if len(cmp):
         verdict = verdict_line(cmp, reduced=reduced)
@@ -237,6 +256,9 @@ def build_report(profile: str = "quick", results="results", out=None, *, studies
     ValueError
         When ``out`` cannot be written (one line naming the directory) or a
         study cannot be found.
+    OSError
+        When a write fails later (e.g. a full disk); ``simstudy report`` turns
+        it into one line naming the directory.
     """
     from importlib import metadata
 

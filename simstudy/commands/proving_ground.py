@@ -106,7 +106,10 @@ def cmd_proving_ground(args) -> int:
     if args.berrar_calibration:
         from ..proving.report import write_berrar_page
 
-        paths = write_berrar_page(args.results, args.profile, out)
+        try:
+            paths = write_berrar_page(args.results, args.profile, out)
+        except OSError as exc:  # e.g. a full disk: one line naming where
+            raise _write_error(exc, out, "--out") from None
         print(paths["text"])
         print("\nWrote " + ", ".join(str(paths[k]) for k in ("markdown", "html")))
         return 0
@@ -135,11 +138,22 @@ def cmd_proving_ground(args) -> int:
         return 1
     from ..proving.report import build_report
 
-    rep = build_report(run, plugins=plugins, tests=tests, results=args.results,
-                       out=run.path if args.report_dir is None else args.report_dir, timeout=args.timeout, rule=rule)
+    report_dir = run.path if args.report_dir is None else Path(args.report_dir)
+    try:
+        rep = build_report(run, plugins=plugins, tests=tests, results=args.results, out=report_dir,
+                           timeout=args.timeout, rule=rule)
+    except OSError as exc:  # e.g. a full disk while the report is written: one line naming where
+        raise _write_error(exc, report_dir, "--out" if args.report_dir is None else "--report-dir") from None
     print(_summary_text(rep))
     print("\nWrote " + ", ".join(str(rep[k]) for k in ("markdown", "html", "leaderboard_csv", "calibration_csv")))
     return 0
+
+
+def _write_error(exc: OSError, where: Path, option: str) -> ValueError:
+    """The report could not be written (read-only, full disk): one line naming where (see ``os_error``)."""
+    from ..engine.store import os_error
+
+    return os_error(exc, where, what="the report", option=option, resume=False)
 
 
 def _summary_text(rep) -> str:

@@ -60,6 +60,12 @@ def run(args) -> int:
 
     studies = resolve_studies(args.studies if args.studies is not None else list_studies())
     _check_stored(studies, args.profile, Path(args.results))
-    html_path, md_path = build_report(args.profile, args.results, args.out, studies=studies)
+    out = Path(args.out) if args.out is not None else Path(args.results) / "report" / args.profile
+    try:
+        html_path, md_path = build_report(args.profile, args.results, out, studies=studies)
+    except OSError as exc:  # e.g. a full disk while the page is written: one line naming where
+        from ..engine.store import os_error
+
+        raise os_error(exc, out, what="the report", resume=False) from None
     print(f"wrote {html_path} and {md_path}")
     return 0

@@ -57,6 +57,18 @@ __all__ = ["Knob", "Evaluation", "SolveResult", "solve", "knob_of", "replication
 GRID_POINTS = 5
 N_BOOT = 400
 
+#: The values a quantity can take, by the kind named before its ``": "``: shares and probabilities lie in
+#: [0, 1] (rejection rates and mean p-values of :func:`replication_values`, and Bouckaert's replicability
+#: R2 of :func:`simstudy.replicability.r2`, which studies such as ``bouckaert_factors`` report); a mean
+#: statistic, or a kind not listed, may take any value.
+QUANTITY_RANGES = {"rejection rate": (0.0, 1.0), "mean p-value": (0.0, 1.0), "R2": (0.0, 1.0)}
+
+
+def quantity_range(quantity: str) -> tuple[float, float] | None:
+    """The values ``quantity`` (e.g. ``"rejection rate: wilcoxon"``) can take, or None when unbounded or unknown."""
+    kind, sep, _ = quantity.partition(": ")
+    return QUANTITY_RANGES.get(kind) if sep else None
+
 
 def replication_values(rows: pd.DataFrame) -> pd.DataFrame:
     """Per replication, the default quantities of a study's outcome rows.
@@ -145,6 +157,9 @@ class Knob:
     interval: tuple | None = None
 
     def __post_init__(self):
+        from .study import check_name
+
+        check_name(self.name, "knob", "a knob name, which names the folder results/STUDY/solve-KNOB")
         if self.kind not in ("int", "float"):
             raise ValueError(f"knob {self.name!r}: kind must be 'int' or 'float', got {self.kind!r}")
         if not self.low < self.high:
@@ -305,15 +320,48 @@ class _Search:
         self.seconds = 0.0
         self.nested_values = None
 
+    def eval_dir(self, label, block: int) -> Path:
+        """``OUT/evals/LABEL/bBLOCK``, refused (StoreError) when a symbolic link lies on the way below ``OUT``.
+
+        The run directory of an evaluation is written by the engine, which
+        follows no link inside it; a link above it, inside a solve folder
+        someone sent, would lead its writes elsewhere.
+        """
+        from .store import lstat_below
+
+        path = self.out / "evals" / str(label) / f"b{block}"
+        lstat_below(self.out, path)
+        return path
+
+    def _stored(self, derived, path):
+        """The evaluation stored complete in ``path`` for this seed, read without the write lock; else None.
+
+        A finished solve is re-read from a folder it cannot write (read-only,
+        or another user's): only an evaluation that still needs replications
+        goes through :func:`~simstudy.engine.run_study`, which locks and writes.
+        """
+        from .store import ConfigMismatch, RunStore, load_run
+
+        manifest = RunStore(path).read_manifest()
+        if manifest is None or manifest.get("root_seed") != self.seed:
+            return None
+        try:
+            run = load_run(derived, "solve", out=path)
+        except ConfigMismatch:
+            return None  # run_study names what differs
+        return run if run.complete else None
+
     def _run(self, condition, value_label, block):
         from .runner import run_study
 
         ev = Evaluation(float(value_label) if value_label != "all" else math.nan, block, self.base_key, condition)
         derived = _derived(self.study, self.knob, ev, self.block)
-        path = self.out / "evals" / str(value_label) / f"b{block}"
-        run = run_study(derived, "solve", out=path, jobs=self.jobs, backend=self.backend, seed=self.seed,
-                        progress=self.progress)
-        self.seconds += sum(r.get("seconds", 0) for r in run.manifest.get("runs", [])[-1:])
+        path = self.eval_dir(value_label, block)
+        run = self._stored(derived, path)
+        if run is None:
+            run = run_study(derived, "solve", out=path, jobs=self.jobs, backend=self.backend, seed=self.seed,
+                            progress=self.progress)
+            self.seconds += sum(r.get("seconds", 0) for r in run.manifest.get("runs", [])[-1:])
         out = run.table("outcomes")
         if "error" in out:
             out = out[out["error"].isna()]
@@ -356,7 +404,7 @@ def _trial_values(search: _Search, x) -> pd.DataFrame:
     k = search.knob
     value = int(round(x)) if k.kind == "int" else float(x)
     label = "all" if k.nested else _label(value)
-    if (search.out / "evals" / label / "b0" / "manifest.json").is_file():
+    if (search.eval_dir(label, 0) / "manifest.json").is_file():
         return search.values(x, 1)
     cond = k.make_all(search.base, search.nested_values) if k.nested else k.condition_at(search.base, value)
     ev = Evaluation(math.nan if k.nested else float(value), 0, search.base_key, cond)
@@ -383,6 +431,16 @@ def _resolve_quantity(knob: Knob, name: str, table: pd.DataFrame) -> str:
         raise ValueError(f"--target: unknown quantity {name!r}; the quantities are: {', '.join(known)}"
                          + (f"; short names: {aliases}" if aliases else ""))
     return name
+
+
+def _check_target_range(knob: Knob, name: str, goal: float) -> None:
+    """Refuse a target the quantity can never take (a share above 1), before anything is run."""
+    quantity = knob.aliases.get(name, name)
+    bounds = quantity_range(quantity)
+    if bounds is not None and not bounds[0] <= goal <= bounds[1]:
+        shown = quantity if quantity == name else f"{name} ({quantity})"
+        raise ValueError(f"--target: {shown} takes values in [{bounds[0]:g}, {bounds[1]:g}], so {goal:g} can "
+                         "never be reached")
 
 
 def _series(table: pd.DataFrame, quantity: str) -> pd.Series:
@@ -474,8 +532,16 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
     Raises
     ------
     ValueError
-        An undeclared knob, an unknown quantity, an empty or reversed interval,
-        an interval outside the knob's domain, or a bad tolerance, block or budget.
+        An undeclared knob, an unknown quantity, a target outside the values
+        the quantity can take (a share above 1: :data:`QUANTITY_RANGES`), an
+        empty or reversed interval, an interval outside the knob's domain, or a
+        bad tolerance, block or budget.  All before anything is run or written.
+
+    Notes
+    -----
+    A repeated solve re-reads its stored evaluations without taking their
+    write lock and leaves ``solve.json`` untouched when nothing changed, so a
+    finished solve can be re-read from a read-only folder.
     """
     from .runner import DEFAULT_SEED
     from .study import get_study, n_replications_of
@@ -485,6 +551,7 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
     if not (isinstance(target, tuple) and len(target) == 2 and isinstance(target[0], str)):
         raise ValueError(f"--target: expected QUANTITY=VALUE, got {target!r}")
     quantity_name, goal = target[0].strip(), _check_number(target[1], "--target")
+    _check_target_range(k, quantity_name, goal)
     lo, hi = (k.interval or (k.low, k.high)) if interval is None else (_check_number(interval[0], "--interval"),
                                                         _check_number(interval[1], "--interval"))
     if not lo < hi:
@@ -517,6 +584,7 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
     if k.nested:
         search.nested_values = tuple(range(int(lo), int(hi) + 1)) if k.kind == "int" else tuple(grid)
     quantity = _resolve_quantity(k, quantity_name, _trial_values(search, grid[0]))
+    _check_target_range(k, quantity, goal)
     _write_request(search_out, study, k, quantity, goal, lo, hi, tol, search.block, max_evaluations, seed,
                    profile, search.base_key)
     blocks = {x: 1 for x in grid}
@@ -579,22 +647,52 @@ def _write_request(out: Path, study, knob, quantity, goal, lo, hi, tol, block, b
     request = {"study": study.name, "knob": knob.name, "condition": base_key, "quantity": quantity, "target": goal, "interval": [lo, hi],
                "tolerance": tol, "block": block, "max_evaluations": budget, "seed": seed, "profile": profile}
     path = out / "solve.json"
-    if path.is_file():
-        old = json.loads(path.read_text()).get("request", {})
+    previous = _read_record(path)
+    if previous is not None:
+        old = previous.get("request", {}) if isinstance(previous.get("request"), dict) else {}
         same = {k: old.get(k) for k in ("study", "knob", "condition", "seed", "profile", "block")}
         if same != {k: request[k] for k in same}:
             differ = ", ".join(f"{k} {old.get(k)!r} -> {request[k]!r}" for k in same if old.get(k) != request[k])
             raise ValueError(f"--out: {out} holds a solve of another set-up ({differ}); choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    previous = json.loads(path.read_text()) if path.is_file() else {}
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        previous = {}
     previous["request"] = request
     _write_json(path, previous)
 
 
-def _write_json(path: Path, record: dict):
-    from .store import _atomic_write_text
+def _read_record(path: Path) -> dict | None:
+    """The stored ``solve.json`` (None when absent), never through a symbolic link; one line when unreadable."""
+    from .store import StoreError, read_regular
 
-    _atomic_write_text(path, json.dumps(record, indent=1, default=_plain) + "\n")
+    try:
+        record = json.loads(read_regular(path))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"--out: cannot read {path}: {exc.strerror or exc}") from None
+    except StoreError:
+        raise
+    except ValueError as exc:
+        raise StoreError(f"--out: {path} is not a valid solve record ({exc})") from None
+    if not isinstance(record, dict):
+        raise StoreError(f"--out: {path} is not a valid solve record (a JSON {type(record).__name__})")
+    return record
+
+
+def _write_json(path: Path, record: dict):
+    """Write ``record`` atomically, unless the file already holds exactly it (a re-read writes nothing)."""
+    from .store import StoreError, _atomic_write_text, read_regular
+
+    text = json.dumps(record, indent=1, default=_plain) + "\n"
+    try:
+        if read_regular(path).decode() == text:
+            return
+    except StoreError:
+        raise
+    except (OSError, ValueError):
+        pass
+    _atomic_write_text(path, text)
 
 
 def _plain(value):
@@ -605,7 +703,7 @@ def _plain(value):
 
 def _write_answer(out: Path, result: SolveResult):
     path = out / "solve.json"
-    record = json.loads(path.read_text()) if path.is_file() else {}
+    record = _read_record(path) or {}
     record["answer"] = {"reached": result.reached, "value": result.value, "root": result.root, "low": result.low,
                         "high": result.high, "closest": result.closest, "quantity": result.quantity,
                         "evaluations": result.evaluations.to_dict("records"), "blocks": result.n_evaluations,

@@ -24,6 +24,15 @@ One process at a time writes a run directory: :class:`RunLock` takes an
 exclusive ``flock`` on ``.lock`` before anything in the directory is read or
 written.  The kernel releases it when its holder exits in any way, so a lock
 whose process is gone is never in the way.
+
+A run directory is data, never instructions: it may have been received from
+someone else.  Nothing below it is followed through a symbolic link: the lock,
+the manifest, ``chunks``, its condition and chunk directories, the files of a
+chunk and the temporary files of an interrupted run are opened with
+``O_NOFOLLOW`` or checked with ``lstat`` first, and a link is refused with one
+line naming it (:class:`StoreError`).  So is a file that is not a regular file
+(a pipe or a device), and a lock file with other hard links.  Everything the
+store writes or removes lies below the run directory.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import numbers
 import os
 import platform
 import shutil
+import stat
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -69,20 +79,92 @@ class RunLocked(StoreError):
     """Another process is writing the run directory."""
 
 
-def os_error(exc: OSError, path) -> StoreError:
-    """A one-line error for a failed read or write under ``path`` (e.g. read-only, disk full)."""
-    what = exc.strerror or type(exc).__name__
+def os_error(exc: OSError, path, *, what: str = "the results", option: str = "--out",
+             resume: bool = True) -> StoreError:
+    """A one-line error for a failed read or write under ``path`` (e.g. read-only, disk full).
+
+    It names the file when the error does (``exc.filename``; a write that fills
+    the disk names none), else ``path``.
+    """
+    reason = exc.strerror or type(exc).__name__
     where = exc.filename or path
-    hint = "; free some space and run the same command again to resume" if exc.errno == errno.ENOSPC else ""
-    return StoreError(f"--out: cannot write the results in {path}: {what} ({where}){hint}")
+    hint = (f"; free some space and run the same command again{' to resume' if resume else ''}"
+            if exc.errno == errno.ENOSPC else "")
+    return StoreError(f"{option}: cannot write {what} in {path}: {reason} ({where}){hint}")
+
+
+def symlink_error(path) -> StoreError:
+    """The one-line refusal of a symbolic link found in a run directory."""
+    return StoreError(f"--out: {path} is a symbolic link; a run folder is data and simstudy never reads or "
+                      "writes through a link in it (remove the link, or use another --out)")
+
+
+def _open_regular(path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
+    """A descriptor of the regular file ``path``, never through a symbolic link (raises StoreError for one).
+
+    ``O_NONBLOCK`` keeps a named pipe planted in a run directory from blocking
+    the open; it is then refused, as is any file that is not a regular file.
+    Other errors (missing file, permissions) are raised as OSError.
+    """
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise symlink_error(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StoreError(f"--out: {path} is not a regular file; a run folder holds only its own files "
+                         "(remove it, or use another --out)")
+    return fd
+
+
+def read_regular(path) -> bytes:
+    """The bytes of the regular file ``path`` (a symbolic link or a special file raises StoreError)."""
+    fd = _open_regular(path)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
 
 
 def sha256_file(path) -> str:
+    """SHA-256 of the regular file ``path``, read without following a symbolic link."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with os.fdopen(_open_regular(path), "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def lstat_below(root, path) -> os.stat_result | None:
+    """``lstat`` of ``path`` below the folder ``root``, or None when it does not exist.
+
+    Every component below ``root`` is checked on the way: a symbolic link, or
+    a ``.`` or ``..`` component, raises StoreError naming it.  ``root`` itself
+    may be a link (the user chose it); what lies below it is data.
+    """
+    root, path = Path(root), Path(path)
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        raise StoreError(f"--out: {path} lies outside the folder {root}") from None
+    p, st = root, None
+    for part in parts:
+        if part in (".", ".."):
+            raise StoreError(f"--out: {path} leaves the folder {root}")
+        p = p / part
+        try:
+            st = os.lstat(p)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            raise symlink_error(p)
+    return st
+
+
+def safe_name(name) -> bool:
+    """Whether ``name`` is one path component (not empty, ``.``, ``..``, and without a separator)."""
+    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and os.sep not in name
+            and "\0" not in name)
 
 
 def _atomic_write_text(path: Path, text: str, *, fsync: bool = False):
@@ -105,12 +187,27 @@ def _holder_text(info: dict | None) -> str:
     return f"pid {info.get('pid', '?')} on {info.get('host', '?')}, since {info.get('since', '?')}"
 
 
-def _read_holder(path: Path) -> dict | None:
+def _read_holder(fd: int) -> dict | None:
+    """The holder record in the open lock file ``fd``."""
     try:
-        info = json.loads(path.read_text() or "null")
+        info = json.loads(os.pread(fd, 1 << 16, 0).decode() or "null")
     except (OSError, ValueError):
         return None
     return info if isinstance(info, dict) else None
+
+
+def _open_lock(path: Path, flags: int) -> int:
+    """Open the lock file: never through a symbolic link, only a regular file with no other hard link.
+
+    The lock is the one file written in place (truncated, then the holder
+    record); a hard link would let that write reach another file.
+    """
+    fd = _open_regular(path, flags)
+    if os.fstat(fd).st_nlink > 1:
+        os.close(fd)
+        raise StoreError(f"--out: {path} has other hard links; a run folder's lock must be its own file "
+                         "(remove it, or use another --out)")
+    return fd
 
 
 class RunLock:
@@ -139,7 +236,7 @@ class RunLock:
         ``wait`` seconds of retries cover a ``status`` that is only probing the lock.
         """
         self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _open_lock(self.path, os.O_RDWR | os.O_CREAT)
         deadline = time.monotonic() + wait
         while True:
             try:
@@ -147,9 +244,10 @@ class RunLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    holder = _read_holder(fd)
                     os.close(fd)
                     raise RunLocked(f"--out: {self.directory} is in use by another run "
-                                    f"({_holder_text(_read_holder(self.path))}); wait for it to finish "
+                                    f"({_holder_text(holder)}); wait for it to finish "
                                     "or stop it, or choose another --out") from None
                 time.sleep(0.05)
         self._fd = fd
@@ -200,19 +298,24 @@ def lock_holder(directory) -> tuple[bool, dict | None]:
     (held, record) : (bool, dict or None)
         Whether a process holds the lock now, and the record the last holder
         left (command, process id, host, start time), or None.
+
+    Raises
+    ------
+    StoreError
+        ``.lock`` is a symbolic link, not a regular file, or has other hard links.
     """
     path = Path(directory) / LOCK
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = _open_lock(path, os.O_RDONLY)
     except OSError:
         return False, None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return True, _read_holder(path)
+            return True, _read_holder(fd)
         fcntl.flock(fd, fcntl.LOCK_UN)
-        return False, _read_holder(path)
+        return False, _read_holder(fd)
     finally:
         os.close(fd)
 
@@ -235,7 +338,7 @@ def check_manifest_shape(manifest, path) -> dict:
         if not isinstance(manifest[key], typ) or isinstance(manifest[key], bool):
             raise bad(f"field {key!r} is a {type(manifest[key]).__name__}")
     for c in manifest["plan"]:
-        if not (isinstance(c, dict) and isinstance(c.get("condition"), str)
+        if not (isinstance(c, dict) and safe_name(c.get("condition"))
                 and all(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) for k in ("start", "stop"))
                 and 0 <= c["start"] < c["stop"]):
             raise bad(f"plan entry {c!r}")
@@ -247,10 +350,24 @@ def check_manifest_shape(manifest, path) -> dict:
 
 
 class RunStore:
-    """Reads and writes one run directory."""
+    """Reads and writes one run directory (never through a symbolic link below it)."""
 
     def __init__(self, path):
         self.path = Path(path)
+
+    # -- what lies below the run directory --------------------------------------
+    def _lstat(self, path: Path) -> os.stat_result | None:
+        """``lstat`` of ``path`` below the run directory, no link on the way (see :func:`lstat_below`)."""
+        return lstat_below(self.path, path)
+
+    def _check_inside(self, path: Path) -> Path:
+        """``path`` if it resolves below the run directory (after :meth:`_lstat` found no link), else StoreError."""
+        root = self.path.resolve()
+        real = path.resolve()
+        if real != root and root not in real.parents:
+            raise StoreError(f"--out: {path} resolves to {real}, outside the run folder {root}; "
+                             "simstudy writes only below the run folder")
+        return path
 
     # -- manifest -------------------------------------------------------------
     @property
@@ -270,7 +387,7 @@ class RunStore:
     def read_manifest(self) -> dict | None:
         """The manifest (its shape checked), or None when the directory holds none."""
         try:
-            text = self.manifest_path.read_text()
+            text = read_regular(self.manifest_path)
         except FileNotFoundError:
             return None
         except NotADirectoryError:
@@ -294,6 +411,7 @@ class RunStore:
             Sync it to disk before the rename.
         """
         self.path.mkdir(parents=True, exist_ok=True)
+        self._lstat(self.manifest_path)  # a link in its place is refused, not replaced
         _atomic_write_text(self.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, default=str),
                            fsync=fsync)
 
@@ -314,13 +432,18 @@ class RunStore:
                 "use another --out, or --fresh to move that run aside")
 
     def move_aside(self) -> Path | None:
-        """Rename the run directory to ``RUN.replaced-STAMP`` (nothing is deleted); its new name."""
+        """Rename the run directory to ``RUN.replaced-STAMP`` (nothing is deleted); its new name.
+
+        Only names change: a run directory that is itself a symbolic link is
+        renamed as a link (what it points to stays where it is), and a name
+        already taken, even by a dangling link, is never reused.
+        """
         if not self.path.exists() or not any(p.name != LOCK for p in self.path.iterdir()):
             return None
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         target = self.path.with_name(f"{self.path.name}.replaced-{stamp}")
         n = 1
-        while target.exists():
+        while os.path.lexists(target):
             n += 1
             target = self.path.with_name(f"{self.path.name}.replaced-{stamp}-{n}")
         os.rename(self.path, target)
@@ -341,13 +464,24 @@ class RunStore:
         -------
         pathlib.Path
             ``RUN/chunks/CONDITION/START-STOP``.
+
+        Raises
+        ------
+        StoreError
+            ``condition`` is not a single path component.
         """
+        if not safe_name(condition):
+            raise StoreError(f"--out: condition {condition!r} cannot name a folder of {self.path}")
         return self.path / "chunks" / condition / chunk_name(start, stop)
 
     def chunk_meta(self, condition: str, start: int, stop: int) -> dict | None:
-        """The chunk's ``chunk.json`` (None when absent or unreadable)."""
+        """The chunk's ``chunk.json`` (None when absent or unreadable; a symbolic link raises StoreError)."""
+        path = self.chunk_dir(condition, start, stop) / CHUNK_META
+        self._lstat(path)
         try:
-            meta = json.loads((self.chunk_dir(condition, start, stop) / CHUNK_META).read_text())
+            meta = json.loads(read_regular(path))
+        except StoreError:
+            raise
         except (OSError, ValueError):
             return None
         if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict):
@@ -364,7 +498,7 @@ class RunStore:
         other code or package versions.
         """
         d = self.chunk_dir(condition, start, stop)
-        if not d.exists():
+        if self._lstat(d) is None:
             return "missing"
         meta = self.chunk_meta(condition, start, stop)
         if meta is None:
@@ -377,8 +511,10 @@ class RunStore:
             return "foreign"
         try:
             for f, digest in meta["files"].items():
-                if "/" in f or not f.endswith(".parquet") or sha256_file(d / f) != digest:
+                if not safe_name(f) or not f.endswith(".parquet") or sha256_file(d / f) != digest:
                     return "damaged"
+        except StoreError:
+            raise
         except OSError:
             return "damaged"
         return "ok"
@@ -392,6 +528,7 @@ class RunStore:
         """Files in the chunk directory that its ``chunk.json`` does not list (never read)."""
         d = self.chunk_dir(condition, start, stop)
         meta = self.chunk_meta(condition, start, stop) or {"files": {}}
+        self._lstat(d)
         try:
             return sorted(p.name for p in d.iterdir() if p.name != CHUNK_META and p.name not in meta["files"])
         except OSError:
@@ -400,11 +537,15 @@ class RunStore:
     def discard_chunk(self, condition: str, start: int, stop: int):
         """Move a bad chunk out of the way (renamed to a hidden temporary, then removed)."""
         d = self.chunk_dir(condition, start, stop)
-        if not d.exists():
+        st = self._lstat(d)  # a link on the way is refused: nothing outside is renamed or removed
+        if st is None:
             return
         trash = d.parent / f".tmp-discard-{chunk_name(start, stop)}-{uuid.uuid4().hex}"
         os.rename(d, trash)
-        shutil.rmtree(trash, ignore_errors=True)
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(trash, ignore_errors=True)  # removes links inside, never what they point to
+        else:
+            trash.unlink(missing_ok=True)
 
     def write_chunk(self, condition: str, start: int, stop: int, tables: dict[str, pd.DataFrame],
                     extra: dict | None = None, *, identity: dict | None = None,
@@ -412,10 +553,14 @@ class RunStore:
         """Write a chunk atomically; returns its metadata (checksums).
 
         On failure (e.g. a full disk) nothing is left behind and an earlier copy,
-        if any, is untouched.
+        if any, is untouched.  A symbolic link on the way (``chunks``, the
+        condition's directory, the chunk's) is refused before anything is
+        written: the chunk is written only below the run directory.
         """
         final = self.chunk_dir(condition, start, stop)
+        self._lstat(final)
         final.parent.mkdir(parents=True, exist_ok=True)
+        self._check_inside(final.parent)
         tmp = final.parent / f".tmp-{chunk_name(start, stop)}-{uuid.uuid4().hex}"
         try:
             tmp.mkdir()
@@ -430,7 +575,7 @@ class RunStore:
             if provenance is not None:
                 meta["provenance"] = provenance
             _atomic_write_text(tmp / CHUNK_META, json.dumps(meta, indent=1, sort_keys=True))
-            if final.exists():  # a damaged or foreign earlier copy
+            if self._lstat(final) is not None:  # a damaged or foreign earlier copy
                 self.discard_chunk(condition, start, stop)
             os.rename(tmp, final)
         except BaseException:
@@ -439,13 +584,37 @@ class RunStore:
         return meta
 
     def clean_temporary(self):
-        """Remove what an interrupted run left half-written."""
+        """Remove what an interrupted run left half-written (``chunks/*/.tmp-*`` and ``RUN/.*.tmp``).
+
+        Nothing is followed through a symbolic link: a link among them, or in
+        place of ``chunks`` or of a condition's directory, is refused with
+        StoreError before anything is removed, so nothing outside the run
+        directory is ever removed.
+        """
         root = self.path / "chunks"
-        if root.exists():
-            for d in root.glob("*/.tmp-*"):
-                shutil.rmtree(d, ignore_errors=True)
-        for f in self.path.glob(".*.tmp"):
-            f.unlink(missing_ok=True)
+        doomed = []
+        st = self._lstat(root)
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            for cond in sorted(os.scandir(root), key=lambda e: e.name):
+                if cond.is_symlink():
+                    raise symlink_error(cond.path)
+                if not cond.is_dir(follow_symlinks=False):
+                    continue
+                for e in sorted(os.scandir(cond.path), key=lambda e: e.name):
+                    if e.name.startswith(".tmp-"):
+                        if e.is_symlink():
+                            raise symlink_error(e.path)
+                        doomed.append(e)
+        for f in sorted(self.path.glob(".*.tmp")):
+            if f.is_symlink():
+                raise symlink_error(f)
+            if f.is_file():
+                doomed.append(f)
+        for e in doomed:
+            if isinstance(e, os.DirEntry) and e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)  # removes links inside, never what they point to
+            else:
+                Path(e).unlink(missing_ok=True)
 
     def read_chunk_table(self, condition: str, start: int, stop: int, table: str,
                          columns: list[str] | None = None, *, arrow: bool = False, dictionary=None):
@@ -459,7 +628,7 @@ class RunStore:
         fname = f"{table}.parquet"
         if meta is None or fname not in meta["files"]:
             return None
-        data = (self.chunk_dir(condition, start, stop) / fname).read_bytes()
+        data = read_regular(self.chunk_dir(condition, start, stop) / fname)
         if hashlib.sha256(data).hexdigest() != meta["files"][fname]:
             raise StoreError(f"{self.chunk_dir(condition, start, stop) / fname}: changed since it was "
                              "verified (checksum); run the same command again to recompute it")

@@ -64,6 +64,7 @@ class Profile:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"profile name: must be a non-empty string, got {self.name!r}")
+        check_name(self.name, "profile name", "a profile name, which names the folder results/STUDY/PROFILE")
         if isinstance(self.n_replications, bool) or not isinstance(self.n_replications, numbers.Integral) \
                 or self.n_replications < 1:
             raise ValueError(f"n_replications: must be a positive integer, got {self.n_replications!r} "
@@ -88,6 +89,22 @@ class Figure:
     name: str
     draw: Callable
     title: str = ""
+
+
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+def check_name(value, option: str, what: str) -> str:
+    """``value`` if it can name a file or folder: letters, digits, ``_``, ``-`` and ``.`` (not first).
+
+    No path separator, no ``..``, not empty: a name read from a study file or a
+    received run never leads outside the folder it names a part of.  Otherwise
+    ValueError on one line, starting with ``option``.
+    """
+    if not isinstance(value, str) or not value or value[0] == "." or not set(value) <= _NAME_CHARACTERS:
+        raise ValueError(f"{option}: {value!r} is not valid as {what}; use letters, digits, '_', '-' and '.' "
+                         "(not first), without path separators")
+    return value
 
 
 def _default_summarize(run):
@@ -193,6 +210,13 @@ class Study:
     evidence: Callable | None = None
 
     def __post_init__(self):
+        check_name(self.name, "name", "a study name, which names the folder results/NAME")
+        for key in self.profiles:
+            check_name(key, "profiles", f"a profile name of study {self.name!r}, which names the folder "
+                                        f"results/{self.name}/PROFILE")
+        for fig in self.figures:
+            check_name(getattr(fig, "name", None), "figures", f"a figure name of study {self.name!r}, which names "
+                                                                "its files")
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:
             raise ValueError(f"chunk_size: must be a positive integer, got {self.chunk_size!r} (study {self.name!r})")
         if self.settings is not None:
@@ -397,6 +421,8 @@ def condition_key(condition) -> str:
     bad = set(key) - set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.=+")
     if bad:
         raise ValueError(f"condition key {key!r}: contains characters not allowed in file names {sorted(bad)}")
+    if not key or key[0] == ".":  # "", "." and ".." would name no folder of its own
+        raise ValueError(f"condition key {key!r}: must not be empty or start with '.' (it names a folder of the run)")
     return key
 
 
