@@ -1,0 +1,330 @@
+"""A run's provenance covers all the code that makes its rows, and names what changed.
+
+The fingerprint (``simstudy.engine.runner.code_sources``) covers the simstudy
+package, the study's own file, every module of the user's or of the built-in
+studies that the study imports (at any depth, also inside functions) or holds
+(an assessment's ``module:Class`` learners), and the versions of the
+distributions that code imports.  A resume with any of them changed is
+refused, naming the module or distribution; an unchanged one resumes.  The set
+is decided from the study and the files on disk, so a worker and a fresh
+process find the same fingerprint as the process that started the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from simstudy.engine import get_study, load_run, run_study
+from simstudy.engine import runner as runner_mod
+from simstudy.engine.runner import code_sources, provenance, provenance_changes
+from simstudy.engine.store import ConfigMismatch
+
+HELPER = '''
+SHIFT = 0.0
+
+
+def shift():
+    import {sub}  # imported where it is used, not at the top
+    return SHIFT + {sub}.OFFSET
+
+
+def unused():
+    import threadpoolctl  # a distribution of no fixed list: its version is recorded
+    import tqdm  # a progress bar cannot change numbers: not recorded
+    return threadpoolctl, tqdm
+'''
+
+STUDY = '''
+from simstudy.engine import Profile, Study
+
+import {helper}
+
+
+def replicate(condition, rng):
+    return {{"outcomes": [{{"x": float(rng.normal()) + condition["mu"] + {helper}.shift()}}]}}
+
+
+STUDY = Study(name="fp_{tag}", title="fingerprint test", conditions=[{{"mu": 0}}, {{"mu": 1}}],
+              replicate=replicate, profiles={{"smoke": Profile("smoke", n_replications=4)}}, chunk_size=2)
+'''
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def drop_a_chunk(out: Path):
+    shutil.rmtree(sorted(out.glob("chunks/*/*"))[0])
+
+
+def computed(run) -> int:
+    return run.manifest["runs"][-1]["chunks_computed"]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A study file beside a helper module of the user's, importable as if on PYTHONPATH.
+
+    Module names are unique per test: modules stay in ``sys.modules`` (and in
+    reused workers) after a test.
+    """
+    tag = uuid.uuid4().hex[:8]
+    names = SimpleNamespace(helper=f"fp_helper_{tag}", sub=f"fp_sub_{tag}", tag=tag)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    p = SimpleNamespace(dir=tmp_path, out=tmp_path / "run", **vars(names))
+    p.helper_file = write(tmp_path / f"{p.helper}.py", HELPER.format(**vars(names)))
+    p.sub_file = write(tmp_path / f"{p.sub}.py", "OFFSET = 0.0\n")
+    p.study_file = write(tmp_path / f"study_{tag}.py", STUDY.format(**vars(names)))
+    p.env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    return p
+
+
+# -- what is covered ---------------------------------------------------------------------------
+def test_record_names_every_module_and_the_distributions_the_code_imports(project):
+    study = get_study(str(project.study_file))
+    src = code_sources(study)
+    assert set(src["modules"]) == {"simstudy", "study file", project.helper, project.sub}
+    assert src["paths"]["study file"] == str(project.study_file.resolve())
+    assert src["paths"][project.helper] == str(project.helper_file.resolve())
+    prov = provenance(study)
+    assert prov["modules"] == src["modules"] and prov["code"] == src["code"]
+    assert {"python", "numpy", "scikit-learn", "threadpoolctl"} <= set(prov["versions"])
+    assert "tqdm" not in prov["versions"] and "simstudy" not in prov["versions"]
+
+
+def test_builtin_studies_cover_the_study_modules_they_import():
+    matched = code_sources(get_study("bouckaert1_matched"))
+    assert "simstudy.studies.bouckaert1" in matched["modules"]
+    assert Path(matched["paths"]["simstudy.studies.bouckaert1"]).name == "bouckaert1.py"
+    assert Path(matched["paths"]["study file"]).name == "bouckaert1_matched.py"
+    for name in ("berrar1", "berrar2", "berrar3", "berrar4"):
+        assert "simstudy.studies._berrar_table1" in code_sources(get_study(name))["modules"], name
+    # no more than it imports: bouckaert1 does not import its matched variant
+    assert not any("matched" in k for k in code_sources(get_study("bouckaert1"))["modules"])
+
+
+def test_unrelated_imports_do_not_change_the_fingerprint(project):
+    study = get_study(str(project.study_file))
+    before = provenance(study)
+    write(project.dir / f"fp_unrelated_{project.tag}.py", "import xml.dom.minidom\nVALUE = 1\n")
+    __import__(f"fp_unrelated_{project.tag}")
+    import xml.dom.minidom  # noqa: F401
+    assert provenance(study) == before
+
+
+# -- a changed module is named, an unchanged one resumes ---------------------------------------
+def test_edited_helper_module_refuses_resume_naming_it(project):
+    first = run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    original = project.helper_file.read_text()
+    drop_a_chunk(project.out)
+    project.helper_file.write_text(original.replace("SHIFT = 0.0", "SHIFT = 0.5"))
+    with pytest.raises(ConfigMismatch, match=rf"code: module {project.helper} \(\S*{project.helper}\.py\) changed"):
+        run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    project.helper_file.write_text(original)  # the same code again: resumable
+    again = run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    assert computed(again) == 1 and again.complete
+    assert again.table("outcomes").equals(first.table("outcomes"))
+
+
+def test_module_imported_inside_a_function_is_covered(project):
+    study = get_study(str(project.study_file))
+    before = provenance(study)
+    project.sub_file.write_text("OFFSET = 1.0\n")
+    assert provenance_changes(before, provenance(study)) == [
+        f"code: module {project.sub} ({project.sub_file.resolve()}) changed"]
+
+
+def test_study_importing_another_study_file(tmp_path, monkeypatch):
+    # bouckaert1_matched imports bouckaert1, the Berrar studies _berrar_table1: the same, with two files of ours
+    tag = uuid.uuid4().hex[:8]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    base = write(tmp_path / f"fp_base_{tag}.py", f'''
+        from simstudy.engine import Profile, Study
+
+        SCALE = 1.0
+
+
+        def draw(mu, rng):
+            return SCALE * float(rng.normal()) + mu
+
+
+        def replicate(condition, rng):
+            return {{"outcomes": [{{"x": draw(condition["mu"], rng)}}]}}
+
+
+        STUDY = Study(name="fp_base_{tag}", title="base", conditions=[{{"mu": 0}}, {{"mu": 1}}], replicate=replicate,
+                      profiles={{"smoke": Profile("smoke", n_replications=4)}}, chunk_size=2)
+        ''')
+    matched = write(tmp_path / f"fp_matched_{tag}.py", f'''
+        import dataclasses
+
+        import fp_base_{tag} as base
+
+
+        def replicate(condition, rng):
+            return {{"outcomes": [{{"x": base.draw(condition["mu"] + 0.5, rng)}}]}}
+
+
+        STUDY = dataclasses.replace(base.STUDY, name="fp_matched_{tag}", replicate=replicate)
+        ''')
+    out = tmp_path / "run"
+    run = run_study(str(matched), "smoke", out=out, progress=False)
+    assert {"study file", f"fp_base_{tag}"} <= set(run.manifest["provenance"]["modules"])
+    drop_a_chunk(out)
+    base.write_text(base.read_text().replace("SCALE = 1.0", "SCALE = 2.0"))
+    named = rf"changed: code: module fp_base_{tag} \(\S*fp_base_{tag}\.py\) changed\)"
+    with pytest.raises(ConfigMismatch, match=named):
+        run_study(str(matched), "smoke", out=out, progress=False)
+
+
+def test_unchanged_code_resumes_and_a_complete_run_computes_nothing(project):
+    first = run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    again = run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    assert computed(again) == 0 and again.complete
+    drop_a_chunk(project.out)
+    resumed = run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    assert computed(resumed) == 1 and resumed.complete
+    assert resumed.table("outcomes").equals(first.table("outcomes"))
+
+
+# -- the same fingerprint in every process -----------------------------------------------------
+def test_workers_and_a_fresh_process_find_the_same_fingerprint(project):
+    from joblib.externals.loky import get_reusable_executor
+
+    # workers started by earlier tests lack this test's directory on sys.path: start new ones
+    get_reusable_executor().shutdown(wait=True)
+    run = run_study(str(project.study_file), "smoke", out=project.out, jobs=2, progress=False)
+    metas = [json.loads(p.read_text()) for p in project.out.glob("chunks/*/*/chunk.json")]
+    assert len(metas) == 4 and all(m["provenance"] == run.manifest["provenance"] for m in metas)
+    script = ("import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.runner import provenance\n"
+              "print(json.dumps(provenance(get_study(sys.argv[1]))))")
+    fresh = subprocess.run([sys.executable, "-c", script, str(project.study_file)], env=project.env,
+                           capture_output=True, text=True, check=True)
+    assert json.loads(fresh.stdout) == run.manifest["provenance"]
+
+
+def test_cli_resume_in_a_fresh_process(project):
+    """The case of the report: ``simstudy run study.py`` resumed after the study's helper module changed."""
+    cmd = [sys.executable, "-m", "simstudy.cli", "run", str(project.study_file), "--profile", "smoke", "--quiet",
+           "--out", str(project.out)]
+    run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    drop_a_chunk(project.out)
+    same = subprocess.run(cmd, env=project.env, capture_output=True, text=True)
+    assert same.returncode == 0, same.stderr  # the same code in a new process: resumed
+    assert computed(load_run(get_study(str(project.study_file)), "smoke", out=project.out)) == 1
+    drop_a_chunk(project.out)
+    project.helper_file.write_text(project.helper_file.read_text() + "\n# an edit\n")
+    edited = subprocess.run(cmd, env=project.env, capture_output=True, text=True)
+    assert edited.returncode == 2
+    assert f"code: module {project.helper} ({project.helper_file.resolve()}) changed" in edited.stderr
+    assert "--fresh" in edited.stderr and "Traceback" not in edited.stderr
+
+
+# -- distributions -----------------------------------------------------------------------------
+def test_changed_version_of_an_imported_distribution_is_named(project, monkeypatch):
+    run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+    drop_a_chunk(project.out)
+    real = runner_mod.metadata.version
+    monkeypatch.setattr(runner_mod.metadata, "version", lambda d: "9.9.9" if d == "threadpoolctl" else real(d))
+    with pytest.raises(ConfigMismatch, match=r"changed: threadpoolctl \S+ -> 9\.9\.9\)"):
+        run_study(str(project.study_file), "smoke", out=project.out, progress=False)
+
+
+# -- assessments: the learners' modules --------------------------------------------------------
+def test_assess_with_a_learner_of_a_user_module(tmp_path, monkeypatch):
+    from sklearn.datasets import load_breast_cancer
+
+    from simstudy.assess import assess
+
+    tag = uuid.uuid4().hex[:8]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = write(tmp_path / f"fp_learner_{tag}.py", '''
+        from sklearn.naive_bayes import GaussianNB
+
+
+        class Clf(GaussianNB):
+            """Naive Bayes of our own."""
+        ''')
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::6], y[::6]
+    out = tmp_path / "assess"
+    kw = dict(designs=("cv2x5",), n_repeats=2, evidence=None, out=out)
+    first = assess(X, y, f"fp_learner_{tag}:Clf", "NB", **kw)
+    assert f"fp_learner_{tag}" in first.run.manifest["provenance"]["modules"]
+    drop_a_chunk(out)
+    module.write_text(module.read_text() + "\n# an edit\n")
+    with pytest.raises(ConfigMismatch, match=rf"code: module fp_learner_{tag} \(\S+\) changed"):
+        assess(X, y, f"fp_learner_{tag}:Clf", "NB", **kw)
+
+
+def test_learners_named_by_strings_the_study_holds_are_covered(project, monkeypatch):
+    """A learner registered through the ``simstudy.learners`` entry points, or a ``module:Class`` reference."""
+    import dataclasses
+
+    from simstudy.engine import Profile
+
+    lib = write(project.dir / f"fp_lab_{project.tag}.py", "class Ripper:\n    pass\n")
+    eps = {"simstudy.learners": {"lab.Ripper": f"fp_lab_{project.tag}"}}
+    monkeypatch.setattr(runner_mod, "_entry_point_modules", lambda group: eps.get(group, {}))
+    study = get_study(str(project.study_file))
+    named = dataclasses.replace(study, profiles={"smoke": Profile("smoke", 4, settings={"learners": ("lab.Ripper",)})})
+    src = code_sources(named)
+    assert src["paths"][f"fp_lab_{project.tag}"] == str(lib.resolve())
+    assert f"fp_lab_{project.tag}" not in code_sources(study)["modules"]
+    # a "module:Class" reference, as an assessment's settings name its learners
+    settings = {"a": f"fp_lab_{project.tag}:Ripper"}
+    ref = dataclasses.replace(study, profiles={"smoke": Profile("smoke", 4, settings=settings)})
+    assert f"fp_lab_{project.tag}" in code_sources(ref)["modules"]
+
+
+# -- the record and its messages ---------------------------------------------------------------
+def test_changes_are_named_one_by_one():
+    new = provenance(get_study("bouckaert1_matched"))
+    old = json.loads(json.dumps(new))
+    old["modules"]["simstudy.studies.bouckaert1"] = "0" * 16
+    old["modules"]["fp_gone"] = "1" * 16
+    del old["modules"]["simstudy.studies"]
+    old["code"] = "0" * 64
+    old["versions"]["scikit-learn"] = "1.0.0"
+    changes = provenance_changes(old, new)
+    assert len(changes) == 4, changes
+    assert any(c.startswith("code: built-in study module simstudy.studies.bouckaert1 (")
+               and c.endswith("bouckaert1.py) changed") for c in changes)
+    assert "code: module fp_gone is no longer imported" in changes
+    assert any(c.startswith("code: module simstudy.studies (") and c.endswith("is now imported") for c in changes)
+    assert changes[-1] == f"scikit-learn 1.0.0 -> {new['versions']['scikit-learn']}"
+    assert provenance_changes(new, json.loads(json.dumps(new))) == []
+
+
+def test_records_of_an_older_simstudy_still_compare():
+    new = provenance(get_study("demo"))
+    older = {"code": "f" * 64, "versions": dict(new["versions"])}  # before modules were recorded one by one
+    assert provenance_changes(older, new) == [
+        "code fingerprint (recorded by an older simstudy, which did not name the modules)"]
+    assert provenance_changes(None, new) == [
+        "code fingerprint and versions (not recorded: written by an older simstudy)"]
+
+
+def test_function_without_a_source_file_is_covered_by_its_code(project):
+    import dataclasses
+
+    study = get_study(str(project.study_file))
+    namespace: dict = {"np": np}
+    exec("def replicate(condition, rng):\n    return {'outcomes': [{'x': 1.0}]}\n", namespace)
+    one = dataclasses.replace(study, replicate=namespace["replicate"])
+    exec("def replicate(condition, rng):\n    return {'outcomes': [{'x': 2.0}]}\n", namespace)
+    two = dataclasses.replace(study, replicate=namespace["replicate"])
+    assert code_sources(one)["code"] != code_sources(two)["code"]
+    assert code_sources(one)["code"] == code_sources(dataclasses.replace(one))["code"]
