@@ -35,6 +35,7 @@ import importlib
 import inspect
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +46,7 @@ pd = lazy_module("pandas")
 
 __all__ = ["Dataset", "LearnerChoice", "DesignChoice", "load_data", "parse_learner", "parse_designs",
            "assessment_study", "assess", "assessment_tables", "recommend", "evidence_table", "load_assessment",
-           "Assessment", "DEFAULT_DESIGNS", "DEFAULT_TESTS", "ASSESS_PROFILE", "EVIDENCE_COMMAND"]
+           "Assessment", "LearnerFailed", "DEFAULT_DESIGNS", "DEFAULT_TESTS", "ASSESS_PROFILE", "EVIDENCE_COMMAND"]
 
 ASSESS_PROFILE = "assess"
 DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
@@ -79,6 +80,10 @@ class Dataset:
         Categories of each nominal attribute (0 for numeric ones).
     classes : tuple of str
         Class labels, in code order.
+    n_dropped : int
+        Rows of the source left out because their class is missing.
+    class_column : str
+        The class column or attribute as the source names it ('' for arrays).
     """
 
     name: str
@@ -88,6 +93,8 @@ class Dataset:
     nominal: tuple
     n_categories: tuple
     classes: tuple
+    n_dropped: int = 0
+    class_column: str = ""
 
     @property
     def digest(self) -> str:
@@ -103,11 +110,23 @@ class Dataset:
         """Whether any attribute value is missing (NaN)."""
         return bool(np.isnan(self.X).any())
 
+    @property
+    def dropped_note(self) -> str:
+        """One sentence on the rows left out for a missing class ('' when none were)."""
+        if not self.n_dropped:
+            return ""
+        where = f" in {self.class_column!r}" if self.class_column else ""
+        return (f"{self.n_dropped} row(s) without a class (an empty or missing value{where}) were left out, as "
+                f"Weka does; the {self.y.size} cases are the rows that have one")
 
-def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="") -> Dataset:
+
+def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="", class_column="") -> Dataset:
     y_labels = np.asarray(y_labels)
-    keep = pd.notna(y_labels)
-    if not keep.all():  # as Weka does: cases without a class are left out
+    X = np.asarray(X, dtype=float)
+    keep = np.asarray(pd.notna(y_labels), dtype=bool)
+    _check_finite(name, X, keep, columns)
+    n_dropped = int((~keep).sum())
+    if n_dropped:  # as Weka does: cases without a class are left out (and the reports say so)
         X, y_labels = X[keep], y_labels[keep]
     classes, y = np.unique(y_labels.astype(str), return_inverse=True)
     if classes.size < 2:
@@ -119,7 +138,26 @@ def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="") -> D
         raise ValueError(f"DATA: {name}: no attributes besides the class")
     return Dataset(str(name), np.asarray(X, dtype=float), y.astype(np.int64), tuple(map(str, columns)),
                    tuple(bool(v) for v in nominal), tuple(int(v) for v in n_categories),
-                   tuple(str(c) for c in classes))
+                   tuple(str(c) for c in classes), n_dropped, str(class_column))
+
+
+def _check_finite(name, X, keep, columns):
+    """Refuse infinite attribute values (inf, -inf, or a number too large for a float, e.g. 1e400).
+
+    Missing values (NaN, empty cells) stay allowed: the learners that handle
+    them do, and the others are refused later with their own message.  Only
+    the rows with a class are checked (the others are not learnt from).
+    """
+    bad = np.isinf(X) & keep[:, None]
+    if not bad.any():
+        return
+    cols = [str(columns[j]) for j in np.flatnonzero(bad.any(axis=0))]
+    rows, cells = np.nonzero(bad)
+    shown = ", ".join(map(repr, cols[:5])) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
+    raise ValueError(f"DATA: {name}: column(s) {shown} hold {int(bad.sum())} infinite value(s) (inf, -inf, or "
+                     f"a number too large for a float such as 1e400; first in data row {int(rows[0]) + 1}, "
+                     f"column {str(columns[int(cells[0])])!r}); only finite numbers can be learnt from: "
+                     "correct or remove them (an empty cell is a missing value)")
 
 
 def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
@@ -153,7 +191,7 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
             n_cat.append(len(cats))
         cols.append(str(c))
     X = np.column_stack(X_cols) if X_cols else np.empty((len(df), 0))
-    return _finish(name, X, y, cols, nominal, n_cat, where=f" column {class_column!r}")
+    return _finish(name, X, y, cols, nominal, n_cat, where=f" column {class_column!r}", class_column=class_column)
 
 
 def load_data(data, *, class_column: str | None = None) -> Dataset:
@@ -167,6 +205,8 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
         last), a Parquet file, or the name of a shipped data set (see
         :func:`simstudy.data.uci_datasets`).  Columns that are not numbers are
         nominal attributes; empty cells (and ``?`` in ARFF) are missing values.
+        Rows without a class are left out, as Weka does, and counted
+        (:attr:`Dataset.n_dropped`; the reports state it).
     class_column : str, optional
         Name of the class column.
 
@@ -179,7 +219,9 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     ValueError
         One line naming the file (and line or column where known): a file that
         cannot be read or parsed, no such column, a class with fewer than two
-        values, fewer than 10 cases.
+        values, fewer than 10 cases, infinite attribute values (``inf``,
+        ``-inf``, or numbers beyond the float range such as ``1e400``; the
+        columns are named).
     """
     from .data import load_uci, uci_datasets
     from .data.arff import read_arff
@@ -244,7 +286,7 @@ def _arff_dataset(arff, name, class_column) -> Dataset:
                        for v in y], dtype=object)
     nominal = [c is not None for c in cats]
     return _finish(name, X, labels, names, nominal, [len(c) if c is not None else 0 for c in cats],
-                   where=f" attribute {class_name!r}")
+                   where=f" attribute {class_column or class_name!r}", class_column=class_column or class_name)
 
 
 # ----------------------------------------------------------------------------------------- learners
@@ -460,7 +502,7 @@ class DesignChoice:
         return f"{self.n_runs} resampled 90/10 splits"
 
 
-def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
+def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
     """Designs from names such as ``cv10x10``, ``cv1x10`` (plain 10-fold cv), ``5x2cv``, ``resampled30``.
 
     Parameters
@@ -471,6 +513,8 @@ def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
         The class codes (for the split sizes and the smallest class).
     alpha : float
         Significance level stored with each design.
+    classes : sequence of str, optional
+        The class labels in code order, for the messages.
 
     Returns
     -------
@@ -479,7 +523,12 @@ def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
     Raises
     ------
     ValueError
-        Naming ``--designs``: an unknown or impossible design, or one named twice.
+        Naming ``--designs``: an unknown or impossible design, or one named
+        twice.  Every design must train on and test every class in every
+        split: a class needs at least as many cases as a cv design has folds
+        (2 for 5x2cv), and at least 2 for a resampled design (one held out,
+        one to train on); the message names the class and the ``--designs``
+        that fit the data.
     """
     import re
 
@@ -487,9 +536,20 @@ def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
 
     if isinstance(names, str):
         names = [n for n in names.replace(",", " ").split() if n]
+    names = list(names)
     out = []
     n = int(np.asarray(y).size)
-    smallest = int(np.bincount(np.asarray(y)).min())
+    counts = np.bincount(np.asarray(y))
+    smallest = int(counts.min())
+    label = (lambda c: repr(str(classes[c]))) if classes is not None else (lambda c: f"code {c}")
+    small = label(int(np.argmin(counts)))
+    if smallest < 2:
+        single = np.flatnonzero(counts < 2)
+        shown = ", ".join(label(int(c)) for c in single[:5]) + (f" and {single.size - 5} more" if single.size > 5
+                                                               else "")
+        raise ValueError(f"--designs: {single.size} class(es) have a single case ({shown}); every design must "
+                         "train on each class and test it in every split, which takes at least 2 cases of each: "
+                         "remove or merge these classes first")
     for name in names:
         m = re.fullmatch(r"cv(\d+)x(\d+)", name)
         if m:
@@ -497,8 +557,9 @@ def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
             if r < 1 or k < 2 or k > n:
                 raise ValueError(f"--designs: {name}: needs at least 1 run and 2 to {n} folds")
             if k > smallest:
-                raise ValueError(f"--designs: {name}: {k} folds but the smallest class has {smallest} cases, "
-                                 "so some folds would miss it; choose fewer folds")
+                raise ValueError(f"--designs: {name}: {k} folds but the smallest class has {smallest} cases "
+                                 f"({small}), so some folds would miss it; use at most {smallest} folds: --designs "
+                                 f"{_fitting_designs(names, smallest)}")
             out.append(DesignChoice("cv", r, k, 0.0, *RepeatedKFold(r, k).sizes(n), alpha=alpha))
             continue
         if name == "5x2cv":
@@ -520,6 +581,18 @@ def parse_designs(names, y, *, alpha: float = 0.05) -> tuple[DesignChoice, ...]:
     if len(set(keys)) < len(keys):
         raise ValueError(f"--designs: a design is named twice ({', '.join(keys)})")
     return tuple(out)
+
+
+def _fitting_designs(names, smallest: int) -> str:
+    """``names`` with every cv design's folds cut to ``smallest`` (a duplicate dropped): the ``--designs`` to use."""
+    fitted = []
+    for name in names:
+        m = re.fullmatch(r"cv(\d+)x(\d+)", name)
+        if m and int(m.group(2)) > smallest:
+            name = f"cv{m.group(1)}x{smallest}"
+        if name not in fitted:
+            fitted.append(name)
+    return " ".join(fitted)
 
 
 def _tests_for(design: DesignChoice, tests) -> dict:
@@ -568,16 +641,60 @@ def _check_learnable(data: Dataset, choice: LearnerChoice, option: str):
     whole data, so that a learner that cannot learn from it fails here, not in
     every split.
     """
+    _check_classifier(choice.factory(data)(), choice, option)
     if not choice.registered:
         _check_estimator_input(data, choice, option)
     try:
         est = choice.factory(data)()
         est.fit(data.X, data.y)
-        est.predict(data.X[:5])
+        pred = est.predict(data.X[:5])
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {type(exc).__name__}: "
-                         f"{first[:300]}") from None
+        raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
+    _check_classifier(est, choice, option, fitted=True, predictions=pred, y=data.y)
+
+
+def _one_line(exc, limit: int = 300) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first[:limit]}" if first else type(exc).__name__
+
+
+def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool = False, predictions=None, y=None):
+    """Refuse a learner that is not a classifier (a regressor's "accuracy" would be printed as if it were one).
+
+    A scikit-learn estimator must be a classifier by its own tags
+    (:func:`sklearn.base.is_classifier`).  Any other object is judged after
+    a trial fit: it must have ``classes_`` or ``predict_proba``.  Every
+    learner's predictions on its training data must be classes of the data.
+    """
+    from sklearn.base import BaseEstimator, is_classifier
+
+    advice = "an assessment compares classifiers by their accuracy; choose a classifier"
+    if not fitted:
+        if isinstance(est, BaseEstimator) and not is_classifier(est):
+            try:
+                from sklearn.utils import get_tags
+
+                kind = get_tags(est).estimator_type
+            except Exception:
+                kind = None
+            what = f"a {kind}" if kind else "not a classifier"
+            raise ValueError(f"{option}: {choice.label} is {what}, not a classifier (scikit-learn's "
+                             f"is_classifier says no); {advice}")
+        return
+    if not isinstance(est, BaseEstimator) and not (hasattr(est, "classes_")
+                                                   or callable(getattr(est, "predict_proba", None))):
+        raise ValueError(f"{option}: {choice.label} does not look like a classifier: after a fit it has neither "
+                         f"classes_ nor predict_proba; {advice}")
+    if predictions is not None and y is not None:
+        pred = np.asarray(predictions).ravel()
+        try:
+            inside = pred.size == 0 or bool(np.isin(pred, np.unique(y)).all())
+        except TypeError:
+            inside = False
+        if not inside:
+            shown = ", ".join(map(repr, pred[:3].tolist()))
+            raise ValueError(f"{option}: {choice.label} predicts values that are not classes of the data (e.g. "
+                             f"{shown}), so it is not a classifier; {advice}")
 
 
 def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str):
@@ -639,7 +756,14 @@ def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs,
     def replicate(cond: DesignChoice, rng):
         seeds = rng.integers(0, 2**31 - 1, size=2)  # each learner's random_state for this repeat
         ids = cond.splitter().fold_ids(y, rng)
-        acc = cv_accuracies(X, y, ids, (_Seeded(make_a, seeds[0]), _Seeded(make_b, seeds[1])))
+        parts = []
+        # A's fits, then B's, as cv_accuracies does with both; a failure row names the learner that raised
+        for side, choice, make, seed in (("A", a, make_a, seeds[0]), ("B", b, make_b, seeds[1])):
+            try:
+                parts.append(cv_accuracies(X, y, ids, (_Seeded(make, seed),)))
+            except Exception as exc:
+                raise LearnerFailed(f"{_failed_text(side, choice)}{type(exc).__name__}: {exc}") from exc
+        acc = np.concatenate(parts, axis=-1)
         scores = PairedScores(acc[..., 0], acc[..., 1], cond.n_train, cond.n_test)
         chosen = _tests_for(cond, tests)
         if cond.design == "cv":
@@ -1336,6 +1460,22 @@ def assess(X, y=None, a=None, b=None, *, designs=DEFAULT_DESIGNS, tests=None, n_
     -------
     Assessment
         The tables, verdict lines and recommendation, with the stored run.
+
+    Raises
+    ------
+    ValueError
+        One line, before anything is written: data that cannot be read or
+        holds infinite values, a learner that is not a classifier or cannot
+        learn from the data, a design some class is too small for (naming the
+        ``--designs`` that fit).  After the run: a learner that failed in any
+        repeat (naming it and the first failure; the failure rows stay in
+        ``out``).
+
+    Notes
+    -----
+    A finished assessment of the same data, learners, settings and seed in
+    ``out`` is read back without taking the run directory's lock, so it can be
+    re-summarised from a read-only folder.
     """
     from ._validation import check_alpha
     from .engine import DEFAULT_SEED, run_study
@@ -1349,15 +1489,47 @@ def assess(X, y=None, a=None, b=None, *, designs=DEFAULT_DESIGNS, tests=None, n_
         raise ValueError("--a/--b: both learners are needed")
     ca = parse_learner(a, a_params, option="--a")
     cb = parse_learner(b, b_params, option="--b")
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
     _check_learnable(data, ca, "--a")
     _check_learnable(data, cb, "--b")
-    chosen = parse_designs(designs, data.y, alpha=alpha)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests)
     if out is None:
         out = Path("results") / "assess" / _slug(f"{Path(data.name).stem}-{ca.spec}-{cb.spec}")
-    run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=DEFAULT_SEED if seed is None else seed,
-                    progress=progress, fresh=fresh)
+    seed = DEFAULT_SEED if seed is None else seed
+    run = None if fresh else _finished_run(study, out, seed)
+    if run is None:
+        run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
     return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
+
+
+def _finished_run(study, out, seed):
+    """The stored run in ``out`` when it is this very assessment and complete, read without taking the lock.
+
+    Re-reading a finished assessment writes nothing, so it also works in a
+    read-only folder.  None when there is no such run (nothing stored, another
+    configuration or seed, or chunks missing or damaged): then
+    :func:`~simstudy.engine.run_study` takes over, with its lock, to resume,
+    recompute or refuse.
+    """
+    from .engine import load_run
+    from .engine.runner import plan_run
+    from .engine.store import RunStore, StoreError
+
+    try:
+        manifest = RunStore(Path(out)).read_manifest()
+    except (StoreError, OSError):
+        return None
+    if (manifest is None or manifest.get("study") != study.name or manifest.get("profile") != ASSESS_PROFILE
+            or manifest.get("root_seed") != seed or manifest.get("status") != "complete"):
+        return None
+    _, _, _, digest = plan_run(study, ASSESS_PROFILE, seed)
+    if manifest.get("config_hash") != digest:
+        return None
+    try:
+        run = load_run(study, profile=ASSESS_PROFILE, out=out)
+        return run if run.complete else None
+    except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
+        return None
 
 
 def _slug(text: str) -> str:
@@ -1405,6 +1577,7 @@ class Assessment:
 
 
 def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
+    _check_failures(run, a, b)
     tables = assessment_tables(run)
     if evidence is None:
         ev, notes = [], ["no evidence root given"]
@@ -1417,6 +1590,47 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
     table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes)
     return Assessment(study, run, table, tables["accuracy"], verdicts(table, designs), text, notes, tuple(designs), data, a, b,
                       alpha)
+
+
+class LearnerFailed(RuntimeError):
+    """A learner raised while it was fitted or asked to predict in one split (the failure row names it)."""
+
+
+def _failed_text(side: str, choice: LearnerChoice) -> str:
+    """How a failure row of learner ``side`` begins, after the exception's name."""
+    return f"learner {side} ({choice.label}) failed: "
+
+
+def _check_failures(run, a: LearnerChoice, b: LearnerChoice):
+    """Refuse, on one line, to summarise an assessment in which any repeat failed.
+
+    Verdicts over the repeats that happened not to fail would answer another
+    question than the one asked, so nothing is summarised.  The failure rows
+    (with their tracebacks) stay in the run directory; the message names the
+    learner and the first failure.
+    """
+    n_fail = run.n_failures()
+    if not n_fail:
+        return
+    failures = run.failures  # in the run's order: designs as given, then repeats
+    planned = sum(c["stop"] - c["start"] for c in run.manifest["plan"])
+    first = failures.iloc[0]
+    error = str(first["error"])
+    where = f"design {first['condition']} repeat {first['replication']}"
+    kept = (f"no verdict is drawn from the other repeats; the failure rows, with their tracebacks, are kept in "
+            f"{run.path} (chunks/*/*/failures.parquet); once fixed, rerun with --fresh")
+    for side, choice in (("A", a), ("B", b)):
+        prefix = f"{LearnerFailed.__name__}: {_failed_text(side, choice)}"
+        if error.startswith(prefix):
+            of_learner = int(failures["error"].astype(str).str.startswith(prefix).sum())
+            raise ValueError(f"--{side.lower()}: {choice.label} failed in {of_learner} of {planned} repeats; "
+                             f"first: {where}: {_first_line(error[len(prefix):])}; {kept}")
+    raise ValueError(f"assess: {n_fail} of {planned} repeats failed; first: {where}: {_first_line(error)}; {kept}")
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    text = str(text).strip()
+    return (text.splitlines()[0] if text else "")[:limit]
 
 
 def load_assessment(out, data, a, b, *, designs=DEFAULT_DESIGNS, tests=None, n_repeats=10, alpha=0.05,
@@ -1433,7 +1647,7 @@ def load_assessment(out, data, a, b, *, designs=DEFAULT_DESIGNS, tests=None, n_r
 
     data = load_data(data, class_column=class_column) if isinstance(data, (str, Path)) else data
     ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
-    chosen = parse_designs(designs, data.y, alpha=alpha)
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests)
     run = load_run(study, profile=ASSESS_PROFILE, out=out)
     return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)

@@ -7,6 +7,7 @@ from stored rows; nothing is simulated again.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from ._lazy import lazy_module
 pd = lazy_module("pandas")
 
 __all__ = ["assessment_text", "lucky_line", "assessment_markdown", "assessment_html", "draw_pvalues", "write_assessment",
-           "compact_table"]
+           "compact_table", "md_text"]
 
 
 def _pct(v) -> str:
@@ -75,17 +76,78 @@ def compact_table(a) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _header(a) -> list[str]:
+def _plain(text) -> str:
+    return str(text)
+
+
+def _header(a, esc=_plain) -> list[str]:
+    """The header lines; ``esc`` is applied to every piece that comes from the data or the user's input."""
     designs = ", ".join(f"{d.key} ({d.label}, train {d.n_train} / test {d.n_test})" for d in a.designs)
-    return [
-        f"Data: {a.data.name}: {a.data.y.size} cases, {len(a.data.columns)} attributes, classes "
-        f"{', '.join(a.data.classes)}",
-        f"A: {a.a.label}",
-        f"B: {a.b.label}",
+    lines = [
+        f"Data: {esc(a.data.name)}: {a.data.y.size} cases, {len(a.data.columns)} attributes, classes "
+        f"{', '.join(esc(c) for c in a.data.classes)}",
+    ]
+    dropped = getattr(a.data, "dropped_note", "")
+    if dropped:
+        lines.append(esc(dropped[0].upper() + dropped[1:]))
+    return lines + [
+        f"A: {esc(a.a.label)}",
+        f"B: {esc(a.b.label)}",
         f"Designs: {designs}; each repeated {a.table['repeats'].max()} times on new random partitions; "
         f"alpha {a.alpha}; root seed {a.run.manifest['root_seed']}",
-        f"Stored in {a.run.path}",
+        f"Stored in {esc(a.run.path)}",
     ]
+
+
+# Markdown that text from the data must not be able to make: HTML (tags, entities), code spans, emphasis,
+# strike-through, links, images and link reference definitions (no bracket survives), headings, table cells,
+# math, autolinks (scheme:, www., e-mail), mentions and emoji codes.
+_MD_ESCAPED = set("\\`*_[]#|~${}:@")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def md_text(text) -> str:
+    """``text`` as inline Markdown that renders as exactly this text and nothing else.
+
+    ``&``, ``<`` and ``>`` become HTML entities (no tag or entity can come
+    through); the ASCII punctuation that can start Markdown structure (code
+    spans, emphasis, links and images, headings, table cells, strike-through,
+    math, autolinks) is escaped with a backslash, ``www.`` too, and the ``@``
+    of what GitHub would link as an e-mail address is shown as code; line
+    breaks become spaces.  An underscore between two letters or digits, which no
+    renderer reads as emphasis, is left as it is so names stay readable.
+    """
+    text = " ".join(str(text).splitlines()) if text is not None else ""
+    text = text.replace("\t", " ").replace("\v", " ").replace("\f", " ")
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _HTML:
+            out.append(_HTML[ch])
+        elif ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum():
+            out.append(ch)
+        elif ch == "@" and i > 0 and (text[i - 1].isalnum() or text[i - 1] in ".+-_"):
+            out.append("`@`")  # GitHub links name@domain.org whatever the escapes: a code span splits it
+        elif ch == ":" and (i + 1 == len(text) or text[i + 1].isspace()):
+            out.append(ch)  # "Note: ..." starts no autolink; "scheme:..." (not followed by a space) could
+        elif ch in _MD_ESCAPED:
+            out.append("\\" + ch)
+        elif ch == "." and text[max(0, i - 3):i].lower() == "www":
+            out.append("\\.")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# A code span of our own prose (a test's name, a command): its content is shown literally, whatever it holds.
+_CODE = re.compile(r"`([^`\n]+)`")
+# A table cell that can be nothing but a number, with or without an interval: no Markdown can form in it.
+_NUMBER_CELL = re.compile(r"n/a|[0-9eE.,%+\- ]*(\[[0-9eE.,+\- ]*\])?[0-9eE.,%+\- ]*")
+
+
+def _md_prose(text: str) -> str:
+    """Our own text with code spans (names, commands): the spans kept as code, everything else :func:`md_text`."""
+    parts = _CODE.split(str(text))
+    return "".join(f"`{p}`" if i % 2 else md_text(p) for i, p in enumerate(parts))
 
 
 def _accuracy_lines(a) -> list[str]:
@@ -140,20 +202,41 @@ def _legend() -> str:
 
 
 def _md_table(df: pd.DataFrame) -> str:
-    from .compare import markdown_table
+    """A GitHub Markdown table whose every header and cell is :func:`md_text` (numbers are left as they are)."""
+    from .compare import table_cells
 
-    return markdown_table(df)
+    headers, aligns, rows = table_cells(df)
+    if not headers:
+        return ""
+
+    def cell(v):
+        if isinstance(v, bool):
+            return "yes" if v else "**no**"
+        if _NUMBER_CELL.fullmatch(str(v)):  # a number, or "0.13 [0.03, 1.00]": nothing to escape
+            return str(v)
+        return md_text(v)
+
+    lines = ["| " + " | ".join(md_text(h) for h in headers) + " |",
+             "|" + "|".join(":---" if al == "left" else "---:" for al in aligns) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def assessment_markdown(a, figure: str | None = None) -> str:
-    """The Markdown page."""
-    parts = [f"# {html.escape(a.a.label)} against {html.escape(a.b.label)} on {html.escape(a.data.name)}", "",
-             *[f"- {line}" for line in _header(a)], "", "## Verdicts across repeats", "",
+    """The Markdown page.
+
+    Everything that comes from the data or the user's input (the file's name,
+    class labels, learner labels, paths, the evidence notes) goes through
+    :func:`md_text`: it reads as written and can add no HTML or Markdown.
+    """
+    md = md_text
+    parts = [f"# {md(a.a.label)} against {md(a.b.label)} on {md(a.data.name)}", "",
+             *[f"- {line}" for line in _header(a, md)], "", "## Verdicts across repeats", "",
              *[f"- {v}" for v in a.verdicts], "", "## Mean accuracy", "", _md_table(a.accuracy), "",
              "## Per design, scheme and test", "", _md_table(compact_table(a)), "", lucky_line(a), "",
-             "## Recommendation", "", a.recommendation, ""]
+             "## Recommendation", "", _md_prose(a.recommendation), ""]
     if a.evidence_notes:
-        parts += ["Evidence: " + "; ".join(a.evidence_notes), ""]
+        parts += ["Evidence: " + md("; ".join(a.evidence_notes)), ""]
     if figure:
         parts += [f"![p-values of every test in every repeat, one panel per design; the dashed line marks "
                   f"alpha = {a.alpha}]({figure})", ""]
@@ -190,6 +273,23 @@ def assessment_html(a, figure: str | None = None) -> str:
 
 def draw_pvalues(a, directory, name: str = "assessment") -> Path:
     """One panel per design: the p-value of every test (and scheme) in every repeat, on a log axis."""
+    from .plots.output import save_figure
+
+    return save_figure(_pvalue_figure(a), Path(directory), name, formats=("png",))[0]
+
+
+def _pvalue_png(a) -> bytes:
+    """The figure of :func:`draw_pvalues` as PNG bytes, rendered as :func:`~simstudy.plots.output.save_figure` does."""
+    import io
+
+    from .plots.output import DPI
+
+    buf = io.BytesIO()
+    _pvalue_figure(a).savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def _pvalue_figure(a):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -222,24 +322,50 @@ def draw_pvalues(a, directory, name: str = "assessment") -> Path:
     axes[-1, 0].set_xlabel(f"p-value (log scale; dashed: alpha = {a.alpha}; blue: A significantly better, "
                            "red: B, grey: not significant)", fontsize=8)
     fig.tight_layout()
-    from .plots.output import save_figure
-
-    return save_figure(fig, Path(directory), name, formats=("png",))[0]
+    return fig
 
 
-def write_assessment(a, directory=None) -> dict[str, Path]:
+def write_assessment(a, directory=None, *, written: list | None = None) -> dict[str, Path]:
     """Write ``assessment.md``, ``assessment.html``, ``assessment.png`` and ``assessment.csv`` into the run directory.
 
-    Returns the paths written.
+    A file that already holds exactly what would be written is left alone, so
+    re-summarising a finished assessment writes nothing and also works in a
+    read-only folder.
+
+    Parameters
+    ----------
+    a : Assessment
+    directory : path-like, optional
+        Default the run directory.
+    written : list, optional
+        Receives the paths actually (re)written.
+
+    Returns
+    -------
+    dict of Path
+        The pages, by kind (``figure``, ``markdown``, ``html``, ``csv``).
+
+    Raises
+    ------
+    OSError
+        A page that changed cannot be written (e.g. a read-only folder).
     """
     from ._files import write_atomic
 
     d = Path(directory) if directory is not None else Path(a.run.path)
-    d.mkdir(parents=True, exist_ok=True)
-    png = draw_pvalues(a, d)
-    paths = {"figure": png, "markdown": d / "assessment.md", "html": d / "assessment.html",
+    paths = {"figure": d / "assessment.png", "markdown": d / "assessment.md", "html": d / "assessment.html",
              "csv": d / "assessment.csv"}
-    write_atomic(paths["markdown"], assessment_markdown(a, figure=png.name))
-    write_atomic(paths["html"], assessment_html(a, figure=png.name))
-    write_atomic(paths["csv"], a.table.to_csv(index=False))
+    pages = {"figure": _pvalue_png(a), "markdown": assessment_markdown(a, figure=paths["figure"].name),
+             "html": assessment_html(a, figure=paths["figure"].name), "csv": a.table.to_csv(index=False)}
+    for kind, content in pages.items():
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        try:
+            same = paths[kind].read_bytes() == data
+        except OSError:
+            same = False
+        if not same:
+            d.mkdir(parents=True, exist_ok=True)
+            write_atomic(paths[kind], data)
+            if written is not None:
+                written.append(paths[kind])
     return paths

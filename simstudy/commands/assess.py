@@ -20,7 +20,8 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
                               description=ASSESS_HELP)
     p.add_argument("data", metavar="DATA",
                    help="a CSV (header line; class column named by --class or last), ARFF or Parquet file, "
-                        "or the name of a shipped data set")
+                        "or the name of a shipped data set; empty cells are missing values, rows without a "
+                        "class are left out (the output says how many), infinite values are refused")
     p.add_argument("--a", required=True, metavar="LEARNER",
                    help="learner A: a registered name (NB, C4.5, NN, stump, TAN, weka.SMO, e1071.naiveBayes, "
                         "e1071.svm, randomForest) or module:Class of a scikit-learn estimator")
@@ -64,13 +65,18 @@ def cmd_assess(args) -> int:
                fresh=args.fresh, class_column=args.class_column, a_params=args.a_params, b_params=args.b_params,
                evidence=args.results)
     print(a)
-    paths = write_assessment(a)
-    print("\nWrote " + ", ".join(str(p) for p in paths.values()))
-    n_fail = len(a.run.failures)
-    if n_fail:
-        f = a.run.failures.iloc[0]
-        print(f"{n_fail} repeat(s) failed; first: design {f['condition']} repeat {f['replication']}: {f['error']}",
+    written = []
+    try:
+        paths = write_assessment(a, written=written)
+    except OSError as exc:  # e.g. a finished assessment re-read in a read-only folder, with other evidence
+        print(f"simstudy: warning: cannot update the pages in {a.run.path} ({exc.strerror or exc}); the "
+              "assessment above is read from its stored rows, the pages there are from an earlier summary",
               file=sys.stderr)
+    else:
+        if written:
+            print("\nWrote " + ", ".join(str(p) for p in written))
+        else:
+            print("\nPages up to date: " + ", ".join(str(p) for p in paths.values()))
     if args.bench:
         from ..assess import ASSESS_PROFILE
         from ..bench import bench

@@ -1,0 +1,361 @@
+"""simstudy assess: what comes from the user's data and learners is escaped, refused or stated, never passed on.
+
+* the Markdown page carries class labels, file names and learner labels as text: no HTML or Markdown from them;
+* infinite feature values, estimators that are not classifiers, classes too small for a design and learners
+  that fail in a split are refused on one line (exit code 2 from the command line), rows without a class are
+  counted in the output and the pages;
+* a finished assessment is re-read from a read-only folder.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from simstudy.assess import (Dataset, LearnerChoice, _check_learnable, assess, load_data, parse_designs,
+                             parse_learner)
+from simstudy.assess_report import assessment_markdown, md_text
+from simstudy.cli import main
+
+TINY = ["--designs", "cv2x2", "--repeats", "2", "--quiet"]
+TINY_KW = dict(designs=("cv2x2",), n_repeats=2, evidence=None)
+
+
+def _csv(path, n=40, *, labels=("no", "yes"), first=None):
+    """A small two-class CSV (x1 informative, x2 noise); ``first`` replaces the first data rows."""
+    rng = np.random.default_rng(0)
+    lines = ["x1,x2,label"]
+    for i in range(n):
+        c = i % len(labels)
+        lines.append(f"{rng.normal(c, 1):.4f},{rng.normal():.4f},{labels[c]}")
+    for i, row in enumerate(first or []):
+        lines[1 + i] = row
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _refused(capsys, argv, out, *needles):
+    """The command refuses on one line of stderr with exit code 2 and writes nothing."""
+    assert main([*map(str, argv), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1, err
+    for needle in needles:
+        assert needle in err, (needle, err)
+    assert not out.exists()
+    return err
+
+
+# -- 1. nothing from the data becomes HTML or Markdown ----------------------------------------------------------
+
+HOSTILE = ["<img src=x onerror=alert(1)>", "a|b`c`", "[link](http://evil.example/x)", "![i](x.png)",
+           "**bold** _em_ ~~gone~~ $x$", "# head", "http://evil.example", "www.evil.example", "me@evil.example",
+           "&amp; entity", "back\\slash|", ":smile: @user", "{: .class}", "snake_case_name"]
+
+
+def _unescape(md: str) -> str:
+    """What a CommonMark renderer shows for inline text made by md_text (code span, escapes, entities)."""
+    md = md.replace("`@`", "@")
+    md = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
+    return html.unescape(md)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_md_text_renders_as_the_text_and_nothing_else(text):
+    md = md_text(text)
+    assert "<" not in md and ">" not in md  # no tag, no autolink
+    # every structural character is escaped (preceded by an odd number of backslashes); "@" in a code span
+    bare = md.replace("`@`", "")
+    for m in re.finditer(r"[`|*\[\]~$#{}]", bare):
+        assert _backslashes_before(bare, m.start()) % 2 == 1, (text, md)
+    assert "http:" not in md and "www." not in md and "://" not in md.replace("\\://", "")
+    assert _unescape(md) == text  # readable: it shows exactly the text
+    assert "\n" not in md_text(text + "\nnext line")
+    assert md_text("paired_t") == "paired_t"  # names stay as they are
+
+
+def _backslashes_before(text: str, i: int) -> int:
+    return len(text[:i]) - len(text[:i].rstrip("\\"))
+
+
+def _cells(line: str) -> int:
+    """Table cells of one Markdown table line (a | preceded by an even number of backslashes separates)."""
+    return sum(1 for m in re.finditer(r"\|", line) if _backslashes_before(line, m.start()) % 2 == 0) - 1
+
+
+def test_markdown_page_escapes_labels_file_name_and_learner_labels(tmp_path, capsys):
+    odd = tmp_path / "d<b>|`x`[y](z).csv"
+    labels = ("<img src=x onerror=alert(1)>", "a|b`c`[l](http://evil.example)")
+    _csv(odd, labels=labels)
+    out = tmp_path / "run"
+    b_params = '{"strategy": "prior", "constant": "<script>|`x`"}'
+    argv = ["assess", odd, "--a", "NB", "--b", "sklearn.dummy:DummyClassifier", "--b-params", b_params, *TINY,
+            "--out", out, "--results", tmp_path / "none"]
+    assert main(list(map(str, argv))) == 0
+    capsys.readouterr()
+    md = (out / "assessment.md").read_text()
+    assert "<img" not in md and "<script" not in md and "<b>" not in md
+    assert "<" not in md.replace("&lt;", "")  # no tag at all on the page
+    for text in (*labels, str(odd), "<script>|`x`"):
+        assert _unescape(md_text(text)) == text
+    assert md_text(labels[0]) in md and md_text(str(odd)) in md
+    assert md_text(labels[1]) in md
+    # tables keep their shape: every row has as many cells as its header
+    lines = md.splitlines()
+    tables = [i for i in range(len(lines) - 1) if lines[i].startswith("| ") and lines[i + 1][:2] in ("|:", "|-")]
+    assert len(tables) == 2
+    for i in tables:
+        n, j = _cells(lines[i]), i + 2
+        while j < len(lines) and lines[j].startswith("|"):
+            assert _cells(lines[j]) == n, lines[j]
+            j += 1
+        assert j > i + 2
+    # the data's backticks are escaped: no code span comes from the data
+    assert "`x`" not in md and "`c`" not in md and "\\`x\\`" in md and "\\`c\\`" in md
+    page = (out / "assessment.html").read_text()
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_markdown_page_from_the_python_api_is_escaped_too(tmp_path):
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    y = np.array(["<i>one</i>", "two|`2`"] * 15)
+    X[y == "two|`2`", 0] += 2
+    a = assess(X, y, "NB", "C4.5", out=tmp_path / "run", **TINY_KW)
+    md = assessment_markdown(a)
+    assert "<i>" not in md and md_text("<i>one</i>") in md and md_text("two|`2`") in md
+
+
+# -- 2a. infinite feature values ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e400", "-1e400", "Infinity"])
+def test_infinite_feature_values_are_refused_naming_the_columns(tmp_path, capsys, value):
+    path = _csv(tmp_path / "d.csv", first=[f"0.5,{value},no", f"{value},0.1,yes"])
+    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "run",
+                   "DATA:", "'x1', 'x2'", "infinite", "1e400")
+    assert "data row 1, column 'x2'" in err
+    with pytest.raises(ValueError, match=r"column\(s\) 'x1', 'x2' hold 2 infinite value"):
+        load_data(path)
+
+
+def test_infinite_values_in_arrays_are_refused_and_missing_values_stay_allowed(tmp_path):
+    X = np.random.default_rng(2).normal(size=(20, 3))
+    y = np.repeat([0, 1], 10)
+    bad = X.copy()
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match=r"column\(s\) 'x2' hold 1 infinite value"):
+        assess(bad, y, "NB", "C4.5", out=tmp_path / "run", **TINY_KW)
+    assert not (tmp_path / "run").exists()
+    # NaN means missing: kept, for the learners that handle it
+    gaps = X.copy()
+    gaps[3, 2] = np.nan
+    a = assess(gaps, y, "NB", "C4.5", out=tmp_path / "gaps", **TINY_KW)
+    assert a.data.has_missing and len(a.table)
+    path = _csv(tmp_path / "g.csv", first=["0.5,,no", "NaN,0.1,yes"])
+    data = load_data(path)
+    assert np.isnan(data.X[0, 1]) and np.isnan(data.X[1, 0])
+
+
+# -- 2b. learners that are not classifiers -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, kind", [("sklearn.linear_model:LinearRegression", "is a regressor"),
+                                        ("sklearn.cluster:KMeans", "is a clusterer")])
+def test_an_estimator_that_is_not_a_classifier_is_refused(tmp_path, capsys, spec, kind):
+    path = _csv(tmp_path / "d.csv")
+    _refused(capsys, ["assess", path, "--a", "NB", "--b", spec, *TINY], tmp_path / "run",
+             f"--b: {spec} {kind}, not a classifier")
+
+
+class _PlainRegressor:
+    """Not scikit-learn: fit/predict, numbers out."""
+
+    def fit(self, X, y):
+        self.mean_ = float(np.mean(y)) + 0.1
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+class _PlainClassifier(_PlainRegressor):
+    """Not scikit-learn, but a classifier: classes_, and classes out."""
+
+    def fit(self, X, y):
+        self.classes_, counts = np.unique(y, return_counts=True)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def test_regressors_are_refused_in_python_too(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    path = _csv(tmp_path / "d.csv")
+    with pytest.raises(ValueError, match="--a: .*LinearRegression.* is a regressor, not a classifier"):
+        assess(path, None, LinearRegression(), "NB", out=tmp_path / "run", **TINY_KW)
+    with pytest.raises(ValueError, match="--b: .* does not look like a classifier: after a fit it has neither"):
+        assess(path, None, "NB", lambda: _PlainRegressor(), out=tmp_path / "run", **TINY_KW)  # a factory
+    assert not (tmp_path / "run").exists()
+    data = load_data(path)
+    _check_learnable(data, parse_learner(lambda: _PlainClassifier(), option="--a"), "--a")  # accepted
+
+
+def test_a_learner_that_predicts_values_that_are_no_classes_is_refused():
+    data = Dataset("d", np.arange(20.0)[:, None], np.repeat([0, 1], 10), ("x",), (False,), (0,), ("a", "b"))
+
+    class Rounding(_PlainClassifier):
+        def predict(self, X):
+            return np.full(len(X), 0.61)
+
+    with pytest.raises(ValueError, match="--a: .* predicts values that are not classes of the data \\(e.g. 0.61"):
+        _check_learnable(data, LearnerChoice("rounding", template=lambda: Rounding()), "--a")
+
+
+# -- 2c. classes too small for a design ----------------------------------------------------------------------------
+
+
+def test_classes_of_one_case_are_refused_whatever_the_design(tmp_path, capsys):
+    path = tmp_path / "twelve.csv"
+    path.write_text("x1,x2,label\n" + "".join(f"{i},{2 * i},c{i}\n" for i in range(12)))
+    for design in ("cv10x10", "cv1x2", "5x2cv", "resampled10"):
+        _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--designs", design, "--repeats", "2",
+                          "--quiet"], tmp_path / "run", "--designs: 12 class(es) have a single case", "'c0'")
+    with pytest.raises(ValueError, match="single case"):
+        assess(path, None, "NB", "C4.5", out=tmp_path / "run", designs=("5x2cv",), n_repeats=2, evidence=None)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_small_class_names_the_designs_that_fit(tmp_path, capsys):
+    y = np.repeat([0, 1, 2], [20, 20, 3])
+    with pytest.raises(ValueError, match=r"cv10x10: 10 folds but the smallest class has 3 cases \('c'\).*"
+                                         r"--designs cv10x3 5x2cv resampled10$"):
+        parse_designs(["cv10x10", "5x2cv", "resampled10"], y, classes=("a", "b", "c"))
+    # every design is checked, the resampled one included: one case of a class
+    for design in ("5x2cv", "resampled10", "cv1x2"):
+        with pytest.raises(ValueError, match="1 class\\(es\\) have a single case \\('c'\\)"):
+            parse_designs([design], np.repeat([0, 1, 2], [20, 20, 1]), classes=("a", "b", "c"))
+    assert [d.key for d in parse_designs(["cv10x3", "5x2cv", "resampled10"], y)] == ["cv10x3", "5x2cv",
+                                                                                    "resampled10"]
+    path = _csv(tmp_path / "d.csv", labels=("no", "yes", "no", "yes", "no", "yes", "no", "yes", "no", "rare"))
+    _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--quiet"], tmp_path / "run",
+             "smallest class has 4 cases ('rare')", "--designs cv10x4 5x2cv resampled10")
+
+
+# -- 2d. rows without a class ----------------------------------------------------------------------------------------
+
+
+def test_rows_without_a_class_are_counted_in_the_output_and_the_pages(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv", n=43, first=["0.1,0.2,", "0.3,0.4,?", "0.5,0.6,NA"])
+    data = load_data(path)
+    assert data.n_dropped == 3 and data.y.size == 40
+    note = "3 row(s) without a class (an empty or missing value in 'label') were left out"
+    out = tmp_path / "run"
+    assert main(list(map(str, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY, "--out", out,
+                               "--results", tmp_path / "none"]))) == 0
+    printed = capsys.readouterr().out
+    assert note in printed and "the 40 cases are the rows that have one" in printed
+    assert md_text(note) in (out / "assessment.md").read_text()
+    assert html.escape(note) in (out / "assessment.html").read_text()
+    complete = load_data(_csv(tmp_path / "e.csv"))
+    assert complete.n_dropped == 0 and complete.dropped_note == ""
+
+
+# -- 2e. a learner that fails in a split --------------------------------------------------------------------------
+
+FLAKY = '''
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+class FailsOnSplits(ClassifierMixin, BaseEstimator):
+    """Learns from the whole data set (the trial fit), fails on every smaller training set."""
+
+    def __init__(self, min_rows=30):
+        self.min_rows = min_rows
+
+    def fit(self, X, y):
+        if len(X) < self.min_rows:
+            raise ValueError(f"needs {self.min_rows} rows, got {len(X)}")
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+'''
+
+
+@pytest.fixture
+def flaky(tmp_path, monkeypatch):
+    (tmp_path / "flaky_learner.py").write_text(FLAKY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "flaky_learner:FailsOnSplits"
+    sys.modules.pop("flaky_learner", None)
+
+
+def test_a_learner_failing_in_the_splits_is_one_line_and_its_failures_are_kept(tmp_path, capsys, flaky):
+    path = _csv(tmp_path / "d.csv")
+    out = tmp_path / "run"
+    argv = ["assess", path, "--a", "NB", "--b", flaky, *TINY, "--out", out, "--results", tmp_path / "none"]
+    assert main(list(map(str, argv))) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert (f"--b: {flaky} failed in 2 of 2 repeats; first: design cv2x2 repeat 0: ValueError: needs 30 rows, "
+            "got 20") in err
+    assert str(out) in err and "--fresh" in err
+    assert "KeyError" not in err and "Traceback" not in err
+    failures = sorted(out.glob("chunks/*/*/failures.parquet"))
+    assert len(failures) == 2 and not (out / "assessment.md").exists()
+    import pandas as pd
+
+    rows = pd.concat(pd.read_parquet(f) for f in failures)
+    assert rows["error"].str.startswith(f"LearnerFailed: learner B ({flaky}) failed: ValueError").all()
+    assert rows["traceback"].str.contains("needs 30 rows").all()
+    # the same from Python, also when the stored run is read again
+    with pytest.raises(ValueError, match=f"--b: {flaky} failed in 2 of 2 repeats"):
+        assess(path, None, "NB", flaky, out=out, **TINY_KW)
+
+
+# -- 3. a finished assessment is re-read from a read-only folder -------------------------------------------------
+
+
+def _snapshot(directory):
+    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_a_finished_assessment_is_re_read_from_a_read_only_folder(tmp_path, capsys, monkeypatch):
+    import simstudy._files
+    from simstudy.engine.store import RunLock
+
+    path = _csv(tmp_path / "d.csv")
+    out = tmp_path / "run"
+    argv = list(map(str, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY, "--out", out,
+                          "--results", tmp_path / "none"]))
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    before = _snapshot(out)
+
+    def refused(*args, **kwargs):  # what a read-only folder answers (also when the tests run as root)
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(RunLock, "acquire", refused)
+    monkeypatch.setattr(simstudy._files, "write_atomic", refused)
+    modes = {p: p.stat().st_mode for p in [out, *out.rglob("*")]}
+    for p in modes:
+        p.chmod(modes[p] & ~0o222)
+    try:
+        assert main(argv) == 0
+        again = capsys.readouterr()
+        assert again.out.split("\nPages up to date")[0] == first.split("\nWrote")[0]
+        assert "Pages up to date" in again.out and again.err == ""
+        a = assess(path, None, "NB", "C4.5", out=out, **TINY_KW)
+        assert a.run.complete and len(a.table)
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+    assert _snapshot(out) == before  # nothing was written
