@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -140,16 +141,177 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminate(signum, frame):  # a polite kill (SIGTERM) stops like Ctrl-C: finished chunks stay stored
-    raise KeyboardInterrupt
+INTERRUPTED = "simstudy: interrupted; the finished chunks are stored, run the same command again to resume"
+EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by a signal it handled (128 + SIGINT)
+
+
+class _Stop:
+    """SIGTERM and SIGINT during one command: it stops like Ctrl-C, with one line and exit status 130.
+
+    A polite kill (SIGTERM) and Ctrl-C (SIGINT) are the same request: stop,
+    keep what is finished.  Whenever one arrives, the command ends with
+    :data:`INTERRUPTED` on standard error (once) and exit status
+    :data:`EXIT_INTERRUPTED`, no traceback, and no worker process left:
+
+    ``run``
+        while the command runs, the first signal raises KeyboardInterrupt
+        where the command is (finished chunks stay stored; a chunk being
+        written is discarded on resume).
+    ``finish``
+        when the command is done (or already interrupted), its local worker
+        processes are stopped and waited for; a signal then is only recorded,
+        so that the shutdown completes, and the command reports it.
+    ``exit``
+        after :func:`main` has returned, while the interpreter shuts down
+        (``program`` only): a signal ends the process at once, since nothing
+        is left to clean up.
+
+    A second signal in ``run`` or ``finish`` ends the process at once too
+    (one line, 130): the store is safe at any moment, the orderly way is
+    only faster to resume.  Worker processes die with this process whatever
+    the way it ends (see ``_die_with_parent`` in :mod:`simstudy.engine.runner`).
+
+    ``program``: :func:`main` is the process (the ``simstudy`` command).  It
+    then also owns the process's end: the last exit handler flushes the
+    standard streams and ends the process with the command's status.  Without
+    it, a signal arriving after the interpreter has reset its handlers (while
+    it tears down its modules, a few hundred milliseconds with numpy and
+    pandas loaded) would end the process with -SIGTERM, and a KeyboardInterrupt
+    that passed through C code during the command (an import, a compiled
+    extension) would make CPython end it with -SIGINT whatever the status.
+    Otherwise (``main`` called from Python, e.g. a test) the previous
+    handlers are restored when the command returns.
+    """
+
+    SIGNALS = ("SIGTERM", "SIGINT")
+
+    def __init__(self, program: bool):
+        import signal
+
+        self.program = program
+        self.phase = "run"
+        self.signals = 0
+        self.said = False
+        self.status: int | None = None
+        self._previous = {}
+        for name in self.SIGNALS:
+            signum = getattr(signal, name)
+            self._previous[signum] = signal.signal(signum, self._handle)
+        if program:
+            import atexit
+
+            atexit.register(self._end_process)  # registered first, so it runs last
+
+    def _handle(self, signum, frame):
+        self.signals += 1
+        if self.phase == "run" and self.signals == 1:
+            raise KeyboardInterrupt
+        if self.phase == "finish" and self.signals == 1:
+            return  # recorded: the shutdown completes, then the command reports the interruption
+        self._exit_now()
+
+    def say(self, *, in_handler: bool = False) -> None:
+        """:data:`INTERRUPTED` on standard error, once per process.
+
+        From a signal handler the line goes to the file descriptor: the main
+        thread may be inside a write to ``sys.stderr`` (whose buffer refuses a
+        reentrant call).
+        """
+        if self.said:
+            return
+        self.said = True
+        if not in_handler:
+            print(INTERRUPTED, file=sys.stderr)
+            _flush(sys.stderr)
+            return
+        _flush(sys.stdout, sys.stderr)
+        try:
+            os.write(2, (INTERRUPTED + "\n").encode())
+        except OSError:
+            pass
+
+    def interrupted(self) -> int:
+        self.say()
+        return EXIT_INTERRUPTED
+
+    def _exit_now(self):
+        self.say(in_handler=True)
+        _flush(sys.stdout, sys.stderr)
+        os._exit(EXIT_INTERRUPTED)
+
+    def finish(self, status: int | None) -> int | None:
+        """Stop the command's local workers (signals recorded meanwhile); the status to exit with."""
+        self.phase = "finish"
+        interrupted = status == EXIT_INTERRUPTED or self.signals > 0
+        runner = sys.modules.get("simstudy.engine.runner")
+        if runner is not None:
+            runner.stop_workers(kill=interrupted)
+        if self.signals and status is not None:
+            status = self.interrupted()
+        self.status = status
+        if self.program:
+            self.phase = "exit"
+        else:
+            import signal
+
+            for signum, handler in self._previous.items():
+                signal.signal(signum, handler)
+        return status
+
+    def _end_process(self):
+        """The last exit handler of the ``simstudy`` process: flush and end it with the command's status."""
+        import signal
+
+        if self.status is None:  # main did not return (an unexpected exception): the interpreter's way
+            return
+        signal.pthread_sigmask(signal.SIG_BLOCK, [getattr(signal, n) for n in self.SIGNALS])
+        if self.signals:
+            self.say(in_handler=True)
+            self.status = EXIT_INTERRUPTED
+        _flush(sys.stdout, sys.stderr)
+        os._exit(self.status)
+
+
+def _flush(*streams) -> None:
+    for stream in streams:
+        try:
+            stream.flush()
+        except (OSError, ValueError, RuntimeError):  # a closed pipe or file, or a write under way
+            pass
 
 
 def main(argv=None) -> int:
-    import signal
+    """Run the command ``argv`` (default: the process's arguments); its exit status.
+
+    Called without ``argv`` it is the ``simstudy`` program and also ends the
+    process (see :class:`_Stop`).
+    """
     import threading
 
+    stop = None
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminate)
+        stop = _Stop(program=argv is None)
+    status = None
+    try:
+        status = _command(argv)
+    except KeyboardInterrupt:
+        status = stop.interrupted() if stop is not None else _interrupted()
+    except Exception:
+        if stop is None or not stop.signals:
+            raise
+        status = stop.interrupted()  # whatever the command ended with, it was stopped: that is what it reports
+    finally:
+        if stop is not None:
+            status = stop.finish(status)
+    return status
+
+
+def _interrupted() -> int:
+    print(INTERRUPTED, file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _command(argv) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -161,18 +323,12 @@ def main(argv=None) -> int:
         print(f"simstudy: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into e.g. `head`: not an error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # a file the command needs cannot be read or written (permissions, full disk)
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         print(f"simstudy: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("simstudy: interrupted; the finished chunks are stored, run the same command again to resume",
-              file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -43,7 +43,7 @@ from .._lazy import lazy_module
 pd = lazy_module("pandas")
 
 __all__ = ["run_study", "replay", "plan_run", "provenance", "provenance_changes", "code_fingerprint", "code_sources",
-           "DEFAULT_SEED", "BACKENDS", "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]
+           "stop_workers", "DEFAULT_SEED", "BACKENDS", "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]
 
 DEFAULT_SEED = 20040707
 BACKENDS = ("loky", "dask")
@@ -767,6 +767,8 @@ def _check_jobs(jobs, local: bool) -> int:
 # ``exec``, so that the worker need not import simstudy (numpy, pandas, ...) before it is protected.
 _DIE_WITH_PARENT = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops its workers (see _die_with_parent)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
 parent = {parent}
 armed = False
 if sys.platform.startswith("linux"):
@@ -795,6 +797,12 @@ def _die_with_parent(parent: int | None = None):
     On Linux the kernel sends the worker SIGKILL when its parent dies
     (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread polls the parent
     pid once a second.  A worker whose parent is already gone exits at once.
+
+    The worker ignores SIGINT and SIGTERM: Ctrl-C in a terminal, or a kill of
+    the whole process group (a batch system, a service manager), reaches the
+    workers too, and a worker that died of it before the parent had handled
+    its own signal would turn the orderly stop into a broken pool.  The parent
+    stops its workers (see :func:`stop_workers`), or they die with it.
 
     Returns
     -------
@@ -1007,10 +1015,58 @@ def _executor(jobs: int, backend: str, client=None):
         else:
             initializer, initargs = _die_with_parent()
             with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):
-                yield lambda tasks: Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                    delayed(_run_chunk)(*t) for t in tasks)
+                with _closing() as keep:
+                    yield lambda tasks: keep(Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                        delayed(_run_chunk)(*t) for t in tasks))
 
     return ctx()
+
+
+# joblib's warning when a generator of results is closed before its end: the tasks it cancelled
+_EARLY_EXIT = r"\d+ tasks (have been successfully executed|which were still being processed)"
+
+
+def _closing():
+    """A context manager giving ``keep(generator)``; the kept generators are closed when it exits.
+
+    A run stopped between two results (KeyboardInterrupt while a chunk is
+    stored) leaves joblib's generator unfinished; closing it here stops its
+    workers at once, in the stopping thread, and without joblib's warning
+    about the cancelled tasks (cancelling them is the point of the stop).
+    """
+    import contextlib
+    import warnings
+
+    @contextlib.contextmanager
+    def ctx():
+        kept = []
+        try:
+            yield lambda gen: kept.append(gen) or gen
+        finally:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=_EARLY_EXIT, category=UserWarning)
+                for gen in kept:
+                    gen.close()
+
+    return ctx()
+
+
+def stop_workers(*, kill: bool = False) -> None:
+    """End the loky worker processes this process started, and wait until they are gone.
+
+    joblib keeps its loky workers for the next call (and ends them when the
+    interpreter exits); the command line ends them when a command is done, so
+    that nothing of the command is left once it has returned, and the
+    interpreter's own shutdown has no worker left to wait for.  ``kill``: an
+    interrupted command kills them instead of letting them finish their task.
+    Nothing happens when loky was never used.
+    """
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(reusable, "_executor", None)
+    if executor is None:
+        return
+    stop = getattr(executor, "terminate", None) or executor.shutdown  # joblib's also removes its temporary files
+    stop(kill_workers=kill)
 
 
 def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend: str = "loky",

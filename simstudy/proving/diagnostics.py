@@ -134,6 +134,16 @@ def _factor_stats(sample: np.ndarray, w: np.ndarray) -> np.ndarray:
     return var_mean / ((w @ s2.sum(axis=1)) / wsum)
 
 
+def _design_kind(design: str) -> str:
+    """``cv``, ``5x2``, ``resampled`` or ``holdout`` for a design of the proving ground's grammar ("" otherwise)."""
+    from .study import parse_designs
+
+    try:
+        return parse_designs([design])[0].kind
+    except ValueError:
+        return ""
+
+
 def _samples(d: np.ndarray, kind: str) -> dict:
     """The samples the tests of a design read: the whole design, and for an r x k cv each scheme's."""
     from ..schemes import SCHEMES, scheme_sample
@@ -169,14 +179,8 @@ def split_diagnostics(scores: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int =
         ``factor_corrected`` and ``factor_independent`` (what the corrected and
         the uncorrected t-tests use), ``rho_effective`` (from the needed factor).
     """
-    from .study import parse_designs
-
     rows = []
     for cond, design, d, disc, n_train, n_test in _blocks(scores):
-        try:
-            kind = parse_designs([design])[0].kind
-        except ValueError:
-            kind = ""
         w = _weights(d.shape[0], n_boot, seed)
         st = _block_stats(d, disc, n_test, w)
         S, E, R, K = d.shape
@@ -206,16 +210,10 @@ def sample_factors(scores: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = SE
         ``scenario``, ``design``, ``scheme``, ``m`` (sample size),
         ``factor_needed`` with ``_low``/``_high``, and ``factor_independent`` (1/m).
     """
-    from .study import parse_designs
-
     rows = []
     for cond, design, d, _, _, _ in _blocks(scores):
-        try:
-            kind = parse_designs([design])[0].kind
-        except ValueError:
-            kind = ""
         w = _weights(d.shape[0], n_boot, seed)
-        for scheme, sample in _samples(d, kind).items():
+        for scheme, sample in _samples(d, _design_kind(design)).items():
             m = sample.shape[-1]
             est, lo, hi = _interval(_factor_stats(sample, w))
             rows.append({"scenario": cond, "design": design, "scheme": scheme, "m": m, "factor_needed": est,
