@@ -30,11 +30,13 @@ size-adjusted power, ties broken by simulated replicability.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import inspect
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -633,21 +635,154 @@ def _check_tests(tests, designs) -> tuple | None:
 # ----------------------------------------------------------------------------------------- the study
 
 
-def _check_learnable(data: Dataset, choice: LearnerChoice, option: str):
+# ----------------------------------------------------------------------------------------- fit limit
+
+
+class FitStopped(RuntimeError):
+    """A user learner's fit was stopped at ``--fit-timeout``, or its worker process ended during a fit."""
+
+
+def check_fit_timeout(seconds, option: str = "--fit-timeout") -> float | None:
+    """None (no limit, the default) or a positive finite number of seconds, as float; one line naming ``option``."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer, np.floating)) or not (
+            math.isfinite(float(seconds)) and float(seconds) > 0):
+        raise ValueError(f"{option}: must be a positive number of seconds, got {seconds!r}")
+    return float(seconds)
+
+
+# the workers of this process, by (process id, option, learner label, data digest)
+_FIT_WORKERS: dict = {}
+
+
+class _FitLimit:
+    """The fits of one user learner in a warm worker process, each stopped hard after ``seconds``.
+
+    The worker holds the data (sent once) and fits a learner made by the
+    factory it is sent, on the training rows it is told, exactly as
+    :func:`simstudy.scores.fold_predictions` would in this process.  When a
+    fit exceeds the limit, or the worker ends during one, the worker is gone
+    and every later fit of the learner in this process fails at once with the
+    same reason (:class:`FitStopped`), so that a hanging learner costs the
+    limit once, not once per repeat.
+    """
+
+    def __init__(self, label: str, seconds: float, X, y, make):
+        from ._worker import Worker
+
+        self.seconds = seconds
+        self.stopped: str | None = None
+        self._worker = Worker(prefix=label)
+        self._call(functools.partial(self._worker.start, preload=(__name__,)), timeout=None)
+        # the data, and one learner made (its modules imported) before any fit is timed
+        self._call(self._worker.call, _serve_fit_data, X, y, make, timeout=None)
+
+    def _call(self, method, *args, timeout):
+        from ._worker import RemoteError, WorkerFailed
+
+        if self.stopped is not None:
+            raise FitStopped(f"not fitted: an earlier fit of this learner {self.stopped}")
+        try:
+            return method(*args, timeout=timeout)
+        except WorkerFailed as exc:
+            self.stopped = f"{exc} (--fit-timeout {self.seconds:g} s)"
+            raise FitStopped(f"a fit {self.stopped}") from None
+        except RemoteError as exc:  # the learner raised, as it would have in this process
+            raise _LearnerError(exc.kind, exc.message) from None
+
+    def fit_predict(self, make, train, test):
+        """Predictions for the rows ``test`` of ``make()`` fitted on the rows ``train`` (see :func:`fold_predictions`)."""
+        return self._call(self._worker.call, _serve_fit, make, train, test, timeout=self.seconds)
+
+    def trial(self, make):
+        """``make()`` fitted on all the data, and its predictions of the first five rows (see :func:`_check_learnable`)."""
+        return self._call(self._worker.call, _serve_trial_fit, make, timeout=self.seconds)
+
+    def close(self) -> None:
+        self._worker.close()
+
+
+class _LearnerError(Exception):
+    """What a learner raised in its worker process: the exception's type name and message."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, digest: str | None = None):
+    """The :class:`_FitLimit` of a user learner in this process (started on first use), or None.
+
+    None without a limit, for a registered learner (simstudy's own code is
+    not contained), or on a platform without worker processes.
+    """
+    from ._worker import available
+
+    if seconds is None or choice.registered or not available():
+        return None
+    key = (os.getpid(), option, choice.label, digest or data.digest)
+    if key not in _FIT_WORKERS:
+        _FIT_WORKERS[key] = _FitLimit(choice.label, seconds, data.X, data.y, choice.factory(data))
+    return _FIT_WORKERS[key]
+
+
+def _close_fit_workers() -> None:
+    """End this process's fit workers (the command is done)."""
+    pid = os.getpid()
+    for key in [k for k in _FIT_WORKERS if k[0] == pid]:
+        _FIT_WORKERS.pop(key).close()
+
+
+# the worker's side (see simstudy._worker): the data, sent once
+_FIT_DATA: dict = {}
+
+
+def _serve_fit_data(X, y, make) -> None:
+    _FIT_DATA["X"], _FIT_DATA["y"] = X, y
+    make()
+
+
+def _serve_fit(make, train, test):
+    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+    return make().fit(X[train], y[train]).predict(X[test])
+
+
+def _serve_trial_fit(make):
+    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+    est = make()
+    est.fit(X, y)
+    return est, est.predict(X[:5])
+
+
+def _error_text(exc) -> str:
+    """``Type: message`` of an exception raised here or, by a learner, in its worker process."""
+    return f"{exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__}: {exc}"
+
+
+def _check_learnable(data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None,
+                     digest: str | None = None):
     """Refuse, before anything is written, data the learner cannot take (one line).
 
     A scikit-learn estimator must get numbers and, unless it declares that it
     takes them, no missing values; then every learner is fitted once on the
     whole data, so that a learner that cannot learn from it fails here, not in
-    every split.
+    every split.  With ``fit_timeout`` a user learner's trial fit runs in its
+    worker process (see :func:`assess`) and is stopped hard at the limit.
     """
     _check_classifier(choice.factory(data)(), choice, option)
     if not choice.registered:
         _check_estimator_input(data, choice, option)
     try:
-        est = choice.factory(data)()
-        est.fit(data.X, data.y)
-        pred = est.predict(data.X[:5])
+        limit = _fit_limit(choice, option, fit_timeout, data, digest)
+        if limit is not None:
+            est, pred = limit.trial(choice.factory(data))
+        else:
+            est = choice.factory(data)()
+            est.fit(data.X, data.y)
+            pred = est.predict(data.X[:5])
+    except FitStopped as exc:
+        raise ValueError(f"{option}: {choice.label}: {exc}") from None
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
         raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
     _check_classifier(est, choice, option, fitted=True, predictions=pred, y=data.y)
@@ -655,7 +790,8 @@ def _check_learnable(data: Dataset, choice: LearnerChoice, option: str):
 
 def _one_line(exc, limit: int = 300) -> str:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {first[:limit]}" if first else type(exc).__name__
+    kind = exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__
+    return f"{kind}: {first[:limit]}" if first else kind
 
 
 def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool = False, predictions=None, y=None):
@@ -719,7 +855,7 @@ def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str):
 
 
 def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs, *, n_repeats: int = 10,
-                     tests=None, chunk_size: int = 1):
+                     tests=None, chunk_size: int = 1, fit_timeout: float | None = None):
     """The :class:`~simstudy.engine.Study` of an assessment: one condition per design, one replication per repeat.
 
     Its single profile, :data:`ASSESS_PROFILE`, records the data's digest, the
@@ -737,6 +873,9 @@ def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs,
         Registered test names (``["all"]`` for every one); default :data:`DEFAULT_TESTS`.
     chunk_size : int
         Repeats per stored chunk.
+    fit_timeout : float, optional
+        Seconds one fit of a user learner may take (see :func:`assess`); not
+        part of the stored settings, since it changes no number.
 
     Returns
     -------
@@ -752,6 +891,7 @@ def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs,
     tests = _check_tests(tests, designs)
     make_a, make_b = a.factory(data), b.factory(data)
     X, y = data.X, data.y
+    digest = data.digest if fit_timeout is not None else None
 
     def replicate(cond: DesignChoice, rng):
         seeds = rng.integers(0, 2**31 - 1, size=2)  # each learner's random_state for this repeat
@@ -760,9 +900,11 @@ def assessment_study(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs,
         # A's fits, then B's, as cv_accuracies does with both; a failure row names the learner that raised
         for side, choice, make, seed in (("A", a, make_a, seeds[0]), ("B", b, make_b, seeds[1])):
             try:
-                parts.append(cv_accuracies(X, y, ids, (_Seeded(make, seed),)))
+                limit = _fit_limit(choice, f"--{side.lower()}", fit_timeout, data, digest)
+                parts.append(cv_accuracies(X, y, ids, (_Seeded(make, seed),),
+                                           fit_predict=None if limit is None else limit.fit_predict))
             except Exception as exc:
-                raise LearnerFailed(f"{_failed_text(side, choice)}{type(exc).__name__}: {exc}") from exc
+                raise LearnerFailed(f"{_failed_text(side, choice)}{_error_text(exc)}") from exc
         acc = np.concatenate(parts, axis=-1)
         scores = PairedScores(acc[..., 0], acc[..., 1], cond.n_train, cond.n_test)
         chosen = _tests_for(cond, tests)
@@ -1421,7 +1563,8 @@ def verdicts(table: pd.DataFrame, designs) -> list[str]:
 
 def assess(X, y=None, a=None, b=None, *, designs=DEFAULT_DESIGNS, tests=None, n_repeats: int = 10,
            alpha: float = 0.05, out=None, jobs: int = 1, seed: int | None = None, progress: bool = False,
-           fresh: bool = False, class_column=None, a_params=None, b_params=None, evidence="results"):
+           fresh: bool = False, class_column=None, a_params=None, b_params=None, evidence="results",
+           fit_timeout: float | None = None):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
     Parameters
@@ -1455,6 +1598,17 @@ def assess(X, y=None, a=None, b=None, *, designs=DEFAULT_DESIGNS, tests=None, n_
         Results root whose stored runs of the studies that provide evidence
         back the recommendation (:func:`simstudy.evidence.collect_evidence`),
         or the evidence itself (None: none).
+    fit_timeout : float, optional
+        Seconds one fit of a user learner (not a registered one) may take,
+        ``--fit-timeout``; default None, no limit.  With a limit, the
+        learner's fits (and its trial fit on the whole data) run in a worker
+        process of their own, kept for every fit of the command, which is
+        killed when a fit exceeds the limit or ends it (``os._exit``, a
+        crash); that fit and every later one of the learner then fail (the
+        failure rows are stored, the numbers of the other fits are the same
+        as without a limit), and the assessment ends with one line naming the
+        learner and the limit.  The learner's class must be importable by its
+        module (as ``module:Class`` is).
 
     Returns
     -------
@@ -1490,15 +1644,20 @@ def assess(X, y=None, a=None, b=None, *, designs=DEFAULT_DESIGNS, tests=None, n_
     ca = parse_learner(a, a_params, option="--a")
     cb = parse_learner(b, b_params, option="--b")
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
-    _check_learnable(data, ca, "--a")
-    _check_learnable(data, cb, "--b")
-    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests)
-    if out is None:
-        out = Path("results") / "assess" / _slug(f"{Path(data.name).stem}-{ca.spec}-{cb.spec}")
-    seed = DEFAULT_SEED if seed is None else seed
-    run = None if fresh else _finished_run(study, out, seed)
-    if run is None:
-        run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    fit_timeout = check_fit_timeout(fit_timeout)
+    digest = data.digest if fit_timeout is not None else None
+    try:
+        _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
+        _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
+        study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout)
+        if out is None:
+            out = Path("results") / "assess" / _slug(f"{Path(data.name).stem}-{ca.spec}-{cb.spec}")
+        seed = DEFAULT_SEED if seed is None else seed
+        run = None if fresh else _finished_run(study, out, seed)
+        if run is None:
+            run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    finally:
+        _close_fit_workers()
     return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
 
 

@@ -18,6 +18,7 @@ stored run; the report goes to ``RUN/bench/``.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -128,18 +129,24 @@ def _published(study, fields: dict) -> str:
     return "; ".join(found)
 
 
-def _new_tests(test, scheme, timeout):
-    """[(label, runner)] where runner(block, scheme_name) -> decisions (units, experiments) or None."""
-    from .plugins import load_plugin
+def _new_tests(test, scheme, timeout, workers: contextlib.ExitStack):
+    """[(label, spec, runner)] where runner(block, scheme_name, alpha) -> decisions (units, experiments) or None.
+
+    A plug-in given by reference is loaded in a worker process that ``workers`` closes
+    (see :func:`simstudy.plugins.open_plugin`); a callable runs in this process.
+    """
+    from .plugins import open_plugin
+
+    def plugin_of(ref, what):
+        return workers.enter_context(open_plugin(ref, what, timeout=timeout)) if isinstance(ref, str) else ref
 
     if isinstance(test, str) and test == "all":
         names = test_names(in_all=True)
     elif isinstance(test, str) and ":" not in test:
         names = [get_test(test).name]
     else:
-        fn = load_plugin(test, "test", timeout=timeout) if isinstance(test, str) else test
-        scheme_fn = None if scheme is None else (
-            load_plugin(scheme, "scheme", timeout=timeout) if isinstance(scheme, str) else scheme)
+        fn = plugin_of(test, "test")
+        scheme_fn = None if scheme is None else plugin_of(scheme, "scheme")
         name = getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", "new test"))
 
         def plugin(block, scheme_name, alpha):
@@ -195,7 +202,10 @@ def bench(target, *, test, scheme=None, profile: str | None = None, results="res
         at this level from their stored p-values.
     timeout : float or None
         Seconds a plug-in may take for one call (default
-        :data:`simstudy.plugins.DEFAULT_TIMEOUT`; None: no limit).
+        :data:`simstudy.plugins.DEFAULT_TIMEOUT`; None: no limit).  A plug-in
+        given by reference runs in a worker process, started once for the
+        bench and killed at the limit; a callable runs in this process under
+        the lighter in-process limit (see :mod:`simstudy.plugins`).
     write : bool
         Also write the report to ``RUN/bench/STUDY__TEST.md`` (the stored chunks
         and manifest are only read; a read-only store skips this).
@@ -226,7 +236,16 @@ def bench(target, *, test, scheme=None, profile: str | None = None, results="res
                          "(its declaration has no paired_scores layout)")
     from .plugins import DEFAULT_TIMEOUT
 
-    tests = _new_tests(test, scheme, DEFAULT_TIMEOUT if timeout is None else (None if timeout == "none" else timeout))
+    timeout = DEFAULT_TIMEOUT if timeout is None else (None if timeout == "none" else timeout)
+    with contextlib.ExitStack() as workers:  # a plug-in's worker process lives as long as this bench
+        tests = _new_tests(test, scheme, timeout, workers)
+        return _bench_text(study, layout, tests, target=target, test=test, profile=profile, results=results,
+                           out=out, alpha=alpha, write=write)
+
+
+def _bench_text(study, layout, tests, *, target, test, profile, results, out, alpha: float, write: bool) -> str:
+    """The report of :func:`bench` once the tests are ready (see there)."""
+    from .engine import load_run
     from .cli import locate_run  # the command line's errors: unknown profile, stored profiles, the run to make
 
     path, profile = locate_run(study, profile, out, root=results,

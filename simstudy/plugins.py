@@ -30,8 +30,9 @@ A *scheme* is a function ``scheme(diffs) -> sample`` mapping the
 
 A plug-in is referenced as ``package.module:name`` (importable from the current
 environment) or ``path/to/file.py:name``.  Every problem (import error, missing
-name, exception inside, ``sys.exit``, exceeding the time limit, wrong return
-type or shape, NaN or complex p-values) raises :class:`PluginError`, a
+name, exception inside, ``sys.exit``, exceeding the time limit, the end of
+its worker process, wrong return type or shape, NaN or complex p-values)
+raises :class:`PluginError`, a
 ``ValueError`` whose one-line message names the plug-in.  ``KeyboardInterrupt``
 (Ctrl-C) is not caught: it stays an interrupt.
 
@@ -44,26 +45,44 @@ above ``alpha`` a NaN statistic is allowed (the replication does not reject).
 
 Running a plug-in
 -----------------
-While a plug-in is imported or runs, whatever it prints (to ``sys.stdout``,
-``sys.stderr`` or the standard output file descriptor) is collected and then
-written to standard error, each line prefixed with the plug-in's reference, so
-that standard output carries only simstudy's own output (the table).
+A plug-in given by reference (``package.module:name`` or
+``path/to/file.py:name``; everything from the command line) runs in a worker
+process of its own: :func:`open_plugin` starts it, the worker loads the
+plug-in itself, and :func:`run_test` and :func:`run_scheme` send each call's
+arrays to it over a local socket and get the checked result back (the checks run in
+the worker, with the same code as in-process, so the decisions and p-values
+are the same).  The worker stays warm for every call of one command and is
+shut down when the command is done (``with open_plugin(...)``), so a bench
+pays one process start per plug-in, not one per call.  Each call, and the
+loading, has a hard time limit (``timeout`` seconds, default
+:data:`DEFAULT_TIMEOUT`; None for none): when it passes, the worker is sent
+SIGTERM and, half a second later, SIGKILL.  A plug-in that swallows every
+exception, ignores or blocks SIGALRM, or is stuck in one long call into
+compiled code is stopped all the same, and nothing is left running.  A worker
+that ends during a call (``os._exit`` with any status, a crash, a signal) is
+likewise a :class:`PluginError`: the command never ends silently or with the
+plug-in's exit status.  See :mod:`simstudy._worker`.
 
-Each call has a time limit (``timeout`` seconds, default
-:data:`DEFAULT_TIMEOUT`; None for none).  In the main thread of a platform with
-``signal.setitimer`` (Linux, macOS) the limit is an interval timer: when it
+Whatever a plug-in prints while it is loaded or runs (to ``sys.stdout``,
+``sys.stderr`` or the file descriptors 1 and 2) is collected and then written
+to standard error, each line prefixed with the plug-in's reference, so that
+standard output carries only simstudy's own output (the table).
+
+A plug-in passed as a Python callable (not by reference), for instance to
+:func:`simstudy.bench.bench` from a script, runs in the calling process, since
+it may be defined in the caller's own script and cannot be loaded by a worker.
+It keeps the lighter, weaker guard: in the main thread of a platform with
+``signal.setitimer`` (Linux, macOS) the limit is an interval timer; when it
 fires, an exception derived from ``BaseException`` (so a plug-in's ``except
 Exception`` does not swallow it) stops the plug-in at its next Python
 instruction, and the previous signal handler and timer are restored.  This
-leaves no thread or process behind and costs nothing while the plug-in runs;
-the price is that a single long call into compiled code (one huge numpy
-operation, a blocking C call) is only stopped when it returns to Python.  A
-worker process could stop even that, but would have to copy every array and
-could not run plug-ins defined in the caller's own script; a watchdog thread
-cannot stop the plug-in at all and would be left running.  Elsewhere (outside
-the main thread, or without ``setitimer``, e.g. on Windows) there is no way to
-interrupt the call safely, so it runs without a limit and a ``RuntimeWarning``
-says so.
+costs nothing while the plug-in runs, but a plug-in that catches
+``BaseException``, ignores SIGALRM, ends the process with ``os._exit`` or sits
+in one long call into compiled code escapes it.  Elsewhere (outside the main
+thread, or without ``setitimer``, e.g. on Windows) the call runs without a
+limit and a ``RuntimeWarning`` says so.  The same in-process path is taken for
+references on a platform without worker processes (not POSIX):
+:func:`open_plugin` then loads the plug-in with :func:`load_plugin`.
 """
 
 from __future__ import annotations
@@ -87,14 +106,22 @@ import numpy as np
 
 from .scores import PairedScores
 
-__all__ = ["DEFAULT_TIMEOUT", "PairedScores", "PluginError", "load_plugin", "run_test", "run_scheme"]
+__all__ = ["DEFAULT_TIMEOUT", "PairedScores", "PluginError", "PluginProcess", "load_plugin", "open_plugin", "run_test",
+           "run_scheme"]
 
 #: Time limit in seconds of one plug-in call (import, test or scheme) unless the caller gives another.
 DEFAULT_TIMEOUT = 300.0
 
+#: Seconds a plug-in's worker process may take to start (Python and simstudy, before the plug-in is loaded).
+START_TIMEOUT = 60.0
+
 
 class PluginError(ValueError):
     """A user plug-in could not be loaded or did not behave as documented."""
+
+
+#: True in a plug-in's worker process, where the parent collects the output (see :mod:`simstudy._worker`).
+_IN_WORKER = False
 
 
 class _TimeUp(BaseException):
@@ -153,6 +180,9 @@ def _output_to_stderr(ref: str):
     output written below Python (a C library, ``os.write(1, ...)``) is caught
     too.
     """
+    if _IN_WORKER:  # the worker's descriptors 1 and 2 are collected by its parent (see simstudy._worker)
+        yield
+        return
     buf = io.StringIO()
     saved_fd, tmp = None, None
     try:
@@ -297,6 +327,141 @@ class _Named:
         return self._fn(*args)
 
 
+class PluginProcess:
+    """A plug-in loaded by reference in a warm worker process of its own, with hard time limits.
+
+    Made by :func:`open_plugin`; :func:`run_test` and :func:`run_scheme`
+    take it in place of the plug-in itself.  See "Running a plug-in" in the
+    module docstring.
+
+    Parameters
+    ----------
+    ref : str
+        The reference, as for :func:`load_plugin`.
+    what : str
+        ``"test"`` or ``"scheme"``; only used in messages (``--test ...``).
+    timeout : float or None
+        Time limit in seconds for starting the worker and loading the plug-in.
+
+    Raises
+    ------
+    PluginError
+        As :func:`load_plugin`, and when the worker cannot be started, ends
+        while loading, or the loading exceeds the time limit.
+    """
+
+    def __init__(self, ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
+        from ._worker import Worker
+
+        self.__simstudy_ref__, self.what = ref, what
+        self._worker = Worker(prefix=ref)
+        try:
+            with self._failures(" (while loading it)"):
+                # starting Python and simstudy is not the plug-in's time
+                self._worker.start(timeout=None if timeout is None else max(timeout, START_TIMEOUT),
+                                   preload=(__name__,))
+                self._worker.call(_serve_load, ref, what, timeout=timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def label(self) -> str:
+        """How messages name the plug-in, e.g. ``--test 'file.py:t'``."""
+        return f"--{self.what} {self.__simstudy_ref__!r}"
+
+    @contextlib.contextmanager
+    def _failures(self, during: str = ""):
+        """The worker's failures as one-line :class:`PluginError` naming the plug-in."""
+        from ._worker import RemoteError, WorkerFailed
+
+        try:
+            yield
+        except WorkerFailed as exc:
+            raise PluginError(f"{self.label}: {exc}{during}") from None
+        except RemoteError as exc:
+            if exc.kind == "PluginError":  # already one line naming the plug-in
+                raise PluginError(exc.message) from None
+            raise PluginError(f"{self.label} raised {exc.kind}: {exc.message}{during}") from None
+
+    def _ask(self, function, *args, timeout):
+        with self._failures():
+            return self._worker.call(function, *args, timeout=timeout)
+
+    def test(self, scores: PairedScores, alpha: float, timeout) -> dict[str, np.ndarray]:
+        """:func:`run_test` in the worker."""
+        return self._ask(_serve_test, self.__simstudy_ref__, scores, alpha, timeout=timeout)
+
+    def scheme(self, diffs: np.ndarray, timeout) -> np.ndarray:
+        """:func:`run_scheme` in the worker."""
+        return self._ask(_serve_scheme, self.__simstudy_ref__, diffs, timeout=timeout)
+
+    def close(self) -> None:
+        """End the worker process (killed after half a second if it is busy), passing on what it printed."""
+        self._worker.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+@contextlib.contextmanager
+def open_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
+    """The plug-in ``ref`` in a worker process for the ``with`` block (see "Running a plug-in").
+
+    Parameters
+    ----------
+    ref : str
+        ``package.module:name`` or ``path/to/file.py:name`` (see :func:`load_plugin`).
+    what : str
+        ``"test"`` or ``"scheme"``; only used in messages.
+    timeout : float or None
+        Time limit in seconds for loading the plug-in; None for no limit.
+
+    Yields
+    ------
+    PluginProcess or callable
+        What :func:`run_test` or :func:`run_scheme` takes; the plug-in itself
+        (loaded in this process) on a platform without worker processes.
+
+    Raises
+    ------
+    PluginError
+        As :func:`load_plugin`, and when the worker ends or exceeds the limit while loading.
+    """
+    from ._worker import available
+
+    timeout = _check_timeout(timeout)
+    if not available():
+        yield load_plugin(ref, what, timeout=timeout)
+        return
+    proc = PluginProcess(ref, what, timeout=timeout)
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+# the worker's side: the plug-ins it loaded, by (reference, kind)
+_LOADED: dict = {}
+
+
+def _serve_load(ref: str, what: str) -> None:
+    global _IN_WORKER
+    _IN_WORKER = True
+    _LOADED[ref, what] = load_plugin(ref, what, timeout=None)
+
+
+def _serve_test(ref: str, scores: PairedScores, alpha: float) -> dict[str, np.ndarray]:
+    return run_test(_LOADED[ref, "test"], scores, alpha, timeout=None)
+
+
+def _serve_scheme(ref: str, diffs: np.ndarray) -> np.ndarray:
+    return run_scheme(_LOADED[ref, "scheme"], diffs, timeout=None)
+
+
 def _ref(fn) -> str:
     return getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", repr(fn)))
 
@@ -321,8 +486,8 @@ def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
 
     Parameters
     ----------
-    fn : callable
-        The plug-in scheme.
+    fn : callable or PluginProcess
+        The plug-in scheme (a :class:`PluginProcess` runs it in its worker).
     diffs : ndarray, shape (..., n_runs, n_folds)
         Differences A - B.
     timeout : float or None
@@ -335,6 +500,8 @@ def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
         returns complex numbers or an array of the wrong shape.
     """
     timeout = _check_timeout(timeout)
+    if isinstance(fn, PluginProcess):
+        return fn.scheme(diffs, timeout)
     label = f"--scheme {_ref(fn)!r}"
     out = _guarded(lambda: fn(diffs), "scheme", _ref(fn), timeout)
     sample = _real_array(out, "the sample", label)
@@ -349,8 +516,9 @@ def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT)
 
     Parameters
     ----------
-    fn : callable
-        The plug-in test (see the module docstring for the calling convention).
+    fn : callable or PluginProcess
+        The plug-in test (see the module docstring for the calling convention);
+        a :class:`PluginProcess` runs it in its worker.
     scores : PairedScores
         Paired accuracies, shape ``(..., n_runs, n_folds)``.
     alpha : float
@@ -377,6 +545,8 @@ def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT)
         ``<= alpha``.
     """
     timeout = _check_timeout(timeout)
+    if isinstance(fn, PluginProcess):
+        return fn.test(scores, alpha, timeout)
     lead = scores.acc_a.shape[:-2]
     ref = _ref(fn)
     label = f"--test {ref!r}"

@@ -180,7 +180,7 @@ def split_accuracies(X, y, train, test, learners) -> np.ndarray:
     return np.array([np.mean(make().fit(X[train], y[train]).predict(X[test]) == y[test]) for make in learners])
 
 
-def fold_predictions(X, y, fold_ids, make) -> np.ndarray:
+def fold_predictions(X, y, fold_ids, make, *, fit_predict=None) -> np.ndarray:
     """Predicted class of every held-out case: shape (runs, n), -1 where ``fold_ids`` is -1.
 
     ``fold_ids`` (runs, n) gives each case's fold in each run; a case with fold -1
@@ -195,6 +195,12 @@ def fold_predictions(X, y, fold_ids, make) -> np.ndarray:
         Fold of every case in every run.
     make : callable
         Factory of an unfitted learner.
+    fit_predict : callable, optional
+        ``fit_predict(make, train, test)``: the predictions for the rows
+        ``test`` of ``make()`` fitted on the rows ``train``, made elsewhere
+        (e.g. in a worker process with a time limit, see :func:`simstudy.assess.assess`);
+        every fit then goes through it, and a learner's own ``fold_predictions``
+        shortcut is not used.  Default: fitted here.
 
     Returns
     -------
@@ -202,16 +208,20 @@ def fold_predictions(X, y, fold_ids, make) -> np.ndarray:
     """
     fold_ids = np.atleast_2d(np.asarray(fold_ids))
     y = np.asarray(y)
-    shortcut = getattr(make(), "fold_predictions", None)
-    pred = shortcut(X, y, fold_ids) if shortcut is not None else None
-    if pred is not None:
-        return pred
+    if fit_predict is None:
+        shortcut = getattr(make(), "fold_predictions", None)
+        pred = shortcut(X, y, fold_ids) if shortcut is not None else None
+        if pred is not None:
+            return pred
     pred = np.full(fold_ids.shape, -1, dtype=np.int64)
     for r, ids in enumerate(fold_ids):
         for f in range(int(ids.max()) + 1):
             test = np.flatnonzero(ids == f)
             train = np.flatnonzero(ids != f)
-            pred[r, test] = make().fit(X[train], y[train]).predict(X[test])
+            if fit_predict is None:
+                pred[r, test] = make().fit(X[train], y[train]).predict(X[test])
+            else:
+                pred[r, test] = fit_predict(make, train, test)
     return pred
 
 
@@ -228,7 +238,7 @@ def _accuracy_per_fold(pred, y, fold_ids):
     return out.reshape(runs, n_folds)
 
 
-def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
+def cv_accuracies(X, y, fold_ids, learners, *, fit_predict=None) -> np.ndarray:
     """Accuracy of each learner on each fold of each run: shape (n_runs, n_folds, L).
 
     ``fold_ids`` has shape (n_runs, n) as made by :func:`simstudy.splits.repeated_fold_ids`;
@@ -243,14 +253,16 @@ def cv_accuracies(X, y, fold_ids, learners) -> np.ndarray:
     learners : sequence of callable
         Factories of unfitted learners (see
         :func:`simstudy.learners.as_learner_factory`).
+    fit_predict : callable, optional
+        Where the fits are made (see :func:`fold_predictions`); default here.
 
     Returns
     -------
     ndarray, shape (n_runs, n_folds, L)
     """
     fold_ids = np.atleast_2d(np.asarray(fold_ids))
-    return np.stack([_accuracy_per_fold(fold_predictions(X, y, fold_ids, make), y, fold_ids) for make in learners],
-                    axis=-1)
+    return np.stack([_accuracy_per_fold(fold_predictions(X, y, fold_ids, make, fit_predict=fit_predict), y, fold_ids)
+                     for make in learners], axis=-1)
 
 
 def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -49,6 +49,13 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
     p.add_argument("--bench", default=None, metavar="TEST",
                    help="also run this test (registered name or plug-in module:function / file.py:function) on "
                         "the stored paired scores, beside the built-in tests")
+    p.add_argument("--timeout", default=None, metavar="S",
+                   help="with --bench: seconds a plug-in test may take for one call (default 300; 'none': no "
+                        "limit); it runs in a worker process that is killed at the limit")
+    p.add_argument("--fit-timeout", default=None, metavar="S",
+                   help="seconds one fit of a user learner (module:Class) may take (default: no limit); its fits "
+                        "then run in a worker process that is killed at the limit, and the command ends with an "
+                        "error naming the learner, the rows stored so far kept")
     p.add_argument("--fresh", action="store_true",
                    help="start afresh when --out holds an assessment of other data, learners or settings "
                         "(it is renamed, never deleted)")
@@ -59,11 +66,15 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
 def cmd_assess(args) -> int:
     from ..assess import DEFAULT_DESIGNS, assess
     from ..assess_report import write_assessment
+    from .bench import parse_seconds
 
+    # both limits are checked before anything is fitted
+    timeout = parse_seconds(args.timeout, "--timeout")
+    fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
     a = assess(args.data, None, args.a, args.b, designs=args.designs or DEFAULT_DESIGNS, tests=args.tests, n_repeats=args.repeats,
                alpha=args.alpha, out=args.out, jobs=args.jobs, seed=args.seed, progress=not args.quiet,
                fresh=args.fresh, class_column=args.class_column, a_params=args.a_params, b_params=args.b_params,
-               evidence=args.results)
+               evidence=args.results, fit_timeout=fit_timeout)
     print(a)
     written = []
     try:
@@ -81,5 +92,6 @@ def cmd_assess(args) -> int:
         from ..assess import ASSESS_PROFILE
         from ..bench import bench
 
-        print("\n" + bench(a.study, test=args.bench, profile=ASSESS_PROFILE, out=a.run.path, alpha=args.alpha))
+        print("\n" + bench(a.study, test=args.bench, profile=ASSESS_PROFILE, out=a.run.path, alpha=args.alpha,
+                            timeout=timeout))
     return 0

@@ -33,17 +33,39 @@ def register(subparsers):
     p.set_defaults(func=run)
 
 
+def parse_seconds(value, option: str, *, none: bool = True):
+    """A command-line time limit: a positive finite number of seconds, or None for ``'none'`` (when allowed).
+
+    Parameters
+    ----------
+    value : str or None
+        The option's text as given (None: not given, returned as is).
+    option : str
+        The option the errors name, e.g. ``--timeout``.
+    none : bool
+        Whether ``'none'`` (no limit) is accepted; it is returned as the string ``'none'``.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option``: not a number, or not a positive finite one.
+    """
+    if value is None or (none and value == "none"):
+        return value
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        what = "a number of seconds or 'none'" if none else "a number of seconds"
+        raise ValueError(f"{option}: {what}, got {value!r}") from None
+    if not (seconds > 0 and seconds < float("inf")):
+        raise ValueError(f"{option}: must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
 def run(args) -> int:
     from ..bench import bench
 
-    timeout = args.timeout
-    if timeout is not None and timeout != "none":
-        try:
-            timeout = float(timeout)
-        except ValueError:
-            raise ValueError(f"--timeout: a number of seconds or 'none', got {timeout!r}") from None
-        if not (timeout > 0 and timeout < float("inf")):
-            raise ValueError(f"--timeout: must be a positive number of seconds, got {args.timeout!r}")
+    timeout = parse_seconds(args.timeout, "--timeout")
     print(bench(args.target, test=args.test, scheme=args.scheme, profile=args.profile,
                 results=args.results or DEFAULT_ROOT, out=args.out, alpha=args.alpha, timeout=timeout))
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -55,10 +56,15 @@ def register(subparsers):
     p.set_defaults(func=cmd_proving_ground)
 
 
-def _split_tests(tests, designs):
-    """(registered names or None for all, [(ref, callable)]) with one-line errors naming --tests."""
+def _split_tests(tests, designs, workers: contextlib.ExitStack, timeout=None):
+    """(registered names or None for all, [(ref, plug-in)]) with one-line errors naming --tests.
+
+    Each plug-in is loaded in a worker process of its own (see
+    :func:`simstudy.plugins.open_plugin`) that ``workers`` closes; ``timeout``
+    limits the loading (None: :data:`simstudy.plugins.DEFAULT_TIMEOUT`).
+    """
     from ..outcomes import get_test, test_names
-    from ..plugins import PluginError, load_plugin
+    from ..plugins import DEFAULT_TIMEOUT, PluginError, open_plugin
 
     names, plugins, everything = [], [], False
     kinds = {d.kind for d in designs}
@@ -82,7 +88,8 @@ def _split_tests(tests, designs):
     loaded = []
     for ref in plugins:
         try:
-            loaded.append((ref, load_plugin(ref, "test")))
+            loaded.append((ref, workers.enter_context(
+                open_plugin(ref, "test", timeout=DEFAULT_TIMEOUT if timeout is None else timeout))))
         except PluginError as exc:
             msg = str(exc)
             prefix = f"--test {ref!r}"
@@ -92,14 +99,13 @@ def _split_tests(tests, designs):
 
 
 def cmd_proving_ground(args) -> int:
-    from ..engine import DEFAULT_SEED, run_study
     from ..proving.study import DEFAULT_DESIGNS, STUDY_NAME, parse_designs, proving_study
 
     designs = parse_designs(args.designs if args.designs is not None else DEFAULT_DESIGNS)
     keys = tuple(d.key for d in designs)
     study = proving_study(None if keys == DEFAULT_DESIGNS else keys)
     study.profile(args.profile)
-    if args.timeout is not None and not args.timeout > 0:
+    if args.timeout is not None and not 0 < args.timeout < float("inf"):
         raise ValueError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
     suffix = "" if keys == DEFAULT_DESIGNS else "-" + "-".join(keys)
     out = Path(args.out) if args.out is not None else Path("results") / STUDY_NAME / f"{args.profile}{suffix}"
@@ -114,10 +120,19 @@ def cmd_proving_ground(args) -> int:
         print("\nWrote " + ", ".join(str(paths[k]) for k in ("markdown", "html")))
         return 0
     from ..size_control import SizeRule
-    from ..proving.study import ALPHA, adaptive_rule
+    from ..proving.study import ALPHA
 
     rule = SizeRule(alpha=ALPHA, tolerance=args.tolerance)
-    tests, plugins = _split_tests(args.tests, designs)
+    with contextlib.ExitStack() as workers:  # the plug-ins' worker processes, ended when the command is done
+        tests, plugins = _split_tests(args.tests, designs, workers, timeout=args.timeout)
+        return _run_and_report(args, study, out, rule, tests, plugins)
+
+
+def _run_and_report(args, study, out: Path, rule, tests, plugins) -> int:
+    """Run (or resume) the proving ground, then write its report with the plug-ins' rows."""
+    from ..engine import DEFAULT_SEED, run_study
+    from ..proving.study import STUDY_NAME, adaptive_rule
+
     if args.report_dir is not None:
         try:
             Path(args.report_dir).mkdir(parents=True, exist_ok=True)

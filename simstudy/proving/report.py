@@ -42,8 +42,23 @@ def plugin_rows(scores: pd.DataFrame, fn, ref: str, *, timeout=None) -> pd.DataF
     ``design``, ``scheme`` (empty), ``test`` (the reference), ``statistic``,
     ``pvalue``, ``sign`` (direction of a rejection at any level up to
     :data:`ALPHA_MAX`) and ``decision`` (at 0.05).
+
+    ``fn`` is the plug-in (a callable runs in this process), a
+    :class:`~simstudy.plugins.PluginProcess`, or a reference string, which is
+    loaded in a worker process for these rows (see :mod:`simstudy.plugins`);
+    ``timeout`` limits each call (None: :data:`simstudy.plugins.DEFAULT_TIMEOUT`).
     """
-    from ..plugins import DEFAULT_TIMEOUT, run_test
+    from ..plugins import DEFAULT_TIMEOUT, open_plugin
+
+    timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+    if isinstance(fn, str):
+        with open_plugin(fn, "test", timeout=timeout) as proc:
+            return _plugin_rows(scores, proc, ref, timeout)
+    return _plugin_rows(scores, fn, ref, timeout)
+
+
+def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
+    from ..plugins import run_test
     from ..scores import PairedScores
 
     parts = []
@@ -57,7 +72,7 @@ def plugin_rows(scores: pd.DataFrame, fn, ref: str, *, timeout=None) -> pd.DataF
         counts = {k: g[k].to_numpy().reshape(shape) for k in ("n01", "n10") if k in g}
         ps = PairedScores(g["acc_a"].to_numpy(float).reshape(shape), g["acc_b"].to_numpy(float).reshape(shape),
                           n_train=int(g["n_train"].iloc[0]), n_test=int(g["n_test"].iloc[0]), **counts)
-        res = run_test(fn, ps, ALPHA_MAX, timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+        res = run_test(fn, ps, ALPHA_MAX, timeout=timeout)
         p = res["pvalue"].ravel()
         sign = res["decision"].ravel().astype(np.int8)
         parts.append(pd.DataFrame({
