@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs test test-slow study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
+.PHONY: setup docs test test-slow fault-injection study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
+
+# Fault injection at a small size (about 2 minutes): real runs killed, raced, edited, damaged, linked, and
+# hostile plug-ins; fails when any trial gives a wrong answer (scripts/fault_injection.py, FAULT_RUNS trials per case).
+FAULT_RUNS ?= 2
+fault-injection: $(STAMP)
+	$(PY) scripts/fault_injection.py --small --runs $(FAULT_RUNS)
 
 # The documentation site (docs/_build/html/index.html), warnings as errors; the docs extra is
 # installed into the same virtual environment on first use.

@@ -26,16 +26,40 @@ damage       damage one chunk at random (truncate, flip a byte, delete a table o
              a rerun must restore the uninterrupted rows
 disk-full    run into a small tmpfs (root only: ``mount -t tmpfs -o size=...``),
              then enlarge it and resume
+imported-module
+             the study imports a helper module of the user's (beside it); kill
+             a run, edit the helper (its rows change), resume (must be refused
+             on one line naming the module), then ``--fresh`` (must equal the
+             edited study's rows)
+symlinked-lock
+             a run folder whose ``.lock``, ``manifest.json`` or one chunk file
+             is a symbolic link to a file outside it: a run must refuse on one
+             line, and the file outside must keep its bytes
+hostile-plugin
+             ``simstudy bench --timeout 2`` with a plug-in test that swallows
+             BaseException in an endless loop, ignores SIGALRM and sleeps,
+             calls ``os._exit(0)`` or ``os._exit(3)``, or returns p = 7: each
+             must end in exit code 2 with one line naming the plug-in, within
+             the limit and a few seconds, with no process left running
+
+SIGTERM must always end in exit code 130 with one line on standard error (or
+0 when the run finished first): the harness sends it only once the process
+handles it (before that, during the interpreter's own start, the default
+disposition applies, which no program can change).
 
 Usage::
 
     python scripts/fault_injection.py --runs 5
     python scripts/fault_injection.py --cases sigkill damage --runs 20 --seed 7
+    python scripts/fault_injection.py --small          # every case at a small size (about 2 minutes; CI)
+
+The exit code is 1 when any trial is WRONG, else 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -49,9 +73,56 @@ from pathlib import Path
 
 import pandas as pd
 
-CASES = ("sigkill", "sigterm", "concurrent", "code-change", "damage", "disk-full")
+CASES = ("sigkill", "sigterm", "concurrent", "code-change", "damage", "disk-full", "imported-module",
+         "symlinked-lock", "hostile-plugin")
 PROFILE = "smoke"
 SEED_A, SEED_B = 11, 22
+SMALL_REPLICATIONS = 10  # per condition with --small (the demo's smoke profile has 20)
+LINK_TARGETS = (".lock", "manifest.json", "chunk file")
+PLUGIN_TIMEOUT = 2.0  # --timeout of the hostile plug-ins
+PLUGIN_GRACE = 10.0  # seconds beyond the limit a refusal may take (start-up of a loaded machine included)
+PLUGIN_KILL = 60.0  # the harness ends a bench still running after this long (then WRONG)
+PLUGINS = {  # behaviour -> the plug-in's name in PLUGIN_FILE
+    "swallows BaseException": "swallow",
+    "ignores SIGALRM": "ignore_alarm",
+    "os._exit(0)": "exit_zero",
+    "os._exit(3)": "exit_three",
+    "returns p = 7": "p_seven",
+}
+
+PLUGIN_FILE = '''"""Plug-in tests that misbehave on purpose (fault injection)."""
+import os
+import signal
+import time
+
+import numpy as np
+
+
+def swallow(scores):
+    while True:
+        try:
+            time.sleep(0.05)
+        except BaseException:
+            pass
+
+
+def ignore_alarm(scores):
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    time.sleep(3600)
+
+
+def exit_zero(scores):
+    os._exit(0)
+
+
+def exit_three(scores):
+    os._exit(3)
+
+
+def p_seven(scores):
+    shape = scores.diffs.shape[:-2]
+    return np.zeros(shape), np.full(shape, 7.0)
+'''
 
 STUDY_TEMPLATE = '''"""The demo study, with a tag column: editing TAG changes the rows (fault injection)."""
 import dataclasses
@@ -68,13 +139,64 @@ def replicate(condition, rng):
              for name, rows in tables.items()}}
 
 
-STUDY = dataclasses.replace(_DEMO, name="fault_demo", replicate=replicate)
+STUDY = dataclasses.replace(_DEMO, name="fault_demo", replicate=replicate{profiles})
 '''
+
+# The same study, its tag computed by a helper module of the user's in the same folder.
+HELPER_STUDY_TEMPLATE = '''"""The demo study, its tag column computed by the user's module fault_helper."""
+import dataclasses
+
+import fault_helper
+from simstudy.engine import get_study
+
+_DEMO = get_study("demo")
+
+
+def replicate(condition, rng):
+    tables = _DEMO.replicate(condition, rng)
+    tag = fault_helper.tag()
+    return {{name: [dict(row, tag=tag) for row in rows] if isinstance(rows, list) else rows.assign(tag=tag)
+             for name, rows in tables.items()}}
+
+
+STUDY = dataclasses.replace(_DEMO, name="fault_demo", replicate=replicate{profiles})
+'''
+
+# The edit changes the file's size too: Python's bytecode cache checks a source by its size and its
+# modification time in whole seconds, and an edit within the second of the last import would otherwise
+# run the cached (old) code, whatever the fingerprint of the source says.
+HELPER_TEMPLATE = '''"""A helper module of the user's: the tag of every row (fault injection)."""
+
+
+def tag():
+    return {tag!r}{padding}
+'''
+
+#: Set by --small: the profile line that cuts the smoke profile to SMALL_REPLICATIONS per condition.
+PROFILES = ""
+
+
+def small_profiles(n: int) -> str:
+    return (f", profiles={{**_DEMO.profiles, 'smoke': dataclasses.replace(_DEMO.profiles['smoke'], "
+            f"n_replications={n})}}")
 
 
 def write_study(path: Path, tag: str) -> Path:
-    path.write_text(STUDY_TEMPLATE.format(tag=tag))
+    path.write_text(STUDY_TEMPLATE.format(tag=tag, profiles=PROFILES))
     return path
+
+
+def write_helper_study(folder: Path, tag: str) -> Path:
+    """The helper study in ``folder`` (with its module ``fault_helper.py`` returning ``tag``)."""
+    write_helper(folder, tag)
+    path = folder / "study.py"
+    path.write_text(HELPER_STUDY_TEMPLATE.format(profiles=PROFILES))
+    return path
+
+
+def write_helper(folder: Path, tag: str) -> None:
+    padding = "  # edited" if tag != "v1" else ""
+    (folder / "fault_helper.py").write_text(HELPER_TEMPLATE.format(tag=tag, padding=padding))
 
 
 def simstudy(*args) -> list[str]:
@@ -88,6 +210,62 @@ def run_cmd(study: Path, out: Path, *extra) -> list[str]:
 def finish(proc: subprocess.Popen) -> tuple[int, str]:
     _, err = proc.communicate()
     return proc.returncode, err
+
+
+def handles(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler for ``signum`` (Linux: its SigCgt mask; elsewhere assumed)."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.parent.exists():
+        return True
+    try:
+        for line in status.read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except OSError:
+        pass
+    return False
+
+
+def wait_until_handled(proc: subprocess.Popen, signum: int, seconds: float = 30.0) -> None:
+    """Wait until ``proc`` handles ``signum`` (or has ended, or ``seconds`` have passed)."""
+    deadline = time.time() + seconds
+    while proc.poll() is None and not handles(proc.pid, signum) and time.time() < deadline:
+        time.sleep(0.002)
+
+
+def session_processes(sid: int) -> list[int]:
+    """The processes of session ``sid`` still present (Linux; elsewhere none are seen)."""
+    found = []
+    proc = Path("/proc")
+    if not proc.exists():
+        return found
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3]) == sid:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+def left_running(sid: int, seconds: float = 3.0) -> list[int]:
+    """The processes of session ``sid`` still there after ``seconds``; they are then killed."""
+    deadline = time.time() + seconds
+    left = session_processes(sid)
+    while left and time.time() < deadline:
+        time.sleep(0.05)
+        left = session_processes(sid)
+    if left:
+        try:
+            os.killpg(sid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left
+
+
+def one_line(err: str) -> bool:
+    return len([ln for ln in err.strip().splitlines() if ln.strip()]) == 1 and "Traceback" not in err
 
 
 def clean_refusal(rc: int, err: str) -> bool:
@@ -171,20 +349,18 @@ class Harness:
         jobs = self.rng.choice([1, 2])
         proc = subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A, "--jobs", jobs),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        delay = self.rng.uniform(0.3, 1.2 * self.seconds)
+        if sig == signal.SIGTERM:  # from the moment the program handles it (see the module docstring)
+            wait_until_handled(proc, sig)
+        delay = self.rng.uniform(0.0 if sig == signal.SIGTERM else 0.3, 1.2 * self.seconds)
         time.sleep(delay)
         if proc.poll() is None:
             proc.send_signal(sig)
         rc, err = finish(proc)
         self.log(f"{sig.name} after {delay:.1f} s (jobs {jobs}): rc {rc}")
-        # 130: stopped by the SIGTERM handler; -SIGTERM: the signal came before the handler was set
-        # (during start-up) or after it was reset (interpreter shutdown)
-        # -SIGINT with the one-line "interrupted" message: the run stopped in order, but the SIGTERM
-        # handler's KeyboardInterrupt went through C code that CPython marks as an unhandled
-        # interrupt (e.g. during an import), so the interpreter reports it with SIGINT at exit
-        stopped = rc == -signal.SIGINT and err.strip().startswith("simstudy: interrupted") \
-            and len(err.strip().splitlines()) == 1
-        if not stopped and rc not in (0, 130, -signal.SIGKILL, -signal.SIGTERM) or "Traceback" in err:
+        # SIGTERM: 130 and the one line "interrupted", or 0 (and nothing) when the run finished first
+        expected = (0, 130) if sig == signal.SIGTERM else (0, -signal.SIGKILL)
+        if rc not in expected or "Traceback" in err or (rc == 130 and not one_line(err)) \
+                or (rc == 0 and err.strip()):
             self.log(f"unexpected end: rc {rc}: {err.strip()[-2000:]}")
             return "WRONG"
         if (out / "manifest.json").exists() and not self.valid_partial(self.v1, out, "a"):
@@ -304,6 +480,114 @@ class Harness:
             return "refused" if clean_refusal(rc, err) else "WRONG"
         return "identical" if self.matches(self.v1, out, "a") else "WRONG"
 
+    def imported_module(self) -> str:
+        d = self.fresh_dir("helper")
+        d.mkdir()
+        study = write_helper_study(d, "v1")
+        out = d / "run"
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")]))
+
+        def run(*extra):
+            return finish(subprocess.Popen(run_cmd(study, out, "--seed", SEED_A, *extra), stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.PIPE, text=True, env=env))
+
+        proc = subprocess.Popen(run_cmd(study, out, "--seed", SEED_A, "--jobs", self.rng.choice([1, 2])),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.time() + 10 * self.seconds  # killed once it has stored a chunk: a partial run to resume
+        while proc.poll() is None and not any(out.glob("chunks/*/*/chunk.json")) and time.time() < deadline:
+            time.sleep(0.01)
+        time.sleep(self.rng.uniform(0.0, 0.2 * self.seconds))
+        if proc.poll() is None:
+            proc.send_signal(self.rng.choice([signal.SIGKILL, signal.SIGTERM]))
+        finish(proc)
+        sys.path.insert(0, str(d))  # the harness reads the rows through the study file, which imports the helper
+        try:
+            run_ = stored_rows(study, out)[0] if (out / "manifest.json").exists() else None
+            complete_before = run_ is not None and run_.complete
+            stored_before = 0 if run_ is None else sum(v != "missing" for v in run_.chunk_states().values())
+            write_helper(d, "v2")
+            rc, err = run()
+            self.log(f"imported module edited ({stored_before} chunk(s) stored before): rc {rc} {err.strip()[:160]}")
+            if rc == 0:  # allowed only when nothing is mixed (see code_change)
+                if not (complete_before and self.matches(study, out, "a")) \
+                        and not (stored_before == 0 and self.matches(study, out, "v2")):
+                    return "WRONG"
+                verdict = "identical"
+            elif clean_refusal(rc, err) and "changed: code" in err and "fault_helper" in err:
+                if not self.valid_partial(study, out, "a"):
+                    return "WRONG"
+                verdict = "refused"
+            else:
+                return "WRONG"
+            rc, err = run("--fresh")
+            if rc != 0 or not self.matches(study, out, "v2"):
+                self.log(f"--fresh after the edit: rc {rc} {err.strip()[:160]}")
+                return "WRONG"
+            return verdict
+        finally:
+            sys.path.remove(str(d))
+
+    def symlinked(self, target: str) -> str:
+        d = self.fresh_dir("link")
+        d.mkdir()
+        out, outside = d / "run", d / "mine"
+        outside.mkdir()
+        shutil.copytree(self.refs["a"][0], out)
+        chunks = sorted(p for p in out.glob("chunks/*/*") if p.is_dir())
+        if target == ".lock":
+            link, kept = out / ".lock", outside / "notes.txt"
+            kept.write_text("keep me\n")
+            if link.exists() or link.is_symlink():
+                link.unlink()
+        else:
+            if target == "manifest.json":
+                link = out / "manifest.json"
+            else:
+                chunk = self.rng.choice(chunks)
+                link = chunk / self.rng.choice(sorted(p.name for p in chunk.iterdir() if p.is_file()))
+            kept = outside / link.name
+            shutil.move(link, kept)  # the link points to the very bytes that were there
+        link.symlink_to(kept)
+        for chunk in self.rng.sample(chunks, self.rng.randrange(len(chunks))):  # a resume has work to do
+            if chunk not in link.parents:
+                shutil.rmtree(chunk)
+        before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
+        rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True))
+        after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
+        self.log(f"{target} linked ({link.relative_to(out)}): rc {rc} {err.strip()[:160]}")
+        if after != before or not link.is_symlink():
+            self.log("the file outside the run folder, or the link, was changed")
+            return "WRONG"
+        return "refused" if clean_refusal(rc, err) and "symbolic link" in err else "WRONG"
+
+    def hostile_plugin(self, behaviour: str) -> str:
+        d = self.fresh_dir("plugin")
+        d.mkdir()
+        plugin = d / "hostile.py"
+        plugin.write_text(PLUGIN_FILE)
+        out = d / "run"
+        shutil.copytree(self.refs["a"][0], out)
+        ref = f"{plugin}:{PLUGINS[behaviour]}"
+        t0 = time.time()
+        proc = subprocess.Popen(simstudy("bench", self.v1, "--out", out, "--test", ref, "--timeout", PLUGIN_TIMEOUT),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=PLUGIN_KILL)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, err = proc.communicate()
+            self.log(f"plug-in {behaviour}: still running after {PLUGIN_KILL:g} s, killed")
+            return "WRONG"
+        seconds, rc = time.time() - t0, proc.returncode
+        left = left_running(proc.pid)
+        self.log(f"plug-in {behaviour}: rc {rc} after {seconds:.1f} s, {len(left)} process(es) left: "
+                 f"{err.strip()[-300:]}")
+        named = PLUGINS[behaviour] in err and plugin.name in err
+        if rc == 2 and one_line(err) and named and not left and seconds <= PLUGIN_TIMEOUT + PLUGIN_GRACE:
+            return "refused"
+        return "WRONG"
+
     def disk_full(self) -> str | None:
         mnt = self.fresh_dir("tmpfs")
         mnt.mkdir()
@@ -353,15 +637,24 @@ def freeze_code(target: Path):
 
 
 def main(argv=None) -> int:
+    global PROFILES
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="trials per case (default 3)")
+    parser.add_argument("--runs", type=int, default=None, help="trials per case (default 3; 2 with --small)")
+    parser.add_argument("--small", action="store_true",
+                        help=f"every case at a small size: {SMALL_REPLICATIONS} replications per condition, "
+                             "2 trials per case unless --runs says otherwise, one per variant of the cases "
+                             "with variants (symlinked-lock, hostile-plugin); about 2 minutes, what CI runs")
     parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     parser.add_argument("--seed", type=int, default=None, help="seed of the fault schedule (default: random)")
     parser.add_argument("--workdir", default=None, help="keep the runs here (default: a removed temporary dir)")
     parser.add_argument("--verbose", action="store_true", help="one line per trial on stderr")
     args = parser.parse_args(argv)
-    if args.runs < 1:
+    runs = args.runs if args.runs is not None else (2 if args.small else 3)
+    if runs < 1:
         parser.error("--runs: must be >= 1")
+    if args.small:
+        PROFILES = small_profiles(SMALL_REPLICATIONS)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     rng = random.Random(seed)
     tmp = None
@@ -371,41 +664,51 @@ def main(argv=None) -> int:
     else:
         tmp = tempfile.TemporaryDirectory(prefix="simstudy-faults-")
         root = Path(tmp.name)
+    started = time.time()
     try:
         freeze_code(root / "code")
         h = Harness(root, rng, args.verbose)
-        print(f"fault injection: {args.runs} trial(s) per case, schedule seed {seed}, in {root} "
+        size = f", {SMALL_REPLICATIONS} replications per condition" if args.small else ""
+        print(f"fault injection: {runs} trial(s) per case{size}, schedule seed {seed}, in {root} "
               "(on a copy of the package taken at the start)")
         h.reference("b", h.v1, SEED_B)
         h.reference("v2", write_study(root / "study_v2.py", "v2"), SEED_A)
         h.reference("a", h.v1, SEED_A)
         print(f"uninterrupted run: {h.seconds:.1f} s")
-        trial = {"sigkill": lambda: h.kill(signal.SIGKILL), "sigterm": lambda: h.kill(signal.SIGTERM),
-                 "concurrent": h.concurrent, "code-change": h.code_change, "damage": h.damage,
-                 "disk-full": h.disk_full}
-        print(f"{'case':<12} {'trials':>6} {'identical':>9} {'refused':>8} {'WRONG':>6}")
+        rows = {"sigkill": [("sigkill", lambda: h.kill(signal.SIGKILL))],
+                "sigterm": [("sigterm", lambda: h.kill(signal.SIGTERM))],
+                "concurrent": [("concurrent", h.concurrent)], "code-change": [("code-change", h.code_change)],
+                "damage": [("damage", h.damage)], "disk-full": [("disk-full", h.disk_full)],
+                "imported-module": [("imported-module", h.imported_module)],
+                "symlinked-lock": [(f"symlinked {t}", functools.partial(h.symlinked, t)) for t in LINK_TARGETS],
+                "hostile-plugin": [(f"plugin {b}", functools.partial(h.hostile_plugin, b)) for b in PLUGINS]}
+        width = max(len(label) for case in args.cases for label, _ in rows[case])
+        print(f"{'case':<{width}} {'trials':>6} {'identical':>9} {'refused':>8} {'WRONG':>6}")
         wrong = 0
         for case in args.cases:
-            counts = {"identical": 0, "refused": 0, "WRONG": 0}
-            skipped = False
-            for _ in range(args.runs):
-                try:
-                    verdict = trial[case]()
-                except Exception as exc:  # the harness itself, e.g. a row check that cannot read the store
-                    h.log(f"{case}: {type(exc).__name__}: {exc}")
-                    verdict = "WRONG"
-                if verdict == "WRONG":
-                    h.log(f"{case}: WRONG (kept in {root})" if args.workdir else f"{case}: WRONG")
-                if verdict is None:
-                    skipped = True
-                    break
-                counts[verdict] += 1
-            if skipped:
-                print(f"{case:<12} skipped (needs root and mount -t tmpfs)")
-                continue
-            wrong += counts["WRONG"]
-            print(f"{case:<12} {args.runs:>6} {counts['identical']:>9} {counts['refused']:>8} {counts['WRONG']:>6}",
-                  flush=True)
+            trials = 1 if args.small and len(rows[case]) > 1 else runs
+            for label, trial in rows[case]:
+                counts = {"identical": 0, "refused": 0, "WRONG": 0}
+                skipped = False
+                for _ in range(trials):
+                    try:
+                        verdict = trial()
+                    except Exception as exc:  # the harness itself, e.g. a row check that cannot read the store
+                        h.log(f"{label}: {type(exc).__name__}: {exc}")
+                        verdict = "WRONG"
+                    if verdict == "WRONG":
+                        h.log(f"{label}: WRONG (kept in {root})" if args.workdir else f"{label}: WRONG")
+                    if verdict is None:
+                        skipped = True
+                        break
+                    counts[verdict] += 1
+                if skipped:
+                    print(f"{label:<{width}} skipped (needs root and mount -t tmpfs)")
+                    continue
+                wrong += counts["WRONG"]
+                print(f"{label:<{width}} {trials:>6} {counts['identical']:>9} {counts['refused']:>8} "
+                      f"{counts['WRONG']:>6}", flush=True)
+        print(f"{wrong} WRONG trial(s) in {time.time() - started:.0f} s")
         return 1 if wrong else 0
     finally:
         if tmp is not None:

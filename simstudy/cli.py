@@ -22,14 +22,66 @@ give a sub-command these options and their errors.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
+import signal
 import sys
-from pathlib import Path
 
-from . import __version__
-from .commands import COMMAND_MODULES
+INTERRUPTED = "simstudy: interrupted; the finished chunks are stored, run the same command again to resume"
+EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by a signal it handled (128 + SIGINT)
+_PROGRAM_SCRIPTS = ("simstudy", "simstudy.exe", "simstudy-script.py")
+
+
+def _is_program() -> bool:
+    """True when this process is the ``simstudy`` command: its console script, or ``python -m simstudy.cli``."""
+    if __name__ == "__main__":
+        return True
+    main_module = sys.modules.get("__main__")
+    if getattr(main_module, "__name__", None) != "__main__":  # e.g. a worker process that re-ran the script
+        return False
+    return os.path.basename(getattr(main_module, "__file__", None) or "") in _PROGRAM_SCRIPTS
+
+
+def _stop_before_main(signum, frame) -> None:
+    """SIGTERM or SIGINT before :func:`main` has begun: nothing is written and no worker runs yet.
+
+    The process ends at once with :data:`INTERRUPTED` and
+    :data:`EXIT_INTERRUPTED`, as it would a moment later.
+    """
+    try:
+        os.write(2, (INTERRUPTED + "\n").encode())
+    except OSError:
+        pass
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _guard_start() -> None:
+    """Install :func:`_stop_before_main` for SIGTERM and SIGINT, first thing when the program starts.
+
+    The ``simstudy`` program imports this module before anything else of its
+    own; until :func:`main` installs its handlers, a signal would otherwise
+    meet the default disposition (SIGTERM: the process ends with -SIGTERM)
+    or Python's (SIGINT: a KeyboardInterrupt traceback from an import).  A
+    handler someone else installed is left alone, and nothing happens when
+    this module is imported by another program.
+    """
+    if not _is_program():
+        return
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            if signal.getsignal(signum) in (signal.SIG_DFL, signal.default_int_handler):
+                signal.signal(signum, _stop_before_main)
+        except ValueError:  # not the main thread: signals are not this import's business
+            return
+
+
+_guard_start()
+
+import argparse  # noqa: E402  (after the guard: a signal during these imports ends the program cleanly)
+import importlib  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from . import __version__  # noqa: E402
+from .commands import COMMAND_MODULES  # noqa: E402
 
 
 class UsageError(Exception):
@@ -141,10 +193,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-INTERRUPTED = "simstudy: interrupted; the finished chunks are stored, run the same command again to resume"
-EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by a signal it handled (128 + SIGINT)
-
-
 class _Stop:
     """SIGTERM and SIGINT during one command: it stops like Ctrl-C, with one line and exit status 130.
 
@@ -181,6 +229,10 @@ class _Stop:
     extension) would make CPython end it with -SIGINT whatever the status.
     Otherwise (``main`` called from Python, e.g. a test) the previous
     handlers are restored when the command returns.
+
+    Before :func:`main` begins, the program is already guarded (see
+    :func:`_guard_start`); a KeyboardInterrupt that Python could only print
+    and drop is delivered again (see :meth:`_unraisable_interrupt`).
     """
 
     SIGNALS = ("SIGTERM", "SIGINT")
@@ -191,12 +243,15 @@ class _Stop:
         self.program = program
         self.phase = "run"
         self.signals = 0
+        self.last: int | None = None
         self.said = False
         self.status: int | None = None
         self._previous = {}
         for name in self.SIGNALS:
             signum = getattr(signal, name)
             self._previous[signum] = signal.signal(signum, self._handle)
+        self._unraisable = sys.unraisablehook
+        sys.unraisablehook = self._unraisable_interrupt
         if program:
             import atexit
 
@@ -204,11 +259,46 @@ class _Stop:
 
     def _handle(self, signum, frame):
         self.signals += 1
+        self.last = signum
         if self.phase == "run" and self.signals == 1:
             raise KeyboardInterrupt
         if self.phase == "finish" and self.signals == 1:
             return  # recorded: the shutdown completes, then the command reports the interruption
         self._exit_now()
+
+    def _unraisable_interrupt(self, unraisable) -> None:
+        """The KeyboardInterrupt of a signal raised where Python cannot raise it: delivered again.
+
+        The handler raises where the main thread is; in a weakref callback, a
+        ``__del__`` method or an import lock's clean-up (all frequent while
+        modules are imported) Python can only print the exception as
+        "Exception ignored in ..." and drop it, so the command would go on.
+        Such a KeyboardInterrupt is not printed; the signal is sent to the
+        main thread once more a moment later (from a helper thread, so that
+        it is not handled inside this hook, and wakes the main thread from a
+        blocking call).  Anything else goes to the previous hook.
+        """
+        if (issubclass(unraisable.exc_type, KeyboardInterrupt) and self.phase == "run"
+                and self.signals == 1 and self.last is not None):
+            import threading
+
+            self.signals = 0
+            main_thread = threading.main_thread().ident
+
+            def again():
+                if self.phase == "run" and self.signals == 0:
+                    if hasattr(signal, "pthread_kill"):
+                        signal.pthread_kill(main_thread, self.last)
+                    else:  # pragma: no cover - Windows
+                        import _thread
+
+                        _thread.interrupt_main(self.last)
+
+            timer = threading.Timer(0.01, again)
+            timer.daemon = True
+            timer.start()
+            return
+        self._unraisable(unraisable)
 
     def say(self, *, in_handler: bool = False) -> None:
         """:data:`INTERRUPTED` on standard error, once per process.
@@ -235,6 +325,8 @@ class _Stop:
         return EXIT_INTERRUPTED
 
     def _exit_now(self):
+        if self.phase == "exit":  # the workers are gone: the resource trackers can be waited for too
+            _stop_resource_trackers()
         self.say(in_handler=True)
         _flush(sys.stdout, sys.stderr)
         os._exit(EXIT_INTERRUPTED)
@@ -245,7 +337,10 @@ class _Stop:
         interrupted = status == EXIT_INTERRUPTED or self.signals > 0
         runner = sys.modules.get("simstudy.engine.runner")
         if runner is not None:
-            runner.stop_workers(kill=interrupted)
+            try:
+                runner.stop_workers(kill=interrupted)
+            except Exception:  # pragma: no cover - the workers die with this process (see _die_with_parent)
+                pass
         if self.signals and status is not None:
             status = self.interrupted()
         self.status = status
@@ -256,6 +351,8 @@ class _Stop:
 
             for signum, handler in self._previous.items():
                 signal.signal(signum, handler)
+            if sys.unraisablehook == self._unraisable_interrupt:
+                sys.unraisablehook = self._unraisable
         return status
 
     def _end_process(self):
@@ -265,11 +362,22 @@ class _Stop:
         if self.status is None:  # main did not return (an unexpected exception): the interpreter's way
             return
         signal.pthread_sigmask(signal.SIG_BLOCK, [getattr(signal, n) for n in self.SIGNALS])
+        _stop_resource_trackers()  # no process of the command outlives it, not even a helper
         if self.signals:
             self.say(in_handler=True)
             self.status = EXIT_INTERRUPTED
         _flush(sys.stdout, sys.stderr)
         os._exit(self.status)
+
+
+def _stop_resource_trackers() -> None:
+    """The resource trackers of the command's worker pools, ended and waited for (when the engine was used)."""
+    runner = sys.modules.get("simstudy.engine.runner")
+    if runner is not None:
+        try:
+            runner.stop_resource_trackers()
+        except Exception:  # pragma: no cover - they end by themselves when this process has ended
+            pass
 
 
 def _flush(*streams) -> None:

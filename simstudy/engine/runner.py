@@ -43,7 +43,7 @@ from .._lazy import lazy_module
 pd = lazy_module("pandas")
 
 __all__ = ["run_study", "replay", "plan_run", "provenance", "provenance_changes", "code_fingerprint", "code_sources",
-           "stop_workers", "DEFAULT_SEED", "BACKENDS", "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]
+           "stop_workers", "stop_resource_trackers", "DEFAULT_SEED", "BACKENDS", "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]
 
 DEFAULT_SEED = 20040707
 BACKENDS = ("loky", "dask")
@@ -769,6 +769,8 @@ _DIE_WITH_PARENT = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops its workers (see _die_with_parent)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if hasattr(signal, "pthread_sigmask"):  # held by the parent while it started this worker (see _signals_held)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
 parent = {parent}
 armed = False
 if sys.platform.startswith("linux"):
@@ -802,7 +804,11 @@ def _die_with_parent(parent: int | None = None):
     the whole process group (a batch system, a service manager), reaches the
     workers too, and a worker that died of it before the parent had handled
     its own signal would turn the orderly stop into a broken pool.  The parent
-    stops its workers (see :func:`stop_workers`), or they die with it.
+    stops its workers (see :func:`stop_workers`), or they die with it.  Until
+    this code runs (the worker's interpreter starts, a few hundred
+    milliseconds) the two signals are held: the parent starts its workers
+    with them blocked (:func:`_signals_held`), and one that arrived meanwhile
+    is discarded when the worker ignores it.
 
     Returns
     -------
@@ -1016,8 +1022,86 @@ def _executor(jobs: int, backend: str, client=None):
             initializer, initargs = _die_with_parent()
             with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):
                 with _closing() as keep:
-                    yield lambda tasks: keep(Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                        delayed(_run_chunk)(*t) for t in tasks))
+                    def start(tasks):
+                        _start_resource_trackers()  # before holding: starting one releases the signals
+                        with _signals_held():  # the workers and loky's threads start with them held
+                            return keep(Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                                delayed(_run_chunk)(*t) for t in tasks))
+
+                    yield start
+
+    return ctx()
+
+
+def _start_resource_trackers() -> None:
+    """Start the resource tracker processes of multiprocessing and loky now, quiet, if they are not running.
+
+    Python's own tracker (up to 3.11 at least) unblocks SIGINT and SIGTERM in
+    the thread that starts it, whatever that thread had blocked; started here,
+    before :func:`_signals_held`, it cannot undo the holding while loky starts
+    its workers.  Their standard error is the null device: after a stop that
+    could not wait for the workers (a second signal), a tracker removes what
+    they left and would say so in several lines of warnings, which are not
+    the user's business (the command's own line says what happened).
+    """
+    started = []
+    for name in ("multiprocessing.resource_tracker", "joblib.externals.loky.backend.resource_tracker"):
+        try:
+            module = __import__(name, fromlist=["ensure_running"])
+        except ImportError:  # pragma: no cover - a platform without one
+            continue
+        tracker = getattr(module, "_resource_tracker", None)
+        if getattr(tracker, "_fd", None) is None:
+            started.append(module)
+    if not started:
+        return
+    _flush_std()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)  # inherited by the trackers only: nothing else writes during the start
+        for module in started:
+            try:
+                module.ensure_running()
+            except Exception:  # pragma: no cover - the workers start unprotected then
+                pass
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def _flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def _signals_held():
+    """A context manager holding (blocking) SIGINT and SIGTERM in this thread while it is open.
+
+    A process or thread started meanwhile inherits the held signals: loky's
+    workers (and its manager thread, which starts replacements) begin with
+    them held, so that Ctrl-C in a terminal or a kill of the process group
+    cannot end a worker, or print a KeyboardInterrupt traceback from one,
+    before :func:`_die_with_parent` has made it ignore them.  A signal that
+    arrives for this process meanwhile stays pending and is handled as soon as
+    the context exits.  Nothing is held where ``signal.pthread_sigmask`` is
+    missing (Windows).
+    """
+    import contextlib
+
+    @contextlib.contextmanager
+    def ctx():
+        if not hasattr(signal, "pthread_sigmask"):
+            yield
+            return
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT, signal.SIGTERM])
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     return ctx()
 
@@ -1057,16 +1141,74 @@ def stop_workers(*, kill: bool = False) -> None:
     joblib keeps its loky workers for the next call (and ends them when the
     interpreter exits); the command line ends them when a command is done, so
     that nothing of the command is left once it has returned, and the
-    interpreter's own shutdown has no worker left to wait for.  ``kill``: an
-    interrupted command kills them instead of letting them finish their task.
-    Nothing happens when loky was never used.
+    interpreter's own shutdown has no worker left to wait for.  Nothing
+    happens when loky was never used.
+
+    Parameters
+    ----------
+    kill : bool
+        An interrupted command kills its workers instead of letting them
+        finish their task.
+
+    Notes
+    -----
+    loky sends a killed worker SIGKILL without waiting for it; each worker is
+    waited for here (and killed if it is still alive after a shutdown that an
+    interruption left half done), so that none is left as a zombie for the
+    process that inherits it when this one has ended.  The resource
+    trackers, helper processes that hold no work, stay until the end (see
+    :func:`stop_resource_trackers`): stopped earlier they would release
+    semaphores this process still holds.
     """
     reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
     executor = getattr(reusable, "_executor", None)
     if executor is None:
         return
+    workers = list((getattr(executor, "_processes", None) or {}).values())
     stop = getattr(executor, "terminate", None) or executor.shutdown  # joblib's also removes its temporary files
-    stop(kill_workers=kill)
+    try:
+        stop(kill_workers=kill)
+    except Exception:  # a pool an interruption left half stopped: its workers are ended below
+        kill = True
+    for worker in workers:
+        _reap(worker, kill)
+
+
+def stop_resource_trackers(timeout: float = 2.0) -> None:
+    """End the resource tracker processes (Python's and loky's) this process started, and wait for them.
+
+    A tracker ends by itself when the process that started it has ended (its
+    pipe closes), but then nobody waits for it but the system's first
+    process.  The ``simstudy`` program calls this last, when nothing of the
+    command is left that a tracker could still be asked to release; each one
+    gets ``timeout`` seconds, after which it is left to end by itself.
+    """
+    for name in ("joblib.externals.loky.backend.resource_tracker", "multiprocessing.resource_tracker"):
+        tracker = getattr(sys.modules.get(name), "_resource_tracker", None)
+        fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
+        if fd is None or pid is None:
+            continue
+        try:
+            tracker._fd = None
+            os.close(fd)  # the tracker reads until this end closes, then ends
+            deadline = time.monotonic() + timeout
+            while os.waitpid(pid, os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
+                time.sleep(0.005)
+        except (OSError, ChildProcessError, AttributeError):  # already gone
+            pass
+
+
+def _reap(worker, kill: bool, timeout: float = 10.0) -> None:
+    """Wait for one loky worker process (killed first with ``kill``, or if it outlives ``timeout``)."""
+    try:
+        if kill and worker.is_alive():
+            worker.kill()
+        worker.join(timeout)
+        if worker.is_alive():
+            worker.kill()
+            worker.join(timeout)
+    except (OSError, ValueError, AssertionError):  # already reaped, closed, or never started
+        pass
 
 
 def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend: str = "loky",
