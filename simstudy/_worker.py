@@ -60,6 +60,19 @@ class RemoteError(Exception):
         self.kind, self.message = kind, message
 
 
+def write_prefixed(text: str, prefix: str) -> None:
+    """What user code printed, on ``sys.stderr``, each line prefixed ``prefix: `` (nothing for no text)."""
+    if not text:
+        return
+    err = sys.stderr
+    for line in text.splitlines():
+        err.write(f"{prefix}: {line}\n")
+    try:
+        err.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
 def available() -> bool:
     """Whether user code can run in a worker process on this platform (POSIX)."""
     return os.name == "posix"
@@ -249,14 +262,7 @@ class Worker:
             chunks.append(chunk)
         if not chunks:
             return
-        text = b"".join(chunks).decode("utf-8", errors="replace")
-        err = sys.stderr
-        for line in text.splitlines():
-            err.write(f"{self.prefix}: {line}\n")
-        try:
-            err.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
+        write_prefixed(b"".join(chunks).decode("utf-8", errors="replace"), self.prefix)
 
     def close(self) -> None:
         """Let the process end (it exits when its socket closes), stop it if it lingers, pass on its output."""

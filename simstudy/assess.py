@@ -644,12 +644,9 @@ class FitStopped(RuntimeError):
 
 def check_fit_timeout(seconds, option: str = "--fit-timeout") -> float | None:
     """None (no limit, the default) or a positive finite number of seconds, as float; one line naming ``option``."""
-    if seconds is None:
-        return None
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.integer, np.floating)) or not (
-            math.isfinite(float(seconds)) and float(seconds) > 0):
-        raise ValueError(f"{option}: must be a positive number of seconds, got {seconds!r}")
-    return float(seconds)
+    from .plugins import _check_timeout
+
+    return _check_timeout(seconds, option)
 
 
 # the workers of this process, by (process id, option, learner label, data digest)

@@ -104,6 +104,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._worker import write_prefixed
 from .scores import PairedScores
 
 __all__ = ["DEFAULT_TIMEOUT", "PairedScores", "PluginError", "PluginProcess", "load_plugin", "open_plugin", "run_test",
@@ -128,13 +129,13 @@ class _TimeUp(BaseException):
     """Raised inside a plug-in when its time limit is reached (not an ``Exception``: not swallowed)."""
 
 
-def _check_timeout(timeout):
-    """None (no limit) or a positive finite number of seconds, as float."""
+def _check_timeout(timeout, name: str = "timeout"):
+    """None (no limit) or a positive finite number of seconds, as float; the error names ``name``."""
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not (
             math.isfinite(float(timeout)) and float(timeout) > 0):
-        raise ValueError(f"timeout: must be a positive number of seconds or None, got {timeout!r}")
+        raise ValueError(f"{name}: must be a positive number of seconds or None, got {timeout!r}")
     return float(timeout)
 
 
@@ -211,14 +212,7 @@ def _output_to_stderr(ref: str):
             tmp.seek(0)
             text += tmp.read().decode("utf-8", errors="replace")
             tmp.close()
-        if text:
-            err = sys.stderr
-            for line in text.splitlines():
-                err.write(f"{ref}: {line}\n")
-            try:
-                err.flush()
-            except (AttributeError, OSError, ValueError):
-                pass
+        write_prefixed(text, ref)
 
 
 def _guarded(thunk, what: str, ref: str, timeout):
