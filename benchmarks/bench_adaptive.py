@@ -62,8 +62,17 @@ def _study(name: str, workdir: Path) -> str:
 
 
 def _run(args, out: Path, extra=()) -> tuple[float, subprocess.Popen]:
-    cmd = [sys.executable, "-c", "import sys; from simstudy.cli import main; sys.exit(main())", "run", *args,
-           "--out", str(out), "--quiet", *extra]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from simstudy.cli import main; sys.exit(main())",
+        "run",
+        *args,
+        "--out",
+        str(out),
+        "--quiet",
+        *extra,
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -95,13 +104,14 @@ def savings(study_name: str, jobs: int, workdir: Path) -> None:
     fixed_dir, adaptive_dir = workdir / "fixed", workdir / "adaptive"
     base = [study, "--profile", "paper", "--jobs", str(jobs)]
     t_fixed, _ = _run(base, fixed_dir)
-    t_adaptive, _ = _run(base, adaptive_dir, ["--target-mcse", f"{target:.6g}", "--step", str(step),
-                                              "--max-replications", str(n)])
+    t_adaptive, _ = _run(
+        base, adaptive_dir, ["--target-mcse", f"{target:.6g}", "--step", str(step), "--max-replications", str(n)]
+    )
     fixed, _ = _rates(study, fixed_dir)
     adaptive, ma = _rates(study, adaptive_dir)
     counts = ma["counts"]
     both = fixed.merge(adaptive, on=["condition", "quantity"], suffixes=("_fixed", "_adaptive"))
-    z = ((both["estimate_adaptive"] - both["estimate_fixed"]).abs() / both["mcse_fixed"].where(both["mcse_fixed"] > 0))
+    z = (both["estimate_adaptive"] - both["estimate_fixed"]).abs() / both["mcse_fixed"].where(both["mcse_fixed"] > 0)
     # replications of the conditions the rule adapts (those with outcome rows); a condition of fixed
     # size (Berrar's bootstrap of s*) runs its own count in both runs and is listed, not counted
     reps_fixed = int(fixed.groupby("condition")["n"].max().sum())
@@ -112,10 +122,14 @@ def savings(study_name: str, jobs: int, workdir: Path) -> None:
         print(f"  conditions of fixed size, the same in both runs: {sum(fixed_size.values())} replications")
     print(f"  fixed     {reps_fixed:6d} replications  {t_fixed:7.1f} s")
     print(f"  adaptive  {reps_adaptive:6d} replications  {t_adaptive:7.1f} s")
-    print(f"  replications saved {1 - reps_adaptive / reps_fixed:.0%}; time ratio fixed/adaptive "
-          f"{t_fixed / t_adaptive:.2f}x")
-    print(f"  largest MCSE of the adaptive run: {adaptive['mcse'].max():.4f}; largest |adaptive - fixed| "
-          f"{z.max():.2f} fixed MCSEs")
+    print(
+        f"  replications saved {1 - reps_adaptive / reps_fixed:.0%}; time ratio fixed/adaptive "
+        f"{t_fixed / t_adaptive:.2f}x"
+    )
+    print(
+        f"  largest MCSE of the adaptive run: {adaptive['mcse'].max():.4f}; largest |adaptive - fixed| "
+        f"{z.max():.2f} fixed MCSEs"
+    )
     for cond, c in counts.items():
         print(f"    {cond:24s} {c:5d}")
 
@@ -128,8 +142,17 @@ def resume(study_name: str, jobs: int, workdir: Path) -> None:
     extra = ["--target-mcse", "0.03", "--step", str(max(1, n // 4)), "--max-replications", str(4 * n)]
     base = [study, "--profile", "quick", "--jobs", str(jobs)]
     t_one, _ = _run(base, workdir / "one", extra)
-    cmd = [sys.executable, "-c", "import sys; from simstudy.cli import main; sys.exit(main())", "run", *base,
-           "--out", str(workdir / "two"), "--quiet", *extra]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from simstudy.cli import main; sys.exit(main())",
+        "run",
+        *base,
+        "--out",
+        str(workdir / "two"),
+        "--quiet",
+        *extra,
+    ]
     proc = subprocess.Popen(cmd, start_new_session=True)
     time.sleep(t_one / 2)
     os.killpg(proc.pid, signal.SIGTERM)
@@ -147,9 +170,11 @@ def resume(study_name: str, jobs: int, workdir: Path) -> None:
         ok = x.equals(y)
         same &= ok
         print(f"  {table}: {len(x)} rows, {'identical' if ok else 'DIFFERENT'}")
-    print(f"study {study_name}: uninterrupted {t_one:.1f} s; interrupted at {t_one / 2:.1f} s (exit {interrupted}) "
-          f"and resumed; counts {'identical' if a.manifest['counts'] == b.manifest['counts'] else 'DIFFERENT'} "
-          f"({sum(a.manifest['counts'].values())} replications); rows {'identical' if same else 'DIFFERENT'}")
+    print(
+        f"study {study_name}: uninterrupted {t_one:.1f} s; interrupted at {t_one / 2:.1f} s (exit {interrupted}) "
+        f"and resumed; counts {'identical' if a.manifest['counts'] == b.manifest['counts'] else 'DIFFERENT'} "
+        f"({sum(a.manifest['counts'].values())} replications); rows {'identical' if same else 'DIFFERENT'}"
+    )
 
 
 def main(argv=None) -> int:

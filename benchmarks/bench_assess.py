@@ -62,8 +62,12 @@ def _case(name: str, tmp: Path):
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_breast_cancer(return_X_y=True)
-    return ((X, y), make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
-            RandomForestClassifier(n_estimators=50), "logistic regression vs 50-tree forest, breast cancer (569)")
+    return (
+        (X, y),
+        make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
+        RandomForestClassifier(n_estimators=50),
+        "logistic regression vs 50-tree forest, breast cancer (569)",
+    )
 
 
 def _tests_on(d, n_train, n_test):
@@ -79,13 +83,13 @@ def _tests_on(d, n_train, n_test):
 
 def baseline(X, y, make_a, make_b, repeats: int, seed: int) -> list:
     """The practitioner's loop: cross_val_score per learner, design and repeat, then scipy's tests."""
-    from sklearn.model_selection import (RepeatedStratifiedKFold, StratifiedKFold, cross_val_score,
-                                         train_test_split)
+    from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold, cross_val_score, train_test_split
 
     rng = np.random.RandomState(seed)
     results = []
     n = y.size
     for _ in range(repeats):
+
         def scores(cv):
             return (cross_val_score(make_a(), X, y, cv=cv), cross_val_score(make_b(), X, y, cv=cv))
 
@@ -97,35 +101,51 @@ def baseline(X, y, make_a, make_b, repeats: int, seed: int) -> list:
         samples = [d[:, 0], d[0], d.ravel(), d.mean(1), d.mean(0), np.sort(d, axis=1).mean(0)]  # six schemes
         for s in samples:
             nz = s[s != 0]
-            results.append((stats.ttest_1samp(s, 0.0).pvalue,
-                            stats.binomtest(int((nz > 0).sum()), nz.size).pvalue if nz.size else 1.0,
-                            stats.wilcoxon(nz).pvalue if nz.size else 1.0))
+            results.append(
+                (
+                    stats.ttest_1samp(s, 0.0).pvalue,
+                    stats.binomtest(int((nz > 0).sum()), nz.size).pvalue if nz.size else 1.0,
+                    stats.wilcoxon(nz).pvalue if nz.size else 1.0,
+                )
+            )
         five = []
         for _ in range(5):  # 5 x 2 cv: Dietterich's t and Alpaydin's F from the ten differences
             a, b = scores(StratifiedKFold(2, shuffle=True, random_state=rng.randint(2**31 - 1)))
             five.append(a - b)
         five = np.array(five)
         s2 = ((five - five.mean(1, keepdims=True)) ** 2).sum(1)
-        results.append((five[0, 0] / np.sqrt(s2.mean()) if s2.mean() > 0 else 0.0,
-                        (five ** 2).sum() / (2 * s2.sum()) if s2.sum() > 0 else 0.0))
+        results.append(
+            (
+                five[0, 0] / np.sqrt(s2.mean()) if s2.mean() > 0 else 0.0,
+                (five**2).sum() / (2 * s2.sum()) if s2.sum() > 0 else 0.0,
+            )
+        )
         diffs = []
         for _ in range(10):  # ten 90/10 resampled splits
             tr, te = train_test_split(np.arange(n), test_size=0.1, stratify=y, random_state=rng.randint(2**31 - 1))
-            diffs.append(np.mean(make_a().fit(X[tr], y[tr]).predict(X[te]) == y[te])
-                         - np.mean(make_b().fit(X[tr], y[tr]).predict(X[te]) == y[te]))
+            diffs.append(
+                np.mean(make_a().fit(X[tr], y[tr]).predict(X[te]) == y[te])
+                - np.mean(make_b().fit(X[tr], y[tr]).predict(X[te]) == y[te])
+            )
         results.append(_tests_on(np.array(diffs), n - te.size, te.size))
     return results
 
 
 def _run_one(contender: str, case: str, repeats: int, jobs: int, seed: int, tmp: Path):
     """One contender's whole work in this process (the subprocess of a round)."""
-    from simstudy.assess import _array_dataset, assess, load_data, parse_learner
+    from simstudy.apps.assess import _array_dataset, assess, load_data, parse_learner
 
     data_arg, a, b, _ = _case(case, tmp)
     if contender == "baseline":
         data = _array_dataset(*data_arg) if isinstance(data_arg, tuple) else load_data(data_arg)
-        baseline(data.X, data.y, parse_learner(a, option="--a").factory(data),
-                 parse_learner(b, option="--b").factory(data), repeats, seed=seed)
+        baseline(
+            data.X,
+            data.y,
+            parse_learner(a, option="--a").factory(data),
+            parse_learner(b, option="--b").factory(data),
+            repeats,
+            seed=seed,
+        )
     else:
         X_or_path, y = data_arg if isinstance(data_arg, tuple) else (data_arg, None)
         assess(X_or_path, y, a, b, n_repeats=repeats, jobs=jobs, out=tmp / "run", seed=seed, evidence=None)
@@ -139,8 +159,12 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each timing both contenders in turn")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=2, help="simstudy's workers (default 2)")
-    parser.add_argument("--contender", choices=("baseline", "simstudy"), default=None,
-                        help="run one contender once in this process (what each round starts)")
+    parser.add_argument(
+        "--contender",
+        choices=("baseline", "simstudy"),
+        default=None,
+        help="run one contender once in this process (what each round starts)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -154,17 +178,36 @@ def main(argv=None):
         for r in range(args.rounds):  # each contender a fresh process, start-up and imports included
             for contender in ("baseline", "simstudy"):
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, __file__, "--contender", contender, "--case", args.case,
-                                "--repeats", str(args.repeats), "--jobs", str(args.jobs), "--seed", str(r)],
-                               check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--contender",
+                        contender,
+                        "--case",
+                        args.case,
+                        "--repeats",
+                        str(args.repeats),
+                        "--jobs",
+                        str(args.jobs),
+                        "--seed",
+                        str(r),
+                    ],
+                    check=True,
+                )
                 times[contender].append(time.perf_counter() - t0)
-            print(f"round {r}: baseline {times['baseline'][-1]:.1f} s, simstudy {times['simstudy'][-1]:.1f} s",
-                  file=sys.stderr)
+            print(
+                f"round {r}: baseline {times['baseline'][-1]:.1f} s, simstudy {times['simstudy'][-1]:.1f} s",
+                file=sys.stderr,
+            )
         med = {k: statistics.median(v) for k, v in times.items()}
         ratios = [x / y for x, y in zip(times["baseline"], times["simstudy"])]
-        print(f"| {label} | {args.repeats} repeats | {med['baseline']:.1f} s | {med['simstudy']:.1f} s "
-              f"(--jobs {args.jobs}) | {statistics.median(ratios):.1f}x (rounds: "
-              + ", ".join(f"{x:.1f}x" for x in ratios) + ") |")
+        print(
+            f"| {label} | {args.repeats} repeats | {med['baseline']:.1f} s | {med['simstudy']:.1f} s "
+            f"(--jobs {args.jobs}) | {statistics.median(ratios):.1f}x (rounds: "
+            + ", ".join(f"{x:.1f}x" for x in ratios)
+            + ") |"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from simstudy.sources.bayesnet import load_source
+from simstudy.pipeline.sources.bayesnet import load_source
 
 
 def per_set(fn, n_sets, repeat=3):

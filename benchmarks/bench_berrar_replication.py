@@ -29,12 +29,15 @@ def main(argv=None) -> int:
     if args.reps < 1:
         parser.error("--reps: must be at least 1")
 
-    from simstudy.learners import rdefaults
+    from simstudy.pipeline.learners import rdefaults
     from simstudy.protocols import berrar
 
     print(f"learners: {rdefaults.__file__}")
-    for label, start, n_datasets in (("study 1, group 3", 340, 20), ("study 2 design, a = 200", 200, 44),
-                                     ("study 2 design, a = 560", 560, 44)):
+    for label, start, n_datasets in (
+        ("study 1, group 3", 340, 20),
+        ("study 2 design, a = 200", 200, 44),
+        ("study 2 design, a = 560", 560, 44),
+    ):
         group = berrar.BenchmarkGroup(3, start, n_datasets)
         berrar.benchmark_replicate(group, np.random.default_rng(10_000))  # warm-up
         t0 = time.process_time()

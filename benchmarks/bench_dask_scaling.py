@@ -43,8 +43,14 @@ def main(argv=None) -> int:
     parser.add_argument("--reps", type=int, default=24, help="replications timed per cluster (default 24)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4], help="cluster sizes (default 1 2 4)")
     parser.add_argument("--d", type=int, default=24, help="the condition's number of features (default 24)")
-    parser.add_argument("--before", type=int, nargs="*", default=[], metavar="N",
-                        help="also time N workers without the engine's oneDAL thread limit")
+    parser.add_argument(
+        "--before",
+        type=int,
+        nargs="*",
+        default=[],
+        metavar="N",
+        help="also time N workers without the engine's oneDAL thread limit",
+    )
     args = parser.parse_args(argv)
 
     from dask.distributed import Client, LocalCluster
@@ -68,8 +74,10 @@ def main(argv=None) -> int:
     results = {}
     runs = [(n, True) for n in args.workers] + [(n, False) for n in args.before]
     for n, limited in runs:
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            Client(cluster) as client,
+        ):
             if limited:
                 client.register_plugin(native_threads_plugin(), name=NATIVE_THREADS_PLUGIN)
             warm = client.map(_one, [(cond, 999 - i) for i in range(n)], pure=False)
@@ -83,8 +91,7 @@ def main(argv=None) -> int:
         if limited:
             results[n] = (wall, rate / base)
         threads = "1 (the engine's limit)" if limited else "all (no limit)"
-        print(f"| {n} | {threads} | {wall:.1f} | {rate:.3f} | {rate / base:.2f}x | {rate / base / n:.0%} |",
-              flush=True)
+        print(f"| {n} | {threads} | {wall:.1f} | {rate:.3f} | {rate / base:.2f}x | {rate / base / n:.0%} |", flush=True)
     per_rep = results[args.workers[0]][0] / args.reps * args.workers[0]
     usable = [n for n in args.workers if n <= (cores or 1)]
     eff = results[max(usable)][1] / max(usable) if usable else 1.0

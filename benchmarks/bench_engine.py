@@ -63,17 +63,23 @@ def main():
         one = timed(lambda: run_study(study, "bench", out=tmp / "j1", jobs=1, progress=False))
         two = timed(lambda: run_study(study, "bench", out=tmp / "j2", jobs=2, progress=False))
         print(f"{args.study}, {args.reps} replications per condition:")
-        print(f"  plain loop {loop:.2f} s (1.000)   engine jobs=1 {one:.2f} s ({one / loop:.3f})   "
-              f"engine jobs=2 {two:.2f} s ({two / loop:.3f})")
-        print(f"  speed-up 2 workers over 1: {one / two:.2f}x;  engine overhead at 1 worker: {100 * (one / loop - 1):+.1f}%")
+        print(
+            f"  plain loop {loop:.2f} s (1.000)   engine jobs=1 {one:.2f} s ({one / loop:.3f})   "
+            f"engine jobs=2 {two:.2f} s ({two / loop:.3f})"
+        )
+        print(
+            f"  speed-up 2 workers over 1: {one / two:.2f}x;  engine overhead at 1 worker: {100 * (one / loop - 1):+.1f}%"
+        )
         if not args.demo_reps:
             return
         demo = with_reps(get_study("demo"), args.demo_reps)
         loop = timed(lambda: plain_loop(demo))
         one = timed(lambda: run_study(demo, "bench", out=tmp / "d1", jobs=1, progress=False))
         print(f"demo, {args.demo_reps} replications per condition (tiny replications, worst case):")
-        print(f"  plain loop {loop:.2f} s (1.000)   engine jobs=1 {one:.2f} s ({one / loop:.3f});  "
-              f"overhead {1000 * (one - loop) / (2 * args.demo_reps):.2f} ms per replication")
+        print(
+            f"  plain loop {loop:.2f} s (1.000)   engine jobs=1 {one:.2f} s ({one / loop:.3f});  "
+            f"overhead {1000 * (one - loop) / (2 * args.demo_reps):.2f} ms per replication"
+        )
 
 
 if __name__ == "__main__":

@@ -27,9 +27,27 @@ from pathlib import Path
 
 def _run(study: str, profile: str, jobs: int, out: Path, env: dict) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "simstudy.cli", "run", study, "--profile", profile, "--jobs", str(jobs),
-                    "--quiet", "--out", str(out)], check=True, env=env, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, cwd=out.parent)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simstudy.cli",
+            "run",
+            study,
+            "--profile",
+            profile,
+            "--jobs",
+            str(jobs),
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=out.parent,
+    )
     return time.perf_counter() - t0
 
 
@@ -44,8 +62,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     names = args.study or list_studies()
     print(f"profile {args.profile}, --jobs {args.jobs}")
-    print("| study | estimate | fresh run | ratio (run / estimate) |" + (
-        " first-run estimate | first run (empty cache) | ratio |" if args.cold else ""))
+    print(
+        "| study | estimate | fresh run | ratio (run / estimate) |"
+        + (" first-run estimate | first run (empty cache) | ratio |" if args.cold else "")
+    )
     print("|---|---:|---:|---:|" + ("---:|---:|---:|" if args.cold else ""))
     worst = 1.0
     for name in names:
@@ -63,8 +83,10 @@ def main(argv=None) -> int:
                 worst = max(worst, cold / est_cold, est_cold / cold)
             warm = _run(name, args.profile, args.jobs, tmp / "warm", dict(os.environ))
         worst = max(worst, warm / est, est / warm)
-        print(f"| {name} | {est:.1f} s | {warm:.1f} s | {warm / est:.2f} |" + "".join(f" {c} |" for c in cells),
-              flush=True)
+        print(
+            f"| {name} | {est:.1f} s | {warm:.1f} s | {warm / est:.2f} |" + "".join(f" {c} |" for c in cells),
+            flush=True,
+        )
     print(f"largest factor between estimate and run: {worst:.2f}")
     return 0
 

@@ -16,8 +16,8 @@ each version's least CPU time per fit and the ratio B / A of the least times
 (an A/A run of one version gives 1.00 to within 1%), with the median ratio of
 the pairs of calls.
 
-Kernels: ``j48`` (``simstudy/learners/_j48_nominal.py``, any revision) and
-``smo`` (``simstudy/learners/_smo_weka.py`` from 72c2963 on, when its fold loop
+Kernels: ``j48`` (``simstudy/pipeline/learners/_j48_nominal.py``, any revision) and
+``smo`` (``simstudy/pipeline/learners/_smo_weka.py`` from 72c2963 on, when its fold loop
 was compiled).
 """
 
@@ -36,20 +36,23 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-PATHS = {"j48": "simstudy/learners/_j48_nominal.py", "smo": "simstudy/learners/_smo_weka.py"}
+PATHS = {"j48": "simstudy/pipeline/learners/_j48_nominal.py", "smo": "simstudy/pipeline/learners/_smo_weka.py"}
 
 
 def _load(kernel: str, rev: str, tag: str, where: Path):
     path = PATHS[kernel]
     if rev:
-        text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
-                              text=True).stdout
+        text = subprocess.run(
+            ["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout
     else:
         text = (ROOT / path).read_text()
-    text = text.replace("from ._", "from simstudy.learners._").replace("from . import", "from simstudy.learners import")
+    text = text.replace("from ._", "from simstudy.pipeline.learners._").replace(
+        "from . import", "from simstudy.pipeline.learners import"
+    )
     file = where / f"{tag}.py"
     file.write_text(text)
-    spec = importlib.util.spec_from_file_location(f"simstudy.learners._version_{tag}", file)
+    spec = importlib.util.spec_from_file_location(f"simstudy.pipeline.learners._version_{tag}", file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -57,12 +60,24 @@ def _load(kernel: str, rev: str, tag: str, where: Path):
 
 
 def _j48_call(module, X, y, ids):
-    from simstudy.learners.j48 import J48
+    from simstudy.pipeline.learners.j48 import J48
 
     Xc, yc, ncat, c, fids = J48(nominal=np.ones(X.shape[1], bool))._nominal_codes(X, y, ids)
     n = Xc.shape[0]
-    args = (Xc, yc, fids, ncat, c, 2.0, np.zeros(Xc.shape[1], np.bool_), False, module.log_table(n),
-            module.error_table(n, 0.25), True, True)
+    args = (
+        Xc,
+        yc,
+        fids,
+        ncat,
+        c,
+        2.0,
+        np.zeros(Xc.shape[1], np.bool_),
+        False,
+        module.log_table(n),
+        module.error_table(n, 0.25),
+        True,
+        True,
+    )
     extra = len(inspect.signature(module.fold_predictions.py_func).parameters) - len(args)
     if extra:  # a version with its own tuning arguments takes its defaults
         args += (module.memo_entries(n, fids.shape[0] * 10), module.MEMO_CASES)[:extra]
@@ -70,8 +85,18 @@ def _j48_call(module, X, y, ids):
 
 
 def _smo_call(module, X, y, ids):
-    args = (np.ascontiguousarray(X), y.astype(np.int64), ids.astype(np.int64), np.array([[0, 1]], dtype=np.int64),
-            2, 1.0, 1e-3, 1e-12, 10_000_000, np.uint64(module.JavaRandom(1).seed))
+    args = (
+        np.ascontiguousarray(X),
+        y.astype(np.int64),
+        ids.astype(np.int64),
+        np.array([[0, 1]], dtype=np.int64),
+        2,
+        1.0,
+        1e-3,
+        1e-12,
+        10_000_000,
+        np.uint64(module.JavaRandom(1).seed),
+    )
     return lambda: module.fold_predictions(*args)[0]
 
 
@@ -89,8 +114,8 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")  # before numba is imported
+        from simstudy.pipeline.splits import stratified_fold_ids
         from simstudy.protocols.bouckaert import network_source
-        from simstudy.splits import stratified_fold_ids
 
         a = _load(args.kernel, args.a, "a", Path(tmp))
         b = _load(args.kernel, args.b, "b", Path(tmp))
@@ -109,15 +134,18 @@ def main(argv=None) -> int:
             ratios = []
             for rep in range(args.reps):
                 took = {}
-                for k in ("AB" if rep % 2 == 0 else "BA"):
+                for k in "AB" if rep % 2 == 0 else "BA":
                     t0 = time.process_time()
                     calls[k]()
                     took[k] = time.process_time() - t0
                     best[k] = min(best[k], took[k])
                 ratios.append(took["B"] / took["A"])
             fits = args.runs * 10
-            print(f"{name}: A {best['A'] / fits * 1e6:.1f} us a fit, B {best['B'] / fits * 1e6:.1f} us, "
-                  f"B / A {best['B'] / best['A']:.3f} (median of pairs {np.median(ratios):.3f})", flush=True)
+            print(
+                f"{name}: A {best['A'] / fits * 1e6:.1f} us a fit, B {best['B'] / fits * 1e6:.1f} us, "
+                f"B / A {best['B'] / best['A']:.3f} (median of pairs {np.median(ratios):.3f})",
+                flush=True,
+            )
     return 0
 
 

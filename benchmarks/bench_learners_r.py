@@ -33,16 +33,18 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent / "r"))
 import rbridge  # noqa: E402
 
-from simstudy.learners import E1071NaiveBayes, E1071SVC, RandomForestR, naive_bayes_predict_batch  # noqa: E402
+from simstudy.pipeline.learners import E1071SVC, E1071NaiveBayes, RandomForestR, naive_bayes_predict_batch  # noqa: E402
 
 
 def plain(tasks, learners):
     acc = []
     for t in tasks:
         for name in learners:
-            est = {"nb": lambda: GaussianNB(),
-                   "svm": lambda: make_pipeline(StandardScaler(), SVC()),
-                   "rf": lambda: RandomForestClassifier(500, random_state=0)}[name]()
+            est = {
+                "nb": lambda: GaussianNB(),
+                "svm": lambda: make_pipeline(StandardScaler(), SVC()),
+                "rf": lambda: RandomForestClassifier(500, random_state=0),
+            }[name]()
             acc.append(est.fit(t.X_train, t.y_train).score(t.X_test, t.y_test))
     return np.mean(acc)
 
@@ -51,9 +53,11 @@ def ours(tasks, learners, backend="sklearn"):
     acc = []
     for t in tasks:
         for name in learners:
-            est = {"nb": lambda: E1071NaiveBayes(),
-                   "svm": lambda: E1071SVC(backend=backend),
-                   "rf": lambda: RandomForestR(random_state=0, backend=backend)}[name]()
+            est = {
+                "nb": lambda: E1071NaiveBayes(),
+                "svm": lambda: E1071SVC(backend=backend),
+                "rf": lambda: RandomForestR(random_state=0, backend=backend),
+            }[name]()
             acc.append(est.fit(t.X_train, t.y_train).score(t.X_test, t.y_test))
     return np.mean(acc)
 
@@ -90,8 +94,9 @@ def main():
         if "nb" in learners:
             t_loop, _ = timed(ours, tasks, ("nb",))
             # Batch fast path: data set i of 50 replications at once (equal shapes across replications).
-            reps = [rbridge.study1_tasks(3, 1000 + r, datasets=[10]) [0] for r in range(50)]
-            Xtr = np.stack([t.X_train for t in reps]); ytr = np.stack([t.y_train for t in reps])
+            reps = [rbridge.study1_tasks(3, 1000 + r, datasets=[10])[0] for r in range(50)]
+            Xtr = np.stack([t.X_train for t in reps])
+            ytr = np.stack([t.y_train for t in reps])
             Xte = np.stack([t.X_test for t in reps])
             t_b, _ = timed(naive_bayes_predict_batch, Xtr, ytr, Xte)
             t_l, _ = timed(lambda: [E1071NaiveBayes().fit(t.X_train, t.y_train).predict(t.X_test) for t in reps])
@@ -100,8 +105,13 @@ def main():
             with tempfile.TemporaryDirectory() as d:
                 out, timing = rbridge.run_r(d, tasks)
             t_r = sum(timing.values())
-            acc_r = np.mean([(out[(t.id, n)].reshape(len(t.y_test), -1) == t.y_test[:, None]).mean()
-                             for t in tasks for n in learners])
+            acc_r = np.mean(
+                [
+                    (out[(t.id, n)].reshape(len(t.y_test), -1) == t.y_test[:, None]).mean()
+                    for t in tasks
+                    for n in learners
+                ]
+            )
             print(f"  R (fit+predict in R)    {t_r:8.3f} s   acc {acc_r:.4f}   ratio {t_r / t_plain:.2f}")
             for name in learners:
                 print(f"    of which {name:4s}          {sum(v for k, v in timing.items() if k[1] == name):8.3f} s")

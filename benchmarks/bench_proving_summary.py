@@ -25,23 +25,28 @@ def main(argv=None):
     p.add_argument("--designs", nargs="+", default=None)
     args = p.parse_args(argv)
 
+    from simstudy.apps.proving import summary as S
+    from simstudy.apps.proving.scenarios import BANK
+    from simstudy.apps.proving.study import ProvingCondition, proving_study
     from simstudy.engine import Profile, load_run
-    from simstudy.proving import summary as S
-    from simstudy.proving.scenarios import BANK
-    from simstudy.proving.study import ProvingCondition, proving_study
 
     manifest = json.loads((args.run / "manifest.json").read_text())
     settings = manifest["config"]["settings"]
     designs = tuple(args.designs or settings.get("designs") or ())
     study = proving_study(designs or None)
     profile = manifest["profile"]
-    if designs:                         # a run of other designs or an older bank: its own conditions
+    if designs:  # a run of other designs or an older bank: its own conditions
         n_exp = int(settings.get("n_experiments", 10))
         svm = int(settings.get("svm_replications", 0)) or None
-        conds = [ProvingCondition(k, n_exp, designs, svm if BANK[k].family == "berrar" else None)
-                 for k in manifest["conditions"]]
-        study = dataclasses.replace(study, conditions=lambda prof: conds,
-                                    profiles={profile: Profile(profile, manifest["n_replications"], settings)})
+        conds = [
+            ProvingCondition(k, n_exp, designs, svm if BANK[k].family == "berrar" else None)
+            for k in manifest["conditions"]
+        ]
+        study = dataclasses.replace(
+            study,
+            conditions=lambda prof: conds,
+            profiles={profile: Profile(profile, manifest["n_replications"], settings)},
+        )
     run = load_run(study, profile=profile, out=args.run)
     times = {}
     t = time.perf_counter()
@@ -54,8 +59,11 @@ def main(argv=None):
         t = time.perf_counter()
         getattr(S, name)(pr)
         times[name] = time.perf_counter() - t
-    print(f"{len(rows)} outcome rows, {len(pr.p)} procedures: "
-          + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()) + f"; total {sum(times.values()):.1f} s")
+    print(
+        f"{len(rows)} outcome rows, {len(pr.p)} procedures: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
+        + f"; total {sum(times.values()):.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -48,17 +48,32 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        subprocess.run([sys.executable, "-m", "simstudy.cli", "run", "demo", "--profile", "smoke", "--quiet",
-                        "--out", str(tmp / "demo")], cwd=tmp, check=True, stdout=subprocess.DEVNULL,
-                       env=dict(os.environ, PYTHONPATH=str(HERE)))
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "simstudy.cli",
+                "run",
+                "demo",
+                "--profile",
+                "smoke",
+                "--quiet",
+                "--out",
+                str(tmp / "demo"),
+            ],
+            cwd=tmp,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            env=dict(os.environ, PYTHONPATH=str(HERE)),
+        )
         py = [sys.executable, "-m", "simstudy.cli"]
         commands = {
             "simstudy list": py + ["list"],
             "simstudy status demo": py + ["status", "demo", "--out", str(tmp / "demo")],
-            "simstudy replication-probability --model t --statistic 2.262 --df 9":
-                py + ["replication-probability", "--model", "t", "--statistic", "2.262", "--df", "9"],
-            "simstudy replication-probability --model bayes --wins 29 --n 44":
-                py + ["replication-probability", "--model", "bayes", "--wins", "29", "--n", "44"],
+            "simstudy replication-probability --model t --statistic 2.262 --df 9": py
+            + ["replication-probability", "--model", "t", "--statistic", "2.262", "--df", "9"],
+            "simstudy replication-probability --model bayes --wins 29 --n 44": py
+            + ["replication-probability", "--model", "bayes", "--wins", "29", "--n", "44"],
         }
         print(f"| command | baseline ({args.baseline.name}) | this tree | ratio (this / baseline) |")
         print("|---|---:|---:|---:|")

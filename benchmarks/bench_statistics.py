@@ -4,10 +4,10 @@ Usage::
 
     .venv/bin/python benchmarks/bench_statistics.py [--repeat 3] [--loop 400]
 
-For every test in :mod:`simstudy.hypothesis`: one call on 10^5 samples of size
+For every test in :mod:`simstudy.statistics.significance`: one call on 10^5 samples of size
 10 and one on 10^4 samples of size 100 (repeated-cv tests: 1 x 10 and 10 x 10
 matrices; 5x2cv tests: size 10 only; count tests: 10^5 / 10^4 count pairs with
-n = 10 / 100).  For every model in :mod:`simstudy.replication`: one call on
+n = 10 / 100).  For every model in :mod:`simstudy.statistics.replication`: one call on
 10^6 statistics.  Each is compared with a plain Python loop that calls the
 corresponding scipy.stats function(s) once per sample; the loop runs on the
 first ``--loop`` samples only and its time is extrapolated per call to the
@@ -31,8 +31,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import optimize, stats  # noqa: E402
 
-from simstudy import hypothesis as H  # noqa: E402
-from simstudy import replication as R  # noqa: E402
+from simstudy.statistics import replication as R  # noqa: E402
+from simstudy.statistics import significance as H  # noqa: E402
 
 
 def cpu_best(func, repeat):
@@ -52,6 +52,7 @@ def loop_time(body, items, total, repeat):
 
 # ---------------------------------------------------------------- references (one sample per call)
 
+
 def ref_ttest(row):
     return stats.ttest_1samp(row, 0.0).pvalue
 
@@ -62,6 +63,7 @@ def ref_corrected_t(ratio):
         n = row.size
         t = row.mean() / np.sqrt(row.var(ddof=1) * (1.0 / n + ratio))
         return 2 * stats.t.sf(abs(t), n - 1)
+
     return body
 
 
@@ -73,6 +75,7 @@ def ref_sign(row):
 def ref_wilcoxon(correction):
     def body(row):
         return stats.wilcoxon(row, method="approx", correction=correction).pvalue
+
     return body
 
 
@@ -84,7 +87,7 @@ def ref_5x2_t(d):
 
 def ref_5x2_f(d):
     s2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
-    f = (d ** 2).sum() / (2 * s2.sum())
+    f = (d**2).sum() / (2 * s2.sum())
     return stats.f.sf(f, 10, 5)
 
 
@@ -111,6 +114,7 @@ def ref_prop_z(args):
 
 # ---------------------------------------------------------------- the table
 
+
 def hypothesis_rows(rng, repeat, n_loop):
     rows = []
     for n_samples, size in ((10**5, 10), (10**4, 100)):
@@ -120,19 +124,36 @@ def hypothesis_rows(rng, repeat, n_loop):
         cases = [
             ("paired_t_test", lambda: H.paired_t_test(x), ref_ttest, x, "ttest_1samp"),
             ("resampled_t_test", lambda: H.resampled_t_test(x), ref_ttest, x, "ttest_1samp"),
-            ("corrected_resampled_t_test", lambda: H.corrected_resampled_t_test(x, n_train=90, n_test=10),
-             ref_corrected_t(10 / 90), x, "numpy + t.sf"),
+            (
+                "corrected_resampled_t_test",
+                lambda: H.corrected_resampled_t_test(x, n_train=90, n_test=10),
+                ref_corrected_t(10 / 90),
+                x,
+                "numpy + t.sf",
+            ),
             ("sign_test", lambda: H.sign_test(x), ref_sign, x, "binomtest"),
-            ("signed_rank_test", lambda: H.signed_rank_test(x), ref_wilcoxon(False), x,
-             "wilcoxon(approx)"),
-            ("signed_rank_test (Berrar Eq. 10)",
-             lambda: H.signed_rank_test(x, continuity=True, tie_correction=True), ref_wilcoxon(True), x,
-             "wilcoxon(approx, correction)"),
-            (f"repeated_cv_t_test ({runs}x10)", lambda: H.repeated_cv_t_test(cv),
-             lambda r: ref_ttest(r.ravel()), cv, "ttest_1samp"),
-            (f"corrected_repeated_cv_t_test ({runs}x10)",
-             lambda: H.corrected_repeated_cv_t_test(cv, n_train=90, n_test=10), ref_corrected_t(10 / 90), cv,
-             "numpy + t.sf"),
+            ("signed_rank_test", lambda: H.signed_rank_test(x), ref_wilcoxon(False), x, "wilcoxon(approx)"),
+            (
+                "signed_rank_test (Berrar Eq. 10)",
+                lambda: H.signed_rank_test(x, continuity=True, tie_correction=True),
+                ref_wilcoxon(True),
+                x,
+                "wilcoxon(approx, correction)",
+            ),
+            (
+                f"repeated_cv_t_test ({runs}x10)",
+                lambda: H.repeated_cv_t_test(cv),
+                lambda r: ref_ttest(r.ravel()),
+                cv,
+                "ttest_1samp",
+            ),
+            (
+                f"corrected_repeated_cv_t_test ({runs}x10)",
+                lambda: H.corrected_repeated_cv_t_test(cv, n_train=90, n_test=10),
+                ref_corrected_t(10 / 90),
+                cv,
+                "numpy + t.sf",
+            ),
         ]
         if size == 10:
             d = x.reshape(n_samples, 5, 2)
@@ -147,10 +168,20 @@ def hypothesis_rows(rng, repeat, n_loop):
         cases += [
             (f"binomial_test (n={size})", lambda: H.binomial_test(wins, size), ref_binom, kn, "binomtest"),
             ("mcnemar_test (chi2)", lambda: H.mcnemar_test(bc[:, 0], bc[:, 1]), ref_mcnemar_chi2, bc, "chi2.sf"),
-            ("mcnemar_test (exact)", lambda: H.mcnemar_test(bc[:, 0], bc[:, 1], exact=True), ref_mcnemar_exact, bc,
-             "binomtest"),
-            ("proportions_z_test", lambda: H.proportions_z_test(ea, size, eb, size), ref_prop_z,
-             list(zip(ea, eb, [size] * n_samples)), "norm.sf"),
+            (
+                "mcnemar_test (exact)",
+                lambda: H.mcnemar_test(bc[:, 0], bc[:, 1], exact=True),
+                ref_mcnemar_exact,
+                bc,
+                "binomtest",
+            ),
+            (
+                "proportions_z_test",
+                lambda: H.proportions_z_test(ea, size, eb, size),
+                ref_prop_z,
+                list(zip(ea, eb, [size] * n_samples)),
+                "norm.sf",
+            ),
         ]
         for name, vec, ref, items, ref_name in cases:
             t_vec = cpu_best(vec, repeat)
@@ -180,8 +211,9 @@ def replication_rows(rng, repeat, n_loop):
 
     def ref_bayes(w):
         a, b = 1 + w, 1 + n - w
-        res = optimize.minimize_scalar(lambda u: stats.beta.ppf(u + 0.95, a, b) - stats.beta.ppf(u, a, b),
-                                       bounds=(0, c), method="bounded")
+        res = optimize.minimize_scalar(
+            lambda u: stats.beta.ppf(u + 0.95, a, b) - stats.beta.ppf(u, a, b), bounds=(0, c), method="bounded"
+        )
         lo, hi = stats.beta.ppf(res.x, a, b), stats.beta.ppf(res.x + 0.95, a, b)
         return [stats.binom.sf(s - 1, n, th) for th in ((w + 1) / (n + 2), lo, hi)]
 
@@ -194,12 +226,21 @@ def replication_rows(rng, repeat, n_loop):
         return [stats.nct.sf(crit_t, 9, nc) for nc in (tt, q_lo, q_hi)]
 
     cases = [
-        ("binomial_model (n=44)", lambda: R.binomial_model(wins, n), ref_binomial, wins,
-         "beta.ppf x2, binom.sf x3"),
-        ("bayesian_model (n=44)", lambda: R.bayesian_model(wins, n), ref_bayes, wins,
-         "minimize_scalar(beta.ppf), binom.sf x3"),
-        ("bayesian_model (n in 1..200, ~20000 distinct pairs)", lambda: R.bayesian_model(wins_mixed, n_mixed),
-         None, None, ""),
+        ("binomial_model (n=44)", lambda: R.binomial_model(wins, n), ref_binomial, wins, "beta.ppf x2, binom.sf x3"),
+        (
+            "bayesian_model (n=44)",
+            lambda: R.bayesian_model(wins, n),
+            ref_bayes,
+            wins,
+            "minimize_scalar(beta.ppf), binom.sf x3",
+        ),
+        (
+            "bayesian_model (n in 1..200, ~20000 distinct pairs)",
+            lambda: R.bayesian_model(wins_mixed, n_mixed),
+            None,
+            None,
+            "",
+        ),
         ("wilcoxon_model", lambda: R.wilcoxon_model(z, 0.8), ref_wilcoxon, z, "norm.sf x3"),
         ("t_model (df=9)", lambda: R.t_model(t, 9), ref_t, t, "nct.ppf x2, nct.sf x3"),
     ]

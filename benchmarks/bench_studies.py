@@ -27,15 +27,14 @@ import argparse
 import time
 
 import numpy as np
-
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
-from simstudy.splits import folds, stratified_fold_ids
+from simstudy.pipeline.sources import berrar_benchmark_sources, berrar_cv_source
+from simstudy.pipeline.splits import folds, stratified_fold_ids
 from simstudy.protocols import berrar
 from simstudy.studies import berrar3, berrar4
 
@@ -91,9 +90,16 @@ def timed(contenders, reps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--studies", type=int, nargs="+", choices=(1, 2, 3, 4), default=(1, 2, 3, 4),
-                    help="rows to time (default all: 1 2 3 4)")
+    ap.add_argument(
+        "--studies",
+        type=int,
+        nargs="+",
+        choices=(1, 2, 3, 4),
+        default=(1, 2, 3, 4),
+        help="rows to time (default all: 1 2 3 4)",
+    )
     args = ap.parse_args()
+
     def row(name, contenders):
         times = timed(contenders, args.reps)
         base = next(iter(times.values()))
@@ -101,27 +107,44 @@ def main():
 
     g3 = berrar.BenchmarkGroup(3, 340, 20)
     if 1 in args.studies:
-        row("study 1, one replication (group 3)", [("plain loop", plain_study1),
-                                                   ("ours", lambda rng: berrar.benchmark_replicate(g3, rng))])
+        row(
+            "study 1, one replication (group 3)",
+            [("plain loop", plain_study1), ("ours", lambda rng: berrar.benchmark_replicate(g3, rng))],
+        )
     g5 = berrar.BenchmarkGroup(5, 200, 44)
     if 2 in args.studies:
-        row("study 2, one replication (group 5)", [("plain loop", lambda rng: plain_study1(rng, 200, 44)),
-                                                   ("ours", lambda rng: berrar.benchmark_replicate(g5, rng))])
+        row(
+            "study 2, one replication (group 5)",
+            [
+                ("plain loop", lambda rng: plain_study1(rng, 200, 44)),
+                ("ours", lambda rng: berrar.benchmark_replicate(g5, rng)),
+            ],
+        )
     cond3 = berrar3.OracleDesign()
     if 3 in args.studies:
-        row("study 3, one replication (20 q)", [("plain loop, refit per q", lambda rng: plain_study3(cond3, rng)),
-                                                ("ours, one fit per fold", lambda rng: berrar3.replicate(cond3, rng))])
+        row(
+            "study 3, one replication (20 q)",
+            [
+                ("plain loop, refit per q", lambda rng: plain_study3(cond3, rng)),
+                ("ours, one fit per fold", lambda rng: berrar3.replicate(cond3, rng)),
+            ],
+        )
     if 4 not in args.studies:
         return
-    contenders = [("plain loop", plain_study4),
-                  ("ours, sklearn forest", lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="sklearn"), rng))]
+    contenders = [
+        ("plain loop", plain_study4),
+        ("ours, sklearn forest", lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="sklearn"), rng)),
+    ]
     try:
         import sklearnex  # noqa: F401
-        contenders.append(("ours, intelex forest",
-                           lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="intelex"), rng)))
+
+        contenders.append(
+            ("ours, intelex forest", lambda rng: berrar4.replicate(berrar4.FeatureGroup(20, forest="intelex"), rng))
+        )
     except ImportError:
         print("sklearnex not installed (pip install 'simstudy[fast]'): intelex row skipped")
     row("study 4, one replication at d = 20", contenders)
+
 
 if __name__ == "__main__":
     main()

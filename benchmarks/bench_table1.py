@@ -31,12 +31,12 @@ import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
-from simstudy.learners.j48 import J48
-from simstudy.learners.weka import WekaNaiveBayes
-from simstudy.outcomes import outcome_rows
+from simstudy.pipeline.learners.j48 import J48
+from simstudy.pipeline.learners.weka import WekaNaiveBayes
+from simstudy.pipeline.outcomes import outcome_rows
+from simstudy.pipeline.schemes import SCHEMES
+from simstudy.pipeline.scores import PairedScores, cv_accuracies
 from simstudy.protocols.bouckaert import SOURCES, RepeatedCVCondition, experiment_accuracies, network_source
-from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, cv_accuracies
 from simstudy.studies import bouckaert1 as b1
 
 
@@ -57,8 +57,9 @@ class NaiveBayesPerFold(_PerFold, WekaNaiveBayes):
 def _outcomes(acc, y, cond):
     """Table 1's outcome rows, as the study makes them, from (experiments, runs, folds, 2) accuracies."""
     scores = PairedScores(acc[..., 0], acc[..., 1], *cond.design.sizes(y))
-    return outcome_rows(scores, b1.TESTS, alpha=cond.alpha, schemes=SCHEMES,
-                        index={"experiment": np.arange(cond.n_experiments)})
+    return outcome_rows(
+        scores, b1.TESTS, alpha=cond.alpha, schemes=SCHEMES, index={"experiment": np.arange(cond.n_experiments)}
+    )
 
 
 def plain_replicate(cond, rng):
@@ -71,8 +72,9 @@ def per_fold_replicate(cond, rng):
     X, y = network_source(cond.source).sample(cond.n_cases, rng)
     X = X.astype(float)
     nominal = np.ones(X.shape[1], dtype=bool)
-    acc = experiment_accuracies(X, y, cond, rng, (lambda: J48PerFold(nominal=nominal),
-                                                  lambda: NaiveBayesPerFold(nominal=nominal)))
+    acc = experiment_accuracies(
+        X, y, cond, rng, (lambda: J48PerFold(nominal=nominal), lambda: NaiveBayesPerFold(nominal=nominal))
+    )
     return _outcomes(acc, y, cond)
 
 
@@ -94,18 +96,25 @@ def main(argv=None):
     ap.add_argument("--python-sets", type=int, default=1, help="data sets per source for the fold-by-fold run")
     args = ap.parse_args(argv)
     conds = [RepeatedCVCondition(s) for s in SOURCES]
-    b1.replicate(conds[0], np.random.default_rng(0))            # load the compiled kernel once
+    b1.replicate(conds[0], np.random.default_rng(0))  # load the compiled kernel once
     cv_accuracies(np.zeros((4, 2)), np.array([0, 1, 0, 1]), np.array([[0, 0, 1, 1]]), [DecisionTreeClassifier])
     plain_name = "plain scikit-learn loop (DecisionTree + CategoricalNB per fold)"
     ours_name = "ours: compiled J48 + compiled NaiveBayes (studies.bouckaert1.replicate)"
     sec = timed({plain_name: plain_replicate, ours_name: b1.replicate}, conds, list(range(args.sets)))
     if args.python_sets:
-        sec.update(timed({"ours fold by fold (Python J48 + NaiveBayes fit/predict)": per_fold_replicate},
-                         conds, list(range(args.python_sets))))
+        sec.update(
+            timed(
+                {"ours fold by fold (Python J48 + NaiveBayes fit/predict)": per_fold_replicate},
+                conds,
+                list(range(args.python_sets)),
+            )
+        )
     plain = sec[plain_name]
     rows = list(sec.items())
-    print(f"Bouckaert Table 1 workload: seconds per replication (10 experiments x 10 x 10 cv x 2 learners), "
-          f"{args.sets} data set(s) per source")
+    print(
+        f"Bouckaert Table 1 workload: seconds per replication (10 experiments x 10 x 10 cv x 2 learners), "
+        f"{args.sets} data set(s) per source"
+    )
     print("| contender | s / replication | relative to plain loop | paper scale (4000 replications, 2 workers) |")
     print("|---|---:|---:|---:|")
     for name, sec in rows:

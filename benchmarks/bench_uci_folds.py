@@ -22,8 +22,8 @@ import numpy as np
 
 
 def main(argv=None) -> int:
-    from simstudy.data.uci import uci_datasets
     from simstudy.engine import get_study
+    from simstudy.pipeline.data.uci import uci_datasets
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=2)

@@ -46,7 +46,7 @@ def _svms(d):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
-    from simstudy.learners import learner_class
+    from simstudy.pipeline.learners import learner_class
 
     svm = learner_class("e1071.svm")
     return {
@@ -69,8 +69,9 @@ class _RegressionForest:
         except ImportError:  # pragma: no cover - the fast extra is not installed
             from sklearn.ensemble import RandomForestRegressor
         d = X.shape[1]
-        self.model_ = RandomForestRegressor(n_estimators=500, max_features=max(1, d // 3), min_samples_split=6,
-                                            random_state=self.random_state).fit(X, y)
+        self.model_ = RandomForestRegressor(
+            n_estimators=500, max_features=max(1, d // 3), min_samples_split=6, random_state=self.random_state
+        ).fit(X, y)
         return self
 
     def predict(self, X):
@@ -78,7 +79,7 @@ class _RegressionForest:
 
 
 def _forests(d, seed):
-    from simstudy.learners import make_learner
+    from simstudy.pipeline.learners import make_learner
 
     return {
         "rf R": lambda: make_learner("randomForest", backend="intelex", random_state=seed),
@@ -89,7 +90,7 @@ def _forests(d, seed):
 
 
 def _folds(y, rng, stratified):
-    from simstudy.designs import RepeatedKFold
+    from simstudy.pipeline.designs import RepeatedKFold
 
     if stratified:
         return RepeatedKFold(1, N_FOLDS).fold_ids(y, rng)
@@ -100,8 +101,8 @@ def _folds(y, rng, stratified):
 
 def one_replication(d: int, rep: int, root_seed: int = 20261124) -> pd.DataFrame:
     """Every variant's per-fold accuracies on replication ``rep`` at ``d`` (seeded by (root, d, rep))."""
-    from simstudy.scores import cv_accuracies
-    from simstudy.sources import berrar_cv_source
+    from simstudy.pipeline.scores import cv_accuracies
+    from simstudy.pipeline.sources import berrar_cv_source
 
     rng = np.random.default_rng([root_seed, d, rep])
     X, y = berrar_cv_source(d).sample(N_CASES, rng)
@@ -111,11 +112,21 @@ def one_replication(d: int, rep: int, root_seed: int = 20261124) -> pd.DataFrame
     rows = []
 
     def add(data, stratified, learners):
-        acc = cv_accuracies(data, y, folds[stratified], list(learners.values()))[0]     # (folds, L)
+        acc = cv_accuracies(data, y, folds[stratified], list(learners.values()))[0]  # (folds, L)
         for j, name in enumerate(learners):
-            rows.append(pd.DataFrame({"d": d, "replication": rep, "data": "all shifted" if data is X else "d of 30",
-                                      "folds": "stratified" if stratified else "shuffled", "learner": name,
-                                      "fold": np.arange(N_FOLDS), "accuracy": acc[:, j]}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "d": d,
+                        "replication": rep,
+                        "data": "all shifted" if data is X else "d of 30",
+                        "folds": "stratified" if stratified else "shuffled",
+                        "learner": name,
+                        "fold": np.arange(N_FOLDS),
+                        "accuracy": acc[:, j],
+                    }
+                )
+            )
 
     # stated data and folds: every SVM and every forest (every pair is then read from the same fits)
     add(X, True, {**_svms(d), **_forests(d, seed)})
@@ -127,8 +138,9 @@ def one_replication(d: int, rep: int, root_seed: int = 20261124) -> pd.DataFrame
 
 def t_values(rows: pd.DataFrame) -> pd.DataFrame:
     """The corrected and uncorrected t of every (SVM, forest) pair per replication, data and folds."""
-    wide = rows.pivot_table(index=["d", "replication", "data", "folds", "fold"], columns="learner",
-                            values="accuracy").reset_index()
+    wide = rows.pivot_table(
+        index=["d", "replication", "data", "folds", "fold"], columns="learner", values="accuracy"
+    ).reset_index()
     svms = [c for c in wide.columns if str(c).startswith("svm")]
     rfs = [c for c in wide.columns if str(c).startswith("rf")]
     out = []
@@ -140,10 +152,14 @@ def t_values(rows: pd.DataFrame) -> pd.DataFrame:
                 continue
             g = sub.groupby(["d", "replication", "data", "folds"])["diff"]
             mean, var = g.mean(), g.var(ddof=1)
-            for name, factor in (("corrected", 1 / N_FOLDS + n_test / (N_CASES - n_test)), ("uncorrected", 1 / N_FOLDS)):
+            for name, factor in (
+                ("corrected", 1 / N_FOLDS + n_test / (N_CASES - n_test)),
+                ("uncorrected", 1 / N_FOLDS),
+            ):
                 t = mean / np.sqrt(factor * var)
-                out.append(t.rename("t").reset_index().assign(svm=s, forest=r, statistic=name,
-                                                             mean_diff=mean.to_numpy()))
+                out.append(
+                    t.rename("t").reset_index().assign(svm=s, forest=r, statistic=name, mean_diff=mean.to_numpy())
+                )
     return pd.concat(out, ignore_index=True)
 
 
@@ -158,8 +174,11 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(s: pd.DataFrame) -> str:
-    lines = ["| data | folds | SVM | forest | t | d = 11: mean t [95% MC] | d = 24: mean t [95% MC] | "
-             "mean accuracy gap d = 24 |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| data | folds | SVM | forest | t | d = 11: mean t [95% MC] | d = 24: mean t [95% MC] | "
+        "mean accuracy gap d = 24 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     keys = ["data", "folds", "svm", "forest", "statistic"]
     for key, grp in s.groupby(keys, sort=False):
         cells = []
@@ -190,8 +209,9 @@ def main(argv=None) -> int:
 
         out.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        parts = Parallel(n_jobs=args.jobs, verbose=5)(delayed(one_replication)(d, r)
-                                                      for d in args.d for r in range(args.replications))
+        parts = Parallel(n_jobs=args.jobs, verbose=5)(
+            delayed(one_replication)(d, r) for d in args.d for r in range(args.replications)
+        )
         rows = pd.concat(parts, ignore_index=True)
         tmp = path.with_suffix(".tmp")
         rows.to_parquet(tmp)

@@ -29,8 +29,8 @@ def main(argv=None) -> int:
 
     from sklearn.svm import SVC
 
-    from simstudy.learners.rdefaults import E1071SVC, _kernel_product
-    from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
+    from simstudy.pipeline.learners.rdefaults import E1071SVC, _kernel_product
+    from simstudy.pipeline.sources import berrar_benchmark_sources, berrar_cv_source
 
     rng = np.random.default_rng(args.seed)
     cases = [case for a in (290, 540, 1290) for case in berrar_benchmark_sources(44, a)[::3]]
@@ -45,16 +45,24 @@ def main(argv=None) -> int:
             code = (y != y[0]).astype(int)
             ref = SVC(C=1.0, gamma=m.gamma_, cache_size=40).fit(Xs, code)
             raw = SVC(C=1.0, kernel="precomputed", cache_size=40).fit(_kernel_product(Xs, m.gamma_)[0], code)
-            same = lambda a: (np.array_equal(a.support_, ref.support_) and np.array_equal(a.dual_coef_, ref.dual_coef_)
-                              and np.array_equal(a.intercept_, ref.intercept_))
+
+            def same(a, ref=ref):
+                return (
+                    np.array_equal(a.support_, ref.support_)
+                    and np.array_equal(a.dual_coef_, ref.dual_coef_)
+                    and np.array_equal(a.intercept_, ref.intercept_)
+                )
+
             fits += 1
             ours_differ += not same(m)
             product_differs += not same(raw)
             own = m.libsvm_classes_[ref.predict((Xt - m.center_) / m.scale_)]
             differing += int((m.predict(Xt) != own).sum())
             predictions += len(Xt)
-    print(f"{fits} fits: models differing from SVC's, kernel matrix from the product alone: {product_differs}; "
-          f"E1071SVC: {ours_differ}; test predictions differing from libsvm's own: {differing} of {predictions}")
+    print(
+        f"{fits} fits: models differing from SVC's, kernel matrix from the product alone: {product_differs}; "
+        f"E1071SVC: {ours_differ}; test predictions differing from libsvm's own: {differing} of {predictions}"
+    )
     return 0
 
 

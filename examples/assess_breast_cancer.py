@@ -26,8 +26,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from simstudy.assess import assess
-from simstudy.assess_report import write_assessment
+from simstudy.apps.assess import assess
+from simstudy.apps.assess_report import write_assessment
 
 
 def main(argv=None):
@@ -35,15 +35,27 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
     parser.add_argument("--repeats", type=int, default=10, help="repeats of every design (default 10)")
     parser.add_argument("--out", default="results/assess/breast_cancer-logreg-forest", help="run directory")
-    parser.add_argument("--evidence", default="results",
-                        help="results root with stored bouckaert1 / bouckaert_frank runs (default results)")
+    parser.add_argument(
+        "--evidence",
+        default="results",
+        help="results root with stored bouckaert1 / bouckaert_frank runs (default results)",
+    )
     args = parser.parse_args(argv)
 
     X, y = load_breast_cancer(return_X_y=True)
     logreg = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
     forest = RandomForestClassifier(n_estimators=50)
-    result = assess(X, y, logreg, forest, n_repeats=args.repeats, jobs=args.jobs, out=args.out,
-                    evidence=args.evidence, progress=True)
+    result = assess(
+        X,
+        y,
+        logreg,
+        forest,
+        n_repeats=args.repeats,
+        jobs=args.jobs,
+        out=args.out,
+        evidence=args.evidence,
+        progress=True,
+    )
     print(result)
     paths = write_assessment(result)
     print("\nWrote " + ", ".join(str(p) for p in paths.values()))

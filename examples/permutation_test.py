@@ -41,7 +41,7 @@ def _sign_flip(sample, rng):
     else:
         signs = rng.choice([-1.0, 1.0], size=(N_PERMUTATIONS, m))
         extra = 1
-    null = np.einsum("...m,pm->...p", sample, signs) / m          # (..., patterns)
+    null = np.einsum("...m,pm->...p", sample, signs) / m  # (..., patterns)
     # a small tolerance so that ties with the observed mean count as extreme despite rounding
     extreme = (np.abs(null) >= np.abs(observed)[..., None] - 1e-12).sum(axis=-1)
     pvalue = (extreme + extra) / (signs.shape[0] + extra)

@@ -1,6 +1,6 @@
 """Shared command-line handling of the figure scripts: where to read results, where to write.
 
-The figures themselves are drawn by :mod:`simstudy.plots`; a study's figures
+The figures themselves are drawn by :mod:`simstudy.outputs.plots`; a study's figures
 are the ones its declaration lists (``Study.figures``).
 """
 
@@ -30,7 +30,7 @@ def parse(description: str, *, needs_results: bool = True):
 
 def save(fig, name: str, args):
     """Write ``fig`` as ``OUT/name.png`` and ``.pdf`` (atomically) and say so."""
-    from simstudy.plots import save_figure
+    from simstudy.outputs.plots import save_figure
 
     save_figure(fig, args.out, name)
     print(f"wrote {Path(args.out) / name}.png and .pdf")
@@ -39,13 +39,15 @@ def save(fig, name: str, args):
 def study_figure(study: str, name: str, args):
     """Draw the figure ``name`` that ``study`` declares, from its rows stored at ``--profile``."""
     from simstudy.engine import get_study, load_run
-    from simstudy.plots import render_study_figure
+    from simstudy.outputs.plots import render_study_figure
 
     st = get_study(study)
     figure = next((f for f in st.figures if f.name == name), None)
     if figure is None:
-        raise SystemExit(f"{name}: study {study!r} declares no such figure "
-                         f"(its figures: {', '.join(f.name for f in st.figures) or 'none'})")
+        raise SystemExit(
+            f"{name}: study {study!r} declares no such figure "
+            f"(its figures: {', '.join(f.name for f in st.figures) or 'none'})"
+        )
     run = load_run(st, profile=args.profile, out=Path(args.results) / study / args.profile)
     render_study_figure(st, figure, st.summarize(run), run, args.out, profile=args.profile, force=True)
     print(f"wrote {Path(args.out) / name}.png and .pdf")

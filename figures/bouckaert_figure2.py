@@ -10,16 +10,18 @@ simulation (fixed seed).
 
 from _common import parse, save
 
-from simstudy.plots import bouckaert_figure2, new_figure
-from simstudy.plots.bouckaert import N_SIM
+from simstudy.outputs.plots import bouckaert_figure2, new_figure
+from simstudy.outputs.plots.bouckaert import N_SIM
 
 
 def main():
     args = parse(__doc__.splitlines()[0], needs_results=False)
     fig = new_figure((12, 5))
     for name, worst in bouckaert_figure2(fig, seed=2004, n_sim=N_SIM).items():
-        print(f"{name}: largest relative gap between simulated and formula variance {worst:.3f} "
-              f"({N_SIM} simulated experiments per point)")
+        print(
+            f"{name}: largest relative gap between simulated and formula variance {worst:.3f} "
+            f"({N_SIM} simulated experiments per point)"
+        )
     save(fig, "bouckaert_figure2", args)
 
 

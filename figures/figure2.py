@@ -7,7 +7,7 @@ drawn against the p-value.  Analytic: no stored results needed.
 
 from _common import parse, save
 
-from simstudy.plots import berrar_figure2, new_figure
+from simstudy.outputs.plots import berrar_figure2, new_figure
 
 N = 44
 

@@ -6,7 +6,7 @@ P_t is Equation 13 and the interval Equation 14.  Analytic.
 
 from _common import parse, save
 
-from simstudy.plots import berrar_figure4, new_figure
+from simstudy.outputs.plots import berrar_figure4, new_figure
 
 NU = 9
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from _common import parse
 
-from simstudy.reproduce import cross_study_table, write_atomic
+from simstudy.outputs.published import cross_study_table, write_atomic
 
 # declared beside the studies; each of Berrar's studies declares its row
 TABLE = "berrar_table1"

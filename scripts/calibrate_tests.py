@@ -2,7 +2,7 @@
 
 Reproduce with::
 
-    python scripts/calibrate_tests.py results/bouckaert1/paper [--out simstudy/data/calibrated_df.json]
+    python scripts/calibrate_tests.py results/bouckaert1/paper [--out simstudy/pipeline/data/calibrated_df.json]
     python scripts/calibrate_tests.py results/bouckaert1/paper --measure
 
 ``--measure`` leaves the table alone and measures the registered calibrated tests
@@ -13,7 +13,7 @@ of which was used to calibrate) and R2 over the ten experiments of a data set.
 It reads the stored outcome rows of a ``bouckaert1`` run (the paired t-test of
 each scheme on source 1, where C4.5 and naive Bayes have the same expected
 accuracy), calibrates the degrees of freedom on the even-numbered data sets
-(:func:`simstudy.calibrated.calibration_table`, with a bootstrap interval over
+(:func:`simstudy.pipeline.calibrated.calibration_table`, with a bootstrap interval over
 data sets) and measures the calibrated test's Type I error on the odd-numbered
 ones, beside the uncalibrated t-test's.  The table records the run it came from.
 """
@@ -33,16 +33,16 @@ from scipy import stats
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a stored bouckaert1 run directory")
-    parser.add_argument("--out", type=Path, default=Path("simstudy/data/calibrated_df.json"))
+    parser.add_argument("--out", type=Path, default=Path("simstudy/pipeline/data/calibrated_df.json"))
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--measure", action="store_true", help="measure the shipped calibrated tests instead")
     args = parser.parse_args(argv)
     if args.measure:
         return measure(args.run, args.alpha)
 
-    from simstudy.calibrated import calibration_table
     from simstudy.engine import load_run
-    from simstudy.summaries import clopper_pearson as cp
+    from simstudy.pipeline.calibrated import calibration_table
+    from simstudy.statistics.intervals import clopper_pearson as cp
 
     run = load_run("bouckaert1", out=args.run)
     rows = run.table("outcomes")
@@ -65,26 +65,43 @@ def main(argv=None) -> int:
         lo, hi = cp(k, held.size)
         lo0, hi0 = cp(k_plain, len(plain))
         schemes[r["scheme"]] = {
-            "df": r["df"], "df_low": r["df_low"], "df_high": r["df_high"],
-            "calibration_datasets": r["n_datasets"], "calibration_statistics": r["n_statistics"],
-            "holdout_type1": k / held.size, "holdout_type1_interval": [lo, hi], "holdout_statistics": int(held.size),
-            "uncalibrated_type1": k_plain / len(plain), "uncalibrated_type1_interval": [lo0, hi0]}
+            "df": r["df"],
+            "df_low": r["df_low"],
+            "df_high": r["df_high"],
+            "calibration_datasets": r["n_datasets"],
+            "calibration_statistics": r["n_statistics"],
+            "holdout_type1": k / held.size,
+            "holdout_type1_interval": [lo, hi],
+            "holdout_statistics": int(held.size),
+            "uncalibrated_type1": k_plain / len(plain),
+            "uncalibrated_type1_interval": [lo0, hi0],
+        }
     record = {
         "method": "calibrated degrees of freedom of the paired t statistic of each sampling scheme: "
-                  "t_{df, 1 - alpha/2} equals the 1 - alpha quantile of |t| on the null source "
-                  "(even-numbered data sets); Type I error checked on the odd-numbered ones",
+        "t_{df, 1 - alpha/2} equals the 1 - alpha quantile of |t| on the null source "
+        "(even-numbered data sets); Type I error checked on the odd-numbered ones",
         "alpha": args.alpha,
-        "design": {"shape": [int(design["n_runs"]), int(design["n_folds"])], "n_cases": int(design["n_cases"]),
-                   "learners": "C4.5 (J48) vs naive Bayes", "source": "bouckaert1 (independent attributes)"},
-        "from_run": {"directory": str(args.run), "profile": run.manifest.get("profile"),
-                     "config_hash": run.manifest.get("config_hash"), "root_seed": run.manifest.get("root_seed")},
+        "design": {
+            "shape": [int(design["n_runs"]), int(design["n_folds"])],
+            "n_cases": int(design["n_cases"]),
+            "learners": "C4.5 (J48) vs naive Bayes",
+            "source": "bouckaert1 (independent attributes)",
+        },
+        "from_run": {
+            "directory": str(args.run),
+            "profile": run.manifest.get("profile"),
+            "config_hash": run.manifest.get("config_hash"),
+            "root_seed": run.manifest.get("root_seed"),
+        },
         "schemes": schemes,
     }
     args.out.write_text(json.dumps(record, indent=1, default=lambda v: None if v is None else float(v)) + "\n")
     for name, s in schemes.items():
-        print(f"{name:26s} df {s['df']:8.3g} [{s['df_low']:.3g}, {s['df_high']:.3g}]  held-out Type I "
-              f"{100 * s['holdout_type1']:.1f}% [{100 * s['holdout_type1_interval'][0]:.1f}, "
-              f"{100 * s['holdout_type1_interval'][1]:.1f}]  uncalibrated {100 * s['uncalibrated_type1']:.1f}%")
+        print(
+            f"{name:26s} df {s['df']:8.3g} [{s['df_low']:.3g}, {s['df_high']:.3g}]  held-out Type I "
+            f"{100 * s['holdout_type1']:.1f}% [{100 * s['holdout_type1_interval'][0]:.1f}, "
+            f"{100 * s['holdout_type1_interval'][1]:.1f}]  uncalibrated {100 * s['uncalibrated_type1']:.1f}%"
+        )
     print(f"wrote {args.out}")
     return 0
 
@@ -94,10 +111,10 @@ def measure(run_dir: Path, alpha: float) -> int:
     import pandas as pd
 
     from simstudy.engine import load_run
-    from simstudy.outcomes import get_test
-    from simstudy.replicability import r2
-    from simstudy.schemes import SCHEMES
-    from simstudy.summaries import clopper_pearson as cp
+    from simstudy.pipeline.outcomes import get_test
+    from simstudy.pipeline.schemes import SCHEMES
+    from simstudy.statistics.intervals import clopper_pearson as cp
+    from simstudy.statistics.replicability import r2
 
     run = load_run("bouckaert1", out=run_dir)
     sc = run.table("scores").sort_values(["source", "replication", "experiment", "run", "fold"], kind="stable")
@@ -116,8 +133,18 @@ def measure(run_dir: Path, alpha: float) -> int:
                 dec = np.asarray(spec(x).decision(alpha))
                 rate = float((dec != 0).mean())
                 lo, hi = cp(int((dec != 0).sum()), dec.size)
-                rows.append({"source": source, "scheme": scheme, "test": label, "rate": rate, "low": lo, "high": hi,
-                             "R2": float(np.mean(r2(dec))), "datasets": n_sets})
+                rows.append(
+                    {
+                        "source": source,
+                        "scheme": scheme,
+                        "test": label,
+                        "rate": rate,
+                        "low": lo,
+                        "high": hi,
+                        "R2": float(np.mean(r2(dec))),
+                        "datasets": n_sets,
+                    }
+                )
     table = pd.DataFrame(rows)
     wide = table.pivot_table(index=["scheme", "test"], columns="source", values=["rate", "R2"])
     pd.set_option("display.width", 200)
@@ -126,7 +153,7 @@ def measure(run_dir: Path, alpha: float) -> int:
 
 
 def scheme_sample_of(d, scheme):
-    from simstudy.schemes import scheme_sample
+    from simstudy.pipeline.schemes import scheme_sample
 
     return scheme_sample(d, scheme)
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simstudy.data.arff import read_arff, write_arff
+from simstudy.pipeline.data.arff import read_arff, write_arff
 
 OUT = Path(__file__).resolve().parents[1] / "simstudy" / "data" / "uci"
 WEKA = Path("/usr/share/doc/weka/examples")
@@ -50,24 +50,67 @@ FROM_WEKA = {
 
 # Table 2 name -> (mlbench data set, columns to drop, columns made numeric, transformation note)
 FROM_MLBENCH = {
-    "Wisconsin breast cancer": ("BreastCancer", ["Id"], ["Cl.thickness", "Cell.size", "Cell.shape", "Marg.adhesion",
-                                                       "Epith.c.size", "Bare.nuclei", "Bl.cromatin",
-                                                       "Normal.nucleoli", "Mitoses"],
-                                "Id dropped; the nine ordered factors 1..10 made numeric, as in Weka's breast-w"),
+    "Wisconsin breast cancer": (
+        "BreastCancer",
+        ["Id"],
+        [
+            "Cl.thickness",
+            "Cell.size",
+            "Cell.shape",
+            "Marg.adhesion",
+            "Epith.c.size",
+            "Bare.nuclei",
+            "Bl.cromatin",
+            "Normal.nucleoli",
+            "Mitoses",
+        ],
+        "Id dropped; the nine ordered factors 1..10 made numeric, as in Weka's breast-w",
+    ),
     "sonar": ("Sonar", [], [], "as in mlbench (60 numeric attributes, class M/R)"),
     "vehicle": ("Vehicle", [], [], "as in mlbench (18 numeric attributes, 4 classes)"),
-    "vowel": ("Vowel", [], [], "as in mlbench: V1 (a 15-level factor) and V2..V10 numeric; Weka's vowel also has "
-                               "Train_or_Test, Speaker_Number and Sex, which mlbench does not have"),
-    "zoo": ("Zoo", [], ["legs"], "logical attributes as nominal {FALSE, TRUE}, legs numeric as in Weka's zoo; "
-                                 "Weka's zoo also has the animal's name, which mlbench does not have"),
+    "vowel": (
+        "Vowel",
+        [],
+        [],
+        "as in mlbench: V1 (a 15-level factor) and V2..V10 numeric; Weka's vowel also has "
+        "Train_or_Test, Speaker_Number and Sex, which mlbench does not have",
+    ),
+    "zoo": (
+        "Zoo",
+        [],
+        ["legs"],
+        "logical attributes as nominal {FALSE, TRUE}, legs numeric as in Weka's zoo; "
+        "Weka's zoo also has the animal's name, which mlbench does not have",
+    ),
 }
 
 # Weka's autos.arff: symboling is the class (moved last) and the nominal values are
 # declared in the order of the UCI file imports-85.names, not in order of appearance.
 AUTOS_NOMINAL = {
-    "make": ["alfa-romero", "audi", "bmw", "chevrolet", "dodge", "honda", "isuzu", "jaguar", "mazda",
-             "mercedes-benz", "mercury", "mitsubishi", "nissan", "peugot", "plymouth", "porsche", "renault",
-             "saab", "subaru", "toyota", "volkswagen", "volvo"],
+    "make": [
+        "alfa-romero",
+        "audi",
+        "bmw",
+        "chevrolet",
+        "dodge",
+        "honda",
+        "isuzu",
+        "jaguar",
+        "mazda",
+        "mercedes-benz",
+        "mercury",
+        "mitsubishi",
+        "nissan",
+        "peugot",
+        "plymouth",
+        "porsche",
+        "renault",
+        "saab",
+        "subaru",
+        "toyota",
+        "volkswagen",
+        "volvo",
+    ],
     "fuel-type": ["diesel", "gas"],
     "aspiration": ["std", "turbo"],
     "num-of-doors": ["four", "two"],
@@ -101,9 +144,13 @@ def sha256(path: Path) -> str:
 
 def describe(path: Path) -> dict:
     d = read_arff(path)
-    return {"instances": int(d.X.shape[0]), "attributes": int(d.X.shape[1]),
-            "classes": len(d.class_categories) if d.class_categories else None,
-            "missing_values": bool(np.isnan(d.X).any()), "sha256": sha256(path)}
+    return {
+        "instances": int(d.X.shape[0]),
+        "attributes": int(d.X.shape[1]),
+        "classes": len(d.class_categories) if d.class_categories else None,
+        "missing_values": bool(np.isnan(d.X).any()),
+        "sha256": sha256(path),
+    }
 
 
 def mlbench_to_arff(dataset: str, drop, numeric, target: Path, tmp: Path):
@@ -133,8 +180,16 @@ def mlbench_to_arff(dataset: str, drop, numeric, target: Path, tmp: Path):
         names.append(c)
     lv = levels[class_col]
     y = [np.nan if r[header.index(class_col)] == "?" else float(lv.index(r[header.index(class_col)])) for r in body]
-    write_arff(target, np.array(X).T, np.array(y), names=names, categories=cats, class_categories=lv,
-               class_name=class_col, relation=dataset)
+    write_arff(
+        target,
+        np.array(X).T,
+        np.array(y),
+        names=names,
+        categories=cats,
+        class_categories=lv,
+        class_name=class_col,
+        relation=dataset,
+    )
 
 
 def orange_autos_to_arff(wheel: Path, target: Path):
@@ -155,8 +210,16 @@ def orange_autos_to_arff(wheel: Path, target: Path):
         cats.append(lv)
     j = header.index(class_name)
     y = [float(class_levels.index(r[j])) for r in body]
-    write_arff(target, np.array(X).T, np.array(y), names=names, categories=cats, class_categories=class_levels,
-               class_name=class_name, relation="autos")
+    write_arff(
+        target,
+        np.array(X).T,
+        np.array(y),
+        names=names,
+        categories=cats,
+        class_categories=class_levels,
+        class_name=class_name,
+        relation="autos",
+    )
 
 
 def orange_wheel(given: str | None, tmp: Path) -> Path:
@@ -171,36 +234,49 @@ def main(argv=None):
     ap.add_argument("--orange-wheel", help="path of a downloaded orange3 wheel (for autos)")
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    prov = {"description": "UCI data sets of Bouckaert (2004) Table 2 shipped with simstudy, converted by "
-                           "scripts/convert_uci.py", "datasets": {}}
-    weka_version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "weka"], capture_output=True,
-                                  text=True).stdout
+    prov = {
+        "description": "UCI data sets of Bouckaert (2004) Table 2 shipped with simstudy, converted by "
+        "scripts/convert_uci.py",
+        "datasets": {},
+    }
+    weka_version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "weka"], capture_output=True, text=True).stdout
     for name, fname in FROM_WEKA.items():
         target = OUT / f"{name.replace(' ', '_')}.arff"
         shutil.copyfile(WEKA / fname, target)
-        prov["datasets"][name] = {"file": target.name, "source": f"Debian package weka {weka_version}, "
-                                  f"/usr/share/doc/weka/examples/{fname}", "licence": "GPL-2+ (Debian package weka); "
-                                  "UCI Machine Learning Repository data", "transformation": "copied byte for byte",
-                                  **describe(target)}
-    mlbench_version = subprocess.run(["Rscript", "-e", 'cat(as.character(packageVersion("mlbench")))'],
-                                     capture_output=True, text=True).stdout
+        prov["datasets"][name] = {
+            "file": target.name,
+            "source": f"Debian package weka {weka_version}, /usr/share/doc/weka/examples/{fname}",
+            "licence": "GPL-2+ (Debian package weka); UCI Machine Learning Repository data",
+            "transformation": "copied byte for byte",
+            **describe(target),
+        }
+    mlbench_version = subprocess.run(
+        ["Rscript", "-e", 'cat(as.character(packageVersion("mlbench")))'], capture_output=True, text=True
+    ).stdout
     with tempfile.TemporaryDirectory() as tmp:
         for name, (dataset, drop, numeric, note) in FROM_MLBENCH.items():
             target = OUT / f"{name.replace(' ', '_')}.arff"
             mlbench_to_arff(dataset, drop, numeric, target, Path(tmp))
-            prov["datasets"][name] = {"file": target.name, "source": f"R package mlbench {mlbench_version} "
-                                      f"(Debian r-cran-mlbench), data set {dataset}", "licence": "GPL-2 (mlbench); "
-                                      "UCI Machine Learning Repository data", "transformation": note,
-                                      **describe(target)}
+            prov["datasets"][name] = {
+                "file": target.name,
+                "source": f"R package mlbench {mlbench_version} (Debian r-cran-mlbench), data set {dataset}",
+                "licence": "GPL-2 (mlbench); UCI Machine Learning Repository data",
+                "transformation": note,
+                **describe(target),
+            }
         wheel = orange_wheel(args.orange_wheel, Path(tmp))
         target = OUT / "autos.arff"
         orange_autos_to_arff(wheel, target)
         prov["datasets"]["autos"] = {
-            "file": target.name, "source": f"PyPI wheel {wheel.name} (Orange3 {wheel.name.split('-')[1]}), "
-            f"file {ORANGE_AUTOS} (UCI imports-85)", "licence": "GPL-3+ (Orange3); UCI Machine Learning "
-            "Repository data", "transformation": "symboling made the class (nominal -3..3) and moved last, as "
+            "file": target.name,
+            "source": f"PyPI wheel {wheel.name} (Orange3 {wheel.name.split('-')[1]}), "
+            f"file {ORANGE_AUTOS} (UCI imports-85)",
+            "licence": "GPL-3+ (Orange3); UCI Machine Learning Repository data",
+            "transformation": "symboling made the class (nominal -3..3) and moved last, as "
             "in Weka's autos; nominal values declared in the order of UCI's imports-85.names as Weka does; "
-            "Orange's 'class' role on price dropped (price is a numeric attribute)", **describe(target)}
+            "Orange's 'class' role on price dropped (price is a numeric attribute)",
+            **describe(target),
+        }
     (OUT / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(prov['datasets'])} data sets to {OUT}")
 

@@ -73,8 +73,17 @@ from pathlib import Path
 
 import pandas as pd
 
-CASES = ("sigkill", "sigterm", "concurrent", "code-change", "damage", "disk-full", "imported-module",
-         "symlinked-lock", "hostile-plugin")
+CASES = (
+    "sigkill",
+    "sigterm",
+    "concurrent",
+    "code-change",
+    "damage",
+    "disk-full",
+    "imported-module",
+    "symlinked-lock",
+    "hostile-plugin",
+)
 PROFILE = "smoke"
 SEED_A, SEED_B = 11, 22
 SMALL_REPLICATIONS = 10  # per condition with --small (the demo's smoke profile has 20)
@@ -177,8 +186,7 @@ PROFILES = ""
 
 
 def small_profiles(n: int) -> str:
-    return (f", profiles={{**_DEMO.profiles, 'smoke': dataclasses.replace(_DEMO.profiles['smoke'], "
-            f"n_replications={n})}}")
+    return f", profiles={{**_DEMO.profiles, 'smoke': dataclasses.replace(_DEMO.profiles['smoke'], n_replications={n})}}"
 
 
 def write_study(path: Path, tag: str) -> Path:
@@ -320,8 +328,11 @@ class Harness:
     def reference(self, key, study: Path, seed: int):
         out = self.root / f"ref-{key}"
         t0 = time.time()
-        rc, err = finish(subprocess.Popen(run_cmd(study, out, "--seed", seed), stderr=subprocess.PIPE,
-                                          stdout=subprocess.DEVNULL, text=True))
+        rc, err = finish(
+            subprocess.Popen(
+                run_cmd(study, out, "--seed", seed), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+            )
+        )
         if rc != 0:
             raise SystemExit(f"reference run failed: {err.strip()}")
         self.seconds = max(2.0, time.time() - t0)
@@ -347,8 +358,12 @@ class Harness:
     def kill(self, sig) -> str:
         out = self.fresh_dir(sig.name.lower())
         jobs = self.rng.choice([1, 2])
-        proc = subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A, "--jobs", jobs),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            run_cmd(self.v1, out, "--seed", SEED_A, "--jobs", jobs),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         if sig == signal.SIGTERM:  # from the moment the program handles it (see the module docstring)
             wait_until_handled(proc, sig)
         delay = self.rng.uniform(0.0 if sig == signal.SIGTERM else 0.3, 1.2 * self.seconds)
@@ -359,15 +374,17 @@ class Harness:
         self.log(f"{sig.name} after {delay:.1f} s (jobs {jobs}): rc {rc}")
         # SIGTERM: 130 and the one line "interrupted", or 0 (and nothing) when the run finished first
         expected = (0, 130) if sig == signal.SIGTERM else (0, -signal.SIGKILL)
-        if rc not in expected or "Traceback" in err or (rc == 130 and not one_line(err)) \
-                or (rc == 0 and err.strip()):
+        if rc not in expected or "Traceback" in err or (rc == 130 and not one_line(err)) or (rc == 0 and err.strip()):
             self.log(f"unexpected end: rc {rc}: {err.strip()[-2000:]}")
             return "WRONG"
         if (out / "manifest.json").exists() and not self.valid_partial(self.v1, out, "a"):
             self.log("stored rows after the kill are not the uninterrupted run's")
             return "WRONG"
-        rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE, text=True))
+        rc, err = finish(
+            subprocess.Popen(
+                run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+        )
         if rc == 0:
             return "identical" if self.matches(self.v1, out, "a") else "WRONG"
         self.log(f"resume: rc {rc}: {err.strip()[-2000:]}")
@@ -375,11 +392,13 @@ class Harness:
 
     def concurrent(self) -> str:
         out = self.fresh_dir("concurrent")
-        a = subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+        a = subprocess.Popen(
+            run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         time.sleep(self.rng.uniform(0.0, 1.0 * self.seconds))
-        b = subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_B), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+        b = subprocess.Popen(
+            run_cmd(self.v1, out, "--seed", SEED_B), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         (ra, ea), (rb, eb) = finish(a), finish(b)
         self.log(f"concurrent: rc {ra} and {rb}; {ea.strip()[:90]} | {eb.strip()[:90]}")
         for rc, err in ((ra, ea), (rb, eb)):
@@ -401,8 +420,9 @@ class Harness:
         d.mkdir()
         study = write_study(d / "study.py", "v1")
         out = d / "run"
-        proc = subprocess.Popen(run_cmd(study, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            run_cmd(study, out, "--seed", SEED_A), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         time.sleep(self.rng.uniform(0.5, 1.2 * self.seconds))
         if proc.poll() is None:
             proc.send_signal(self.rng.choice([signal.SIGKILL, signal.SIGTERM]))
@@ -411,14 +431,18 @@ class Harness:
         complete_before = run is not None and run.complete
         stored_before = 0 if run is None else sum(v != "missing" for v in run.chunk_states().values())
         write_study(study, "v2")
-        rc, err = finish(subprocess.Popen(run_cmd(study, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE, text=True))
+        rc, err = finish(
+            subprocess.Popen(
+                run_cmd(study, out, "--seed", SEED_A), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+        )
         self.log(f"code change ({stored_before} chunk(s) stored before): rc {rc} {err.strip()[:120]}")
         if rc == 0:
             # allowed when nothing is mixed: a complete run computes nothing (v1's rows stay), and a
             # run that stored nothing starts with the edited code (v2's rows)
-            if not (complete_before and self.matches(study, out, "a")) \
-                    and not (stored_before == 0 and self.matches(study, out, "v2")):
+            if not (complete_before and self.matches(study, out, "a")) and not (
+                stored_before == 0 and self.matches(study, out, "v2")
+            ):
                 return "WRONG"
             verdict = "identical"
         elif clean_refusal(rc, err) and "changed: code" in err:
@@ -427,8 +451,14 @@ class Harness:
             verdict = "refused"
         else:
             return "WRONG"
-        rc, err = finish(subprocess.Popen(run_cmd(study, out, "--seed", SEED_A, "--fresh"),
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        rc, err = finish(
+            subprocess.Popen(
+                run_cmd(study, out, "--seed", SEED_A, "--fresh"),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
         if rc != 0 or not self.matches(study, out, "v2"):
             return "WRONG"
         return verdict
@@ -451,9 +481,16 @@ class Harness:
         elif how == "delete-meta":
             (chunk / "chunk.json").unlink()
         elif how == "plant":
-            pd.DataFrame({"study": ["fault_demo"], "condition": [chunk.parent.name], "replication": [0],
-                          "seed": [1], "error": ["planted"], "traceback": [""]}).to_parquet(
-                chunk / "failures.parquet", index=False)
+            pd.DataFrame(
+                {
+                    "study": ["fault_demo"],
+                    "condition": [chunk.parent.name],
+                    "replication": [0],
+                    "seed": [1],
+                    "error": ["planted"],
+                    "traceback": [""],
+                }
+            ).to_parquet(chunk / "failures.parquet", index=False)
         elif how == "foreign":
             shutil.rmtree(chunk)
             shutil.copytree(self.refs["b"][0] / chunk.relative_to(out), chunk)
@@ -467,14 +504,18 @@ class Harness:
         run, _ = stored_rows(self.v1, out)
         if len(run.failures):
             return "WRONG"
-        st = subprocess.run(simstudy("status", self.v1, "--profile", PROFILE, "--out", out),
-                            capture_output=True, text=True)
+        st = subprocess.run(
+            simstudy("status", self.v1, "--profile", PROFILE, "--out", out), capture_output=True, text=True
+        )
         expect = "complete: every chunk verified" if how == "plant" else "damaged"
         self.log(f"damage {how} in {chunk.relative_to(out)}: status says {expect in st.stdout}")
         if st.returncode != 0 or expect not in st.stdout:
             return "WRONG"
-        rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE, text=True))
+        rc, err = finish(
+            subprocess.Popen(
+                run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+        )
         if rc != 0:
             self.log(f"rerun after damage: rc {rc}: {err.strip()[-2000:]}")
             return "refused" if clean_refusal(rc, err) else "WRONG"
@@ -488,11 +529,23 @@ class Harness:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")]))
 
         def run(*extra):
-            return finish(subprocess.Popen(run_cmd(study, out, "--seed", SEED_A, *extra), stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.PIPE, text=True, env=env))
+            return finish(
+                subprocess.Popen(
+                    run_cmd(study, out, "--seed", SEED_A, *extra),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env=env,
+                )
+            )
 
-        proc = subprocess.Popen(run_cmd(study, out, "--seed", SEED_A, "--jobs", self.rng.choice([1, 2])),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            run_cmd(study, out, "--seed", SEED_A, "--jobs", self.rng.choice([1, 2])),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         deadline = time.time() + 10 * self.seconds  # killed once it has stored a chunk: a partial run to resume
         while proc.poll() is None and not any(out.glob("chunks/*/*/chunk.json")) and time.time() < deadline:
             time.sleep(0.01)
@@ -509,8 +562,9 @@ class Harness:
             rc, err = run()
             self.log(f"imported module edited ({stored_before} chunk(s) stored before): rc {rc} {err.strip()[:160]}")
             if rc == 0:  # allowed only when nothing is mixed (see code_change)
-                if not (complete_before and self.matches(study, out, "a")) \
-                        and not (stored_before == 0 and self.matches(study, out, "v2")):
+                if not (complete_before and self.matches(study, out, "a")) and not (
+                    stored_before == 0 and self.matches(study, out, "v2")
+                ):
                     return "WRONG"
                 verdict = "identical"
             elif clean_refusal(rc, err) and "changed: code" in err and "fault_helper" in err:
@@ -552,8 +606,11 @@ class Harness:
             if chunk not in link.parents:
                 shutil.rmtree(chunk)
         before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
-        rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE, text=True))
+        rc, err = finish(
+            subprocess.Popen(
+                run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+        )
         after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
         self.log(f"{target} linked ({link.relative_to(out)}): rc {rc} {err.strip()[:160]}")
         if after != before or not link.is_symlink():
@@ -570,8 +627,13 @@ class Harness:
         shutil.copytree(self.refs["a"][0], out)
         ref = f"{plugin}:{PLUGINS[behaviour]}"
         t0 = time.time()
-        proc = subprocess.Popen(simstudy("bench", self.v1, "--out", out, "--test", ref, "--timeout", PLUGIN_TIMEOUT),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            simstudy("bench", self.v1, "--out", out, "--test", ref, "--timeout", PLUGIN_TIMEOUT),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             _, err = proc.communicate(timeout=PLUGIN_KILL)
         except subprocess.TimeoutExpired:
@@ -581,8 +643,9 @@ class Harness:
             return "WRONG"
         seconds, rc = time.time() - t0, proc.returncode
         left = left_running(proc.pid)
-        self.log(f"plug-in {behaviour}: rc {rc} after {seconds:.1f} s, {len(left)} process(es) left: "
-                 f"{err.strip()[-300:]}")
+        self.log(
+            f"plug-in {behaviour}: rc {rc} after {seconds:.1f} s, {len(left)} process(es) left: {err.strip()[-300:]}"
+        )
         named = PLUGINS[behaviour] in err and plugin.name in err
         if rc == 2 and one_line(err) and named and not left and seconds <= PLUGIN_TIMEOUT + PLUGIN_GRACE:
             return "refused"
@@ -592,21 +655,38 @@ class Harness:
         mnt = self.fresh_dir("tmpfs")
         mnt.mkdir()
         size = self.rng.choice([48, 96, 160, 240, 400])
-        if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}k", "tmpfs", str(mnt)],
-                                               capture_output=True).returncode != 0:
+        if (
+            os.geteuid() != 0
+            or subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", f"size={size}k", "tmpfs", str(mnt)], capture_output=True
+            ).returncode
+            != 0
+        ):
             return None
         try:
             out = mnt / "run"
-            rc, err = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A), stdout=subprocess.DEVNULL,
-                                              stderr=subprocess.PIPE, text=True))
+            rc, err = finish(
+                subprocess.Popen(
+                    run_cmd(self.v1, out, "--seed", SEED_A),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
             self.log(f"tmpfs {size}k: rc {rc} {err.strip()[:120]}")
             if rc != 0 and not clean_refusal(rc, err):
                 return "WRONG"
             if rc == 2 and (out / "manifest.json").exists() and not self.valid_partial(self.v1, out, "a"):
                 return "WRONG"
             subprocess.run(["mount", "-o", "remount,size=8m", str(mnt)], check=True)
-            rc2, err2 = finish(subprocess.Popen(run_cmd(self.v1, out, "--seed", SEED_A),
-                                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+            rc2, err2 = finish(
+                subprocess.Popen(
+                    run_cmd(self.v1, out, "--seed", SEED_A),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
             if rc2 != 0 or not self.matches(self.v1, out, "a"):
                 return "WRONG"
             return "identical" if rc == 0 else "refused"
@@ -628,8 +708,7 @@ def freeze_code(target: Path):
     shutil.copytree(pkg, target / "simstudy", ignore=ignore)
     studies = importlib.util.find_spec("simstudy.studies")
     if studies is not None and Path(studies.origin).parent.parent != pkg:  # installed from another folder
-        shutil.copytree(Path(studies.origin).parent, target / "simstudy" / "studies", ignore=ignore,
-                        dirs_exist_ok=True)
+        shutil.copytree(Path(studies.origin).parent, target / "simstudy" / "studies", ignore=ignore, dirs_exist_ok=True)
     os.environ["PYTHONPATH"] = os.pathsep.join([str(target), *filter(None, [os.environ.get("PYTHONPATH")])])
     for name in [m for m in sys.modules if m == "simstudy" or m.startswith("simstudy.")]:
         del sys.modules[name]
@@ -641,10 +720,13 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=None, help="trials per case (default 3; 2 with --small)")
-    parser.add_argument("--small", action="store_true",
-                        help=f"every case at a small size: {SMALL_REPLICATIONS} replications per condition, "
-                             "2 trials per case unless --runs says otherwise, one per variant of the cases "
-                             "with variants (symlinked-lock, hostile-plugin); about 2 minutes, what CI runs")
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help=f"every case at a small size: {SMALL_REPLICATIONS} replications per condition, "
+        "2 trials per case unless --runs says otherwise, one per variant of the cases "
+        "with variants (symlinked-lock, hostile-plugin); about 2 minutes, what CI runs",
+    )
     parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     parser.add_argument("--seed", type=int, default=None, help="seed of the fault schedule (default: random)")
     parser.add_argument("--workdir", default=None, help="keep the runs here (default: a removed temporary dir)")
@@ -669,19 +751,25 @@ def main(argv=None) -> int:
         freeze_code(root / "code")
         h = Harness(root, rng, args.verbose)
         size = f", {SMALL_REPLICATIONS} replications per condition" if args.small else ""
-        print(f"fault injection: {runs} trial(s) per case{size}, schedule seed {seed}, in {root} "
-              "(on a copy of the package taken at the start)")
+        print(
+            f"fault injection: {runs} trial(s) per case{size}, schedule seed {seed}, in {root} "
+            "(on a copy of the package taken at the start)"
+        )
         h.reference("b", h.v1, SEED_B)
         h.reference("v2", write_study(root / "study_v2.py", "v2"), SEED_A)
         h.reference("a", h.v1, SEED_A)
         print(f"uninterrupted run: {h.seconds:.1f} s")
-        rows = {"sigkill": [("sigkill", lambda: h.kill(signal.SIGKILL))],
-                "sigterm": [("sigterm", lambda: h.kill(signal.SIGTERM))],
-                "concurrent": [("concurrent", h.concurrent)], "code-change": [("code-change", h.code_change)],
-                "damage": [("damage", h.damage)], "disk-full": [("disk-full", h.disk_full)],
-                "imported-module": [("imported-module", h.imported_module)],
-                "symlinked-lock": [(f"symlinked {t}", functools.partial(h.symlinked, t)) for t in LINK_TARGETS],
-                "hostile-plugin": [(f"plugin {b}", functools.partial(h.hostile_plugin, b)) for b in PLUGINS]}
+        rows = {
+            "sigkill": [("sigkill", lambda: h.kill(signal.SIGKILL))],
+            "sigterm": [("sigterm", lambda: h.kill(signal.SIGTERM))],
+            "concurrent": [("concurrent", h.concurrent)],
+            "code-change": [("code-change", h.code_change)],
+            "damage": [("damage", h.damage)],
+            "disk-full": [("disk-full", h.disk_full)],
+            "imported-module": [("imported-module", h.imported_module)],
+            "symlinked-lock": [(f"symlinked {t}", functools.partial(h.symlinked, t)) for t in LINK_TARGETS],
+            "hostile-plugin": [(f"plugin {b}", functools.partial(h.hostile_plugin, b)) for b in PLUGINS],
+        }
         width = max(len(label) for case in args.cases for label, _ in rows[case])
         print(f"{'case':<{width}} {'trials':>6} {'identical':>9} {'refused':>8} {'WRONG':>6}")
         wrong = 0
@@ -706,8 +794,11 @@ def main(argv=None) -> int:
                     print(f"{label:<{width}} skipped (needs root and mount -t tmpfs)")
                     continue
                 wrong += counts["WRONG"]
-                print(f"{label:<{width}} {trials:>6} {counts['identical']:>9} {counts['refused']:>8} "
-                      f"{counts['WRONG']:>6}", flush=True)
+                print(
+                    f"{label:<{width}} {trials:>6} {counts['identical']:>9} {counts['refused']:>8} "
+                    f"{counts['WRONG']:>6}",
+                    flush=True,
+                )
         print(f"{wrong} WRONG trial(s) in {time.time() - started:.0f} s")
         return 1 if wrong else 0
     finally:

@@ -1,4 +1,4 @@
-"""Measure the truth of every scenario of the proving ground and store it in simstudy/proving/truth.json.
+"""Measure the truth of every scenario of the proving ground and store it in simstudy/apps/proving/truth.json.
 
 For each scenario and each training-set size the designs use (90% of the cases:
 10-fold cv and 90/10 subsamples; 50%: 5 x 2 cv), ``--train-sets`` training
@@ -24,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simstudy.proving.scenarios import BANK, TRUTH_FILE, truth_label  # noqa: E402
+from simstudy.apps.proving.scenarios import BANK, TRUTH_FILE, truth_label  # noqa: E402
 
 SEED = 20240618
 
@@ -75,11 +75,20 @@ def measure(key, train_sets, test_cases):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--train-sets", type=int, default=100, help="training sets per scenario and size (default 100)")
-    p.add_argument("--test-cases", type=int, default=2000,
-                   help="cases of the fresh test set of each training set (Gaussian and Berrar worlds; default 2000)")
+    p.add_argument(
+        "--test-cases",
+        type=int,
+        default=2000,
+        help="cases of the fresh test set of each training set (Gaussian and Berrar worlds; default 2000)",
+    )
     p.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
-    p.add_argument("--only", nargs="*", default=None, metavar="KEY", help="measure only these scenarios (merged "
-                   "into the stored file)")
+    p.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        metavar="KEY",
+        help="measure only these scenarios (merged into the stored file)",
+    )
     p.add_argument("--out", default=str(TRUTH_FILE), help=f"the truth file (default {TRUTH_FILE})")
     p.add_argument("--check", action="store_true", help="only check that the stored file covers the bank")
     args = p.parse_args(argv)
@@ -92,20 +101,28 @@ def main(argv=None):
     keys = args.only if args.only else list(BANK)
     from joblib import Parallel, delayed
 
-    results = Parallel(n_jobs=args.jobs, verbose=10)(delayed(measure)(k, args.train_sets, args.test_cases)
-                                                     for k in keys)
+    results = Parallel(n_jobs=args.jobs, verbose=10)(
+        delayed(measure)(k, args.train_sets, args.test_cases) for k in keys
+    )
     scenarios = dict(stored) if args.only else {}
     scenarios.update(dict(results))
     scenarios = {k: scenarios[k] for k in BANK if k in scenarios}
-    command = "python scripts/make_proving_truth.py" + (f" --train-sets {args.train_sets}" if args.train_sets != 100
-                                                        else "") \
+    command = (
+        "python scripts/make_proving_truth.py"
+        + (f" --train-sets {args.train_sets}" if args.train_sets != 100 else "")
         + (f" --test-cases {args.test_cases}" if args.test_cases != 2000 else "")
-    doc = {"made_by": {"command": command, "seed": SEED,
-                       "description": "Truth of every scenario of the proving ground (simstudy.proving.scenarios): "
-                                      "gap = mean over training sets of accuracy(A) - accuracy(B) with n_train = 90% "
-                                      "of the cases (gap_half: 50%), in accuracy units; truth = null by "
-                                      "construction, else A or B when |gap| > 3 gap_se, else unclear."},
-           "scenarios": scenarios}
+    )
+    doc = {
+        "made_by": {
+            "command": command,
+            "seed": SEED,
+            "description": "Truth of every scenario of the proving ground (simstudy.apps.proving.scenarios): "
+            "gap = mean over training sets of accuracy(A) - accuracy(B) with n_train = 90% "
+            "of the cases (gap_half: 50%), in accuracy units; truth = null by "
+            "construction, else A or B when |gap| > 3 gap_se, else unclear.",
+        },
+        "scenarios": scenarios,
+    }
     out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out} ({len(scenarios)} scenarios)")
     return 0

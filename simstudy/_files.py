@@ -6,7 +6,10 @@ import os
 import uuid
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["write_atomic", "DEFAULT_ROOT"]
+
+#: Where runs are stored and looked for when no directory is given: ``results/STUDY/PROFILE``.
+DEFAULT_ROOT = Path("results")
 
 
 def write_atomic(path, data, *, fsync: bool = True) -> Path:

@@ -154,8 +154,13 @@ class Worker:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "simstudy._worker", str(theirs.fileno()), str(os.getpid())],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._out,
-                env=env, close_fds=True)
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=self._out,
+                stderr=self._out,
+                env=env,
+                close_fds=True,
+            )
         except OSError as exc:
             mine.close()
             self._out.close()
@@ -191,8 +196,9 @@ class Worker:
                 reply = _recv(self._sock, deadline)
             except socket.timeout:
                 self._fail("stopped at the time limit", hard=True)
-                raise WorkerFailed(f"did not finish within the time limit of {timeout:g} s; its process was "
-                                   "stopped") from None
+                raise WorkerFailed(
+                    f"did not finish within the time limit of {timeout:g} s; its process was stopped"
+                ) from None
             except (EOFError, OSError):
                 raise WorkerFailed(self._ended()) from None
             except BaseException:  # e.g. Ctrl-C while waiting: the answer would come late, so the worker goes

@@ -2,11 +2,11 @@
 
 The table is declared here once; each of the studies ``berrar1`` to ``berrar4``
 declares its row (the published group, p, P and F, and where our numbers live)
-under ``reference["cross_study"]``, and :func:`simstudy.reproduce.cross_study_table`
+under ``reference["cross_study"]``, and :func:`simstudy.outputs.published.cross_study_table`
 assembles the rows of the studies that are stored.
 """
 
-from simstudy.reproduce import CrossStudyRow, CrossStudyTable
+from simstudy.outputs.published import CrossStudyRow, CrossStudyTable
 
 __all__ = ["TABLE1", "row"]
 
@@ -24,8 +24,9 @@ TABLE1 = CrossStudyTable(
 )
 
 
-def row(group: str, p: float, P: float, F: float, *, summary: str, models: tuple, group_column: str,
-        group_label: str = "") -> CrossStudyRow:
+def row(
+    group: str, p: float, P: float, F: float, *, summary: str, models: tuple, group_column: str, group_label: str = ""
+) -> CrossStudyRow:
     """A study's row of Table 1: the published group, p, P and F, and where our numbers are.
 
     Parameters
@@ -41,5 +42,12 @@ def row(group: str, p: float, P: float, F: float, *, summary: str, models: tuple
     group_column, group_label : str
         The column identifying a group and how our group is named.
     """
-    return CrossStudyRow(TABLE1, group, {"p": p, "P": P, "F": F}, summary=summary, models=models,
-                         group_column=group_column, group_label=group_label)
+    return CrossStudyRow(
+        TABLE1,
+        group,
+        {"p": p, "P": P, "F": F},
+        summary=summary,
+        models=models,
+        group_column=group_column,
+        group_label=group_label,
+    )

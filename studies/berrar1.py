@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from simstudy.compare import Published
-from simstudy.engine import Knob, Profile, Study
+from simstudy.engine import Profile, Study
 from simstudy.engine.study import Figure
-from simstudy.plots import berrar_binomial_figure, berrar_wilcoxon_figure
+from simstudy.outputs.plots import berrar_binomial_figure, berrar_wilcoxon_figure
+from simstudy.outputs.tables import Published
 from simstudy.protocols import berrar
 
 from ._berrar_table1 import row as table1_row
@@ -24,22 +24,56 @@ STARTS = {g: 240 + 50 * g for g in range(1, 22)}
 
 S1 = "Berrar, Sect. 3.1.1"
 PUBLISHED = [
-    Published("group 3: mean success rate of NB (a tie counts as a loss of NB)", "binomial", "mean_statistic", 0.752,
-              (("g", 3),), S1),
-    Published("group 3: mean success rate of NB, ties left out (wins / (20 - ties))", "binomial",
-              "success_ties_left_out", 0.752, (("g", 3),), S1),
+    Published(
+        "group 3: mean success rate of NB (a tie counts as a loss of NB)",
+        "binomial",
+        "mean_statistic",
+        0.752,
+        (("g", 3),),
+        S1,
+    ),
+    Published(
+        "group 3: mean success rate of NB, ties left out (wins / (20 - ties))",
+        "binomial",
+        "success_ties_left_out",
+        0.752,
+        (("g", 3),),
+        S1,
+    ),
     Published("group 3: binomial p-value (15 of 20)", "binomial", "binomial_p", 0.0414, (("g", 3),), S1),
-    Published("group 3: share of replications significant, binomial (537 of 1000)", "binomial", "share_significant", 0.537, (("g", 3),), S1),
-    Published("group 3: share significant, binomial with ties left out", "binomial",
-              "share_significant_ties_left_out", 0.537, (("g", 3),), S1),
-    Published("group 3: binomial p-value, ties left out", "binomial", "binomial_p_ties_left_out", 0.0414,
-              (("g", 3),), S1),
-    Published("group 3: P_b (binomial model), ties left out", "binomial", "binomial_P_ties_left_out", 0.6172,
-              (("g", 3),), S1),
+    Published(
+        "group 3: share of replications significant, binomial (537 of 1000)",
+        "binomial",
+        "share_significant",
+        0.537,
+        (("g", 3),),
+        S1,
+    ),
+    Published(
+        "group 3: share significant, binomial with ties left out",
+        "binomial",
+        "share_significant_ties_left_out",
+        0.537,
+        (("g", 3),),
+        S1,
+    ),
+    Published(
+        "group 3: binomial p-value, ties left out", "binomial", "binomial_p_ties_left_out", 0.0414, (("g", 3),), S1
+    ),
+    Published(
+        "group 3: P_b (binomial model), ties left out", "binomial", "binomial_P_ties_left_out", 0.6172, (("g", 3),), S1
+    ),
     Published("group 3: empirical F (binomial)", "binomial", "F", 0.5365, (("g", 3),), S1),
     Published("group 3: P_b (binomial model)", "binomial", "binomial_P", 0.6172, (("g", 3),), S1),
     Published("group 3: P_B (Bayesian model)", "binomial", "bayes_P", 0.5246, (("g", 3),), S1),
-    Published("group 3: share of replications significant, Wilcoxon (778 of 1000)", "wilcoxon", "share_significant", 0.778, (("g", 3),), S1),
+    Published(
+        "group 3: share of replications significant, Wilcoxon (778 of 1000)",
+        "wilcoxon",
+        "share_significant",
+        0.778,
+        (("g", 3),),
+        S1,
+    ),
     Published("group 3: empirical F (Wilcoxon)", "wilcoxon", "F", 0.778, (("g", 3),), S1),
     Published("group 3: mean Z_w", "wilcoxon", "mean_statistic", 2.437, (("g", 3),), S1),
     Published("group 3: bootstrapped s*", "wilcoxon", "s_star", 0.779, (("g", 3),), S1),
@@ -55,27 +89,44 @@ STUDY = Study(
     name="berrar1",
     title="Berrar study 1: NB vs SVM over 20 data sets (Algorithm 2)",
     figures=(
-        Figure("figure9", partial(berrar_binomial_figure, title="Study 1: NB vs SVM over 20 data sets"),
-               "Berrar, Figure 9: replication probability against the binomial p-value, N = 20 data sets"),
-        Figure("figure10", partial(berrar_wilcoxon_figure, title="Study 1: NB vs SVM over 20 data sets"),
-               "Berrar, Figure 10: replication probability against the Wilcoxon p-value, N = 20 data sets"),
+        Figure(
+            "figure9",
+            partial(berrar_binomial_figure, title="Study 1: NB vs SVM over 20 data sets"),
+            "Berrar, Figure 9: replication probability against the binomial p-value, N = 20 data sets",
+        ),
+        Figure(
+            "figure10",
+            partial(berrar_wilcoxon_figure, title="Study 1: NB vs SVM over 20 data sets"),
+            "Berrar, Figure 10: replication probability against the Wilcoxon p-value, N = 20 data sets",
+        ),
     ),
     notes="The published mean success rate of NB in group 3 (0.752) is the rate with tied data sets left out "
-          "(NB and SVM with the same test accuracy, about one data set in twenty): wins / (20 - ties). Our "
-          "binomial test counts a tie as a loss of NB, which gives about 0.72 (14 wins of 20, p = 0.115) "
-          "instead of 15 wins (p = 0.0414, P_b = 0.617); both are shown. "
-          "At reduced profiles the mean |P - F| is inflated by the Monte Carlo error of F itself; only the "
-          "paper profile (1000 replications per group) can check the published 0.0098.",
+    "(NB and SVM with the same test accuracy, about one data set in twenty): wins / (20 - ties). Our "
+    "binomial test counts a tie as a loss of NB, which gives about 0.72 (14 wins of 20, p = 0.115) "
+    "instead of 15 wins (p = 0.0414, P_b = 0.617); both are shown. "
+    "At reduced profiles the mean |P - F| is inflated by the Monte Carlo error of F itself; only the "
+    "paper profile (1000 replications per group) can check the published 0.0098.",
     **berrar.benchmark_declaration(STARTS, N_DATASETS),
     profiles={
         "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
         "quick": Profile("quick", n_replications=80, settings={"groups": tuple(range(1, 13)), "n_boot": 40}),
         "paper": Profile("paper", n_replications=1000, settings={"groups": tuple(range(1, 22)), "n_boot": 300}),
     },
-    reference={"published": PUBLISHED,
-               "cross_study": (table1_row("a = 7", 0.00274, 0.96645, 0.95696, summary="wilcoxon",
-                                          models=("wilcoxon", "wilcoxon_s1"), group_column="g",
-                                          group_label="a"),)},
+    reference={
+        "published": PUBLISHED,
+        "cross_study": (
+            table1_row(
+                "a = 7",
+                0.00274,
+                0.96645,
+                0.95696,
+                summary="wilcoxon",
+                models=("wilcoxon", "wilcoxon_s1"),
+                group_column="g",
+                group_label="a",
+            ),
+        ),
+    },
     chunk_size=5,
     knobs=(berrar.start_size_knob(low=100, high=1500, interval=(290, 790)),),
 )

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from simstudy.compare import Published
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import Figure
-from simstudy.plots import berrar_binomial_figure, berrar_wilcoxon_figure
+from simstudy.outputs.plots import berrar_binomial_figure, berrar_wilcoxon_figure
+from simstudy.outputs.tables import Published
 from simstudy.protocols import berrar
 
 from ._berrar_table1 import row as table1_row
@@ -35,10 +35,16 @@ STUDY = Study(
     name="berrar2",
     title="Berrar study 2: NB vs SVM over 44 data sets (Appendix D)",
     figures=(
-        Figure("figure11", partial(berrar_binomial_figure, title="Study 2: NB vs SVM over 44 data sets"),
-               "Berrar, Figure 11: replication probability against the binomial p-value, N = 44 data sets"),
-        Figure("figure12", partial(berrar_wilcoxon_figure, title="Study 2: NB vs SVM over 44 data sets"),
-               "Berrar, Figure 12: replication probability against the Wilcoxon p-value, N = 44 data sets"),
+        Figure(
+            "figure11",
+            partial(berrar_binomial_figure, title="Study 2: NB vs SVM over 44 data sets"),
+            "Berrar, Figure 11: replication probability against the binomial p-value, N = 44 data sets",
+        ),
+        Figure(
+            "figure12",
+            partial(berrar_wilcoxon_figure, title="Study 2: NB vs SVM over 44 data sets"),
+            "Berrar, Figure 12: replication probability against the Wilcoxon p-value, N = 44 data sets",
+        ),
     ),
     notes="How d, mu and sigma extend to N = 44 is not stated in the paper; we use Algorithm 2's formulas.",
     **berrar.benchmark_declaration(STARTS, N_DATASETS),
@@ -47,9 +53,20 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=50, settings={"groups": tuple(STARTS), "n_boot": 30}),
         "paper": Profile("paper", n_replications=1000, settings={"groups": tuple(STARTS), "n_boot": 300}),
     },
-    reference={"published": PUBLISHED,
-               "cross_study": (table1_row("a = 7", 0.00160, 0.96742, 0.94394, summary="wilcoxon",
-                                          models=("wilcoxon", "wilcoxon_s1"), group_column="g",
-                                          group_label="a"),)},
+    reference={
+        "published": PUBLISHED,
+        "cross_study": (
+            table1_row(
+                "a = 7",
+                0.00160,
+                0.96742,
+                0.94394,
+                summary="wilcoxon",
+                models=("wilcoxon", "wilcoxon_s1"),
+                group_column="g",
+                group_label="a",
+            ),
+        ),
+    },
     chunk_size=5,
 )

@@ -19,19 +19,19 @@ from functools import partial
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.compare import Published
-from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import Figure, settings_of
-from simstudy.plots import berrar_t_figure
+from simstudy.outputs.plots import berrar_t_figure
+from simstudy.outputs.tables import Published
+from simstudy.pipeline.designs import RepeatedKFold
+from simstudy.pipeline.scores import PairedScores, ScoreLayout, fold_predictions, kfold_sizes
+from simstudy.pipeline.sources import berrar_cv_source
 from simstudy.protocols import berrar
-from simstudy.scores import PairedScores, ScoreLayout, fold_predictions, kfold_sizes
-from simstudy.sources import berrar_cv_source
 
 from ._berrar_table1 import row as table1_row
 
 pd = lazy_module("pandas")
-_learners = lazy_module("simstudy.learners")
+_learners = lazy_module("simstudy.pipeline.learners")
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def conditions(profile: Profile):
 def replicate(cond: OracleDesign, rng):
     X, y = berrar_cv_source(cond.n_features).sample(cond.n_cases, rng)
     fold_ids = cond.design.fold_ids(y, rng)
-    correct = fold_predictions(X, y, fold_ids, _learners.learner_class("e1071.svm"))[0] == y           # one SVM fit per fold
+    correct = fold_predictions(X, y, fold_ids, _learners.learner_class("e1071.svm"))[0] == y  # one SVM fit per fold
     correct = [correct[fold_ids[0] == f] for f in range(cond.n_folds)]
     acc_svm = np.array([c.mean() for c in correct])
     acc_o = np.empty((len(cond.q_values), cond.n_folds))
@@ -83,9 +83,14 @@ def replicate(cond: OracleDesign, rng):
             acc_o[i, f] = fixed.mean()
     n_train, n_test = cond.design.sizes(y)
     acc_b = np.broadcast_to(acc_svm, acc_o.shape)
-    scores = pd.DataFrame({"q": np.repeat(cond.q_values, cond.n_folds), "fold": np.tile(np.arange(cond.n_folds),
-                                                                                      len(cond.q_values)),
-                           "acc_a": acc_o.ravel(), "acc_b": acc_b.ravel()})
+    scores = pd.DataFrame(
+        {
+            "q": np.repeat(cond.q_values, cond.n_folds),
+            "fold": np.tile(np.arange(cond.n_folds), len(cond.q_values)),
+            "acc_a": acc_o.ravel(),
+            "acc_b": acc_b.ravel(),
+        }
+    )
     paired = PairedScores(acc_o[:, None, :], acc_b[:, None, :], n_train=n_train, n_test=n_test)
     return {"scores": scores, "outcomes": berrar.cv_outcomes(paired, index={"q": list(cond.q_values)})}
 
@@ -96,10 +101,14 @@ S3 = "Berrar, Sect. 3.2.1"
 PUBLISHED = [
     Published("q = 2: mean t", "t", "mean_statistic", 1.9364, (("q", 2),), S3),
     Published("q = 2: p-value of mean t", "t", "t_p", 0.0848, (("q", 2),), S3),
-    Published("q = 2: share of replications significant (200 of 1000)", "t", "share_significant", 0.200, (("q", 2),), S3),
+    Published(
+        "q = 2: share of replications significant (200 of 1000)", "t", "share_significant", 0.200, (("q", 2),), S3
+    ),
     Published("q = 3: mean t", "t", "mean_statistic", 2.493, (("q", 3),), S3),
     Published("q = 3: p-value of mean t", "t", "t_p", 0.0343, (("q", 3),), S3),
-    Published("q = 3: share of replications significant (496 of 1000)", "t", "share_significant", 0.496, (("q", 3),), S3),
+    Published(
+        "q = 3: share of replications significant (496 of 1000)", "t", "share_significant", 0.496, (("q", 3),), S3
+    ),
     Published("q = 3: empirical F", "t", "F", 0.495, (("q", 3),), S3),
     Published("q = 3: P_t", "t", "t_P", 0.604, (("q", 3),), S3),
     Published("q = 4: p-value of mean t", "t", "t_p", 0.0205, (("q", 4),), S3),
@@ -114,8 +123,11 @@ STUDY = Study(
     name="berrar3",
     title="Berrar study 3: SVM vs SVM with an oracle, 10-fold CV (Algorithm 3)",
     figures=(
-        Figure("figure13", partial(berrar_t_figure, title="Study 3: SVM with oracle vs SVM", group="q", first=3),
-               "Berrar, Figure 13: replication probability against the p-value of the corrected t-test"),
+        Figure(
+            "figure13",
+            partial(berrar_t_figure, title="Study 3: SVM with oracle vs SVM", group="q", first=3),
+            "Berrar, Figure 13: replication probability against the p-value of the corrected t-test",
+        ),
     ),
     notes="At the paper profile the q = 3 group's mean t is 2.41 against the published 2.49.",
     conditions=conditions,
@@ -128,9 +140,10 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=500),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={"published": PUBLISHED,
-               "cross_study": (table1_row("q = 7", 0.00427, 0.91996, 0.96597, summary="t", models=("t",),
-                                          group_column="q"),)},
+    reference={
+        "published": PUBLISHED,
+        "cross_study": (table1_row("q = 7", 0.00427, 0.91996, 0.96597, summary="t", models=("t",), group_column="q"),),
+    },
     seconds_per_replication=0.12,  # measured: the quick profile (500 replications, all 20 q each) in 33 s on 2 workers
     compile_seconds=berrar.SVM_COMPILE_SECONDS,
     chunk_size=10,

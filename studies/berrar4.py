@@ -17,19 +17,20 @@ from dataclasses import dataclass
 from functools import partial
 
 from simstudy._lazy import lazy_module
-from simstudy.compare import Published
-from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import Figure, settings_of
-from simstudy.plots import berrar_t_figure
+from simstudy.outputs.plots import berrar_t_figure
+from simstudy.outputs.tables import Published
+from simstudy.pipeline.comparison import Comparison
+from simstudy.pipeline.designs import RepeatedKFold
+from simstudy.pipeline.scores import ScoreLayout, kfold_sizes
+from simstudy.pipeline.sources import berrar_cv_source
 from simstudy.protocols import berrar
-from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes
-from simstudy.sources import berrar_cv_source
 
 from ._berrar_table1 import row as table1_row
 
 pd = lazy_module("pandas")
-_learners = lazy_module("simstudy.learners")
+_learners = lazy_module("simstudy.pipeline.learners")
 
 
 @dataclass(frozen=True)
@@ -86,15 +87,11 @@ def conditions(profile: Profile):
 
 def replicate(cond: FeatureGroup, rng):
     X, y = berrar_cv_source(cond.d).sample(cond.n_cases, rng)
-    fold_ids = cond.design.fold_ids(y, rng)
-    # one integer seed per replication for the forest, drawn from the replication's stream
-    forest_seed = int(rng.integers(2**31 - 1))
-    learners = (_learners.learner_class("e1071.svm"),
-                lambda: _learners.make_learner("randomForest", backend=cond.forest, random_state=forest_seed))
-    acc = cv_accuracies(X, y, fold_ids, learners)                             # (1, folds, 2)
-    n_train, n_test = cond.design.sizes(y)
-    scores = pd.DataFrame({"fold": range(cond.n_folds), "acc_a": acc[0, :, 0], "acc_b": acc[0, :, 1]})
-    paired = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
+    # the forest takes a random_state: the comparison draws it from the replication's stream, after the folds
+    forest = _learners.as_learner_factory("randomForest", backend=cond.forest)
+    fits = Comparison(("e1071.svm", forest), designs=(f"cv1x{cond.n_folds}",)).fit(X, y, rng)
+    paired = fits.paired()  # (1, folds)
+    scores = pd.DataFrame({"fold": range(cond.n_folds), "acc_a": paired.acc_a[0], "acc_b": paired.acc_b[0]})
     return {"scores": scores, "outcomes": berrar.cv_outcomes(paired)}
 
 
@@ -105,7 +102,9 @@ PUBLISHED = [
     Published("d = 11: mean t", "t", "mean_statistic", 2.2619, (("d", 11),), S4),
     Published("d = 11: p-value of mean t", "t", "t_p", 0.050, (("d", 11),), S4),
     Published("d = 11: P_t", "t", "t_P", 0.5235, (("d", 11),), S4),
-    Published("d = 11: share of replications significant (449 of 1000)", "t", "share_significant", 0.449, (("d", 11),), S4),
+    Published(
+        "d = 11: share of replications significant (449 of 1000)", "t", "share_significant", 0.449, (("d", 11),), S4
+    ),
     Published("d = 11: empirical F", "t", "F", 0.4484, (("d", 11),), S4),
     Published("d = 24: p-value of mean t", "t", "t_p", 0.00253, (("d", 24),), S4 + ", Table 1"),
     Published("d = 24: empirical F", "t", "F", 0.95896, (("d", 24),), S4 + ", Table 1"),
@@ -116,12 +115,15 @@ STUDY = Study(
     name="berrar4",
     title="Berrar study 4: SVM vs random forest, 10-fold CV, d = 4..30 (Algorithm 4)",
     figures=(
-        Figure("figure14", partial(berrar_t_figure, title="Study 4: SVM vs RF", group="d", first=11),
-               "Berrar, Figure 14: replication probability against the p-value of the corrected t-test"),
+        Figure(
+            "figure14",
+            partial(berrar_t_figure, title="Study 4: SVM vs RF", group="d", first=11),
+            "Berrar, Figure 14: replication probability against the p-value of the corrected t-test",
+        ),
     ),
     notes="Not reproduced: R's own svm and randomForest on the stated design (benchmarks/r/alg4_check.R) give "
-          "t of 0.2-0.9 at d = 24 instead of 4.1, and our learners agree with R (BENCHMARKS.md); the published "
-          "SVM advantage seems to come from a set-up the paper does not describe.",
+    "t of 0.2-0.9 at d = 24 instead of 4.1, and our learners agree with R (BENCHMARKS.md); the published "
+    "SVM advantage seems to come from a set-up the paper does not describe.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
@@ -132,9 +134,10 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=24, settings={"d_values": (4, 8, 11, 14, 17, 20, 24, 27, 30)}),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={"published": PUBLISHED,
-               "cross_study": (table1_row("d = 24", 0.00253, 0.95612, 0.95896, summary="t", models=("t",),
-                                          group_column="d"),)},
+    reference={
+        "published": PUBLISHED,
+        "cross_study": (table1_row("d = 24", 0.00253, 0.95612, 0.95896, summary="t", models=("t",), group_column="d"),),
+    },
     # measured with the intelex forest, one thread per worker: 2.85 s at d = 24 (benchmarks/bench_dask_scaling.py),
     # about 2.35 s at d = 11 (the smoke profile's fresh runs); about 9 s with scikit-learn's forest
     seconds_per_replication=lambda c: 1.9 + 0.04 * c.d,

@@ -11,14 +11,14 @@ are applied to every sample at alpha, vectorised over the experiments.
 
 Source 1 has no dependence between any variables, so every rejection is a Type I
 error; sources 2-4 were chosen so that C4.5 beats naive Bayes by 2.77, 5.83 and
-11.27 percentage points (``simstudy/sources/networks/sources.json`` records the
+11.27 percentage points (``simstudy/pipeline/sources/networks/sources.json`` records the
 gaps measured for the stored networks).
 
 Table 1 (per test and scheme): the rejection rate on source 1 (Type I error),
 on sources 2-4 (power), and the minimum over sources of the average normalised
 replicability R2 of the 10 experiments on one data set.  Outcomes are
 three-valued (A better, B better, no difference) and two outcomes agree only if
-they are identical (see ``simstudy.replicability``).
+they are identical (see ``simstudy.statistics.replicability``).
 
 Stored per replication: the per-fold accuracies of both learners for every
 experiment (``scores``: what a new test needs, without refitting) and one outcome
@@ -32,15 +32,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.compare import Published
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.outcomes import outcome_rows
-from simstudy.protocols.bouckaert import (SOURCES, RepeatedCVCondition, alpha_factor, experiment_accuracies,
-                                          network_source, nominal_learner_factories)
-from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
-from simstudy.summaries import grouped_half_width, grouped_mean_interval, replicability_by_unit
+from simstudy.outputs.tables import Published
+from simstudy.pipeline.comparison import Comparison
+from simstudy.pipeline.schemes import SCHEMES
+from simstudy.pipeline.scores import ScoreLayout, kfold_sizes
+from simstudy.protocols.bouckaert import (
+    SOURCES,
+    RepeatedCVCondition,
+    alpha_factor,
+    network_source,
+    nominal_learner_factories,
+)
+from simstudy.statistics.intervals import grouped_half_width, grouped_mean_interval, replicability_by_unit
 
 pd = lazy_module("pandas")
 
@@ -50,8 +55,13 @@ pd = lazy_module("pandas")
 # A matters: once C4.5 as A, once naive Bayes (the paper's "algorithm A") reported in C4.5's direction.
 LEARNERS = ("weka.J48", "weka.NaiveBayes")  # A = C4.5, B = naive Bayes
 
-TESTS = {"t": "paired_t", "sign": "sign", "sign (cdf rule, C4.5 as A)": "sign_cdf",
-         "sign (cdf rule, NB as A)": "sign_cdf_reversed", "rank sum": "signed_rank"}
+TESTS = {
+    "t": "paired_t",
+    "sign": "sign",
+    "sign (cdf rule, C4.5 as A)": "sign_cdf",
+    "sign (cdf rule, NB as A)": "sign_cdf_reversed",
+    "rank sum": "signed_rank",
+}
 
 
 @dataclass(frozen=True)
@@ -67,8 +77,10 @@ class Settings:
 
 def conditions(profile: Profile):
     s = settings_of(profile, Settings)
-    return [RepeatedCVCondition(src, n_runs=s.n_runs, n_folds=s.n_folds, n_experiments=s.n_experiments,
-                                alpha=s.alpha) for src in s.sources]
+    return [
+        RepeatedCVCondition(src, n_runs=s.n_runs, n_folds=s.n_folds, n_experiments=s.n_experiments, alpha=s.alpha)
+        for src in s.sources
+    ]
 
 
 def validate(condition):
@@ -76,15 +88,21 @@ def validate(condition):
         raise ValueError(f"source: unknown source {condition.source!r}; choose from {', '.join(SOURCES)}")
 
 
+def comparison(cond: RepeatedCVCondition, n_attributes: int) -> Comparison:
+    """C4.5 (A) against naive Bayes (B) on the condition's r x k cv, repeated; every test on every scheme."""
+    return Comparison(
+        nominal_learner_factories(LEARNERS, n_attributes),
+        designs=(f"cv{cond.n_runs}x{cond.n_folds}",),
+        tests=TESTS,
+        n_experiments=cond.n_experiments,
+        alpha=cond.alpha,
+        schemes=SCHEMES,
+    )
+
+
 def replicate(cond: RepeatedCVCondition, rng):
     X, y = network_source(cond.source).sample(cond.n_cases, rng)
-    X = X.astype(float)
-    acc = experiment_accuracies(X, y, cond, rng, nominal_learner_factories(LEARNERS, X.shape[1]))
-    n_train, n_test = cond.design.sizes(y)
-    scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)   # (experiments, runs, folds)
-    outcomes = outcome_rows(scores, TESTS, alpha=cond.alpha, schemes=SCHEMES,
-                            index={"experiment": np.arange(cond.n_experiments)})
-    return {"scores": scores_frame(acc, ("acc_a", "acc_b")), "outcomes": outcomes}
+    return comparison(cond, X.shape[1]).run(X.astype(float), y, rng)
 
 
 def _pct(x):
@@ -96,25 +114,30 @@ def summarize(run, *, published_scale: bool | None = None) -> dict[str, pd.DataF
 
     ``published_scale``: whether the run is at the published scale, which sets
     the wording of the alpha table's claim verdicts; None decides it from the
-    run (:func:`simstudy.reproduce.reduced_scale`).
+    run (:func:`simstudy.outputs.published.reduced_scale`).
     """
     if published_scale is None:
-        from simstudy.reproduce import reduced_scale
+        from simstudy.outputs.published import reduced_scale
 
         published_scale = reduced_scale(STUDY, run) is None
     out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
     keys = ["source", "scheme", "test"]
     # Rejection rates per source, scheme and test. The experiments on one data set share its
     # instances, so they are not independent: the Monte Carlo interval treats the data set as the
     # unit (mean over data sets of their rejection shares, t interval on their spread).
     g = out.groupby(keys, sort=False)
-    rates = g["decision"].agg(n="size", rejections=lambda d: int((d != 0).sum()),
-                               a_better=lambda d: int((d > 0).sum())).reset_index()
+    rates = (
+        g["decision"]
+        .agg(n="size", rejections=lambda d: int((d != 0).sum()), a_better=lambda d: int((d > 0).sum()))
+        .reset_index()
+    )
     rates["rate"] = _pct(rates["rejections"] / rates["n"])
-    share = (out.assign(rej=(out["decision"] != 0).astype(float))
-             .groupby([*keys, "replication"], sort=False)["rej"].mean().groupby(keys, sort=False))
+    share = (
+        out.assign(rej=(out["decision"] != 0).astype(float))
+        .groupby([*keys, "replication"], sort=False)["rej"]
+        .mean()
+        .groupby(keys, sort=False)
+    )
     half, _ = grouped_half_width(share)
     rates = rates.merge(half.rename("half").reset_index(), on=keys)
     rates["rate_mc_low"] = np.clip(rates["rate"] - _pct(rates["half"]), 0, 100)
@@ -136,9 +159,13 @@ def summarize(run, *, published_scale: bool | None = None) -> dict[str, pd.DataF
                 row[name] = s["rate"].item()
                 row[f"{name}_mc_low"], row[f"{name}_mc_high"] = s["rate_mc_low"].item(), s["rate_mc_high"].item()
         worst = grp.loc[grp["norm_r2"].idxmin()]
-        row.update(min_norm_r2=worst["norm_r2"], min_norm_r2_mc_low=worst["norm_r2_mc_low"],
-                   min_norm_r2_mc_high=worst["norm_r2_mc_high"], min_norm_r2_source=worst["source"],
-                   n_datasets=int(grp["n_datasets"].min()))
+        row.update(
+            min_norm_r2=worst["norm_r2"],
+            min_norm_r2_mc_low=worst["norm_r2_mc_low"],
+            min_norm_r2_mc_high=worst["norm_r2_mc_high"],
+            min_norm_r2_source=worst["source"],
+            n_datasets=int(grp["n_datasets"].min()),
+        )
         rows.append(row)
     table1 = pd.DataFrame(rows)
     return {"table1": table1, "by_source": by_source, "alpha": alpha_factor(out, published_scale=published_scale)}
@@ -157,17 +184,31 @@ PUBLISHED_TABLE1 = [  # test, scheme, Type I, power 2, 3, 4, min. normalised rep
     ("t", "average_over_sorted_runs", 4.5, 21.1, 51.7, 99.6, 81.6),
 ]
 PUBLISHED = [
-    Published(f"{test} / {scheme}: {label}", "table1", col, value, (("test", test), ("scheme", scheme)),
-              "Bouckaert 2004, Table 1")
+    Published(
+        f"{test} / {scheme}: {label}",
+        "table1",
+        col,
+        value,
+        (("test", test), ("scheme", scheme)),
+        "Bouckaert 2004, Table 1",
+    )
     for test, scheme, *values in PUBLISHED_TABLE1
-    for label, col, value in zip(("Type I error (%)", "power, source 2 (%)", "power, source 3 (%)",
-                                  "power, source 4 (%)", "min. normalised replicability (%)"),
-                                 ("type1", "power2", "power3", "power4", "min_norm_r2"), values)
+    for label, col, value in zip(
+        (
+            "Type I error (%)",
+            "power, source 2 (%)",
+            "power, source 3 (%)",
+            "power, source 4 (%)",
+            "min. normalised replicability (%)",
+        ),
+        ("type1", "power2", "power3", "power4", "min_norm_r2"),
+        values,
+    )
 ]
 
 
 def evidence(run):
-    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.evidence`).
+    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.apps.evidence`).
 
     Design ``cvRxK`` from the conditions' runs and folds, the six schemes, the
     tests by registered name (:data:`TESTS`).  Source 1 has no dependence
@@ -178,26 +219,34 @@ def evidence(run):
     re-made at any level up to alpha, and size-adjusted power is available only
     where no rejection below the calibrated threshold lacks a direction.
     """
-    from simstudy.evidence import Evidence
+    from simstudy.apps.evidence import Evidence
 
     out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
     out = out[out["test"].isin(list(TESTS))]
     cond = out["condition"].astype(str)
-    per = pd.DataFrame({"condition": cond, "source": out["source"].astype(str), "n_runs": out["n_runs"],
-                        "n_folds": out["n_folds"]}).drop_duplicates("condition")
+    per = pd.DataFrame(
+        {"condition": cond, "source": out["source"].astype(str), "n_runs": out["n_runs"], "n_folds": out["n_folds"]}
+    ).drop_duplicates("condition")
     design = {c: f"cv{int(r)}x{int(k)}" for c, r, k in zip(per["condition"], per["n_runs"], per["n_folds"])}
     decision = out["decision"].to_numpy(dtype=float)
-    rows = pd.DataFrame({
-        "condition": cond.to_numpy(), "replication": out["replication"].to_numpy(),
-        "experiment": out["experiment"].to_numpy(), "design": cond.map(design).to_numpy(),
-        "scheme": out["scheme"].fillna("").astype(str).to_numpy(), "test": out["test"].map(TESTS).to_numpy(),
-        "pvalue": out["pvalue"].to_numpy(dtype=float), "sign": np.where(decision != 0, decision, np.nan)})
+    rows = pd.DataFrame(
+        {
+            "condition": cond.to_numpy(),
+            "replication": out["replication"].to_numpy(),
+            "experiment": out["experiment"].to_numpy(),
+            "design": cond.map(design).to_numpy(),
+            "scheme": out["scheme"].fillna("").astype(str).to_numpy(),
+            "test": out["test"].map(TESTS).to_numpy(),
+            "pvalue": out["pvalue"].to_numpy(dtype=float),
+            "sign": np.where(decision != 0, decision, np.nan),
+        }
+    )
     null = SOURCES[0]
     twin = next((c for c, src in zip(per["condition"], per["source"]) if src == null), "")
-    truths = {c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
-              for c, src in zip(per["condition"], per["source"])}
+    truths = {
+        c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
+        for c, src in zip(per["condition"], per["source"])
+    }
     alpha = float(out["alpha"].min()) if "alpha" in out and len(out) else Settings.alpha
     return Evidence(rows, truths, alpha, "bouckaert1")
 
@@ -206,9 +255,9 @@ STUDY = Study(
     name="bouckaert1",
     title="Bouckaert 2004 Table 1: sampling schemes x tests, C4.5 vs naive Bayes on 4 Bayesian-network sources",
     notes="Our Bayesian networks are not Bouckaert's (his were not published) but have his C4.5-NB gaps: "
-          "Type I errors and replicability agree with the paper, power does not (lower on source 2, higher "
-          "on 3, lower on 4, for every scheme alike), which points to the networks. The published sign row "
-          "fits the rule the paper prints (row 'sign (cdf rule, C4.5 as A)'), not the exact sign test.",
+    "Type I errors and replicability agree with the paper, power does not (lower on source 2, higher "
+    "on 3, lower on 4, for every scheme alike), which points to the networks. The published sign row "
+    "fits the rule the paper prints (row 'sign (cdf rule, C4.5 as A)'), not the exact sign test.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
@@ -221,10 +270,12 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=200),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={"published": PUBLISHED,
-               "interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
-                                "(the experiments on one data set share its instances): mean over data sets "
-                                "+- t quantile x standard error."},
+    reference={
+        "published": PUBLISHED,
+        "interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
+        "(the experiments on one data set share its instances): mean over data sets "
+        "+- t quantile x standard error.",
+    },
     # compiled J48 (on bit sets) and naive Bayes: about 15 us per fold for both on 270 x 10 binary
     # data in each of 2 workers, plus the tests and the row tables (paper run: 71 s)
     seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.000015 + 0.02,

@@ -9,7 +9,7 @@ learners on a test fold; the *standardised gap* (mean fold difference / mean sd
 of the 100 fold differences of a data set) that the published power implies is
 0.396, 0.687 and 1.649 on sources 2-4, against 0.276, 0.761 and 1.380 on our
 stored networks.  The sources matched2..4 were searched for both the paper's gap
-and that standardised gap (``simstudy/sources/networks/make_matched_sources.py``,
+and that standardised gap (``scripts/networks/make_matched_sources.py``,
 record in ``matched_sources.json``); source 1 is bouckaert1's independent source.
 """
 
@@ -19,21 +19,11 @@ import json
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-import numpy as np
-
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.outcomes import outcome_rows
-from simstudy.protocols.bouckaert import (
-    NETWORKS_DIR,
-    RepeatedCVCondition,
-    experiment_accuracies,
-    network_source,
-    nominal_learner_factories,
-)
-from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
-from simstudy.sources.bayesnet import read_source
+from simstudy.pipeline.scores import ScoreLayout, kfold_sizes
+from simstudy.pipeline.sources.bayesnet import read_source
+from simstudy.protocols.bouckaert import NETWORKS_DIR, RepeatedCVCondition, network_source
 
 from . import bouckaert1 as base
 
@@ -70,8 +60,10 @@ def matched_source(name: str):
 
 def conditions(profile: Profile):
     s = settings_of(profile, Settings)
-    return [RepeatedCVCondition(src, n_runs=s.n_runs, n_folds=s.n_folds, n_experiments=s.n_experiments,
-                                alpha=s.alpha) for src in s.sources]
+    return [
+        RepeatedCVCondition(src, n_runs=s.n_runs, n_folds=s.n_folds, n_experiments=s.n_experiments, alpha=s.alpha)
+        for src in s.sources
+    ]
 
 
 def validate(condition):
@@ -81,13 +73,7 @@ def validate(condition):
 
 def replicate(cond: RepeatedCVCondition, rng):
     X, y = matched_source(cond.source).sample(cond.n_cases, rng)
-    X = X.astype(float)
-    acc = experiment_accuracies(X, y, cond, rng, nominal_learner_factories(base.LEARNERS, X.shape[1]))
-    n_train, n_test = cond.design.sizes(y)
-    scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
-    outcomes = outcome_rows(scores, base.TESTS, alpha=cond.alpha, schemes=SCHEMES,
-                            index={"experiment": np.arange(cond.n_experiments)})
-    return {"scores": scores_frame(acc, ("acc_a", "acc_b")), "outcomes": outcomes}
+    return base.comparison(cond, X.shape[1]).run(X.astype(float), y, rng)
 
 
 class _AsBase:
@@ -104,7 +90,7 @@ class _AsBase:
 
 
 def summarize(run):
-    from simstudy.reproduce import reduced_scale
+    from simstudy.outputs.published import reduced_scale
 
     out = base.summarize(_AsBase(run), published_scale=reduced_scale(STUDY, run) is None)
     back = {v: k for k, v in _AS_BASE.items()}
@@ -120,8 +106,8 @@ STUDY = Study(
     name="bouckaert1_matched",
     title="Bouckaert 2004 Table 1 on sources matched on the C4.5-NB gap and the standardised gap",
     notes="Sources 2-4 were searched for the paper's gap and for the standardised gap (mean fold difference / "
-          "sd of the fold differences) that the published power implies; source 1 is bouckaert1's. "
-          "See simstudy/sources/networks/matched_sources.json.",
+    "sd of the fold differences) that the published power implies; source 1 is bouckaert1's. "
+    "See simstudy/pipeline/sources/networks/matched_sources.json.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,

@@ -28,16 +28,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.compare import Published
-from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.outcomes import outcome_rows
-from simstudy.protocols.bouckaert import (UCI_SETS, available_sets, check_shipped, load_uci_for_learning,
-                                          uci_fold_seconds, uci_learner_factories, uci_sizes)
-from simstudy.replicability import normalized, r2_from_counts
-from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, scores_frame
-from simstudy.summaries import Z95, clopper_pearson, normal_interval
+from simstudy.outputs.tables import Published
+from simstudy.pipeline.designs import RepeatedKFold
+from simstudy.pipeline.outcomes import outcome_rows
+from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, scores_frame
+from simstudy.protocols.bouckaert import (
+    UCI_SETS,
+    available_sets,
+    check_shipped,
+    load_uci_for_learning,
+    uci_fold_seconds,
+    uci_learner_factories,
+    uci_sizes,
+)
+from simstudy.statistics.intervals import Z95, clopper_pearson, normal_interval
+from simstudy.statistics.replicability import normalized, r2_from_counts
 
 pd = lazy_module("pandas")
 
@@ -51,6 +58,8 @@ TESTS = {"sign": "sign", "sign (cdf rule)": "sign_cdf", "rank": "signed_rank", "
 def published_test(test: str) -> str:
     """The paper's column for one of our tests (both sign variants answer to its sign column)."""
     return "sign" if test.startswith("sign") else test
+
+
 LEARNERS = {"NB": "weka.NaiveBayes", "C4.5": "weka.J48", "NN": "weka.IB1"}
 PAIRS = (("NB", "C4.5"), ("NB", "NN"), ("C4.5", "NN"))
 SCHEME = "average_over_sorted_runs"
@@ -75,9 +84,15 @@ PUBLISHED_CELLS = {
     "zoo": {("t", "C4.5-NN"): 9},
 }
 PUBLISHED_MEANS = {  # mean normalised R2 (%) over all 27 data sets
-    ("sign", "NB-C4.5"): 78.2, ("sign", "NB-NN"): 84.6, ("sign", "C4.5-NN"): 90.4,
-    ("rank", "NB-C4.5"): 87.6, ("rank", "NB-NN"): 93.2, ("rank", "C4.5-NN"): 90.0,
-    ("t", "NB-C4.5"): 91.0, ("t", "NB-NN"): 93.6, ("t", "C4.5-NN"): 88.0,
+    ("sign", "NB-C4.5"): 78.2,
+    ("sign", "NB-NN"): 84.6,
+    ("sign", "C4.5-NN"): 90.4,
+    ("rank", "NB-C4.5"): 87.6,
+    ("rank", "NB-NN"): 93.2,
+    ("rank", "C4.5-NN"): 90.0,
+    ("t", "NB-C4.5"): 91.0,
+    ("t", "NB-NN"): 93.6,
+    ("t", "C4.5-NN"): 88.0,
 }
 
 
@@ -126,19 +141,25 @@ def replicate(cond: DataSetCondition, rng):
     fitted = cv_accuracies(X, y, design.fold_ids(y, rng), learners)
     n_train, n_test = design.sizes(y)
     col = {name: j for j, name in enumerate(LEARNERS)}
-    outcomes = pd.concat([
-        outcome_rows(PairedScores(fitted[..., col[a]], fitted[..., col[b]], n_train=n_train, n_test=n_test),
-                     TESTS, alpha=cond.alpha, schemes=(SCHEME,), index={"pair": f"{a}-{b}"})
-        for a, b in PAIRS], ignore_index=True)
+    outcomes = pd.concat(
+        [
+            outcome_rows(
+                PairedScores(fitted[..., col[a]], fitted[..., col[b]], n_train=n_train, n_test=n_test),
+                TESTS,
+                alpha=cond.alpha,
+                schemes=(SCHEME,),
+                index={"pair": f"{a}-{b}"},
+            )
+            for a, b in PAIRS
+        ],
+        ignore_index=True,
+    )
     outcomes = outcomes[["pair", "test", "scheme", "statistic", "pvalue", "decision"]]
-    return {"scores": scores_frame(fitted, [f"acc_{n}" for n in LEARNERS], axes=("run", "fold")),
-            "outcomes": outcomes}
+    return {"scores": scores_frame(fitted, [f"acc_{n}" for n in LEARNERS], axes=("run", "fold")), "outcomes": outcomes}
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:
     out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
     g = out.groupby(["dataset", "pair", "test"], sort=False)
     cells = g["decision"].agg(n="size", accepts=lambda d: int((d == 0).sum())).reset_index()
     cells["norm_r2"] = 100 * normalized(r2_from_counts(cells["accepts"].to_numpy(), cells["n"].to_numpy()))
@@ -146,22 +167,32 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     lo, hi = clopper_pearson(cells["accepts"], cells["n"])
     cells["accepts_mc_low"], cells["accepts_mc_high"] = lo * cells["n"], hi * cells["n"]
     # published cell (accepts) where printed, else "0 or 10"
-    cells["published_accepts"] = [PUBLISHED_CELLS.get(d, {}).get((published_test(t), p), np.nan)
-                                  for d, p, t in zip(cells["dataset"], cells["pair"], cells["test"])]
+    cells["published_accepts"] = [
+        PUBLISHED_CELLS.get(d, {}).get((published_test(t), p), np.nan)
+        for d, p, t in zip(cells["dataset"], cells["pair"], cells["test"])
+    ]
     wide = cells.pivot_table(index="dataset", columns=["test", "pair"], values="accepts", sort=False)
     wide.columns = [f"{t} {p}" for t, p in wide.columns]
     wide = wide.reset_index()
-    means = cells.groupby(["test", "pair"], sort=False).agg(norm_r2=("norm_r2", "mean"),
-                                                             sd=("norm_r2", "std"),
-                                                             n_datasets=("norm_r2", "size")).reset_index()
+    means = (
+        cells.groupby(["test", "pair"], sort=False)
+        .agg(norm_r2=("norm_r2", "mean"), sd=("norm_r2", "std"), n_datasets=("norm_r2", "size"))
+        .reset_index()
+    )
     se = means["sd"] / np.sqrt(means["n_datasets"])
-    means["norm_r2_mc_low"], means["norm_r2_mc_high"] = normal_interval(means["norm_r2"], se, z=Z95,
-                                                                         clip=(-100, 100))
+    means["norm_r2_mc_low"], means["norm_r2_mc_high"] = normal_interval(means["norm_r2"], se, z=Z95, clip=(-100, 100))
     sets = sorted(set(cells["dataset"]))
     means["published_restricted"] = [
-        float(np.mean([100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((published_test(t), p), 10), 10))
-                       for d in sets]))
-        for t, p in zip(means["test"], means["pair"])]
+        float(
+            np.mean(
+                [
+                    100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((published_test(t), p), 10), 10))
+                    for d in sets
+                ]
+            )
+        )
+        for t, p in zip(means["test"], means["pair"])
+    ]
     means["published_all27"] = [PUBLISHED_MEANS[(published_test(t), p)] for t, p in zip(means["test"], means["pair"])]
     return {"cells": cells, "table2": wide, "means": means.drop(columns="sd")}
 
@@ -176,17 +207,38 @@ def _published():
     ours = {t: [o for o in TESTS if published_test(o) == t] for t in {published_test(o) for o in TESTS}}
     for (ptest, pair), _ in PUBLISHED_MEANS.items():
         if sets:
-            value = float(np.mean([100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((ptest, pair), 10), 10))
-                                   for d in sets]))
+            value = float(
+                np.mean(
+                    [
+                        100 * normalized(r2_from_counts(PUBLISHED_CELLS.get(d, {}).get((ptest, pair), 10), 10))
+                        for d in sets
+                    ]
+                )
+            )
             for test in ours[ptest]:
-                items.append(Published(f"mean normalised R2, {test} {pair}, over the {len(sets)} shipped data sets",
-                                       "means", "norm_r2", value, (("test", test), ("pair", pair)),
-                                       "Bouckaert 2004, Table 2 (cells not printed are 0 or 10 accepts: 100)"))
+                items.append(
+                    Published(
+                        f"mean normalised R2, {test} {pair}, over the {len(sets)} shipped data sets",
+                        "means",
+                        "norm_r2",
+                        value,
+                        (("test", test), ("pair", pair)),
+                        "Bouckaert 2004, Table 2 (cells not printed are 0 or 10 accepts: 100)",
+                    )
+                )
     for d, row in PUBLISHED_CELLS.items():
         for (ptest, pair), v in row.items():
             for test in ours[ptest]:
-                items.append(Published(f"{d}: {test} {pair}, accepts of 10", "cells", "accepts", v,
-                                       (("dataset", d), ("test", test), ("pair", pair)), "Bouckaert 2004, Table 2"))
+                items.append(
+                    Published(
+                        f"{d}: {test} {pair}, accepts of 10",
+                        "cells",
+                        "accepts",
+                        v,
+                        (("dataset", d), ("test", test), ("pair", pair)),
+                        "Bouckaert 2004, Table 2",
+                    )
+                )
     return items
 
 
@@ -200,11 +252,18 @@ STUDY = Study(
     validate=validate,
     settings=Settings,
     # the replications of a data set are its repeated experiments (the paper's 10)
-    paired_scores=ScoreLayout(groups=("dataset",), unit="dataset", experiment="replication",
-                              pairs={f"{a}-{b}": (f"acc_{a}", f"acc_{b}") for a, b in PAIRS}, pair_column="pair",
-                              sizes=uci_sizes),
+    paired_scores=ScoreLayout(
+        groups=("dataset",),
+        unit="dataset",
+        experiment="replication",
+        pairs={f"{a}-{b}": (f"acc_{a}", f"acc_{b}") for a, b in PAIRS},
+        pair_column="pair",
+        sizes=uci_sizes,
+    ),
     profiles={
-        "smoke": Profile("smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_runs": 2, "n_folds": 5}),
+        "smoke": Profile(
+            "smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_runs": 2, "n_folds": 5}
+        ),
         "quick": Profile("quick", n_replications=10, settings={"n_runs": 3}),
         "paper": Profile("paper", n_replications=10),
     },

@@ -26,7 +26,7 @@ its rows):
 * ``prior``: P(class = 1) in {0.1, 0.2, 0.3, 0.4, 0.5}.  Sources: each stored
   source bouckaert1-4 with its class node's table replaced by the prior and
   every other table kept (``bouckaertI_priorP``; prior 0.5 is the stored
-  source), made by ``simstudy/sources/networks/make_factor_sources.py``, which
+  source), made by ``scripts/networks/make_factor_sources.py``, which
   records in ``factor_sources.json`` each network's C4.5 - naive Bayes gap
   measured again exactly (1000 training sets of 300).
 * ``classes``: class cardinality 2, 3, 4, each with an independent source
@@ -38,7 +38,7 @@ its rows):
   k = 4, neither within the search's 0.5-point tolerance, so the three
   dependent sources are of similar but not equal difficulty for the pair).
 * ``pairs``: NB, C4.5, NN, TAN, stump and SVM (Weka's NaiveBayes, J48, IB1,
-  DecisionStump; TAN and SMO from ``simstudy.learners.tan``/``.smo``), each
+  DecisionStump; TAN and SMO from ``simstudy.pipeline.learners.tan``/``.smo``), each
   fitted once per fold, all 15 pairs (A - B in that order) from the same fits,
   on bouckaert1-4.
 
@@ -89,17 +89,29 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Knob, Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.replicability import r2_from_tallies
-from simstudy.outcomes import outcome_rows
-from simstudy.protocols.bouckaert import (RepeatedCVCondition, alpha_factor, experiment_accuracies, network_source,
-                                          source_info)
-from simstudy.schemes import scheme_sample
-from simstudy.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
-from simstudy.summaries import (HOLDS, NO_EFFECT, NOT_RESOLVED, grouped_mean_interval, interval_quantile,
-                                interval_verdict, limit_verdict)
+from simstudy.pipeline.outcomes import outcome_rows
+from simstudy.pipeline.schemes import scheme_sample
+from simstudy.pipeline.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
+from simstudy.protocols.bouckaert import (
+    RepeatedCVCondition,
+    alpha_factor,
+    experiment_accuracies,
+    network_source,
+    source_info,
+)
+from simstudy.statistics.intervals import (
+    HOLDS,
+    NO_EFFECT,
+    NOT_RESOLVED,
+    grouped_mean_interval,
+    interval_quantile,
+    interval_verdict,
+    limit_verdict,
+)
+from simstudy.statistics.replicability import r2_from_tallies
 
 pd = lazy_module("pandas")
-_learners = lazy_module("simstudy.learners")
+_learners = lazy_module("simstudy.pipeline.learners")
 
 SCHEME = "average_over_sorted_runs"
 TESTS = {"t": "paired_t", "sign": "sign", "rank sum": "signed_rank"}  # as in Table 1 of the paper
@@ -129,8 +141,7 @@ BASE_PAIR = ("C4.5", "NB")  # the pair of Table 1 (difference C4.5 - NB), every 
 # first condition) and a cProfile of three pairs replications for the split among learners.  Sources
 # differ: a skewed prior grows smaller trees (about 12 us a tree at a prior of 0.1, 27 us at 0.5 on
 # bouckaert1), and C4.5 with a 3- or 4-valued class costs about half as much again.
-FIT_SECONDS = {"NB": 0.000003, "C4.5": 0.000027, "NN": 0.00002, "TAN": 0.00007, "stump": 0.000006,
-               "SVM": 0.00019}
+FIT_SECONDS = {"NB": 0.000003, "C4.5": 0.000027, "NN": 0.00002, "TAN": 0.00007, "stump": 0.000006, "SVM": 0.00019}
 TEST_SECONDS = 0.0003  # one test on the experiments of one level, with its outcome rows
 
 
@@ -150,7 +161,7 @@ def _learner_class(name: str):
 
 def pair_names(learners) -> list[tuple[str, str]]:
     order = [n for n in LEARNERS if n in learners]
-    return [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    return [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
 
 
 ALL_PAIRS = tuple(f"{a}-{b}" for a, b in pair_names(LEARNERS))
@@ -270,12 +281,18 @@ def conditions(profile: Profile):
         levels = tuple(s.run_levels)
         out += [RunsCondition(src, n_runs=levels[-1], run_levels=levels, **common) for src in s.runs_sources]
     if "prior" in s.factors:
-        out += [PriorCondition(prior_source(fam, p), family=fam, prior=p, n_runs=s.n_runs, **common)
-                for fam in s.prior_families for p in s.priors]
+        out += [
+            PriorCondition(prior_source(fam, p), family=fam, prior=p, n_runs=s.n_runs, **common)
+            for fam in s.prior_families
+            for p in s.priors
+        ]
     if "classes" in s.factors:
-        out += [ClassesCondition(CLASS_SOURCES[k][i], family=fam, n_classes=k, n_runs=s.n_runs, **common)
-                for k in s.cardinalities
-                for i, fam in enumerate(("independent", "augmented")) if fam in s.classes_families]
+        out += [
+            ClassesCondition(CLASS_SOURCES[k][i], family=fam, n_classes=k, n_runs=s.n_runs, **common)
+            for k in s.cardinalities
+            for i, fam in enumerate(("independent", "augmented"))
+            if fam in s.classes_families
+        ]
     if "pairs" in s.factors:
         learners = ",".join(n for n in LEARNERS if n in s.learners)
         out += [PairsCondition(src, learners=learners, n_runs=s.n_runs, **common) for src in s.pairs_sources]
@@ -286,8 +303,10 @@ def validate(cond):
     info = source_info(cond.source)
     if isinstance(cond, PriorCondition):
         if cond.family not in STORED or cond.source != prior_source(cond.family, cond.prior):
-            raise ValueError(f"source: the prior factor uses {prior_source(cond.family, cond.prior)!r} for family "
-                             f"{cond.family!r} at prior {cond.prior}, got {cond.source!r}")
+            raise ValueError(
+                f"source: the prior factor uses {prior_source(cond.family, cond.prior)!r} for family "
+                f"{cond.family!r} at prior {cond.prior}, got {cond.source!r}"
+            )
         if abs(info["prior"] - cond.prior) > 1e-9:
             raise ValueError(f"prior: source {cond.source!r} has P(class = 1) = {info['prior']}, not {cond.prior}")
     if isinstance(cond, ClassesCondition) and info["n_classes"] != cond.n_classes:
@@ -296,8 +315,9 @@ def validate(cond):
         names = cond.learner_names
         unknown = [n for n in names if n not in LEARNERS]
         if unknown or len(names) < 2 or len(set(names)) != len(names):
-            raise ValueError(f"learners: need at least two distinct learners of {', '.join(LEARNERS)}, "
-                             f"got {cond.learners!r}")
+            raise ValueError(
+                f"learners: need at least two distinct learners of {', '.join(LEARNERS)}, got {cond.learners!r}"
+            )
 
 
 # -- one replication ----------------------------------------------------------------------
@@ -310,15 +330,21 @@ def replicate(cond: FactorCondition, rng):
     names = cond.learner_names
     classes = [_learner_class(n) for n in names]
     factories = [(lambda c=c: c(nominal=nominal)) for c in classes]
-    acc = experiment_accuracies(X, y, cond, rng, factories)       # (experiments, runs, folds, learners)
+    acc = experiment_accuracies(X, y, cond, rng, factories)  # (experiments, runs, folds, learners)
     scores = scores_frame(acc, [f"acc_{n}" for n in names], dtype=np.int16)
     n_train, n_test = cond.design.sizes(y)
     parts = []
     for level, runs, pair, acc_a, acc_b in cond.levels(acc):
         # every test of this study takes the sorted-runs sample of each experiment
         ps = PairedScores(acc_a, acc_b, n_train, n_test, sample=scheme_sample(acc_a - acc_b, SCHEME))
-        parts.append(outcome_rows(ps, TESTS, alpha=cond.alpha, index={
-            "experiment": np.arange(cond.n_experiments), "level": level, "runs": runs, "pair": pair}))
+        parts.append(
+            outcome_rows(
+                ps,
+                TESTS,
+                alpha=cond.alpha,
+                index={"experiment": np.arange(cond.n_experiments), "level": level, "runs": runs, "pair": pair},
+            )
+        )
     return {"outcomes": pd.concat(parts, ignore_index=True), "scores": scores}
 
 
@@ -328,15 +354,22 @@ def replicability_values(rows: pd.DataFrame) -> pd.DataFrame:
     Also the rejection rates and mean p-values of :func:`simstudy.engine.solve.replication_values`.
     """
     from simstudy.engine.solve import replication_values
-    from simstudy.replicability import r2
+    from simstudy.statistics.replicability import r2
 
     if not len(rows):
         return replication_values(rows)
     parts = [replication_values(rows)]
     for test, grp in rows.groupby("test", sort=True):
         wide = grp.pivot_table(index="replication", columns="experiment", values="decision", aggfunc="first")
-        parts.append(pd.DataFrame({"quantity": f"R2: {test}", "replication": wide.index.to_numpy(),
-                                   "value": np.asarray(r2(wide.to_numpy(float)), dtype=float).reshape(-1)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "quantity": f"R2: {test}",
+                    "replication": wide.index.to_numpy(),
+                    "value": np.asarray(r2(wide.to_numpy(float)), dtype=float).reshape(-1),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -346,21 +379,32 @@ def _all_runs(cond: "RunsCondition", values) -> "RunsCondition":
 
 
 RUNS_KNOB = Knob(
-    "runs", "int", 2, 100, "the number of runs r of the r x 10 cv of an experiment (sorted-runs scheme)",
+    "runs",
+    "int",
+    2,
+    100,
+    "the number of runs r of the r x 10 cv of an experiment (sorted-runs scheme)",
     base=lambda conds: next(c for c in conds if isinstance(c, RunsCondition) and c.source == "bouckaert2"),
-    nested="runs", make_all=_all_runs, quantities=replicability_values,
+    nested="runs",
+    make_all=_all_runs,
+    quantities=replicability_values,
     aliases={"R2": "R2: t"},
-    notes="Every r comes from the first r runs of one cv of the largest r, as in the runs factor: one fit per fold.")
+    notes="Every r comes from the first r runs of one cv of the largest r, as in the runs factor: one fit per fold.",
+)
 
 
 def seconds_per_replication(cond: FactorCondition) -> float:
     fits = cond.n_experiments * cond.n_runs * cond.n_folds * sum(FIT_SECONDS[n] for n in cond.learner_names)
-    n_levels = len(cond.run_levels) if isinstance(cond, RunsCondition) else (
-        len(pair_names(cond.learner_names)) if isinstance(cond, PairsCondition) else 1)
+    n_levels = (
+        len(cond.run_levels)
+        if isinstance(cond, RunsCondition)
+        else (len(pair_names(cond.learner_names)) if isinstance(cond, PairsCondition) else 1)
+    )
     return 0.02 + fits + n_levels * len(TESTS) * TEST_SECONDS
 
 
 # -- summary ------------------------------------------------------------------------------
+
 
 def _level_value(factor: str, level: str) -> float:
     if factor == "pairs":
@@ -383,8 +427,9 @@ def per_dataset(out: pd.DataFrame) -> pd.DataFrame:
     g = df.groupby(keys, sort=False)[["pos", "neg", "zero"]].sum()
     n = g.sum(axis=1)
     r2 = r2_from_tallies(g[["pos", "neg", "zero"]].to_numpy())
-    res = pd.DataFrame({"n_experiments": n, "reject": (g["pos"] + g["neg"]) / n,
-                        "norm": 100.0 * 2.0 * (r2 - 0.5)}).reset_index()
+    res = pd.DataFrame(
+        {"n_experiments": n, "reject": (g["pos"] + g["neg"]) / n, "norm": 100.0 * 2.0 * (r2 - 0.5)}
+    ).reset_index()
     res["x"] = [_level_value(f, lv) for f, lv in zip(res["factor"], res["level"])]
     info = {s: source_info(s) for s in res["source"].unique()}
     res["true_null"] = res["source"].map(lambda s: bool(info[s]["true_null"]))
@@ -398,13 +443,23 @@ def level_table(per_set: pd.DataFrame) -> pd.DataFrame:
     g = per_set.groupby(keys, sort=False, dropna=False)
     rate, rlo, rhi, n = grouped_mean_interval(g["reject"])
     norm, nlo, nhi, _ = grouped_mean_interval(g["norm"])
-    t = pd.DataFrame({"n_datasets": n, "rate": 100 * rate, "rate_mc_low": (100 * rlo).clip(0, 100),
-                      "rate_mc_high": (100 * rhi).clip(0, 100), "norm_r2": norm,
-                      "norm_r2_mc_low": nlo.clip(-100, 100), "norm_r2_mc_high": nhi.clip(-100, 100)}).reset_index()
-    t["measure"] = np.where(t["true_null"], "Type I error",
-                            np.where(t["independent"], "rejection rate (not a true null)", "power"))
-    t = t.sort_values(["factor", "independent", "family", "x", "test"], ascending=[True, False, True, True, True],
-                      kind="stable")
+    t = pd.DataFrame(
+        {
+            "n_datasets": n,
+            "rate": 100 * rate,
+            "rate_mc_low": (100 * rlo).clip(0, 100),
+            "rate_mc_high": (100 * rhi).clip(0, 100),
+            "norm_r2": norm,
+            "norm_r2_mc_low": nlo.clip(-100, 100),
+            "norm_r2_mc_high": nhi.clip(-100, 100),
+        }
+    ).reset_index()
+    t["measure"] = np.where(
+        t["true_null"], "Type I error", np.where(t["independent"], "rejection rate (not a true null)", "power")
+    )
+    t = t.sort_values(
+        ["factor", "independent", "family", "x", "test"], ascending=[True, False, True, True, True], kind="stable"
+    )
     return t.reset_index(drop=True)
 
 
@@ -461,7 +516,7 @@ def _trend(per_set, factor, test, group, low_is_first):
         if factor == "runs":  # nested levels: the same data sets, paired differences
             dd = (a - b).dropna()
             m, se = dd.mean(), dd.std(ddof=1) / np.sqrt(len(dd)) if len(dd) > 1 else np.nan
-        else:                 # different sources: independent data sets
+        else:  # different sources: independent data sets
             m = a.mean() - b.mean()
             se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)) if min(len(a), len(b)) > 1 else np.nan
         diffs.append(m)
@@ -471,12 +526,22 @@ def _trend(per_set, factor, test, group, low_is_first):
     se = float(np.sqrt(np.nansum(np.square(ses))) / len(ses)) if np.isfinite(ses).any() else np.nan
     n_sets = int(d.groupby(group)["replication"].nunique().min())
     half = float(interval_quantile(n_sets) * se) if np.isfinite(se) else np.inf
-    return {"curve": curve, "top": top, "base": base, "diff": est, "low": est - half, "high": est + half,
-            "steps_down": steps_down, "per_group": ", ".join(per_group), "n_datasets": n_sets}
+    return {
+        "curve": curve,
+        "top": top,
+        "base": base,
+        "diff": est,
+        "low": est - half,
+        "high": est + half,
+        "steps_down": steps_down,
+        "per_group": ", ".join(per_group),
+        "n_datasets": n_sets,
+    }
 
 
-def check_claims(per_set: pd.DataFrame, alpha: float, alpha_table: pd.DataFrame | None = None, *,
-                 published_scale: bool = False) -> pd.DataFrame:
+def check_claims(
+    per_set: pd.DataFrame, alpha: float, alpha_table: pd.DataFrame | None = None, *, published_scale: bool = False
+) -> pd.DataFrame:
     """The paper's three claims checked from per-data-set results (see :func:`per_dataset`).
 
     1. Sorted runs keep the Type I error within alpha + 1% for all three tests at every
@@ -484,14 +549,14 @@ def check_claims(per_set: pd.DataFrame, alpha: float, alpha_table: pd.DataFrame 
        ``alpha_table`` (bouckaert1's :func:`alpha_factor`, with its interval).  Holds
        if every row's 95% interval has its upper end at or below the limit; "does not
        hold" if some row's interval lies wholly above it; otherwise not resolved
-       (:func:`simstudy.summaries.limit_verdict`).  A row without an interval (one
+       (:func:`simstudy.statistics.intervals.limit_verdict`).  A row without an interval (one
        data set, or an alpha table without interval columns) cannot hold.
     2. Replicability rises with the number of runs: the mean normalised R2 at the largest
        minus at the smallest number of runs, paired by data set, averaged over sources.
     3. A less balanced class prior increases replicability: normalised R2 at the smallest
        prior minus at 0.5, averaged over the source families.
     Claims 2 and 3 hold if the difference's 95% interval lies above 0, do not hold if it
-    lies below 0 (:func:`simstudy.summaries.interval_verdict`).
+    lies below 0 (:func:`simstudy.statistics.intervals.interval_verdict`).
 
     Neither holding nor failing reads "not resolved at this scale" below the
     published scale; at it (``published_scale``: the run is as large as the paper
@@ -506,8 +571,7 @@ def check_claims(per_set: pd.DataFrame, alpha: float, alpha_table: pd.DataFrame 
     for test in tests:
         checks = _type1_rows(table, alpha_table, test, alpha)
         if not checks:
-            rows.append({"claim": 1, "test": test, "verdict": "no true-null rows", "holds": np.nan,
-                         "measured": ""})
+            rows.append({"claim": 1, "test": test, "verdict": "no true-null rows", "holds": np.nan, "measured": ""})
         else:
             what, rate, lo, hi, lim = (np.array(c) for c in zip(*checks))
             rate, lo, hi, lim = (x.astype(float) for x in (rate, lo, hi, lim))
@@ -517,10 +581,12 @@ def check_claims(per_set: pd.DataFrame, alpha: float, alpha_table: pd.DataFrame 
             with np.errstate(invalid="ignore"):
                 reach, clear = hi > lim, lo > lim
             no_interval = ~(np.isfinite(lo) & np.isfinite(hi))
-            text = (f"{len(checks)} true-null rows; largest excess over alpha + 1%: {excess[w]:+.1f} points "
-                    f"({what[w]}: {rate[w]:.1f}% {_interval_text(lo[w], hi[w])} vs limit {lim[w]:.1f}%); "
-                    f"{int((excess > 0).sum())} estimates above the limit, {int(reach.sum())} intervals reaching "
-                    f"above it, {int(clear.sum())} wholly above it")
+            text = (
+                f"{len(checks)} true-null rows; largest excess over alpha + 1%: {excess[w]:+.1f} points "
+                f"({what[w]}: {rate[w]:.1f}% {_interval_text(lo[w], hi[w])} vs limit {lim[w]:.1f}%); "
+                f"{int((excess > 0).sum())} estimates above the limit, {int(reach.sum())} intervals reaching "
+                f"above it, {int(clear.sum())} wholly above it"
+            )
             if reach.any():
                 u = int(np.nanargmax(np.where(reach, hi - lim, -np.inf)))
                 text += f"; highest upper end over its limit: {what[u]} {hi[u]:.1f}% vs {lim[u]:.1f}%"
@@ -532,32 +598,49 @@ def check_claims(per_set: pd.DataFrame, alpha: float, alpha_table: pd.DataFrame 
             nn = table[(table.test == test) & table.independent & ~table.true_null]
             if len(nn):
                 w = nn.loc[nn["rate"].idxmax()]
-                rows.append({"claim": "1 (not a true null)", "test": test, "verdict": "reported only",
-                             "holds": np.nan,
-                             "measured": f"independent source, prior != 0.5: largest rejection rate {w.rate:.1f}% "
-                                         f"[{w.rate_mc_low:.1f}, {w.rate_mc_high:.1f}] ({w.factor} {w.level}, "
-                                         f"{w.source}); intervals wholly above alpha + 1% ({limit:.1f}%): "
-                                         f"{int((nn['rate_mc_low'] > limit).sum())} of {len(nn)}, reaching above "
-                                         f"it: {int((nn['rate_mc_high'] > limit).sum())}"})
+                rows.append(
+                    {
+                        "claim": "1 (not a true null)",
+                        "test": test,
+                        "verdict": "reported only",
+                        "holds": np.nan,
+                        "measured": f"independent source, prior != 0.5: largest rejection rate {w.rate:.1f}% "
+                        f"[{w.rate_mc_low:.1f}, {w.rate_mc_high:.1f}] ({w.factor} {w.level}, "
+                        f"{w.source}); intervals wholly above alpha + 1% ({limit:.1f}%): "
+                        f"{int((nn['rate_mc_low'] > limit).sum())} of {len(nn)}, reaching above "
+                        f"it: {int((nn['rate_mc_high'] > limit).sum())}",
+                    }
+                )
         for claim, factor, group, low_first, what in (
-                (2, "runs", "source", True, "norm. R2 at most minus fewest runs"),
-                (3, "prior", "family", False, "norm. R2 at lowest prior minus at 0.5")):
+            (2, "runs", "source", True, "norm. R2 at most minus fewest runs"),
+            (3, "prior", "family", False, "norm. R2 at lowest prior minus at 0.5"),
+        ):
             tr = _trend(per_set, factor, test, group, low_first)
             if tr is None:
-                rows.append({"claim": claim, "test": test, "verdict": "not run (fewer than two levels)",
-                             "holds": np.nan, "measured": ""})
+                rows.append(
+                    {
+                        "claim": claim,
+                        "test": test,
+                        "verdict": "not run (fewer than two levels)",
+                        "holds": np.nan,
+                        "measured": "",
+                    }
+                )
                 continue
             verdict, text = _verdict(tr["low"], tr["high"], tr["diff"], what, published_scale)
             curve = ", ".join(f"{x:g}: {v:.1f}" for x, v in tr["curve"].items())
-            text += (f"; mean norm. R2 by level ({curve}); {tr['steps_down']} decreasing step(s) between "
-                     f"consecutive levels; per {group}: {tr['per_group']}; {tr['n_datasets']} data sets each")
-            rows.append({"claim": claim, "test": test, "verdict": verdict, "holds": verdict == HOLDS,
-                         "measured": text})
+            text += (
+                f"; mean norm. R2 by level ({curve}); {tr['steps_down']} decreasing step(s) between "
+                f"consecutive levels; per {group}: {tr['per_group']}; {tr['n_datasets']} data sets each"
+            )
+            rows.append({"claim": claim, "test": test, "verdict": verdict, "holds": verdict == HOLDS, "measured": text})
     out = pd.DataFrame(rows)
-    statements = {1: "sorted runs keep the Type I error within alpha + 1% at every level",
-                  "1 (not a true null)": "(context) rejection rate on the independent source with an unbalanced prior",
-                  2: "replicability rises with the number of runs",
-                  3: "a less balanced class prior (lower class probability) increases replicability"}
+    statements = {
+        1: "sorted runs keep the Type I error within alpha + 1% at every level",
+        "1 (not a true null)": "(context) rejection rate on the independent source with an unbalanced prior",
+        2: "replicability rises with the number of runs",
+        3: "a less balanced class prior (lower class probability) increases replicability",
+    }
     out.insert(1, "statement", out["claim"].map(statements))
     order = {1: 0, "1 (not a true null)": 1, 2: 2, 3: 3}
     return out.sort_values("claim", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
@@ -584,18 +667,22 @@ def _cv_gaps(run) -> pd.DataFrame:
     for (factor, source), m in means.iterrows():
         for a, b in pair_names([c[4:] for c in accs]) + [BASE_PAIR]:
             if np.isfinite(m.get(f"acc_{a}", np.nan)) and np.isfinite(m.get(f"acc_{b}", np.nan)):
-                rows.append({"factor": factor, "source": source, "pair": f"{a}-{b}",
-                             "cv_gap": 100 * (m[f"acc_{a}"] - m[f"acc_{b}"])})
+                rows.append(
+                    {
+                        "factor": factor,
+                        "source": source,
+                        "pair": f"{a}-{b}",
+                        "cv_gap": 100 * (m[f"acc_{a}"] - m[f"acc_{b}"]),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:
-    from simstudy.reproduce import reduced_scale
+    from simstudy.outputs.published import reduced_scale
 
     published_scale = reduced_scale(STUDY, run) is None  # sets the wording of an unsettled claim
     out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
     alpha = float(out["alpha"].iloc[0])
     per_set = per_dataset(out)
     table = level_table(per_set)
@@ -604,9 +691,24 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     table = table.merge(_cv_gaps(run), on=["factor", "source", "pair"], how="left")
     gaps = {s: source_info(s) for s in table["source"].unique()}
     table["source_gap_c45_nb"] = table["source"].map(lambda s: gaps[s]["gap"])
-    cols = ["factor", "family", "source", "level", "test", "measure", "true_null", "n_datasets", "rate",
-            "rate_mc_low", "rate_mc_high", "norm_r2", "norm_r2_mc_low", "norm_r2_mc_high", "cv_gap",
-            "source_gap_c45_nb"]
+    cols = [
+        "factor",
+        "family",
+        "source",
+        "level",
+        "test",
+        "measure",
+        "true_null",
+        "n_datasets",
+        "rate",
+        "rate_mc_low",
+        "rate_mc_high",
+        "norm_r2",
+        "norm_r2_mc_low",
+        "norm_r2_mc_high",
+        "cv_gap",
+        "source_gap_c45_nb",
+    ]
     result = {f: table[table.factor == f][cols].reset_index(drop=True) for f in FACTORS if (table.factor == f).any()}
 
     notes = []
@@ -614,25 +716,40 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     runs = out[(out.factor == "runs") & out.source.isin(STORED)] if "runs" in set(out.factor) else out.iloc[:0]
     if len(runs):
         first = int(runs["runs"].min())
-        alpha_table = alpha_factor(runs[runs["runs"] == first].assign(scheme=SCHEME),
-                                   published_scale=published_scale)
+        alpha_table = alpha_factor(runs[runs["runs"] == first].assign(scheme=SCHEME), published_scale=published_scale)
         alpha_table.insert(0, "runs", first)
         result["alpha"] = alpha_table
-        notes.append(f"alpha: bouckaert1's alpha_factor on the first {first} runs of the runs factor "
-                     f"(a {first} x {int(runs['n_folds'].iloc[0])} cv on {', '.join(sorted(runs.source.unique()))}).")
+        notes.append(
+            f"alpha: bouckaert1's alpha_factor on the first {first} runs of the runs factor "
+            f"(a {first} x {int(runs['n_folds'].iloc[0])} cv on {', '.join(sorted(runs.source.unique()))})."
+        )
     result["claims"] = check_claims(per_set, alpha, alpha_table, published_scale=published_scale)
-    result["sources"] = pd.DataFrame([
-        {"source": s, "factor(s)": ", ".join(sorted(table[table.source == s]["factor"].unique())),
-         "n_classes": i["n_classes"], "prior": i["prior"], "independent": i["independent"],
-         "true_null": i["true_null"], "gap_c45_nb": i["gap"], "gap_se": i["gap_se"]}
-        for s, i in sorted(gaps.items())])
+    result["sources"] = pd.DataFrame(
+        [
+            {
+                "source": s,
+                "factor(s)": ", ".join(sorted(table[table.source == s]["factor"].unique())),
+                "n_classes": i["n_classes"],
+                "prior": i["prior"],
+                "independent": i["independent"],
+                "true_null": i["true_null"],
+                "gap_c45_nb": i["gap"],
+                "gap_se": i["gap_se"],
+            }
+            for s, i in sorted(gaps.items())
+        ]
+    )
 
-    notes.append("True nulls: the independent sources with a uniform class (every learner's expected accuracy "
-                 "is 1/k). The independent source with prior != 0.5 is not a true null (rows labelled "
-                 "'rejection rate (not a true null)'); see factor_sources.json for its measured C4.5 - NB gap.")
+    notes.append(
+        "True nulls: the independent sources with a uniform class (every learner's expected accuracy "
+        "is 1/k). The independent source with prior != 0.5 is not a true null (rows labelled "
+        "'rejection rate (not a true null)'); see factor_sources.json for its measured C4.5 - NB gap."
+    )
     n_sets = per_set.groupby(["factor", "source"])["replication"].nunique()
-    notes.append(f"Intervals: 95% Monte Carlo intervals with the data set as the unit, "
-                 f"{int(n_sets.min())}-{int(n_sets.max())} data sets per source and factor.")
+    notes.append(
+        f"Intervals: 95% Monte Carlo intervals with the data set as the unit, "
+        f"{int(n_sets.min())}-{int(n_sets.max())} data sets per source and factor."
+    )
     result["notes"] = pd.DataFrame({"note": notes})
     # the claims first: a report that shows one table shows them
     return {"claims": result.pop("claims"), **result}
@@ -646,19 +763,36 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     settings=Settings,
-    paired_scores=ScoreLayout(groups=("factor", "source"), experiment="experiment", pair_column="pair",
-                              variants=("test", "level"), sizes=kfold_sizes),
+    paired_scores=ScoreLayout(
+        groups=("factor", "source"),
+        experiment="experiment",
+        pair_column="pair",
+        variants=("test", "level"),
+        sizes=kfold_sizes,
+    ),
     profiles={
-        "smoke": Profile("smoke", n_replications=2, settings={
-            "n_runs": 2, "n_folds": 5, "n_experiments": 2, "run_levels": (2, 4),
-            "runs_sources": ("bouckaert1", "bouckaert3"), "priors": (0.1, 0.5),
-            "prior_families": ("bouckaert1", "bouckaert3"), "pairs_sources": ("bouckaert1",)}),
+        "smoke": Profile(
+            "smoke",
+            n_replications=2,
+            settings={
+                "n_runs": 2,
+                "n_folds": 5,
+                "n_experiments": 2,
+                "run_levels": (2, 4),
+                "runs_sources": ("bouckaert1", "bouckaert3"),
+                "priors": (0.1, 0.5),
+                "prior_families": ("bouckaert1", "bouckaert3"),
+                "pairs_sources": ("bouckaert1",),
+            },
+        ),
         "quick": Profile("quick", n_replications=20),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={"interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
-                                "(the experiments on one data set share its instances): mean over data sets "
-                                "+- t quantile x standard error."},
+    reference={
+        "interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
+        "(the experiments on one data set share its instances): mean over data sets "
+        "+- t quantile x standard error."
+    },
     seconds_per_replication=seconds_per_replication,
     compile_seconds=27.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=10,

@@ -1,7 +1,7 @@
 """Bouckaert and Frank (2004), simulation table: replicability of the tests on the Bayesian-network sources.
 
 One replication is one data set of 300 instances from one of Bouckaert's four
-sources (``simstudy/sources/networks``), compared with C4.5 (Weka's J48, A) and
+sources (``simstudy/pipeline/sources/networks``), compared with C4.5 (Weka's J48, A) and
 naive Bayes (B).  On it, each test is run ``n_experiments`` = 10 times, every time
 on a new random partition or subsample, which is what replicability is about:
 
@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from simstudy._lazy import lazy_module
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
+from simstudy.pipeline.designs import FIVE_BY_TWO, RepeatedKFold
+from simstudy.pipeline.scores import ScoreLayout
 from simstudy.protocols import bouckaert_frank as bf
-from simstudy.designs import FIVE_BY_TWO, RepeatedKFold
 from simstudy.protocols.bouckaert import SOURCES, network_source, nominal_learner_factories
-from simstudy.scores import ScoreLayout
 
 pd = lazy_module("pandas")
 
@@ -68,8 +68,10 @@ class FrankCondition:
         if not 0.0 < self.alpha < 1.0:
             raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
         if self.n_resamples < 10 or self.n_cv_runs < 1 or self.n_experiments < 2:
-            raise ValueError("n_resamples >= 10, n_cv_runs >= 1 and n_experiments >= 2 are needed, got "
-                             f"{self.n_resamples}, {self.n_cv_runs}, {self.n_experiments}")
+            raise ValueError(
+                "n_resamples >= 10, n_cv_runs >= 1 and n_experiments >= 2 are needed, got "
+                f"{self.n_resamples}, {self.n_cv_runs}, {self.n_experiments}"
+            )
         if self.source not in SOURCES:
             raise ValueError(f"source: unknown source {self.source!r}; choose from {', '.join(SOURCES)}")
 
@@ -80,8 +82,10 @@ class FrankCondition:
 
 def conditions(profile: Profile):
     s = settings_of(profile, Settings)
-    return [FrankCondition(src, n_experiments=s.n_experiments, n_resamples=s.n_resamples, n_cv_runs=s.n_cv_runs)
-            for src in s.sources]
+    return [
+        FrankCondition(src, n_experiments=s.n_experiments, n_resamples=s.n_resamples, n_cv_runs=s.n_cv_runs)
+        for src in s.sources
+    ]
 
 
 def replicate(cond: FrankCondition, rng):
@@ -106,18 +110,19 @@ def _sizes(rows, design):
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:
-    from simstudy.reproduce import reduced_scale
+    from simstudy.outputs.published import reduced_scale
 
     out = run.table("outcomes")
     tables = bf.summarize_by(out, "source")
     alpha = float(out["alpha"].iloc[0]) if "alpha" in out else FrankCondition.alpha
-    claims = bf.check_claims(tables["tests"], bf.per_dataset(out, "source"), alpha,
-                             published_scale=reduced_scale(STUDY, run) is None)
+    claims = bf.check_claims(
+        tables["tests"], bf.per_dataset(out, "source"), alpha, published_scale=reduced_scale(STUDY, run) is None
+    )
     return {"claims": claims, **tables}
 
 
 def evidence(run):
-    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.evidence`).
+    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.apps.evidence`).
 
     The first pair of learners (C4.5 as A, naive Bayes as B).  Its tests as
     designs of the grammar: ``5x2cv t`` / ``F`` on ``5x2cv``; ``resampled Rx``
@@ -131,42 +136,59 @@ def evidence(run):
     """
     import numpy as np
 
-    from simstudy.evidence import Evidence
+    from simstudy.apps.evidence import Evidence
 
     out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
     pair = next(iter(PAIRS))
     if "pair" in out:
-        out = out[out["pair"].astype(str) == (pair if (out["pair"].astype(str) == pair).any()
-                                              else str(out["pair"].iloc[0]))]
+        out = out[
+            out["pair"].astype(str) == (pair if (out["pair"].astype(str) == pair).any() else str(out["pair"].iloc[0]))
+        ]
     parts = []
     for (n_res, n_cv), g in out.groupby(["n_resamples", "n_cv_runs"], sort=False):
         n_res, n_cv = int(n_res), int(n_cv)
-        labels = [("5x2cv t", "5x2cv", "", "5x2cv_t"), ("5x2cv F", "5x2cv", "", "5x2cv_f"),
-                  ("10-fold cv", f"cv{n_cv}x10", "kfold_cv", "paired_t"),
-                  ("10-fold cv", "cv1x10", "kfold_cv", "paired_t"),
-                  ("corrected 1x10 cv", "cv1x10", "", "corrected_cv_t"),
-                  (f"{n_cv}x10 cv", f"cv{n_cv}x10", "", "cv_t"),
-                  (f"corrected {n_cv}x10 cv", f"cv{n_cv}x10", "", "corrected_cv_t")]
-        labels += [(f"{c}resampled {r}x", f"resampled{r}", "", t) for r in range(2, n_res + 1)
-                   for c, t in (("", "resampled_t"), ("corrected ", "corrected_resampled_t"))]
+        labels = [
+            ("5x2cv t", "5x2cv", "", "5x2cv_t"),
+            ("5x2cv F", "5x2cv", "", "5x2cv_f"),
+            ("10-fold cv", f"cv{n_cv}x10", "kfold_cv", "paired_t"),
+            ("10-fold cv", "cv1x10", "kfold_cv", "paired_t"),
+            ("corrected 1x10 cv", "cv1x10", "", "corrected_cv_t"),
+            (f"{n_cv}x10 cv", f"cv{n_cv}x10", "", "cv_t"),
+            (f"corrected {n_cv}x10 cv", f"cv{n_cv}x10", "", "corrected_cv_t"),
+        ]
+        labels += [
+            (f"{c}resampled {r}x", f"resampled{r}", "", t)
+            for r in range(2, n_res + 1)
+            for c, t in (("", "resampled_t"), ("corrected ", "corrected_resampled_t"))
+        ]
         names = pd.DataFrame(labels, columns=["label", "design", "scheme", "name"])
         g = g.assign(label=g["test"].astype(str)).merge(names, on="label")
         decision = g["decision"].to_numpy(dtype=float)
-        parts.append(pd.DataFrame({
-            "condition": g["condition"].astype(str).to_numpy(), "replication": g["replication"].to_numpy(),
-            "experiment": g["experiment"].to_numpy(), "design": g["design"].to_numpy(),
-            "scheme": g["scheme"].to_numpy(), "test": g["name"].to_numpy(),
-            "pvalue": g["pvalue"].to_numpy(dtype=float), "sign": np.where(decision != 0, decision, np.nan)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "condition": g["condition"].astype(str).to_numpy(),
+                    "replication": g["replication"].to_numpy(),
+                    "experiment": g["experiment"].to_numpy(),
+                    "design": g["design"].to_numpy(),
+                    "scheme": g["scheme"].to_numpy(),
+                    "test": g["name"].to_numpy(),
+                    "pvalue": g["pvalue"].to_numpy(dtype=float),
+                    "sign": np.where(decision != 0, decision, np.nan),
+                }
+            )
+        )
     cols = ["condition", "replication", "experiment", "design", "scheme", "test", "pvalue", "sign"]
     rows = (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)).drop_duplicates(
-        ["condition", "replication", "experiment", "design", "scheme", "test"])
+        ["condition", "replication", "experiment", "design", "scheme", "test"]
+    )
     per = out[["condition", "source"]].astype(str).drop_duplicates("condition")
     null = SOURCES[0]
     twin = next((c for c, src in zip(per["condition"], per["source"]) if src == null), "")
-    truths = {c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
-              for c, src in zip(per["condition"], per["source"])}
+    truths = {
+        c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
+        for c, src in zip(per["condition"], per["source"])
+    }
     alpha = float(out["alpha"].min()) if "alpha" in out and len(out) else FrankCondition.alpha
     return Evidence(rows, truths, alpha, "bouckaert_frank")
 
@@ -180,10 +202,19 @@ STUDY = Study(
     summarize=summarize,
     settings=Settings,
     evidence=evidence,
-    paired_scores=ScoreLayout(groups=("source",), experiment="experiment", pairs={"C4.5-NB": ("acc_a", "acc_b")},
-                              pair_column="pair", variants=("test",), design_column="design", sizes=_sizes),
-    reference={"published": [],
-               "interval_note": "Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit."},
+    paired_scores=ScoreLayout(
+        groups=("source",),
+        experiment="experiment",
+        pairs={"C4.5-NB": ("acc_a", "acc_b")},
+        pair_column="pair",
+        variants=("test",),
+        design_column="design",
+        sizes=_sizes,
+    ),
+    reference={
+        "published": [],
+        "interval_note": "Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit.",
+    },
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_experiments": 2, "n_resamples": 10, "n_cv_runs": 2}),
         "quick": Profile("quick", n_replications=25),

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.designs import RepeatedKFold
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.outcomes import outcome_rows
-from simstudy.schemes import SCHEMES
-from simstudy.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes, scores_frame
-from simstudy.sources import GaussianClasses
+from simstudy.pipeline.designs import RepeatedKFold
+from simstudy.pipeline.outcomes import outcome_rows
+from simstudy.pipeline.schemes import SCHEMES
+from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes, scores_frame
+from simstudy.pipeline.sources import GaussianClasses
 
 pd = lazy_module("pandas")
 
@@ -87,13 +87,16 @@ def replicate(cond: DemoCondition, rng):
         raise RuntimeError("injected failure")
     X, y = GaussianClasses(cond.n_features, mu=cond.mu).sample(cond.n_cases, rng)
     ids = cond.design.fold_ids(y, rng)
-    acc = cv_accuracies(X, y, ids, (GaussianNB, _Majority))                 # (runs, folds, 2)
+    acc = cv_accuracies(X, y, ids, (GaussianNB, _Majority))  # (runs, folds, 2)
     n_train, n_test = cond.design.sizes(y)
     scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
-    outcomes = pd.concat([
-        outcome_rows(scores, TESTS, alpha=ALPHA, schemes=SCHEMES),
-        outcome_rows(scores, {"corrected_t": "corrected_cv_t"}, alpha=ALPHA, index={"scheme": "use_all_data"}),
-    ], ignore_index=True)
+    outcomes = pd.concat(
+        [
+            outcome_rows(scores, TESTS, alpha=ALPHA, schemes=SCHEMES),
+            outcome_rows(scores, {"corrected_t": "corrected_cv_t"}, alpha=ALPHA, index={"scheme": "use_all_data"}),
+        ],
+        ignore_index=True,
+    )
     return {"scores": scores_frame(acc, ("acc_a", "acc_b"), axes=("run", "fold")), "outcomes": outcomes}
 
 

@@ -70,21 +70,25 @@ def test_a_capped_condition_says_so(tmp_path):
 
 
 def test_default_targets_are_rejection_rates_over_replications():
-    rows = pd.DataFrame({"replication": [0, 0, 1, 1, 2, 2], "experiment": [0, 1] * 3, "test": "t",
-                         "decision": [1, 0, 1, 1, 0, 0]})
+    rows = pd.DataFrame(
+        {"replication": [0, 0, 1, 1, 2, 2], "experiment": [0, 1] * 3, "test": "t", "decision": [1, 0, 1, 1, 0, 0]}
+    )
     t = default_targets(rows)
-    assert t["estimate"].iloc[0] == pytest.approx(0.5)            # per replication 0.5, 1, 0
-    assert t["mcse"].iloc[0] == pytest.approx(0.5 / 3 ** 0.5)      # sd 0.5 over 3 replications
+    assert t["estimate"].iloc[0] == pytest.approx(0.5)  # per replication 0.5, 1, 0
+    assert t["mcse"].iloc[0] == pytest.approx(0.5 / 3**0.5)  # sd 0.5 over 3 replications
     agree = default_targets(rows.assign(decision=0))
-    assert agree["mcse"].iloc[0] > 0                               # no spread yet is not precision
+    assert agree["mcse"].iloc[0] > 0  # no spread yet is not precision
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--target-mcse", "0"], "--target-mcse: must be a positive number"),
-    (["--target-mcse", "-1"], "--target-mcse: must be a positive number"),
-    (["--max-replications", "50"], "--max-replications: only meaningful with --target-mcse"),
-    (["--target-mcse", "0.1", "--max-replications", "0"], "--max-replications: must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--target-mcse", "0"], "--target-mcse: must be a positive number"),
+        (["--target-mcse", "-1"], "--target-mcse: must be a positive number"),
+        (["--max-replications", "50"], "--max-replications: only meaningful with --target-mcse"),
+        (["--target-mcse", "0.1", "--max-replications", "0"], "--max-replications: must be a positive integer"),
+    ],
+)
 def test_bad_targets_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "run"
     assert main(["run", "demo", "--profile", "smoke", "--out", str(out), "--quiet", *argv]) == 2
@@ -113,10 +117,15 @@ def test_step_sets_the_stages_and_a_fixed_size_condition_keeps_its_count(tmp_pat
             return {"boot": [{"z": float(rng.normal())}]}
         return {"outcomes": [{"test": "t", "decision": int(rng.random() < 0.3)} for _ in range(5)]}
 
-    study = Study(name="stepped", title="stages", conditions=[Cond("exp"), Cond("boot", 7)], replicate=replicate,
-                  profiles={"smoke": Profile("smoke", n_replications=40)}, chunk_size=5)
-    run = run_study(study, "smoke", out=tmp_path / "s", progress=False, target_mcse=0.03, max_replications=200,
-                    step=10)
+    study = Study(
+        name="stepped",
+        title="stages",
+        conditions=[Cond("exp"), Cond("boot", 7)],
+        replicate=replicate,
+        profiles={"smoke": Profile("smoke", n_replications=40)},
+        chunk_size=5,
+    )
+    run = run_study(study, "smoke", out=tmp_path / "s", progress=False, target_mcse=0.03, max_replications=200, step=10)
     counts = run.manifest["counts"]
     boot = next(k for k in counts if "boot" in k)
     exp = next(k for k in counts if "exp" in k)
@@ -146,12 +155,24 @@ def test_a_target_marked_done_stops_growing_its_condition(tmp_path):
     def targets(rows):
         # a decided question: the rate is imprecise, but nothing more needs to be known about it
         rate = float((rows["decision"] != 0).mean()) if len(rows) else 0.0
-        return pd.DataFrame({"quantity": ["rate"], "estimate": [rate], "mcse": [0.2],
-                             "done": [rows["condition"].iloc[0].endswith("decided") if len(rows) else False]})
+        return pd.DataFrame(
+            {
+                "quantity": ["rate"],
+                "estimate": [rate],
+                "mcse": [0.2],
+                "done": [rows["condition"].iloc[0].endswith("decided") if len(rows) else False],
+            }
+        )
 
-    study = Study(name="decided", title="done targets", conditions=[Cond("decided"), Cond("open")],
-                  replicate=replicate, profiles={"smoke": Profile("smoke", n_replications=10)}, chunk_size=5,
-                  targets=targets)
+    study = Study(
+        name="decided",
+        title="done targets",
+        conditions=[Cond("decided"), Cond("open")],
+        replicate=replicate,
+        profiles={"smoke": Profile("smoke", n_replications=10)},
+        chunk_size=5,
+        targets=targets,
+    )
     run = run_study(study, "smoke", out=tmp_path / "d", progress=False, target_mcse=0.01, max_replications=30)
     counts = run.manifest["counts"]
     decided, still_open = (next(k for k in counts if k.endswith(w)) for w in ("decided", "open"))

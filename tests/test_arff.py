@@ -4,8 +4,8 @@ import re
 import numpy as np
 import pytest
 
-from simstudy.data import read_arff, write_arff
-from simstudy.data.arff import parse_arff
+from simstudy.pipeline.data import read_arff, write_arff
+from simstudy.pipeline.data.arff import parse_arff
 
 TEXT = """% a comment
 @relation 'toy data'
@@ -35,20 +35,31 @@ def test_parse_codes_and_missing():
 def test_roundtrip(tmp_path):
     d = parse_arff(TEXT)
     p = tmp_path / "t.arff"
-    write_arff(p, d.X, d.y, names=d.names, categories=d.categories,
-               class_categories=d.class_categories, class_name=d.class_name, relation=d.relation)
+    write_arff(
+        p,
+        d.X,
+        d.y,
+        names=d.names,
+        categories=d.categories,
+        class_categories=d.class_categories,
+        class_name=d.class_name,
+        relation=d.relation,
+    )
     e = read_arff(p)
     np.testing.assert_array_equal(e.X, d.X)
     np.testing.assert_array_equal(e.y, d.y)
     assert e.names == d.names and e.categories == d.categories
 
 
-@pytest.mark.parametrize("bad, msg", [
-    ("@relation r\n@attribute s string\n@data\n", "unsupported attribute type"),
-    ("@relation r\n@attribute a {x,y}\n@data\n{0 x}\n", "sparse"),
-    ("@relation r\n@attribute a {x,y}\n@data\nz\n", "not a category"),
-    ("@relation r\n@attribute a numeric\n@data\n1,2\n", "expected 1 values"),
-])
+@pytest.mark.parametrize(
+    "bad, msg",
+    [
+        ("@relation r\n@attribute s string\n@data\n", "unsupported attribute type"),
+        ("@relation r\n@attribute a {x,y}\n@data\n{0 x}\n", "sparse"),
+        ("@relation r\n@attribute a {x,y}\n@data\nz\n", "not a category"),
+        ("@relation r\n@attribute a numeric\n@data\n1,2\n", "expected 1 values"),
+    ],
+)
 def test_rejections(bad, msg):
     with pytest.raises(ValueError, match=msg):
         parse_arff(bad)
@@ -56,6 +67,7 @@ def test_rejections(bad, msg):
 
 def test_weka_examples_if_present():
     import os
+
     path = "/usr/share/doc/weka/examples/vote.arff"
     if not os.path.exists(path):
         pytest.skip("weka examples not installed")
@@ -94,17 +106,25 @@ def test_class_index_inside_the_range_still_works():
         parse_arff(HEAD + "1,x\n", 1.0)
 
 
-@pytest.mark.parametrize("text, msg", [
-    ("@relation r\n@attribute a numeric\n@attribute a {x,y}\n@data\n",
-     r"^text: line 3: duplicate attribute name 'a' \(first declared on line 2\)"),
-    ("@relation r\n@attribute c {x,y,x}\n@data\n", r"^text: line 2: attribute 'c': duplicate nominal value 'x'"),
-    ("@relation r\n@attribute c {}\n@data\n", r"^text: line 2: attribute 'c': empty nominal specification"),
-    ("@relation r\n@attribute c { }\n@data\n", r"^text: line 2: attribute 'c': empty nominal specification"),
-    ("@relation r\n@attribute c {x,,y}\n@data\n", r"^text: line 2: attribute 'c': empty nominal value"),
-    ("@relation r\n@attribute 'a numeric\n@data\n", r"^text: line 2: unterminated quote \(.\) in the attribute name"),
-    (HEAD + "1,'x\n", r"^text: line 5: unterminated quote"),
-    (HEAD + "1,x\n2,z\n", r"^text: line 6: column 2 \(attribute 'c'\): 'z' is not a category of 'c'"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        (
+            "@relation r\n@attribute a numeric\n@attribute a {x,y}\n@data\n",
+            r"^text: line 3: duplicate attribute name 'a' \(first declared on line 2\)",
+        ),
+        ("@relation r\n@attribute c {x,y,x}\n@data\n", r"^text: line 2: attribute 'c': duplicate nominal value 'x'"),
+        ("@relation r\n@attribute c {}\n@data\n", r"^text: line 2: attribute 'c': empty nominal specification"),
+        ("@relation r\n@attribute c { }\n@data\n", r"^text: line 2: attribute 'c': empty nominal specification"),
+        ("@relation r\n@attribute c {x,,y}\n@data\n", r"^text: line 2: attribute 'c': empty nominal value"),
+        (
+            "@relation r\n@attribute 'a numeric\n@data\n",
+            r"^text: line 2: unterminated quote \(.\) in the attribute name",
+        ),
+        (HEAD + "1,'x\n", r"^text: line 5: unterminated quote"),
+        (HEAD + "1,x\n2,z\n", r"^text: line 6: column 2 \(attribute 'c'\): 'z' is not a category of 'c'"),
+    ],
+)
 def test_malformed_header_or_data_names_the_line(text, msg):
     with pytest.raises(ValueError, match=msg):
         parse_arff(text)
@@ -116,8 +136,9 @@ def test_non_finite_or_foreign_numbers_are_refused(value):
         parse_arff(HEAD + f"1,x\n{value},y\n")
 
 
-@pytest.mark.parametrize("value, expected", [("1", 1.0), ("-2.5", -2.5), (".5", 0.5), ("3.", 3.0), ("+1e-3", 1e-3),
-                                             ("'4.25'", 4.25)])
+@pytest.mark.parametrize(
+    "value, expected", [("1", 1.0), ("-2.5", -2.5), (".5", 0.5), ("3.", 3.0), ("+1e-3", 1e-3), ("'4.25'", 4.25)]
+)
 def test_ordinary_numbers_are_read(value, expected):
     assert parse_arff(HEAD + f"{value},x\n").X[0, 0] == expected
 

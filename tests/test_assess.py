@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.assess import (assess, load_assessment, load_data, parse_designs,
-                             parse_learner)
+from simstudy.apps.assess import assess, load_assessment, load_data, parse_designs, parse_learner
 from simstudy.cli import main
 
 SMALL = dict(designs=("cv2x5", "5x2cv", "resampled3"), n_repeats=3)
@@ -28,8 +27,10 @@ def iris_csv(tmp_path_factory):
 
 
 def _rows(run):
-    return {t: run.table(t).sort_values(list(run.table(t).columns[:6])).reset_index(drop=True)
-            for t in ("scores", "outcomes")}
+    return {
+        t: run.table(t).sort_values(list(run.table(t).columns[:6])).reset_index(drop=True)
+        for t in ("scores", "outcomes")
+    }
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -44,12 +45,15 @@ def test_csv_with_a_named_class_and_a_nominal_column(tmp_path):
     assert np.isnan(data.X[1, 1]) and data.y.tolist()[:3] == [1, 0, 1]
 
 
-@pytest.mark.parametrize("content, message", [
-    ("a,b,c\n1,2,x\n1,2,3,4\n", "cannot parse"),
-    ("a,b\n" + "1,x\n" * 12, "has 1 distinct value"),
-    ("", "empty"),
-    ("a,b\n", "no data lines"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("a,b,c\n1,2,x\n1,2,3,4\n", "cannot parse"),
+        ("a,b\n" + "1,x\n" * 12, "has 1 distinct value"),
+        ("", "empty"),
+        ("a,b\n", "no data lines"),
+    ],
+)
 def test_bad_csv_is_one_line_naming_the_file(tmp_path, content, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
@@ -68,7 +72,7 @@ def test_unknown_file_and_class_column(tmp_path, iris_csv):
 def test_shipped_data_set_and_arff(tmp_path):
     data = load_data("iris")
     assert data.X.shape == (150, 4) and len(data.classes) == 3
-    from simstudy.data import write_arff
+    from simstudy.pipeline.data import write_arff
 
     write_arff(tmp_path / "x.arff", data.X, data.y, names=list(data.columns), class_categories=data.classes)
     again = load_data(tmp_path / "x.arff")
@@ -78,13 +82,16 @@ def test_shipped_data_set_and_arff(tmp_path):
 # -- learners ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec, params, message", [
-    ("NoSuchLearner", None, "--a: unknown learner 'NoSuchLearner'"),
-    ("nosuchmodule:Thing", None, "cannot import module 'nosuchmodule'"),
-    ("sklearn.tree:NoTree", None, "has no 'NoTree'"),
-    ("sklearn.tree:DecisionTreeClassifier", "{max_depth: 3", "--a-params: not valid JSON"),
-    ("sklearn.tree:DecisionTreeClassifier", '{"depth": 3}', "refused"),
-])
+@pytest.mark.parametrize(
+    "spec, params, message",
+    [
+        ("NoSuchLearner", None, "--a: unknown learner 'NoSuchLearner'"),
+        ("nosuchmodule:Thing", None, "cannot import module 'nosuchmodule'"),
+        ("sklearn.tree:NoTree", None, "has no 'NoTree'"),
+        ("sklearn.tree:DecisionTreeClassifier", "{max_depth: 3", "--a-params: not valid JSON"),
+        ("sklearn.tree:DecisionTreeClassifier", '{"depth": 3}', "refused"),
+    ],
+)
 def test_bad_learner_specifications(spec, params, message):
     with pytest.raises(ValueError, match=message):
         parse_learner(spec, params, option="--a")
@@ -114,16 +121,21 @@ def test_designs_are_checked():
 # -- the command line: one line, exit 2, nothing written ------------------------------------------
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["assess", "{tmp}/missing.csv", "--a", "NB", "--b", "C4.5"], "no such file"),
-    (["assess", "iris", "--a", "NB", "--b", "Nope"], "--b: unknown learner"),
-    (["assess", "iris", "--a", "NB", "--b", "C4.5", "--repeats", "1"], "--repeats"),
-    (["assess", "iris", "--a", "NB", "--b", "C4.5", "--designs", "cv1x400"], "--designs"),
-    (["assess", "iris", "--a", "NB", "--b", "C4.5", "--tests", "nosuch"], "--tests: unknown test"),
-    (["assess", "iris", "--a", "NB", "--b", "C4.5", "--tests", "5x2cv_t", "--designs", "cv2x5"],
-     "applies to none of the designs"),
-    (["assess", "iris", "--a", "NB", "--b", "sklearn.svm:SVC", "--b-params", "[1]"], "JSON object"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["assess", "{tmp}/missing.csv", "--a", "NB", "--b", "C4.5"], "no such file"),
+        (["assess", "iris", "--a", "NB", "--b", "Nope"], "--b: unknown learner"),
+        (["assess", "iris", "--a", "NB", "--b", "C4.5", "--repeats", "1"], "--repeats"),
+        (["assess", "iris", "--a", "NB", "--b", "C4.5", "--designs", "cv1x400"], "--designs"),
+        (["assess", "iris", "--a", "NB", "--b", "C4.5", "--tests", "nosuch"], "--tests: unknown test"),
+        (
+            ["assess", "iris", "--a", "NB", "--b", "C4.5", "--tests", "5x2cv_t", "--designs", "cv2x5"],
+            "applies to none of the designs",
+        ),
+        (["assess", "iris", "--a", "NB", "--b", "sklearn.svm:SVC", "--b-params", "[1]"], "JSON object"),
+    ],
+)
 def test_cli_bad_input(tmp_path, capsys, argv, message):
     out = tmp_path / "run"
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv] + ["--out", str(out), "--quiet"]
@@ -153,15 +165,29 @@ def test_assessment_is_deterministic_resumable_and_resummarised(tmp_path, iris_c
         pd.testing.assert_frame_equal(df, rows1[t])
 
     # re-summarised from the stored rows without fitting
-    stored = load_assessment(tmp_path / "one", iris_csv, kw["a"], kw["b"], b_params=kw["b_params"],
-                             designs=SMALL["designs"], n_repeats=3, evidence=None)
+    stored = load_assessment(
+        tmp_path / "one",
+        iris_csv,
+        kw["a"],
+        kw["b"],
+        b_params=kw["b_params"],
+        designs=SMALL["designs"],
+        n_repeats=3,
+        evidence=None,
+    )
     pd.testing.assert_frame_equal(stored.table, one.table)
 
     t = one.table
     assert set(t["design"]) == {"cv2x5", "5x2cv", "resampled3"}
     cv = t[t["design"] == "cv2x5"]
-    assert set(cv["scheme"]) - {""} == {"resampling", "kfold_cv", "use_all_data", "average_over_folds",
-                                        "average_over_runs", "average_over_sorted_runs"}
+    assert set(cv["scheme"]) - {""} == {
+        "resampling",
+        "kfold_cv",
+        "use_all_data",
+        "average_over_folds",
+        "average_over_runs",
+        "average_over_sorted_runs",
+    }
     assert (t["A better"] + t["B better"] + t["not significant"] == 3).all()
     assert t["R2"].between(0, 1).all()
     tt = t[(t["design"] == "cv2x5") & (t["test"] == "corrected_cv_t")].iloc[0]
@@ -197,9 +223,26 @@ def test_python_api_with_arrays_and_estimators(tmp_path):
 
 def test_cli_writes_the_pages_and_benches_a_new_test(tmp_path, iris_csv, capsys):
     out = tmp_path / "run"
-    argv = ["assess", str(iris_csv), "--a", "NB", "--b", "C4.5", "--designs", "cv2x5", "resampled3",
-            "--repeats", "3", "--out", str(out), "--quiet", "--results", str(tmp_path / "none"),
-            "--bench", "welch_t"]
+    argv = [
+        "assess",
+        str(iris_csv),
+        "--a",
+        "NB",
+        "--b",
+        "C4.5",
+        "--designs",
+        "cv2x5",
+        "resampled3",
+        "--repeats",
+        "3",
+        "--out",
+        str(out),
+        "--quiet",
+        "--results",
+        str(tmp_path / "none"),
+        "--bench",
+        "welch_t",
+    ]
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "Verdicts across repeats" in text and "welch_t" in text
@@ -211,17 +254,27 @@ def test_cli_writes_the_pages_and_benches_a_new_test(tmp_path, iris_csv, capsys)
 def _evidence(procs, *, n=200, n_exp=10, seed=0):
     """Synthetic evidence of one stored run: per procedure (design, scheme, test) -> (null hits, alternative hits),
     boolean arrays of data sets x repeats; a hit has p = 0.001 (A's direction), a miss p uniform on (0.2, 1)."""
-    from simstudy.evidence import Evidence
+    from simstudy.apps.evidence import Evidence
 
     rng = np.random.default_rng(seed)
     frames = []
     for (d, s, t), hits in procs.items():
         for cond, hit in zip(("null", "alt"), hits):
             rep, exp = np.meshgrid(np.arange(hit.shape[0]), np.arange(hit.shape[1]), indexing="ij")
-            frames.append(pd.DataFrame({"condition": cond, "replication": rep.ravel(), "experiment": exp.ravel(),
-                                        "design": d, "scheme": s, "test": t,
-                                        "pvalue": np.where(hit, 0.001, rng.uniform(0.2, 1.0, hit.shape)).ravel(),
-                                        "sign": 1.0}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "condition": cond,
+                        "replication": rep.ravel(),
+                        "experiment": exp.ravel(),
+                        "design": d,
+                        "scheme": s,
+                        "test": t,
+                        "pvalue": np.where(hit, 0.001, rng.uniform(0.2, 1.0, hit.shape)).ravel(),
+                        "sign": 1.0,
+                    }
+                )
+            )
     truths = {"null": {"truth": "null", "twin": ""}, "alt": {"truth": "A", "twin": "null"}}
     return Evidence(pd.concat(frames, ignore_index=True), truths, 0.5, "sim").prefixed("sim/quick")
 
@@ -231,15 +284,28 @@ def _hits(rate, n=200, n_exp=10, seed=0):
 
 
 def test_recommendation_rests_on_size_and_size_adjusted_power_not_on_replicability_alone():
-    from simstudy.assess import recommend
+    from simstudy.apps.assess import recommend
 
     designs = parse_designs(["cv10x10"], np.repeat([0, 1], 50))
-    table = pd.DataFrame({"design": "cv10x10", "scheme": ["kfold_cv", "average_over_sorted_runs", ""],
-                          "test": ["sign", "paired_t", "cv_t"], "repeats": 10, "A better": [0, 6, 10],
-                          "B better": 0, "R2": [1.0, 0.47, 1.0], "R2 se": np.nan})
-    ev = _evidence({("cv10x10", "kfold_cv", "sign"): (_hits(0.01, seed=1), _hits(0.05, seed=2)),
-                    ("cv10x10", "average_over_sorted_runs", "paired_t"): (_hits(0.03, seed=3), _hits(0.6, seed=4)),
-                    ("cv10x10", "", "cv_t"): (_hits(0.3, seed=5), _hits(0.9, seed=6))})
+    table = pd.DataFrame(
+        {
+            "design": "cv10x10",
+            "scheme": ["kfold_cv", "average_over_sorted_runs", ""],
+            "test": ["sign", "paired_t", "cv_t"],
+            "repeats": 10,
+            "A better": [0, 6, 10],
+            "B better": 0,
+            "R2": [1.0, 0.47, 1.0],
+            "R2 se": np.nan,
+        }
+    )
+    ev = _evidence(
+        {
+            ("cv10x10", "kfold_cv", "sign"): (_hits(0.01, seed=1), _hits(0.05, seed=2)),
+            ("cv10x10", "average_over_sorted_runs", "paired_t"): (_hits(0.03, seed=3), _hits(0.6, seed=4)),
+            ("cv10x10", "", "cv_t"): (_hits(0.3, seed=5), _hits(0.9, seed=6)),
+        }
+    )
     out, text = recommend(table, designs, [ev])
     assert out["size"].tolist() == ["controls size", "controls size", "liberal"]
     assert out["rank"].tolist()[:2] == [2, 1] and np.isnan(out["rank"].iloc[2])
@@ -249,19 +315,33 @@ def test_recommendation_rests_on_size_and_size_adjusted_power_not_on_replicabili
 
 
 def test_ties_in_size_adjusted_power_go_to_simulated_replicability_then_to_the_users_r2():
-    from simstudy.assess import recommend
+    from simstudy.apps.assess import recommend
 
     designs = parse_designs(["cv10x10"], np.repeat([0, 1], 50))
     quiet = np.zeros((200, 10), dtype=bool)
-    whole = np.repeat(np.arange(200) % 2 == 0, 10).reshape(200, 10)     # every repeat of half the data sets
-    half = np.tile(np.arange(10) % 2 == 0, (200, 1))                   # half the repeats of every data set
-    ev = _evidence({("cv10x10", "", "corrected_cv_t"): (quiet, whole), ("cv10x10", "", "cv_t"): (quiet, half),
-                    ("cv10x10", "kfold_cv", "paired_t"): (quiet, half)})
-    table = pd.DataFrame({"design": "cv10x10", "scheme": ["", "", "kfold_cv"],
-                          "test": ["corrected_cv_t", "cv_t", "paired_t"], "repeats": 10, "A better": [5, 5, 5],
-                          "B better": 0, "R2": [0.5, 0.9, 0.8], "R2 se": np.nan})
+    whole = np.repeat(np.arange(200) % 2 == 0, 10).reshape(200, 10)  # every repeat of half the data sets
+    half = np.tile(np.arange(10) % 2 == 0, (200, 1))  # half the repeats of every data set
+    ev = _evidence(
+        {
+            ("cv10x10", "", "corrected_cv_t"): (quiet, whole),
+            ("cv10x10", "", "cv_t"): (quiet, half),
+            ("cv10x10", "kfold_cv", "paired_t"): (quiet, half),
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "design": "cv10x10",
+            "scheme": ["", "", "kfold_cv"],
+            "test": ["corrected_cv_t", "cv_t", "paired_t"],
+            "repeats": 10,
+            "A better": [5, 5, 5],
+            "B better": 0,
+            "R2": [0.5, 0.9, 0.8],
+            "R2 se": np.nan,
+        }
+    )
     out, text = recommend(table, designs, [ev])
-    assert (out["rank"] == 1).all() and (out["tied with"] == 2).all()   # the same power per data set on average
+    assert (out["rank"] == 1).all() and (out["tied with"] == 2).all()  # the same power per data set on average
     assert out["simulated R2 (lowest over sources)"].round(3).tolist() == [1.0, 0.444, 0.444]
     assert text.startswith("Recommended: `corrected_cv_t` with cv10x10.")
     assert "the tie is broken by simulated replicability" in text
@@ -271,7 +351,7 @@ def test_ties_in_size_adjusted_power_go_to_simulated_replicability_then_to_the_u
 
 
 def test_the_command_states_the_library_defaults():
-    from simstudy.assess import DEFAULT_DESIGNS
+    from simstudy.apps.assess import DEFAULT_DESIGNS
     from simstudy.cli import build_parser
 
     help_text = build_parser()._subparsers._group_actions[0].choices["assess"].format_help()

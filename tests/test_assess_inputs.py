@@ -16,9 +16,16 @@ import sys
 import numpy as np
 import pytest
 
-from simstudy.assess import (Dataset, LearnerChoice, _check_learnable, assess, load_data, parse_designs,
-                             parse_learner)
-from simstudy.assess_report import assessment_markdown, md_text
+from simstudy.apps.assess import (
+    Dataset,
+    LearnerChoice,
+    _check_learnable,
+    assess,
+    load_data,
+    parse_designs,
+    parse_learner,
+)
+from simstudy.apps.assess_report import assessment_markdown, md_text
 from simstudy.cli import main
 
 TINY = ["--designs", "cv2x2", "--repeats", "2", "--quiet"]
@@ -52,9 +59,22 @@ def _refused(capsys, argv, out, *needles):
 
 # -- 1. nothing from the data becomes HTML or Markdown ----------------------------------------------------------
 
-HOSTILE = ["<img src=x onerror=alert(1)>", "a|b`c`", "[link](http://evil.example/x)", "![i](x.png)",
-           "**bold** _em_ ~~gone~~ $x$", "# head", "http://evil.example", "www.evil.example", "me@evil.example",
-           "&amp; entity", "back\\slash|", ":smile: @user", "{: .class}", "snake_case_name"]
+HOSTILE = [
+    "<img src=x onerror=alert(1)>",
+    "a|b`c`",
+    "[link](http://evil.example/x)",
+    "![i](x.png)",
+    "**bold** _em_ ~~gone~~ $x$",
+    "# head",
+    "http://evil.example",
+    "www.evil.example",
+    "me@evil.example",
+    "&amp; entity",
+    "back\\slash|",
+    ":smile: @user",
+    "{: .class}",
+    "snake_case_name",
+]
 
 
 def _unescape(md: str) -> str:
@@ -93,8 +113,21 @@ def test_markdown_page_escapes_labels_file_name_and_learner_labels(tmp_path, cap
     _csv(odd, labels=labels)
     out = tmp_path / "run"
     b_params = '{"strategy": "prior", "constant": "<script>|`x`"}'
-    argv = ["assess", odd, "--a", "NB", "--b", "sklearn.dummy:DummyClassifier", "--b-params", b_params, *TINY,
-            "--out", out, "--results", tmp_path / "none"]
+    argv = [
+        "assess",
+        odd,
+        "--a",
+        "NB",
+        "--b",
+        "sklearn.dummy:DummyClassifier",
+        "--b-params",
+        b_params,
+        *TINY,
+        "--out",
+        out,
+        "--results",
+        tmp_path / "none",
+    ]
     assert main(list(map(str, argv))) == 0
     capsys.readouterr()
     md = (out / "assessment.md").read_text()
@@ -135,8 +168,15 @@ def test_markdown_page_from_the_python_api_is_escaped_too(tmp_path):
 @pytest.mark.parametrize("value", ["inf", "-inf", "1e400", "-1e400", "Infinity"])
 def test_infinite_feature_values_are_refused_naming_the_columns(tmp_path, capsys, value):
     path = _csv(tmp_path / "d.csv", first=[f"0.5,{value},no", f"{value},0.1,yes"])
-    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "run",
-                   "DATA:", "'x1', 'x2'", "infinite", "1e400")
+    err = _refused(
+        capsys,
+        ["assess", path, "--a", "NB", "--b", "C4.5", *TINY],
+        tmp_path / "run",
+        "DATA:",
+        "'x1', 'x2'",
+        "infinite",
+        "1e400",
+    )
     assert "data row 1, column 'x2'" in err
     with pytest.raises(ValueError, match=r"column\(s\) 'x1', 'x2' hold 2 infinite value"):
         load_data(path)
@@ -163,12 +203,18 @@ def test_infinite_values_in_arrays_are_refused_and_missing_values_stay_allowed(t
 # -- 2b. learners that are not classifiers -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec, kind", [("sklearn.linear_model:LinearRegression", "is a regressor"),
-                                        ("sklearn.cluster:KMeans", "is a clusterer")])
+@pytest.mark.parametrize(
+    "spec, kind",
+    [("sklearn.linear_model:LinearRegression", "is a regressor"), ("sklearn.cluster:KMeans", "is a clusterer")],
+)
 def test_an_estimator_that_is_not_a_classifier_is_refused(tmp_path, capsys, spec, kind):
     path = _csv(tmp_path / "d.csv")
-    _refused(capsys, ["assess", path, "--a", "NB", "--b", spec, *TINY], tmp_path / "run",
-             f"--b: {spec} {kind}, not a classifier")
+    _refused(
+        capsys,
+        ["assess", path, "--a", "NB", "--b", spec, *TINY],
+        tmp_path / "run",
+        f"--b: {spec} {kind}, not a classifier",
+    )
 
 
 class _PlainRegressor:
@@ -224,8 +270,13 @@ def test_classes_of_one_case_are_refused_whatever_the_design(tmp_path, capsys):
     path = tmp_path / "twelve.csv"
     path.write_text("x1,x2,label\n" + "".join(f"{i},{2 * i},c{i}\n" for i in range(12)))
     for design in ("cv10x10", "cv1x2", "5x2cv", "resampled10"):
-        _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--designs", design, "--repeats", "2",
-                          "--quiet"], tmp_path / "run", "--designs: 12 class(es) have a single case", "'c0'")
+        _refused(
+            capsys,
+            ["assess", path, "--a", "NB", "--b", "C4.5", "--designs", design, "--repeats", "2", "--quiet"],
+            tmp_path / "run",
+            "--designs: 12 class(es) have a single case",
+            "'c0'",
+        )
     with pytest.raises(ValueError, match="single case"):
         assess(path, None, "NB", "C4.5", out=tmp_path / "run", designs=("5x2cv",), n_repeats=2, evidence=None)
     assert not (tmp_path / "run").exists()
@@ -233,18 +284,25 @@ def test_classes_of_one_case_are_refused_whatever_the_design(tmp_path, capsys):
 
 def test_a_small_class_names_the_designs_that_fit(tmp_path, capsys):
     y = np.repeat([0, 1, 2], [20, 20, 3])
-    with pytest.raises(ValueError, match=r"cv10x10: 10 folds but the smallest class has 3 cases \('c'\).*"
-                                         r"--designs cv10x3 5x2cv resampled10$"):
+    with pytest.raises(
+        ValueError,
+        match=r"cv10x10: 10 folds but the smallest class has 3 cases \('c'\).*"
+        r"--designs cv10x3 5x2cv resampled10$",
+    ):
         parse_designs(["cv10x10", "5x2cv", "resampled10"], y, classes=("a", "b", "c"))
     # every design is checked, the resampled one included: one case of a class
     for design in ("5x2cv", "resampled10", "cv1x2"):
         with pytest.raises(ValueError, match="1 class\\(es\\) have a single case \\('c'\\)"):
             parse_designs([design], np.repeat([0, 1, 2], [20, 20, 1]), classes=("a", "b", "c"))
-    assert [d.key for d in parse_designs(["cv10x3", "5x2cv", "resampled10"], y)] == ["cv10x3", "5x2cv",
-                                                                                    "resampled10"]
+    assert [d.key for d in parse_designs(["cv10x3", "5x2cv", "resampled10"], y)] == ["cv10x3", "5x2cv", "resampled10"]
     path = _csv(tmp_path / "d.csv", labels=("no", "yes", "no", "yes", "no", "yes", "no", "yes", "no", "rare"))
-    _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--quiet"], tmp_path / "run",
-             "smallest class has 4 cases ('rare')", "--designs cv10x4 5x2cv resampled10")
+    _refused(
+        capsys,
+        ["assess", path, "--a", "NB", "--b", "C4.5", "--quiet"],
+        tmp_path / "run",
+        "smallest class has 4 cases ('rare')",
+        "--designs cv10x4 5x2cv resampled10",
+    )
 
 
 # -- 2d. rows without a class ----------------------------------------------------------------------------------------
@@ -256,8 +314,17 @@ def test_rows_without_a_class_are_counted_in_the_output_and_the_pages(tmp_path, 
     assert data.n_dropped == 3 and data.y.size == 40
     note = "3 row(s) without a class (an empty or missing value in 'label') were left out"
     out = tmp_path / "run"
-    assert main(list(map(str, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY, "--out", out,
-                               "--results", tmp_path / "none"]))) == 0
+    assert (
+        main(
+            list(
+                map(
+                    str,
+                    ["assess", path, "--a", "NB", "--b", "C4.5", *TINY, "--out", out, "--results", tmp_path / "none"],
+                )
+            )
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert note in printed and "the 40 cases are the rows that have one" in printed
     assert md_text(note) in (out / "assessment.md").read_text()
@@ -305,8 +372,9 @@ def test_a_learner_failing_in_the_splits_is_one_line_and_its_failures_are_kept(t
     assert main(list(map(str, argv))) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert (f"--b: {flaky} failed in 2 of 2 repeats; first: design cv2x2 repeat 0: ValueError: needs 30 rows, "
-            "got 20") in err
+    assert (
+        f"--b: {flaky} failed in 2 of 2 repeats; first: design cv2x2 repeat 0: ValueError: needs 30 rows, got 20"
+    ) in err
     assert str(out) in err and "--fresh" in err
     assert "KeyError" not in err and "Traceback" not in err
     failures = sorted(out.glob("chunks/*/*/failures.parquet"))
@@ -334,8 +402,9 @@ def test_a_finished_assessment_is_re_read_from_a_read_only_folder(tmp_path, caps
 
     path = _csv(tmp_path / "d.csv")
     out = tmp_path / "run"
-    argv = list(map(str, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY, "--out", out,
-                          "--results", tmp_path / "none"]))
+    argv = list(
+        map(str, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY, "--out", out, "--results", tmp_path / "none"])
+    )
     assert main(argv) == 0
     first = capsys.readouterr().out
     before = _snapshot(out)

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy import replication as rp
-from simstudy.assess import _count_replication, _replication_estimate
-from simstudy.outcomes import get_test, run_test
-from simstudy.scores import PairedScores
+from simstudy.apps.assess import _count_replication, _replication_estimate
+from simstudy.pipeline.outcomes import get_test, run_test
+from simstudy.pipeline.scores import PairedScores
+from simstudy.statistics import replication as rp
 
 ALPHA = 0.05
 HALF = "binomial (a tie counts half)"

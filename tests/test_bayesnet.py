@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simstudy.sources.bayesnet import (
+from simstudy.pipeline.sources.bayesnet import (
     BayesNetSource,
     GapEstimate,
     independent_source,
@@ -279,7 +279,6 @@ def test_search_stops_at_the_first_candidate_within_tolerance():
     assert res.estimate.gap == pytest.approx(30.0)
 
 
-
 def test_stored_sources_load_and_match_bouckaert_design():
     meta = stored_sources()
     for i in range(1, 5):
@@ -305,11 +304,11 @@ def test_stored_sources_load_and_match_bouckaert_design():
 
 
 def _c45_and_nb(n_attributes=10):
-    from simstudy.learners.weka import WekaNaiveBayes
+    from simstudy.pipeline.learners.weka import WekaNaiveBayes
 
     kw = {"nominal": np.ones(n_attributes, dtype=bool), "n_categories": [2] * n_attributes, "n_classes": 2}
     try:
-        from simstudy.learners.j48 import J48
+        from simstudy.pipeline.learners.j48 import J48
     except ImportError:
         from sklearn.tree import DecisionTreeClassifier
 
@@ -320,7 +319,7 @@ def _c45_and_nb(n_attributes=10):
 def test_search_runs_with_real_learners():
     from sklearn.tree import DecisionTreeClassifier
 
-    from simstudy.learners.weka import WekaNaiveBayes
+    from simstudy.pipeline.learners.weka import WekaNaiveBayes
 
     nb = WekaNaiveBayes(nominal=np.ones(10, dtype=bool), n_categories=[2] * 10, n_classes=2)
     tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=0)
@@ -346,7 +345,7 @@ def test_stored_gap_is_reproduced(name):
 
 # ---------------------------------------------------------------- malformed XMLBIF files
 
-_VAR = "<VARIABLE TYPE=\"nature\"><NAME>{name}</NAME><OUTCOME>0</OUTCOME><OUTCOME>1</OUTCOME></VARIABLE>"
+_VAR = '<VARIABLE TYPE="nature"><NAME>{name}</NAME><OUTCOME>0</OUTCOME><OUTCOME>1</OUTCOME></VARIABLE>'
 _DEF = "<DEFINITION><FOR>{name}</FOR>{given}<TABLE>{table}</TABLE></DEFINITION>"
 
 
@@ -354,9 +353,10 @@ def _xmlbif(variables=("a", "class"), definitions=None):
     if definitions is None:
         definitions = [("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]
     body = "".join(_VAR.format(name=v) for v in variables)
-    body += "".join(_DEF.format(name=n, given="".join(f"<GIVEN>{g}</GIVEN>" for g in gs), table=t)
-                    for n, gs, t in definitions)
-    return f"<?xml version=\"1.0\"?><BIF VERSION=\"0.3\"><NETWORK><NAME>n</NAME>{body}</NETWORK></BIF>"
+    body += "".join(
+        _DEF.format(name=n, given="".join(f"<GIVEN>{g}</GIVEN>" for g in gs), table=t) for n, gs, t in definitions
+    )
+    return f'<?xml version="1.0"?><BIF VERSION="0.3"><NETWORK><NAME>n</NAME>{body}</NETWORK></BIF>'
 
 
 def test_handwritten_xmlbif_reads(tmp_path):
@@ -367,29 +367,50 @@ def test_handwritten_xmlbif_reads(tmp_path):
     assert src.names == ("a", "class") and src.cpt(0).tolist() == [[0.9, 0.1], [0.2, 0.8]]
 
 
-@pytest.mark.parametrize("text, msg", [
-    (_xmlbif(definitions=[("a", ["klass"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
-     "variable 'a': unknown parent 'klass'"),
-    ("<?xml version=\"1.0\"?><BIF VERSION=\"0.3\"></BIF>", r"no <NETWORK> element"),
-    (_xmlbif(variables=("a", "a", "class")), "variable 'a' is declared twice"),
-    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2"), ("class", [], "0.5 0.5")]),
-     r"variable 'a': <TABLE> has 3 probabilities, expected 2 states x 2 parent configurations = 4"),
-    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8 0.5 0.5"), ("class", [], "0.5 0.5")]),
-     r"variable 'a': <TABLE> has 6 probabilities"),
-    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.7"), ("class", [], "0.5 0.5")]),
-     "variable 'a': the probabilities of a parent configuration do not sum to 1"),
-    (_xmlbif(definitions=[("a", ["class"], "nan 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
-     "variable 'a': <TABLE> has negative or non-finite"),
-    (_xmlbif(definitions=[("a", ["class"], "x 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
-     "variable 'a': <TABLE> holds something that is not a number"),
-    (_xmlbif(definitions=[("class", [], "0.5 0.5")]), "variable 'a' has no <DEFINITION>"),
-    (_xmlbif(definitions=[("b", [], "0.5 0.5")]), "<DEFINITION> for 'b', which is not a declared variable"),
-    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5"), ("class", [], "0.5 0.5")]),
-     "variable 'class' is defined twice"),
-    (_xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", ["a"], "0.5 0.5 0.5 0.5")]),
-     "(?i:loop|cycle)"),
-    ("<BIF><NETWORK>", r"not well-formed XML \(line 1, column"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        (
+            _xmlbif(definitions=[("a", ["klass"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
+            "variable 'a': unknown parent 'klass'",
+        ),
+        ('<?xml version="1.0"?><BIF VERSION="0.3"></BIF>', r"no <NETWORK> element"),
+        (_xmlbif(variables=("a", "a", "class")), "variable 'a' is declared twice"),
+        (
+            _xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2"), ("class", [], "0.5 0.5")]),
+            r"variable 'a': <TABLE> has 3 probabilities, expected 2 states x 2 parent configurations = 4",
+        ),
+        (
+            _xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8 0.5 0.5"), ("class", [], "0.5 0.5")]),
+            r"variable 'a': <TABLE> has 6 probabilities",
+        ),
+        (
+            _xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.7"), ("class", [], "0.5 0.5")]),
+            "variable 'a': the probabilities of a parent configuration do not sum to 1",
+        ),
+        (
+            _xmlbif(definitions=[("a", ["class"], "nan 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
+            "variable 'a': <TABLE> has negative or non-finite",
+        ),
+        (
+            _xmlbif(definitions=[("a", ["class"], "x 0.1 0.2 0.8"), ("class", [], "0.5 0.5")]),
+            "variable 'a': <TABLE> holds something that is not a number",
+        ),
+        (_xmlbif(definitions=[("class", [], "0.5 0.5")]), "variable 'a' has no <DEFINITION>"),
+        (_xmlbif(definitions=[("b", [], "0.5 0.5")]), "<DEFINITION> for 'b', which is not a declared variable"),
+        (
+            _xmlbif(
+                definitions=[("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", [], "0.5 0.5"), ("class", [], "0.5 0.5")]
+            ),
+            "variable 'class' is defined twice",
+        ),
+        (
+            _xmlbif(definitions=[("a", ["class"], "0.9 0.1 0.2 0.8"), ("class", ["a"], "0.5 0.5 0.5 0.5")]),
+            "(?i:loop|cycle)",
+        ),
+        ("<BIF><NETWORK>", r"not well-formed XML \(line 1, column"),
+    ],
+)
 def test_malformed_xmlbif_is_one_value_error_naming_file_and_variable(tmp_path, text, msg):
     pytest.importorskip("pgmpy")
     path = tmp_path / "net.xml"

@@ -5,7 +5,7 @@ import pandas as pd
 from scipy import stats
 
 from simstudy.protocols.berrar import _ties_left_out
-from simstudy.replication import binomial_model
+from simstudy.statistics.replication import binomial_model
 
 
 def test_ties_left_out_rate_and_significance():
@@ -22,7 +22,9 @@ def test_ties_left_out_rate_and_significance():
     w = int(round(theta.mean() * 20))
     assert np.isclose(t["binomial_p_ties_left_out"], stats.binomtest(w, 20).pvalue)
     assert np.isclose(t["binomial_P_ties_left_out"], binomial_model(w, 20, alpha=0.05).estimate)
-    assert t["binomial_p_ties_left_out_mc_low"] <= t["binomial_p_ties_left_out"] <= t["binomial_p_ties_left_out_mc_high"]
+    assert (
+        t["binomial_p_ties_left_out_mc_low"] <= t["binomial_p_ties_left_out"] <= t["binomial_p_ties_left_out_mc_high"]
+    )
 
 
 def test_without_ties_both_conventions_agree():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from simstudy.engine import get_study, run_study
-from simstudy.reproduce import comparison_report
+from simstudy.outputs.published import comparison_report
 from simstudy.studies import bouckaert1
 
 
@@ -27,14 +27,19 @@ def test_rows_per_data_set(run):
 
 def test_schemes_share_one_matrix(run):
     """use_all_data's t statistic is recomputable from the stored per-fold accuracies."""
-    from simstudy.hypothesis import paired_t_test
+    from simstudy.statistics.significance import paired_t_test
 
     scores = run.table("scores")
     out = run.table("outcomes")
     one = scores[(scores.source == "bouckaert3") & (scores.replication == 0) & (scores.experiment == 0)]
     t = paired_t_test((one.acc_a - one.acc_b).to_numpy()).statistic
-    stored = out[(out.source == "bouckaert3") & (out.replication == 0) & (out.experiment == 0)
-                 & (out.scheme == "use_all_data") & (out.test == "t")]["statistic"].item()
+    stored = out[
+        (out.source == "bouckaert3")
+        & (out.replication == 0)
+        & (out.experiment == 0)
+        & (out.scheme == "use_all_data")
+        & (out.test == "t")
+    ]["statistic"].item()
     assert np.isclose(t, stored) or (np.isinf(t) and np.isinf(stored))
 
 
@@ -107,6 +112,9 @@ def test_bouckaert_frank_uci_smoke(tmp_path):
     assert {"resampled: mean R2", "corrected resampled: mean R2"} <= set(tables["by_runs"].columns)
     assert set(tables["by_alpha"]["alpha"]) == {0.01, 0.025, 0.05, 0.10}
     claims = tables["claims"]
-    assert len(claims) >= 3 and set(claims["verdict"]) <= {"holds", "does not hold",  # runs need >1 level
-                                                             "not resolved at this scale"}
+    assert len(claims) >= 3 and set(claims["verdict"]) <= {
+        "holds",
+        "does not hold",  # runs need >1 level
+        "not resolved at this scale",
+    }
     assert "no true null" in claims["claim"].iloc[-1]  # the size of the tests is not measured on UCI data

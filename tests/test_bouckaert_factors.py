@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from simstudy.engine import get_study, run_study
-from simstudy.hypothesis import paired_t_test
-from simstudy.schemes import scheme_sample
-from simstudy.sources.bayesnet import NETWORKS_DIR, load_source
-from simstudy.studies import bouckaert_factors as bf
+from simstudy.pipeline.schemes import scheme_sample
+from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, load_source
 from simstudy.protocols.bouckaert import FACTOR_JSON, network_source, source_info
+from simstudy.statistics.significance import paired_t_test
+from simstudy.studies import bouckaert_factors as bf
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts" / "networks"  # the scripts that build the networks
 
 TESTS = ("t", "sign", "rank sum")
 
@@ -52,14 +55,25 @@ def test_run_levels_are_nested_in_one_cv(run):
     """The sample for r runs is the first r runs of the one stored cv: its t statistic is recomputable."""
     scores = run.table("scores")
     out = run.table("outcomes")
-    sel = (scores.factor == "runs") & (scores.source == "bouckaert3") & (scores.replication == 0) & (scores.experiment == 0)
+    sel = (
+        (scores.factor == "runs")
+        & (scores.source == "bouckaert3")
+        & (scores.replication == 0)
+        & (scores.experiment == 0)
+    )
     one = scores[sel].sort_values(["run", "fold"])
     n_runs, n_folds = one["run"].max() + 1, one["fold"].max() + 1
     diffs = (one["acc_C4.5"] - one["acc_NB"]).to_numpy().reshape(n_runs, n_folds)
     for r in sorted(set(out[out.factor == "runs"]["runs"])):
         t = paired_t_test(scheme_sample(diffs[:r], bf.SCHEME)).statistic
-        stored = out[(out.factor == "runs") & (out.source == "bouckaert3") & (out.replication == 0)
-                     & (out.experiment == 0) & (out.level == str(r)) & (out.test == "t")]["statistic"].item()
+        stored = out[
+            (out.factor == "runs")
+            & (out.source == "bouckaert3")
+            & (out.replication == 0)
+            & (out.experiment == 0)
+            & (out.level == str(r))
+            & (out.test == "t")
+        ]["statistic"].item()
         assert np.isclose(t, stored) or (np.isnan(t) and np.isnan(stored)) or (np.isinf(t) and np.isinf(stored))
 
 
@@ -85,7 +99,7 @@ def test_summary_tables(run):
 def test_factor_sources_are_stored_and_described():
     with open(NETWORKS_DIR / FACTOR_JSON, encoding="utf-8") as fh:
         meta = json.load(fh)["sources"]
-    spec = importlib.util.spec_from_file_location("make_factor_sources", NETWORKS_DIR / "make_factor_sources.py")
+    spec = importlib.util.spec_from_file_location("make_factor_sources", SCRIPTS / "make_factor_sources.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     with_prior = script.with_prior
@@ -122,9 +136,22 @@ def test_conditions_are_validated():
 def _per_set(factor, source, family, level, x, norm, reject, *, true_null=False, independent=False, test="t"):
     """Rows of per_dataset for one source and level: one per data set."""
     norm, reject = np.atleast_1d(norm).astype(float), np.broadcast_to(reject, np.shape(norm)).astype(float)
-    return pd.DataFrame({"factor": factor, "source": source, "family": family, "level": level, "x": x,
-                         "test": test, "replication": np.arange(len(norm)), "n_experiments": 10,
-                         "reject": reject, "norm": norm, "true_null": true_null, "independent": independent})
+    return pd.DataFrame(
+        {
+            "factor": factor,
+            "source": source,
+            "family": family,
+            "level": level,
+            "x": x,
+            "test": test,
+            "replication": np.arange(len(norm)),
+            "n_experiments": 10,
+            "reject": reject,
+            "norm": norm,
+            "true_null": true_null,
+            "independent": independent,
+        }
+    )
 
 
 def _claim(claims, claim, test="t"):
@@ -132,21 +159,30 @@ def _claim(claims, claim, test="t"):
 
 
 def _null_rows(rate_per_set):
-    return _per_set("runs", "bouckaert1", "bouckaert1", "10", 10.0, np.full(len(rate_per_set), 100.0),
-                    rate_per_set, true_null=True, independent=True)
+    return _per_set(
+        "runs",
+        "bouckaert1",
+        "bouckaert1",
+        "10",
+        10.0,
+        np.full(len(rate_per_set), 100.0),
+        rate_per_set,
+        true_null=True,
+        independent=True,
+    )
 
 
 def test_claim1_type1_error_within_alpha_plus_one():
     rng = np.random.default_rng(0)
-    ok = _null_rows(rng.choice([0.0, 0.1], size=400, p=[0.7, 0.3]))           # about 3%, upper end below 6%
+    ok = _null_rows(rng.choice([0.0, 0.1], size=400, p=[0.7, 0.3]))  # about 3%, upper end below 6%
     assert _claim(bf.check_claims(ok, 0.05), 1)["verdict"] == "holds"
-    bad = _null_rows(rng.choice([0.1, 0.2, 0.3], size=40))                    # about 20%, tight interval
+    bad = _null_rows(rng.choice([0.1, 0.2, 0.3], size=40))  # about 20%, tight interval
     c = _claim(bf.check_claims(bad, 0.05), 1)
     assert c["verdict"] == "does not hold" and not c["holds"]
-    unclear = _null_rows(np.r_[np.zeros(3), 0.3])                             # 7.5%, 4 data sets
+    unclear = _null_rows(np.r_[np.zeros(3), 0.3])  # 7.5%, 4 data sets
     assert _claim(bf.check_claims(unclear, 0.05), 1)["verdict"] == "not resolved at this scale"
     # an estimate below the limit whose interval reaches above it does not hold the claim up
-    near = _null_rows(np.r_[np.full(21, 0.1), np.zeros(19)])                  # 5.25%, upper end about 6.9%
+    near = _null_rows(np.r_[np.full(21, 0.1), np.zeros(19)])  # 5.25%, upper end about 6.9%
     c = _claim(bf.check_claims(near, 0.05), 1)
     assert c["verdict"] == "not resolved at this scale" and not c["holds"]
     assert "1 intervals reaching above it" in c["measured"]
@@ -157,8 +193,14 @@ def test_claim1_type1_error_within_alpha_plus_one():
     alpha_table = alpha_table.assign(type1_mc_low=[2.1, 3.0], type1_mc_high=[4.9, 5.0])
     assert _claim(bf.check_claims(ok, 0.05, alpha_table), 1)["verdict"] == "does not hold"
     # an unbalanced prior on the independent source is reported, not checked
-    skewed = pd.concat([ok, _per_set("prior", "bouckaert1_prior0.1", "bouckaert1", "0.1", 0.1, np.full(40, 100.0),
-                                     0.5, independent=True)])
+    skewed = pd.concat(
+        [
+            ok,
+            _per_set(
+                "prior", "bouckaert1_prior0.1", "bouckaert1", "0.1", 0.1, np.full(40, 100.0), 0.5, independent=True
+            ),
+        ]
+    )
     claims = bf.check_claims(skewed, 0.05)
     assert _claim(claims, 1)["verdict"] == "holds"
     assert _claim(claims, "1 (not a true null)")["verdict"] == "reported only"

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simstudy.calibrated import calibrated_df, calibrated_t_test, calibration_table, load_calibration
-from simstudy.outcomes import get_test, outcome_rows
-from simstudy.outcomes import test_names as registered_tests
-from simstudy.schemes import SCHEMES, scheme_sample
-from simstudy.scores import PairedScores
+from simstudy.pipeline.calibrated import calibrated_df, calibrated_t_test, calibration_table, load_calibration
+from simstudy.pipeline.outcomes import get_test, outcome_rows
+from simstudy.pipeline.outcomes import test_names as registered_tests
+from simstudy.pipeline.schemes import SCHEMES, scheme_sample
+from simstudy.pipeline.scores import PairedScores
 
 
 def test_recovers_the_degrees_of_freedom_of_t_statistics():
@@ -33,8 +33,14 @@ def test_calibration_table_per_scheme():
     import pandas as pd
 
     rng = np.random.default_rng(3)
-    rows = pd.DataFrame({"replication": np.repeat(np.arange(300), 10), "experiment": np.tile(np.arange(10), 300),
-                         "scheme": "kfold_cv", "statistic": stats.t.rvs(4, size=3000, random_state=rng)})
+    rows = pd.DataFrame(
+        {
+            "replication": np.repeat(np.arange(300), 10),
+            "experiment": np.tile(np.arange(10), 300),
+            "scheme": "kfold_cv",
+            "statistic": stats.t.rvs(4, size=3000, random_state=rng),
+        }
+    )
     table = calibration_table(rows, n_boot=50)
     r = table.iloc[0]
     assert r["scheme"] == "kfold_cv" and r["n_datasets"] == 300 and r["n_statistics"] == 3000

@@ -13,10 +13,18 @@ from scipy import stats
 
 from simstudy.protocols import bouckaert_frank as bfp
 from simstudy.protocols.bouckaert import alpha_factor
+from simstudy.statistics.intervals import (
+    FAILS,
+    HOLDS,
+    NO_EFFECT,
+    NOT_RESOLVED,
+    UNRESOLVED,
+    combine_verdicts,
+    interval_verdict,
+    limit_verdict,
+)
 from simstudy.studies import bouckaert_factors as factors
 from simstudy.studies import bouckaert_frank_uci as uci
-from simstudy.summaries import (FAILS, HOLDS, NO_EFFECT, NOT_RESOLVED, UNRESOLVED, combine_verdicts, interval_verdict,
-                                limit_verdict)
 
 UNSETTLED = {NOT_RESOLVED, NO_EFFECT, UNRESOLVED}
 VOCABULARY = {HOLDS, FAILS} | UNSETTLED
@@ -73,6 +81,7 @@ WIDER = (0.0, 0.1, 1.0, 10.0, np.inf)
 @pytest.mark.parametrize("scale", [False, True])
 def test_a_wider_interval_never_makes_a_claim_hold(scale):
     """Widening an interval can only leave a verdict as it is or make it unsettled: never holds."""
+
     def allowed(before, after):
         return after == before or after in UNSETTLED
 
@@ -87,8 +96,9 @@ def test_a_wider_interval_never_makes_a_claim_hold(scale):
                 assert allowed(before, after), (lo, hi, wl, wh, at_most, limit)
                 parts = [before, interval_verdict(lo, hi, published_scale=scale)]
                 wider = [after, interval_verdict(lo - wl, hi + wh, published_scale=scale)]
-                assert allowed(combine_verdicts(parts, published_scale=scale),
-                               combine_verdicts(wider, published_scale=scale))
+                assert allowed(
+                    combine_verdicts(parts, published_scale=scale), combine_verdicts(wider, published_scale=scale)
+                )
 
 
 # -- Bouckaert's further experiments (studies/bouckaert_factors.py) -----------------------------
@@ -97,9 +107,22 @@ def test_a_wider_interval_never_makes_a_claim_hold(scale):
 def _null_rows(reject, test="t"):
     """Per-data-set rows of one true-null level (bouckaert1, runs factor): one rejection share per data set."""
     reject = np.asarray(reject, dtype=float)
-    return pd.DataFrame({"factor": "runs", "source": "bouckaert1", "family": "bouckaert1", "level": "10", "x": 10.0,
-                         "test": test, "replication": np.arange(len(reject)), "n_experiments": 10, "reject": reject,
-                         "norm": 100.0, "true_null": True, "independent": True})
+    return pd.DataFrame(
+        {
+            "factor": "runs",
+            "source": "bouckaert1",
+            "family": "bouckaert1",
+            "level": "10",
+            "x": 10.0,
+            "test": test,
+            "replication": np.arange(len(reject)),
+            "n_experiments": 10,
+            "reject": reject,
+            "norm": 100.0,
+            "true_null": True,
+            "independent": True,
+        }
+    )
 
 
 def _claim1(per_set, alpha_table=None, **kw):
@@ -125,7 +148,7 @@ def test_factors_claim1_a_wider_spread_never_holds():
     """A mean rejection share of 4% over 80 data sets, spread ever wider: once the interval reaches
     above alpha + 1% the claim no longer holds, and it never holds again."""
     verdicts = []
-    for k in (80, 40, 20, 10, 5, 2):           # k data sets share the rejections, the others reject none
+    for k in (80, 40, 20, 10, 5, 2):  # k data sets share the rejections, the others reject none
         share = np.r_[np.full(k, 0.04 * 80 / k), np.zeros(80 - k)]
         assert share.mean() == pytest.approx(0.04)
         verdicts.append(_claim1(_null_rows(share))["verdict"])
@@ -139,13 +162,21 @@ def _outcomes(per_set_rejections, pvalue_rejected=0.03, source="bouckaert1", tes
     rows = []
     for rep, k in enumerate(per_set_rejections):
         for e in range(n_experiments):
-            rows.append({"scheme": factors.SCHEME, "test": test, "source": source, "replication": rep,
-                         "experiment": e, "pvalue": pvalue_rejected if e < k else 0.5})
+            rows.append(
+                {
+                    "scheme": factors.SCHEME,
+                    "test": test,
+                    "source": source,
+                    "replication": rep,
+                    "experiment": e,
+                    "pvalue": pvalue_rejected if e < k else 0.5,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_alpha_table_rows_have_an_interval_over_data_sets():
-    k = np.r_[np.zeros(12, int), np.ones(6, int), np.full(2, 2)]      # rejections of 10 per data set
+    k = np.r_[np.zeros(12, int), np.ones(6, int), np.full(2, 2)]  # rejections of 10 per data set
     out = pd.concat([_outcomes(k), _outcomes(np.zeros(20, int), source="bouckaert2")], ignore_index=True)
     a = alpha_factor(out).set_index("alpha")
     share = k / 10
@@ -157,8 +188,9 @@ def test_alpha_table_rows_have_an_interval_over_data_sets():
     # 5% with an upper end above 6%: not resolved, and nothing rejects at alpha = 0.01
     assert row["type1"] < 6.0 < row["type1_mc_high"] and row["type1_within_alpha_plus_1"] == NOT_RESOLVED
     assert a.loc[0.01, "type1"] == 0.0 and a.loc[0.01, "type1_within_alpha_plus_1"] == HOLDS
-    assert alpha_factor(out, published_scale=True).set_index("alpha").loc[0.05, "type1_within_alpha_plus_1"] \
-        == UNRESOLVED
+    assert (
+        alpha_factor(out, published_scale=True).set_index("alpha").loc[0.05, "type1_within_alpha_plus_1"] == UNRESOLVED
+    )
     # the alpha rows enter claim 1 with their intervals: this one keeps it from holding
     ok = _null_rows(np.r_[np.full(40, 0.03), np.full(40, 0.05)])
     assert _claim1(ok)["verdict"] == HOLDS
@@ -175,10 +207,24 @@ def _runs_rows(slope, noise, n=30, seed=1):
     parts = []
     for src in ("bouckaert2", "bouckaert3"):
         for r in (10, 20, 30):
-            parts.append(pd.DataFrame({"factor": "runs", "source": src, "family": src, "level": str(r),
-                                       "x": float(r), "test": "t", "replication": np.arange(n), "n_experiments": 10,
-                                       "reject": 0.5, "norm": base + slope * r + rng.normal(0, noise, n),
-                                       "true_null": False, "independent": False}))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "factor": "runs",
+                        "source": src,
+                        "family": src,
+                        "level": str(r),
+                        "x": float(r),
+                        "test": "t",
+                        "replication": np.arange(n),
+                        "n_experiments": 10,
+                        "reject": 0.5,
+                        "norm": base + slope * r + rng.normal(0, noise, n),
+                        "true_null": False,
+                        "independent": False,
+                    }
+                )
+            )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -189,14 +235,28 @@ def test_factors_claim_at_the_published_scale_with_an_interval_covering_zero_rea
     assert c2["verdict"] == "no effect at the published scale" and "includes 0" in c2["measured"]
     assert factors.check_claims(flat, 0.05)[lambda d: d.claim == 2].iloc[0]["verdict"] == NOT_RESOLVED
     # a clear rise holds at any scale
-    assert factors.check_claims(_runs_rows(1.0, 2.0), 0.05, published_scale=True)[
-        lambda d: d.claim == 2].iloc[0]["verdict"] == HOLDS
+    assert (
+        factors.check_claims(_runs_rows(1.0, 2.0), 0.05, published_scale=True)[lambda d: d.claim == 2].iloc[0][
+            "verdict"
+        ]
+        == HOLDS
+    )
 
 
 # -- Bouckaert and Frank, simulated sources (simstudy/protocols/bouckaert_frank.py) -------------
 
-BF_TESTS = ("5x2cv t", "5x2cv F", "resampled 10x", "corrected resampled 10x", "resampled 100x",
-            "corrected resampled 100x", "10-fold cv", "corrected 1x10 cv", "10x10 cv", "corrected 10x10 cv")
+BF_TESTS = (
+    "5x2cv t",
+    "5x2cv F",
+    "resampled 10x",
+    "corrected resampled 10x",
+    "resampled 100x",
+    "corrected resampled 100x",
+    "10-fold cv",
+    "corrected 1x10 cv",
+    "10x10 cv",
+    "corrected 10x10 cv",
+)
 
 
 def _bf_outcomes(n_sets, seed=0, same=False):
@@ -215,8 +275,17 @@ def _bf_outcomes(n_sets, seed=0, same=False):
             for rep in range(n_sets):
                 d = (rng.random(10) < p).astype(np.int8)
                 for e in range(10):
-                    rows.append({"source": src, "pair": "C4.5-NB", "test": test, "replication": rep,
-                                 "experiment": e, "decision": d[e], "pvalue": 0.01 if d[e] else 0.5})
+                    rows.append(
+                        {
+                            "source": src,
+                            "pair": "C4.5-NB",
+                            "test": test,
+                            "replication": rep,
+                            "experiment": e,
+                            "decision": d[e],
+                            "pvalue": 0.01 if d[e] else 0.5,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -256,8 +325,16 @@ def test_paired_difference_needs_two_data_sets():
 
 # -- Bouckaert and Frank on the UCI data (studies/bouckaert_frank_uci.py) -----------------------
 
-UCI_TESTS = ("5x2cv t", "5x2cv F", "resampled 10x", "corrected resampled 10x", "corrected resampled 100x",
-             "10-fold cv", "corrected 1x10 cv", "corrected 10x10 cv")
+UCI_TESTS = (
+    "5x2cv t",
+    "5x2cv F",
+    "resampled 10x",
+    "corrected resampled 10x",
+    "corrected resampled 100x",
+    "10-fold cv",
+    "corrected 1x10 cv",
+    "corrected 10x10 cv",
+)
 
 
 def _uci_tables(shift, n_sets=8, seed=0):
@@ -272,16 +349,34 @@ def _uci_tables(shift, n_sets=8, seed=0):
             for test in UCI_TESTS:
                 bonus = shift if test == "corrected 10x10 cv" else (shift / 2 if test.endswith("100x") else 0.0)
                 noise = rng.normal(0, 1) if shift else 0.0
-                rows.append({"dataset": f"d{i}", "pair": pair, "test": test, "replication": 0, "reject": 50.0,
-                             "r2": base + bonus + noise,
-                             "consistent": 100.0 if shift and test == "corrected 10x10 cv" else 0.0})
+                rows.append(
+                    {
+                        "dataset": f"d{i}",
+                        "pair": pair,
+                        "test": test,
+                        "replication": 0,
+                        "reject": 50.0,
+                        "r2": base + bonus + noise,
+                        "consistent": 100.0 if shift and test == "corrected 10x10 cv" else 0.0,
+                    }
+                )
     per_set = pd.DataFrame(rows)
-    per_test = per_set.groupby("test", sort=False).agg(
-        consistent=("consistent", lambda c: int((c == 100).sum())), combinations=("consistent", "size"),
-        mean_r2=("r2", "mean")).reset_index()
+    per_test = (
+        per_set.groupby("test", sort=False)
+        .agg(
+            consistent=("consistent", lambda c: int((c == 100).sum())),
+            combinations=("consistent", "size"),
+            mean_r2=("r2", "mean"),
+        )
+        .reset_index()
+    )
     r2 = per_set.groupby("test")["r2"].mean()
-    by_runs = pd.DataFrame({"runs": [10, 100], "corrected resampled: mean R2": [r2["corrected resampled 10x"],
-                                                                                 r2["corrected resampled 100x"]]})
+    by_runs = pd.DataFrame(
+        {
+            "runs": [10, 100],
+            "corrected resampled: mean R2": [r2["corrected resampled 10x"], r2["corrected resampled 100x"]],
+        }
+    )
     return per_test, by_runs, per_set
 
 

@@ -65,57 +65,70 @@ def test_alpha_and_level_options(capsys):
 
 
 def test_text_output_of_every_model(capsys):
-    for argv in (["--model", "bayes", "--wins", "15", "--n", "20"], ["--model", "wilcoxon", "--statistic", "1.96"],
-                 ["--model", "t", "--p", "0.05", "--df", "9"], ["--model", "binomial", "--wins", "5", "--n", "5"]):
+    for argv in (
+        ["--model", "bayes", "--wins", "15", "--n", "20"],
+        ["--model", "wilcoxon", "--statistic", "1.96"],
+        ["--model", "t", "--p", "0.05", "--df", "9"],
+        ["--model", "binomial", "--wins", "5", "--n", "5"],
+    ):
         assert main(["replication-probability", *argv]) == 0
         out = capsys.readouterr().out
         assert "replication probability" in out and "prediction interval" in out and "p-value" in out
 
 
-@pytest.mark.parametrize("argv,option", [
-    (["--model", "binomial", "--wins", "45", "--n", "44"], "--wins"),
-    (["--model", "binomial", "--wins", "-1", "--n", "44"], "--wins"),
-    (["--model", "binomial", "--wins", "2.5", "--n", "44"], "--wins"),
-    (["--model", "bayes", "--wins", "x", "--n", "44"], "--wins"),
-    (["--model", "bayes", "--wins", "0", "--n", "0"], "--n"),
-    (["--model", "binomial", "--wins", "3", "--n", "10", "--alpha", "1"], "--alpha"),
-    (["--model", "binomial", "--wins", "3", "--n", "10", "--level", "nan"], "--level"),
-    (["--model", "wilcoxon", "--statistic", "2", "--s-star", "0"], "--s-star"),
-    (["--model", "wilcoxon", "--p", "0"], "--p"),
-    (["--model", "t", "--statistic", "2", "--df", "0"], "--df"),
-    (["--model", "t", "--statistic", "inf", "--df", "9"], "--statistic"),
-    (["--model", "t", "--p", "1.5", "--df", "9"], "--p"),
-])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["--model", "binomial", "--wins", "45", "--n", "44"], "--wins"),
+        (["--model", "binomial", "--wins", "-1", "--n", "44"], "--wins"),
+        (["--model", "binomial", "--wins", "2.5", "--n", "44"], "--wins"),
+        (["--model", "bayes", "--wins", "x", "--n", "44"], "--wins"),
+        (["--model", "bayes", "--wins", "0", "--n", "0"], "--n"),
+        (["--model", "binomial", "--wins", "3", "--n", "10", "--alpha", "1"], "--alpha"),
+        (["--model", "binomial", "--wins", "3", "--n", "10", "--level", "nan"], "--level"),
+        (["--model", "wilcoxon", "--statistic", "2", "--s-star", "0"], "--s-star"),
+        (["--model", "wilcoxon", "--p", "0"], "--p"),
+        (["--model", "t", "--statistic", "2", "--df", "0"], "--df"),
+        (["--model", "t", "--statistic", "inf", "--df", "9"], "--statistic"),
+        (["--model", "t", "--p", "1.5", "--df", "9"], "--p"),
+    ],
+)
 def test_bad_input_is_a_one_line_error_naming_the_option(capsys, argv, option):
     assert main(["replication-probability", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"simstudy: error: {option}:")
 
 
-@pytest.mark.parametrize("argv", [
-    [],
-    ["--model", "poisson", "--wins", "3"],
-    ["--wins", "3", "--n", "10"],
-    ["binomial", "--wins", "3", "--n", "10"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--model", "poisson", "--wins", "3"],
+        ["--wins", "3", "--n", "10"],
+        ["binomial", "--wins", "3", "--n", "10"],
+    ],
+)
 def test_usage_errors_exit_2(capsys, argv):
     assert main(["replication-probability", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("simstudy: error:")
 
 
-@pytest.mark.parametrize("argv,option", [
-    (["--model", "t", "--statistic", "2.262"], "--df"),
-    (["--model", "t", "--df", "9"], "--statistic"),
-    (["--model", "t", "--statistic", "2", "--p", "0.05", "--df", "9"], "--statistic"),
-    (["--model", "wilcoxon"], "--statistic"),
-    (["--model", "binomial", "--wins", "3"], "--n"),
-    (["--model", "bayes", "--n", "44"], "--wins"),
-    (["--model", "t", "--statistic", "2", "--df", "9", "--wins", "3"], "--wins"),
-    (["--model", "binomial", "--wins", "3", "--n", "10", "--df", "9"], "--df"),
-    (["--model", "wilcoxon", "--statistic", "2", "--df", "9"], "--df"),
-    (["--model", "bayes", "--wins", "3", "--n", "10", "--s-star", "1"], "--s-star"),
-])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["--model", "t", "--statistic", "2.262"], "--df"),
+        (["--model", "t", "--df", "9"], "--statistic"),
+        (["--model", "t", "--statistic", "2", "--p", "0.05", "--df", "9"], "--statistic"),
+        (["--model", "wilcoxon"], "--statistic"),
+        (["--model", "binomial", "--wins", "3"], "--n"),
+        (["--model", "bayes", "--n", "44"], "--wins"),
+        (["--model", "t", "--statistic", "2", "--df", "9", "--wins", "3"], "--wins"),
+        (["--model", "binomial", "--wins", "3", "--n", "10", "--df", "9"], "--df"),
+        (["--model", "wilcoxon", "--statistic", "2", "--df", "9"], "--df"),
+        (["--model", "bayes", "--wins", "3", "--n", "10", "--s-star", "1"], "--s-star"),
+    ],
+)
 def test_missing_or_foreign_option_is_named(capsys, argv, option):
     assert main(["replication-probability", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -124,9 +137,15 @@ def test_missing_or_foreign_option_is_named(capsys, argv, option):
 
 def test_issue_examples(capsys):
     # the four calls as the issue writes them
-    assert run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9")["estimate"] == pytest.approx(0.5235, abs=5e-5)
-    assert run_json(capsys, "--model", "binomial", "--wins", "29", "--n", "44")["estimate"] == pytest.approx(0.5696, abs=5e-5)
-    assert run_json(capsys, "--model", "bayes", "--wins", "29", "--n", "44")["estimate"] == pytest.approx(0.5311, abs=5e-5)
+    assert run_json(capsys, "--model", "t", "--statistic", "2.262", "--df", "9")["estimate"] == pytest.approx(
+        0.5235, abs=5e-5
+    )
+    assert run_json(capsys, "--model", "binomial", "--wins", "29", "--n", "44")["estimate"] == pytest.approx(
+        0.5696, abs=5e-5
+    )
+    assert run_json(capsys, "--model", "bayes", "--wins", "29", "--n", "44")["estimate"] == pytest.approx(
+        0.5311, abs=5e-5
+    )
     rec = run_json(capsys, "--model", "wilcoxon", "--statistic", "1.96", "--s-star", "1")
     assert rec["estimate"] == pytest.approx(0.5, abs=1e-4)
     assert rec["inputs"] == {"statistic": 1.96, "s_star": 1.0, "alpha": 0.05, "level": 0.95}

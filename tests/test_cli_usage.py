@@ -47,8 +47,12 @@ def _subparsers():
 
 
 def test_every_option_of_every_command_has_help():
-    missing = [f"{name} {action.option_strings or action.dest}"
-               for name, sub in _subparsers().items() for action in sub._actions if not action.help]
+    missing = [
+        f"{name} {action.option_strings or action.dest}"
+        for name, sub in _subparsers().items()
+        for action in sub._actions
+        if not action.help
+    ]
     assert not missing, missing
 
 
@@ -78,9 +82,13 @@ def test_run_prints_the_next_commands(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["run", STUDY, "--profile", "smoke", "--quiet"]) == 0
     out = capsys.readouterr().out
-    nxt = out[out.index("next:"):]
-    for command in (f"simstudy compare {STUDY} --profile smoke", f"simstudy summarize {STUDY} --profile smoke --csv",
-                    f"simstudy bench {STUDY} --profile smoke --test all", "simstudy report --profile smoke"):
+    nxt = out[out.index("next:") :]
+    for command in (
+        f"simstudy compare {STUDY} --profile smoke",
+        f"simstudy summarize {STUDY} --profile smoke --csv",
+        f"simstudy bench {STUDY} --profile smoke --test all",
+        "simstudy report --profile smoke",
+    ):
         assert command in nxt, command
     # each suggested command works as printed
     for line in nxt.splitlines()[1:]:
@@ -92,7 +100,7 @@ def test_summarize_csv_prints_where_it_wrote(stored, monkeypatch, capsys):
     monkeypatch.chdir(stored)
     assert main(["summarize", STUDY, "--profile", "smoke", "--csv"]) == 0
     out = capsys.readouterr().out
-    written = [line.strip() for line in out[out.index("wrote "):].splitlines()[1:]]
+    written = [line.strip() for line in out[out.index("wrote ") :].splitlines()[1:]]
     assert written and all((stored / path).is_file() and path.endswith(".csv") for path in written)
     assert sorted(written) == sorted(str(p.relative_to(stored)) for p in (stored / "results").rglob("summary_*.csv"))
 
@@ -100,8 +108,15 @@ def test_summarize_csv_prints_where_it_wrote(stored, monkeypatch, capsys):
 def test_bench_after_a_smoke_run_names_the_stored_profile(stored, monkeypatch, capsys):
     """The default profile (quick) is not stored: the error names the stored one and the option to pass."""
     monkeypatch.chdir(stored)
-    _refused(["bench", STUDY, "--test", "welch_t"], capsys, stored,
-             "'quick'", "stored at: smoke", "--profile smoke", f"simstudy run {STUDY} --profile quick")
+    _refused(
+        ["bench", STUDY, "--test", "welch_t"],
+        capsys,
+        stored,
+        "'quick'",
+        "stored at: smoke",
+        "--profile smoke",
+        f"simstudy run {STUDY} --profile quick",
+    )
     assert main(["bench", STUDY, "--test", "welch_t", "--profile", "smoke"]) == 0
 
 
@@ -111,10 +126,19 @@ def test_reading_commands_name_the_stored_profile(stored, monkeypatch, capsys, c
     _refused([command, STUDY], capsys, stored, "'quick'", "stored at: smoke", "--profile smoke")
 
 
-@pytest.mark.parametrize("command", [
-    ["run", STUDY, "--quiet"], ["status", STUDY], ["summarize", STUDY, "--csv"], ["compare", STUDY],
-    ["bench", STUDY, "--test", "welch_t"], ["replay", STUDY, "--condition", "mu0", "--replication", "0"],
-    ["report"], ["report", "--study", STUDY]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", STUDY, "--quiet"],
+        ["status", STUDY],
+        ["summarize", STUDY, "--csv"],
+        ["compare", STUDY],
+        ["bench", STUDY, "--test", "welch_t"],
+        ["replay", STUDY, "--condition", "mu0", "--replication", "0"],
+        ["report"],
+        ["report", "--study", STUDY],
+    ],
+)
 def test_unknown_profile_is_named_unknown_in_every_command(stored, monkeypatch, capsys, command):
     monkeypatch.chdir(stored)
     line = _refused([*command, "--profile", "papr"], capsys, stored, "--profile", "'papr'", "smoke, quick, paper")
@@ -123,8 +147,14 @@ def test_unknown_profile_is_named_unknown_in_every_command(stored, monkeypatch, 
 
 def test_out_holding_another_profile_says_which(stored, capsys):
     run_dir = stored / "results" / STUDY / "smoke"
-    _refused(["compare", STUDY, "--profile", "quick", "--out", str(run_dir)], capsys, stored,
-             str(run_dir), "'smoke'", "--profile smoke")
+    _refused(
+        ["compare", STUDY, "--profile", "quick", "--out", str(run_dir)],
+        capsys,
+        stored,
+        str(run_dir),
+        "'smoke'",
+        "--profile smoke",
+    )
 
 
 def test_out_without_a_run(stored, capsys):
@@ -135,25 +165,49 @@ def test_out_without_a_run(stored, capsys):
 def test_replay_out_of_range_replication(stored, monkeypatch, capsys):
     monkeypatch.chdir(stored)
     for r in ("99", "20", "-1"):
-        _refused(["replay", STUDY, "--profile", "smoke", "--condition", "mu0", "--replication", r], capsys, stored,
-                 "--replication", f"{r} is out of range", "0 to 19")
+        _refused(
+            ["replay", STUDY, "--profile", "smoke", "--condition", "mu0", "--replication", r],
+            capsys,
+            stored,
+            "--replication",
+            f"{r} is out of range",
+            "0 to 19",
+        )
     capsys.readouterr()
     assert main(["replay", STUDY, "--profile", "smoke", "--condition", "mu0", "--replication", "19"]) == 0
 
 
 def test_replay_unknown_condition(stored, monkeypatch, capsys):
     monkeypatch.chdir(stored)
-    _refused(["replay", STUDY, "--profile", "smoke", "--condition", "mu9", "--replication", "0"], capsys, stored,
-             "--condition", "'mu9'", "mu0, mu0.8")
+    _refused(
+        ["replay", STUDY, "--profile", "smoke", "--condition", "mu9", "--replication", "0"],
+        capsys,
+        stored,
+        "--condition",
+        "'mu9'",
+        "mu0, mu0.8",
+    )
 
 
 def test_report_with_nothing_stored(tmp_path, monkeypatch, capsys):
     """Nothing stored at all: say so, where it looked and how to store something; no page is written."""
     monkeypatch.chdir(tmp_path)
-    _refused(["report", "--profile", "smoke"], capsys, tmp_path,
-             "nothing stored", "results/STUDY/smoke/manifest.json", "simstudy run STUDY --profile smoke", "--results")
-    _refused(["report", "--results", str(tmp_path / "runs"), "--out", str(tmp_path / "page")], capsys, tmp_path,
-             "nothing stored", str(tmp_path / "runs" / "STUDY" / "quick"))
+    _refused(
+        ["report", "--profile", "smoke"],
+        capsys,
+        tmp_path,
+        "nothing stored",
+        "results/STUDY/smoke/manifest.json",
+        "simstudy run STUDY --profile smoke",
+        "--results",
+    )
+    _refused(
+        ["report", "--results", str(tmp_path / "runs"), "--out", str(tmp_path / "page")],
+        capsys,
+        tmp_path,
+        "nothing stored",
+        str(tmp_path / "runs" / "STUDY" / "quick"),
+    )
     assert not (tmp_path / "page").exists() and not (tmp_path / "results").exists()
 
 

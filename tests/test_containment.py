@@ -14,18 +14,17 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from simstudy.cli import main
-from simstudy.plugins import PairedScores, PluginError, load_plugin, open_plugin, run_scheme, run_test
+from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, open_plugin, run_scheme, run_test
 
 psutil = pytest.importorskip("psutil")
 
-HOSTILE = '''\
+HOSTILE = """\
 import os, signal, sys, time
 import numpy as np
 
@@ -58,16 +57,16 @@ def talks(scores):
     print("to stdout")
     print("to stderr", file=sys.stderr)
     os.write(1, b"below python\\n")
-    from simstudy.hypothesis import corrected_repeated_cv_t_test
+    from simstudy.statistics.significance import corrected_repeated_cv_t_test
     return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
 
 def corrected(scores):
-    from simstudy.hypothesis import corrected_repeated_cv_t_test
+    from simstudy.statistics.significance import corrected_repeated_cv_t_test
     return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
 
 def run_means(diffs):
     return diffs.mean(axis=-1)
-'''
+"""
 
 LEARNERS = '''\
 import time
@@ -125,8 +124,14 @@ def _simstudy(place, *argv, timeout=120):
     tag = uuid.uuid4().hex
     env = dict(os.environ, SIMSTUDY_CONTAINMENT_TAG=tag, PYTHONPATH=str(place))
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "simstudy.cli", *map(str, argv)], cwd=place, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "simstudy.cli", *map(str, argv)],
+        cwd=place,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     seconds = time.monotonic() - start
     assert _tagged(tag) == [], "a process of the command is still running"
     return done.returncode, done.stdout, done.stderr.strip().splitlines(), seconds
@@ -153,14 +158,33 @@ def _no_children():
 
 
 def _bench(place, name, *extra):
-    return _simstudy(place, "bench", "berrar3", "--test", f"hostile.py:{name}", "--profile", "smoke",
-                     "--results", "results", *extra)
+    return _simstudy(
+        place, "bench", "berrar3", "--test", f"hostile.py:{name}", "--profile", "smoke", "--results", "results", *extra
+    )
 
 
 def _assess_bench(place, name, *extra):
-    return _simstudy(place, "assess", "d.csv", "--a", "NB", "--b", "C4.5", "--designs", "cv2x2", "--repeats", "2",
-                     "--quiet", "--results", "none", "--out", f"run-{uuid.uuid4().hex[:8]}",
-                     "--bench", f"hostile.py:{name}", *extra)
+    return _simstudy(
+        place,
+        "assess",
+        "d.csv",
+        "--a",
+        "NB",
+        "--b",
+        "C4.5",
+        "--designs",
+        "cv2x2",
+        "--repeats",
+        "2",
+        "--quiet",
+        "--results",
+        "none",
+        "--out",
+        f"run-{uuid.uuid4().hex[:8]}",
+        "--bench",
+        f"hostile.py:{name}",
+        *extra,
+    )
 
 
 STOPPED = {
@@ -190,8 +214,9 @@ def test_assess_bench_takes_a_timeout_and_stops_a_hostile_plugin(place, name):
 def test_a_p_value_of_7_is_one_line_and_exit_2_every_time(place):
     for _ in range(4):
         code, out, err, _ = _bench(place, "p7", "--timeout", "1")
-        assert code == 2 and out == "" and err == ["simstudy: error: --test 'hostile.py:p7': p-values must lie in "
-                                                   "[0, 1]"]
+        assert (
+            code == 2 and out == "" and err == ["simstudy: error: --test 'hostile.py:p7': p-values must lie in [0, 1]"]
+        )
     code, _, err, _ = _assess_bench(place, "p7")
     assert code == 2 and len(err) == 1 and "p-values must lie in [0, 1]" in err[0]
 
@@ -205,16 +230,19 @@ def test_plugin_output_goes_to_stderr_with_its_reference(place):
     assert all(line.startswith("hostile.py:talks: ") for line in err)
 
 
-@pytest.mark.parametrize("argv, option", [
-    (["bench", "berrar3", "--test", "hostile.py:p7", "--timeout", "0"], "--timeout"),
-    (["bench", "berrar3", "--test", "hostile.py:p7", "--timeout", "-1"], "--timeout"),
-    (["bench", "berrar3", "--test", "hostile.py:p7", "--timeout", "abc"], "--timeout"),
-    (["assess", "d.csv", "--a", "NB", "--b", "NB", "--bench", "welch_t", "--timeout", "0"], "--timeout"),
-    (["assess", "d.csv", "--a", "NB", "--b", "NB", "--bench", "welch_t", "--timeout", "-1"], "--timeout"),
-    (["assess", "d.csv", "--a", "NB", "--b", "NB", "--fit-timeout", "abc"], "--fit-timeout"),
-    (["assess", "d.csv", "--a", "NB", "--b", "NB", "--fit-timeout", "0"], "--fit-timeout"),
-    (["assess", "d.csv", "--a", "NB", "--b", "NB", "--fit-timeout", "none"], "--fit-timeout"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["bench", "berrar3", "--test", "hostile.py:p7", "--timeout", "0"], "--timeout"),
+        (["bench", "berrar3", "--test", "hostile.py:p7", "--timeout", "-1"], "--timeout"),
+        (["bench", "berrar3", "--test", "hostile.py:p7", "--timeout", "abc"], "--timeout"),
+        (["assess", "d.csv", "--a", "NB", "--b", "NB", "--bench", "welch_t", "--timeout", "0"], "--timeout"),
+        (["assess", "d.csv", "--a", "NB", "--b", "NB", "--bench", "welch_t", "--timeout", "-1"], "--timeout"),
+        (["assess", "d.csv", "--a", "NB", "--b", "NB", "--fit-timeout", "abc"], "--fit-timeout"),
+        (["assess", "d.csv", "--a", "NB", "--b", "NB", "--fit-timeout", "0"], "--fit-timeout"),
+        (["assess", "d.csv", "--a", "NB", "--b", "NB", "--fit-timeout", "none"], "--fit-timeout"),
+    ],
+)
 def test_bad_limits_are_one_line_naming_the_option(place, capsys, monkeypatch, argv, option):
     monkeypatch.chdir(place)
     assert main(argv + (["--results", "results"] if argv[0] == "bench" else ["--out", "never"])) == 2
@@ -241,15 +269,26 @@ def _stored_scores(n_reps=5, r=2, k=5):
             for run in range(r):
                 for fold in range(k):
                     b = rng.uniform(0.6, 0.8)
-                    rows.append({"condition": cond, "design": "cv2x5", "replication": rep, "experiment": 0,
-                                 "run": run, "fold": fold, "acc_a": b + (0.05 if cond == "alt" else 0.0),
-                                 "acc_b": b, "n_train": 90, "n_test": 10})
+                    rows.append(
+                        {
+                            "condition": cond,
+                            "design": "cv2x5",
+                            "replication": rep,
+                            "experiment": 0,
+                            "run": run,
+                            "fold": fold,
+                            "acc_a": b + (0.05 if cond == "alt" else 0.0),
+                            "acc_b": b,
+                            "n_train": 90,
+                            "n_test": 10,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
 @pytest.mark.parametrize("name", sorted(STOPPED))
 def test_proving_ground_rows_stop_a_hostile_plugin(place, name):
-    from simstudy.proving.report import plugin_rows
+    from simstudy.apps.proving.report import plugin_rows
 
     ref = f"{place / 'hostile.py'}:{name}"
     start = time.monotonic()
@@ -262,7 +301,7 @@ def test_proving_ground_rows_stop_a_hostile_plugin(place, name):
 
 
 def test_proving_ground_rows_refuse_a_p_value_of_7_and_pass_output_on(place, capfd):
-    from simstudy.proving.report import plugin_rows
+    from simstudy.apps.proving.report import plugin_rows
 
     ref = f"{place / 'hostile.py'}:p7"
     with pytest.raises(PluginError, match=r"p-values must lie in \[0, 1\]"):
@@ -277,7 +316,7 @@ def test_proving_ground_rows_refuse_a_p_value_of_7_and_pass_output_on(place, cap
 
 def test_results_in_the_worker_are_those_of_this_process(place):
     """Same statistics, p-values and decisions, for a test, a scheme and the proving ground's rows."""
-    from simstudy.proving.report import plugin_rows
+    from simstudy.apps.proving.report import plugin_rows
 
     ref = f"{place / 'hostile.py'}:corrected"
     scores = _scores()
@@ -290,15 +329,16 @@ def test_results_in_the_worker_are_those_of_this_process(place):
                 assert here[key].dtype == there[key].dtype
     sref = f"{place / 'hostile.py'}:run_means"
     with open_plugin(sref, "scheme") as proc:
-        np.testing.assert_array_equal(run_scheme(proc, scores.diffs), run_scheme(load_plugin(sref, "scheme"),
-                                                                                 scores.diffs))
+        np.testing.assert_array_equal(
+            run_scheme(proc, scores.diffs), run_scheme(load_plugin(sref, "scheme"), scores.diffs)
+        )
     frame = _stored_scores()
     pd.testing.assert_frame_equal(plugin_rows(frame, ref, ref), plugin_rows(frame, load_plugin(ref), ref))
     _no_children()
 
 
 def test_bench_by_reference_equals_bench_of_the_callable(place):
-    from simstudy.bench import bench
+    from simstudy.apps.bench import bench
 
     ref = f"{place / 'hostile.py'}:corrected"
     kw = dict(profile="smoke", results=place / "results", write=False)
@@ -328,9 +368,26 @@ def test_a_worker_error_keeps_the_messages_of_this_process(place, tmp_path):
 
 def test_a_learner_hanging_in_its_fits_is_stopped_and_the_rows_are_kept(place):
     out = place / "hang-run"
-    code, _, err, seconds = _simstudy(place, "assess", "d.csv", "--a", "NB", "--b", "slow_learners:HangsInSplits",
-                                      "--designs", "cv2x2", "--repeats", "2", "--quiet", "--results", "none",
-                                      "--out", out, "--fit-timeout", "1")
+    code, _, err, seconds = _simstudy(
+        place,
+        "assess",
+        "d.csv",
+        "--a",
+        "NB",
+        "--b",
+        "slow_learners:HangsInSplits",
+        "--designs",
+        "cv2x2",
+        "--repeats",
+        "2",
+        "--quiet",
+        "--results",
+        "none",
+        "--out",
+        out,
+        "--fit-timeout",
+        "1",
+    )
     assert code == 2 and len(err) == 1, err
     assert err[0].startswith("simstudy: error: --b: slow_learners:HangsInSplits failed in 2 of 2 repeats")
     assert "--fit-timeout 1 s" in err[0] and "did not finish within the time limit of 1 s" in err[0]
@@ -340,17 +397,38 @@ def test_a_learner_hanging_in_its_fits_is_stopped_and_the_rows_are_kept(place):
 
 def test_a_learner_that_never_learns_is_refused_before_anything_is_stored(place):
     out = place / "never-run"
-    code, _, err, _ = _simstudy(place, "assess", "d.csv", "--a", "slow_learners:AlwaysHangs", "--b", "NB",
-                                "--designs", "cv2x2", "--repeats", "2", "--quiet", "--results", "none",
-                                "--out", out, "--fit-timeout", "1")
+    code, _, err, _ = _simstudy(
+        place,
+        "assess",
+        "d.csv",
+        "--a",
+        "slow_learners:AlwaysHangs",
+        "--b",
+        "NB",
+        "--designs",
+        "cv2x2",
+        "--repeats",
+        "2",
+        "--quiet",
+        "--results",
+        "none",
+        "--out",
+        out,
+        "--fit-timeout",
+        "1",
+    )
     assert code == 2 and len(err) == 1, err
-    assert err[0].startswith("simstudy: error: --a: slow_learners:AlwaysHangs: a fit did not finish within the "
-                             "time limit of 1 s") and "--fit-timeout 1 s" in err[0]
+    assert (
+        err[0].startswith(
+            "simstudy: error: --a: slow_learners:AlwaysHangs: a fit did not finish within the time limit of 1 s"
+        )
+        and "--fit-timeout 1 s" in err[0]
+    )
     assert not out.exists()
 
 
 def test_a_fit_limit_changes_no_number(place, monkeypatch):
-    from simstudy.assess import assess
+    from simstudy.apps.assess import assess
 
     monkeypatch.syspath_prepend(str(place))
     from sklearn.naive_bayes import GaussianNB  # noqa: F401  (a user learner by module:Class)
@@ -360,6 +438,7 @@ def test_a_fit_limit_changes_no_number(place, monkeypatch):
     limited = assess(place / "d.csv", out=place / "limited", fit_timeout=30, **kw)
     for table in ("scores", "outcomes"):
         a, b = free.run.table(table), limited.run.table(table)
-        pd.testing.assert_frame_equal(a.drop(columns=[c for c in a if c == "seconds"]),
-                                      b.drop(columns=[c for c in b if c == "seconds"]))
+        pd.testing.assert_frame_equal(
+            a.drop(columns=[c for c in a if c == "seconds"]), b.drop(columns=[c for c in b if c == "seconds"])
+        )
     _no_children()

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simstudy.data.arff import ArffData
-from simstudy.learners import E1071SVC, E1071NaiveBayes
+from simstudy.pipeline.data.arff import ArffData
+from simstudy.pipeline.learners import E1071SVC, E1071NaiveBayes
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks" / "weka"))
@@ -84,7 +84,7 @@ def _column(rng, kind, n, k, y, c):
 def _classes(rng, n, c):
     y = rng.integers(0, c, size=n)
     if n >= 2 * c and rng.random() < 0.8:  # usually every class at least twice, in random first order
-        y[:2 * c] = np.tile(rng.permutation(c), 2)
+        y[: 2 * c] = np.tile(rng.permutation(c), 2)
         rng.shuffle(y)
     return y
 
@@ -132,8 +132,15 @@ def nominal_only(d):
     keep = [j for j, cats in enumerate(d.categories) if cats is not None]
     if not keep:
         return None
-    return ArffData(d.relation, tuple(d.names[j] for j in keep), tuple(d.categories[j] for j in keep),
-                    d.X[:, keep], d.y, d.class_name, d.class_categories)
+    return ArffData(
+        d.relation,
+        tuple(d.names[j] for j in keep),
+        tuple(d.categories[j] for j in keep),
+        d.X[:, keep],
+        d.y,
+        d.class_name,
+        d.class_categories,
+    )
 
 
 def r_problem(seed):
@@ -181,10 +188,12 @@ def _weka_differences(seeds, learners=WEKA_LEARNERS):
             if learner == "SMO" and len(r["y"]) and r["weka_out"].size:
                 out = float(np.abs(r["weka_out"] - r["ours_out"]).max())
             if diff or prob > PROBA_ATOL[learner] or out > SMO_OUTPUT_ATOL:
-                failures.append(f"{learner}: seed {s}: {diff} differing predictions of {len(r['y'])}, "
-                                f"largest probability difference {prob:.3g}"
-                                + (f", largest machine-output difference {out:.3g}" if learner == "SMO" else "")
-                                + f" (weka_problem({s}))")
+                failures.append(
+                    f"{learner}: seed {s}: {diff} differing predictions of {len(r['y'])}, "
+                    f"largest probability difference {prob:.3g}"
+                    + (f", largest machine-output difference {out:.3g}" if learner == "SMO" else "")
+                    + f" (weka_problem({s}))"
+                )
     return failures
 
 
@@ -226,15 +235,22 @@ def _r_differences(seeds):
         prob = float(np.abs(nb.predict_proba(t.X_test)[ok] - r_proba[ok]).max()) if ok.any() else 0.0
         svm = E1071SVC().fit(t.X_train, t.y_train)
         diff_svm = int(np.sum(svm.predict(t.X_test) != out[(t.id, "svm")]))
-        dv = (float(np.abs(svm.decision_function(t.X_test) - out[(t.id, "svm_dv")]).max())
-              if (t.id, "svm_dv") in out else 0.0)
+        dv = (
+            float(np.abs(svm.decision_function(t.X_test) - out[(t.id, "svm_dv")]).max())
+            if (t.id, "svm_dv") in out
+            else 0.0
+        )
         if diff_nb or prob > 1e-9:
-            failures.append(f"e1071 naiveBayes: seed {s}: {diff_nb} differing predictions of {len(t.y_test)}, "
-                            f"largest posterior difference {prob:.3g} (r_problem({s}))")
+            failures.append(
+                f"e1071 naiveBayes: seed {s}: {diff_nb} differing predictions of {len(t.y_test)}, "
+                f"largest posterior difference {prob:.3g} (r_problem({s}))"
+            )
         # libsvm stops at tolerance 0.001: decision values agree to about that
         if diff_svm or dv > 5e-3:
-            failures.append(f"e1071 svm: seed {s}: {diff_svm} differing predictions of {len(t.y_test)}, "
-                            f"largest decision value difference {dv:.3g} (r_problem({s}))")
+            failures.append(
+                f"e1071 svm: seed {s}: {diff_svm} differing predictions of {len(t.y_test)}, "
+                f"largest decision value difference {dv:.3g} (r_problem({s}))"
+            )
     return failures
 
 
@@ -263,8 +279,10 @@ def test_generators_cover_the_edge_cases():
     assert any(np.isnan(tr.y).any() for tr, _ in probs)
     assert any(any(c is None for c in tr.categories) and any(c is not None for c in tr.categories) for tr, _ in probs)
     assert any(len(tr.class_categories) == 4 for tr, _ in probs)
-    assert any(any(np.array_equal(tr.X[:, i], tr.X[:, j], equal_nan=True) for i in range(tr.X.shape[1])
-                   for j in range(i)) for tr, _ in probs)
+    assert any(
+        any(np.array_equal(tr.X[:, i], tr.X[:, j], equal_nan=True) for i in range(tr.X.shape[1]) for j in range(i))
+        for tr, _ in probs
+    )
     tasks = [r_problem(s) for s in range(BASE_SEED, BASE_SEED + 80)]
     assert any((t.X_train.max(axis=0) == t.X_train.min(axis=0)).any() for t in tasks)
     assert any(np.unique(t.y_train).size == 4 for t in tasks)

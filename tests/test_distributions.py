@@ -1,4 +1,4 @@
-"""simstudy._distributions gives scipy.stats' numbers to the last bit, on every edge the models can reach."""
+"""simstudy.statistics._distributions gives scipy.stats' numbers to the last bit, on every edge the models can reach."""
 
 import itertools
 import warnings
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simstudy import _distributions as d
+from simstudy.statistics import _distributions as d
 
 Q = np.array([0.0, 1e-300, 1e-12, 0.0025, 0.025, 0.3, 0.5, 0.7, 0.975, 1 - 1e-12, 1.0, 1.5, -0.1, np.nan])
 X = np.array([-np.inf, -40.0, -3.0, -1.0, -0.0, 0.0, 1e-300, 0.2, 1.0, 1.96, 2.262, 9.5, 60.0, 1e5, np.inf, np.nan])
@@ -33,21 +33,24 @@ def grid(*axes):
     return [np.asarray(a).reshape((-1,) + (1,) * (len(axes) - 1 - i)) for i, a in enumerate(axes)]
 
 
-@pytest.mark.parametrize("name, dist, method, axes", [
-    ("norm_sf", stats.norm, "sf", (X,)),
-    ("norm_isf", stats.norm, "isf", (Q,)),
-    ("t_sf", stats.t, "sf", (X, DF)),
-    ("t_isf", stats.t, "isf", (Q, DF)),
-    ("nct_ppf", stats.nct, "ppf", (Q, DF[DF < 1e5], NC)),
-    ("nct_sf", stats.nct, "sf", (X, DF[DF < 1e5], NC)),
-    ("chi2_isf", stats.chi2, "isf", (Q, DF)),
-    ("chi2_ppf", stats.chi2, "ppf", (Q, DF)),
-    ("beta_ppf", stats.beta, "ppf", (Q, SHAPES, SHAPES)),
-    ("beta_pdf", stats.beta, "pdf", (np.r_[X, 0.5, 0.999, 1 - 1e-16], SHAPES, SHAPES)),
-    ("binom_sf", stats.binom, "sf", (K, N, P)),
-    ("binom_cdf", stats.binom, "cdf", (K, N, P)),
-    ("binom_isf", stats.binom, "isf", (Q, N, P)),
-])
+@pytest.mark.parametrize(
+    "name, dist, method, axes",
+    [
+        ("norm_sf", stats.norm, "sf", (X,)),
+        ("norm_isf", stats.norm, "isf", (Q,)),
+        ("t_sf", stats.t, "sf", (X, DF)),
+        ("t_isf", stats.t, "isf", (Q, DF)),
+        ("nct_ppf", stats.nct, "ppf", (Q, DF[DF < 1e5], NC)),
+        ("nct_sf", stats.nct, "sf", (X, DF[DF < 1e5], NC)),
+        ("chi2_isf", stats.chi2, "isf", (Q, DF)),
+        ("chi2_ppf", stats.chi2, "ppf", (Q, DF)),
+        ("beta_ppf", stats.beta, "ppf", (Q, SHAPES, SHAPES)),
+        ("beta_pdf", stats.beta, "pdf", (np.r_[X, 0.5, 0.999, 1 - 1e-16], SHAPES, SHAPES)),
+        ("binom_sf", stats.binom, "sf", (K, N, P)),
+        ("binom_cdf", stats.binom, "cdf", (K, N, P)),
+        ("binom_isf", stats.binom, "isf", (Q, N, P)),
+    ],
+)
 def test_identical_to_scipy_stats(name, dist, method, axes):
     ours, theirs = getattr(d, name), getattr(dist, method)
     with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from simstudy.cli import main
-from simstudy.engine import (ConfigMismatch, Profile, get_study, load_run, rejection_summary, replay,
-                             replication_seed, run_study)
+from simstudy.engine import ConfigMismatch, Profile, get_study, load_run, replay, replication_seed, run_study
+from simstudy.statistics.intervals import rejection_summary
 
 DEMO = get_study("demo")
 
@@ -33,8 +33,18 @@ def reference(tmp_path_factory):
 def test_seed_depends_on_identity_only():
     a = replication_seed(1, "s", "c", 3)
     assert a == replication_seed(1, "s", "c", 3)
-    assert len({a, replication_seed(2, "s", "c", 3), replication_seed(1, "t", "c", 3),
-                replication_seed(1, "s", "d", 3), replication_seed(1, "s", "c", 4)}) == 5
+    assert (
+        len(
+            {
+                a,
+                replication_seed(2, "s", "c", 3),
+                replication_seed(1, "t", "c", 3),
+                replication_seed(1, "s", "d", 3),
+                replication_seed(1, "s", "c", 4),
+            }
+        )
+        == 5
+    )
     assert 0 <= a < 2**63
 
 
@@ -96,8 +106,9 @@ def test_different_configuration_is_refused(tmp_path):
 
 
 def test_failures_are_rows_and_replayable(tmp_path):
-    study = dataclasses.replace(DEMO, profiles={
-        "smoke": Profile("smoke", n_replications=20, settings={"mu": (0.0,), "fail_every": 4})})
+    study = dataclasses.replace(
+        DEMO, profiles={"smoke": Profile("smoke", n_replications=20, settings={"mu": (0.0,), "fail_every": 4})}
+    )
     run = run_study(study, "smoke", out=tmp_path / "f", progress=False)
     fails = run.failures
     assert 0 < len(fails) < 20
@@ -152,15 +163,18 @@ def test_sigkill_midway_then_resume_gives_uninterrupted_rows(tmp_path):
         assert twin.read_bytes() == f.read_bytes()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "nosuch"], "unknown study"),
-    (["run", "demo", "--profile", "huge"], "--profile"),
-    (["run", "demo", "--jobs", "0"], "--jobs"),
-    (["run", "demo", "--seed", "-1"], "--seed"),
-    (["run", "demo", "--backend", "mpi"], "--backend"),
-    (["run", "demo", "--scheduler", "tcp://x:1"], "--scheduler"),
-    (["run", "demo", "--jobs", "two"], "--jobs"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "nosuch"], "unknown study"),
+        (["run", "demo", "--profile", "huge"], "--profile"),
+        (["run", "demo", "--jobs", "0"], "--jobs"),
+        (["run", "demo", "--seed", "-1"], "--seed"),
+        (["run", "demo", "--backend", "mpi"], "--backend"),
+        (["run", "demo", "--scheduler", "tcp://x:1"], "--scheduler"),
+        (["run", "demo", "--jobs", "two"], "--jobs"),
+    ],
+)
 def test_bad_arguments_exit_2_and_write_nothing(tmp_path, capsys, args, message):
     out = tmp_path / "never"
     assert main([*args, "--out", str(out)]) == 2
@@ -170,8 +184,11 @@ def test_bad_arguments_exit_2_and_write_nothing(tmp_path, capsys, args, message)
 
 
 def test_bad_study_config_exits_2_and_writes_nothing(tmp_path):
-    bad = dataclasses.replace(DEMO, profiles={"smoke": Profile("smoke", 3, settings={"mu": (0.0,)})},
-                              conditions=lambda p: [get_study("demo").conditions(p)[0].__class__(0.0, n_folds=50)])
+    bad = dataclasses.replace(
+        DEMO,
+        profiles={"smoke": Profile("smoke", 3, settings={"mu": (0.0,)})},
+        conditions=lambda p: [get_study("demo").conditions(p)[0].__class__(0.0, n_folds=50)],
+    )
     with pytest.raises(ValueError, match="n_folds"):
         run_study(bad, "smoke", out=tmp_path / "b", progress=False)
     assert not (tmp_path / "b").exists()

@@ -11,14 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.assess import evidence_table, parse_designs, recommend
-from simstudy.evidence import Evidence, collect_evidence
+from simstudy.apps.assess import evidence_table, parse_designs, recommend
+from simstudy.apps.evidence import Evidence, collect_evidence
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def synthetic(source, procs, *, n_null=30, n_alt=30, n_exp=10, seed=0, pattern="random", alpha=0.5,
-              prefix=True):
+def synthetic(source, procs, *, n_null=30, n_alt=30, n_exp=10, seed=0, pattern="random", alpha=0.5, prefix=True):
     """Evidence of one stored run: a null condition and an alternative (A better) twinned to it.
 
     ``procs`` maps (design, scheme, test) to (Type I error, power).  A rejection has p = 0.01 on the null (either
@@ -40,9 +39,20 @@ def synthetic(source, procs, *, n_null=30, n_alt=30, n_exp=10, seed=0, pattern="
                 hit = rng.random((n, n_exp)) < rates[which]
             p = np.where(hit, 0.01 if which == 0 else 0.001, rng.uniform(0.2, 1.0, (n, n_exp)))
             sign = rng.choice([-1.0, 1.0], (n, n_exp)) if which == 0 else np.ones((n, n_exp))
-            frames.append(pd.DataFrame({"condition": cond, "replication": rep.ravel(), "experiment": exp.ravel(),
-                                        "design": d, "scheme": s, "test": t, "pvalue": p.ravel(),
-                                        "sign": sign.ravel()}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "condition": cond,
+                        "replication": rep.ravel(),
+                        "experiment": exp.ravel(),
+                        "design": d,
+                        "scheme": s,
+                        "test": t,
+                        "pvalue": p.ravel(),
+                        "sign": sign.ravel(),
+                    }
+                )
+            )
     truths = {"null": {"truth": "null", "twin": ""}, "alt": {"truth": "A", "twin": "null"}}
     ev = Evidence(pd.concat(frames, ignore_index=True), truths, alpha, source)
     return ev.prefixed(source) if prefix else ev
@@ -50,8 +60,21 @@ def synthetic(source, procs, *, n_null=30, n_alt=30, n_exp=10, seed=0, pattern="
 
 def user_table(rows):
     """An assessment table (the columns recommend reads) from (design, scheme, test, R2) tuples."""
-    return pd.DataFrame([{"design": d, "scheme": s, "test": t, "repeats": 10, "A better": 3, "B better": 0,
-                          "R2": r2, "R2 se": np.nan} for d, s, t, r2 in rows])
+    return pd.DataFrame(
+        [
+            {
+                "design": d,
+                "scheme": s,
+                "test": t,
+                "repeats": 10,
+                "A better": 3,
+                "B better": 0,
+                "R2": r2,
+                "R2 se": np.nan,
+            }
+            for d, s, t, r2 in rows
+        ]
+    )
 
 
 Y = np.repeat([0, 1], 50)
@@ -67,8 +90,9 @@ def test_a_liberal_test_with_a_wide_interval_is_never_recommended():
     # tolerance, so it is unresolved; it has the higher power and the higher R2 on the user's data, and loses
     wide = synthetic("s1/quick", {LIBERAL_LOOKING: (0.06, 0.9)}, n_null=30, pattern="spread")
     sound = synthetic("s2/quick", {SOUND: (0.03, 0.5)}, n_null=200, n_alt=100, pattern="spread", seed=1)
-    table, text = recommend(user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), parse_designs(["cv10x10"], Y),
-                            [wide, sound])
+    table, text = recommend(
+        user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [wide, sound]
+    )
     by = table.set_index("test")
     assert by.loc["cv_t", "size"] == "unresolved"
     assert by.loc["cv_t", "Type I low %"] < 5 < 7.5 < by.loc["cv_t", "Type I high %"]
@@ -82,8 +106,9 @@ def test_a_liberal_test_with_a_wide_interval_is_never_recommended():
 def test_without_a_test_that_controls_size_there_is_no_recommendation():
     wide = synthetic("s1/quick", {LIBERAL_LOOKING: (0.06, 0.9)}, n_null=30, pattern="spread")
     bad = synthetic("s2/quick", {SOUND: (0.2, 0.9)}, n_null=200, seed=2)
-    table, text = recommend(user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), parse_designs(["cv10x10"], Y),
-                            [wide, bad])
+    table, text = recommend(
+        user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [wide, bad]
+    )
     assert text.startswith("No recommendation: none of the 2 procedures")
     assert "liberal (Type I error shown above alpha on a null scenario): corrected_cv_t [cv10x10]" in text
     assert "unresolved (too few null data sets to tell): cv_t [cv10x10]" in text
@@ -94,9 +119,18 @@ def test_without_a_test_that_controls_size_there_is_no_recommendation():
 def test_a_design_without_evidence_is_named_as_not_covered():
     ev = synthetic("s1/quick", {SOUND: (0.03, 0.5)}, n_null=200, pattern="spread")
     designs = parse_designs(["cv10x10", "5x2cv", "resampled10"], Y)
-    table, text = recommend(user_table([(*SOUND, 0.6), ("5x2cv", "", "5x2cv_t", 0.9),
-                                        ("resampled10", "", "resampled_t", 0.9), ("cv10x10", "", "cv_t", 0.9)]),
-                            designs, [ev])
+    table, text = recommend(
+        user_table(
+            [
+                (*SOUND, 0.6),
+                ("5x2cv", "", "5x2cv_t", 0.9),
+                ("resampled10", "", "resampled_t", 0.9),
+                ("cv10x10", "", "cv_t", 0.9),
+            ]
+        ),
+        designs,
+        [ev],
+    )
     assert text.startswith("Recommended: `corrected_cv_t` with cv10x10.")
     assert "Not covered by the stored evidence: 5x2cv, resampled10" in text
     assert "`simstudy proving-ground --profile quick --designs 5x2cv resampled10`" in text
@@ -130,8 +164,8 @@ def test_evidence_from_two_studies_combines():
 
 
 def test_one_source_is_judged_exactly_as_the_proving_ground_judges_it():
-    from simstudy.proving.summary import leaderboard, procedure_label, procedures, size_table, size_verdicts
-    from simstudy.size_control import SizeRule
+    from simstudy.apps.proving.summary import leaderboard, procedure_label, procedures, size_table, size_verdicts
+    from simstudy.statistics.size_control import SizeRule
 
     procs = {SOUND: (0.03, 0.6), LIBERAL_LOOKING: (0.12, 0.8), ("cv10x10", "kfold_cv", "sign"): (0.04, 0.3)}
     ev = synthetic("pg/quick", procs, n_null=150, n_alt=80, n_exp=4, seed=5)
@@ -155,12 +189,15 @@ def test_evidence_with_directions_only_at_its_own_alpha_is_not_used_at_a_larger_
     ev = synthetic("s1/quick", {SOUND: (0.03, 0.5)}, n_null=200, pattern="spread", alpha=0.05)
     ev = Evidence(ev.rows.assign(sign=ev.rows["sign"].where(ev.rows["pvalue"] <= 0.05)), ev.truths, 0.05, ev.source)
     notes = []
-    table, text = recommend(user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y, alpha=0.1), [ev],
-                            alpha=0.1, notes=notes)
+    table, text = recommend(
+        user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y, alpha=0.1), [ev], alpha=0.1, notes=notes
+    )
     assert any("directions only up to alpha = 0.05; not used at alpha = 0.1" in n for n in notes)
     assert table["size"].tolist() == ["no evidence"]
-    assert text.startswith("No recommendation: the stored evidence gives the direction of a rejection only up to "
-                           "alpha = 0.05, so it cannot judge tests at alpha = 0.1.")
+    assert text.startswith(
+        "No recommendation: the stored evidence gives the direction of a rejection only up to "
+        "alpha = 0.05, so it cannot judge tests at alpha = 0.1."
+    )
     table, text = recommend(user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [ev])
     assert text.startswith("Recommended")
 
@@ -187,8 +224,12 @@ def test_evidence_is_checked():
         Evidence(rows, {"null": {"truth": "maybe", "twin": ""}}, 0.05, "s")
     with pytest.raises(ValueError, match="not in the grammar"):
         Evidence(rows.assign(design="10x10 cv"), {}, 0.05, "s")
-    ev = Evidence(rows.assign(condition=pd.Categorical(rows["condition"])),
-                  {"null": {"truth": "null", "twin": ""}, "alt": {"truth": "A", "twin": "null"}}, 0.05, "s")
+    ev = Evidence(
+        rows.assign(condition=pd.Categorical(rows["condition"])),
+        {"null": {"truth": "null", "twin": ""}, "alt": {"truth": "A", "twin": "null"}},
+        0.05,
+        "s",
+    )
     p = ev.prefixed("x/smoke")
     assert set(p.conditions) == {"x/smoke: null", "x/smoke: alt"} and p.source == "x/smoke"
     assert p.truths["x/smoke: alt"] == {"truth": "A", "twin": "x/smoke: null"}
@@ -238,8 +279,7 @@ def test_runs_without_rows_damaged_or_moved_aside_are_skipped_with_a_note(result
     assert any("bouckaert1/smoke: no rows stored yet" in n for n in notes)
     assert any("bouckaert_frank/quick: not used" in n for n in notes)
     assert not any("replaced" in n for n in notes)
-    table, text = recommend(user_table([("cv2x5", "kfold_cv", "paired_t", 0.6)]), parse_designs(["cv2x5"], Y),
-                            evidence)
+    table, text = recommend(user_table([("cv2x5", "kfold_cv", "paired_t", 0.6)]), parse_designs(["cv2x5"], Y), evidence)
     assert text.startswith("No recommendation")
 
 

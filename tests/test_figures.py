@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from simstudy.engine import get_study, load_run, run_study
-from simstudy.plots import (berrar_figure2, berrar_figure4, bouckaert_figure2, figure_is_current, new_figure,
-                            render_study_figure, save_figure)
+from simstudy.outputs.plots import (
+    berrar_figure2,
+    berrar_figure4,
+    bouckaert_figure2,
+    figure_is_current,
+    new_figure,
+    render_study_figure,
+    save_figure,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,14 +40,21 @@ def test_declared_figure_draws_on_an_axes(berrar3):
     assert ax.get_title() == "Study 3: SVM with oracle vs SVM, profile smoke"
     assert ax.get_xscale() == "log" and ax.get_ylabel() == "replication probability"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "$P_t$, line: 95% prediction interval", "empirical F", "replication probability 0.95 (dotted)",
-        "p = 0.05, the significance level (dotted)"]
+        "$P_t$, line: 95% prediction interval",
+        "empirical F",
+        "replication probability 0.95 (dotted)",
+        "p = 0.05, the significance level (dotted)",
+    ]
 
 
 @pytest.mark.parametrize("name", ["berrar1", "berrar2", "berrar3", "berrar4"])
 def test_berrar_studies_declare_their_figures(name):
-    expected = {"berrar1": ["figure9", "figure10"], "berrar2": ["figure11", "figure12"],
-                "berrar3": ["figure13"], "berrar4": ["figure14"]}[name]
+    expected = {
+        "berrar1": ["figure9", "figure10"],
+        "berrar2": ["figure11", "figure12"],
+        "berrar3": ["figure13"],
+        "berrar4": ["figure14"],
+    }[name]
     st = get_study(name)
     assert [f.name for f in st.figures] == expected
     assert all(f.title.startswith("Berrar, Figure") for f in st.figures) and st.notes
@@ -81,7 +95,7 @@ def test_render_keys_the_figure_by_the_run(berrar3, tmp_path):
     run = load_run(st, profile="smoke", out=berrar3 / "berrar3" / "smoke")
     tables = st.summarize(run)
     png = render_study_figure(st, figure, tables, run, tmp_path, profile="smoke")
-    from simstudy.plots import figure_key
+    from simstudy.outputs.plots import figure_key
 
     key = figure_key(run, figure, study="berrar3", profile="smoke")
     assert figure_is_current(tmp_path, "figure13", key)
@@ -97,9 +111,21 @@ def test_scripts_match_the_library(berrar3, tmp_path):
     import matplotlib.image as mpimg
     import numpy as np
 
-    proc = subprocess.run([sys.executable, str(ROOT / "figures" / "figure13.py"), "--profile", "smoke",
-                           "--results", str(berrar3), "--out", str(tmp_path / "script")],
-                          capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "figures" / "figure13.py"),
+            "--profile",
+            "smoke",
+            "--results",
+            str(berrar3),
+            "--out",
+            str(tmp_path / "script"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     st = get_study("berrar3")
     run = load_run(st, profile="smoke", out=berrar3 / "berrar3" / "smoke")
@@ -111,9 +137,21 @@ def test_scripts_match_the_library(berrar3, tmp_path):
 
 
 def test_table1_script(berrar3, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "figures" / "table1.py"), "--profile", "smoke",
-                           "--results", str(berrar3), "--out", str(tmp_path)], capture_output=True, text=True,
-                          cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "figures" / "table1.py"),
+            "--profile",
+            "smoke",
+            "--results",
+            str(berrar3),
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "table1.md").read_text()
     assert text.startswith("# Berrar, Table 1 (profile smoke)") and "berrar3 (q = 7 published" in text

@@ -30,7 +30,7 @@ from simstudy.engine import runner as runner_mod
 from simstudy.engine.runner import code_sources, provenance, provenance_changes
 from simstudy.engine.store import ConfigMismatch
 
-HELPER = '''
+HELPER = """
 SHIFT = 0.0
 
 
@@ -43,9 +43,9 @@ def unused():
     import threadpoolctl  # a distribution of no fixed list: its version is recorded
     import tqdm  # a progress bar cannot change numbers: not recorded
     return threadpoolctl, tqdm
-'''
+"""
 
-STUDY = '''
+STUDY = """
 from simstudy.engine import Profile, Study
 
 import {helper}
@@ -57,7 +57,7 @@ def replicate(condition, rng):
 
 STUDY = Study(name="fp_{tag}", title="fingerprint test", conditions=[{{"mu": 0}}, {{"mu": 1}}],
               replicate=replicate, profiles={{"smoke": Profile("smoke", n_replications=4)}}, chunk_size=2)
-'''
+"""
 
 
 def write(path: Path, text: str) -> Path:
@@ -121,6 +121,7 @@ def test_unrelated_imports_do_not_change_the_fingerprint(project):
     write(project.dir / f"fp_unrelated_{project.tag}.py", "import xml.dom.minidom\nVALUE = 1\n")
     __import__(f"fp_unrelated_{project.tag}")
     import xml.dom.minidom  # noqa: F401
+
     assert provenance(study) == before
 
 
@@ -143,14 +144,17 @@ def test_module_imported_inside_a_function_is_covered(project):
     before = provenance(study)
     project.sub_file.write_text("OFFSET = 1.0\n")
     assert provenance_changes(before, provenance(study)) == [
-        f"code: module {project.sub} ({project.sub_file.resolve()}) changed"]
+        f"code: module {project.sub} ({project.sub_file.resolve()}) changed"
+    ]
 
 
 def test_study_importing_another_study_file(tmp_path, monkeypatch):
     # bouckaert1_matched imports bouckaert1, the Berrar studies _berrar_table1: the same, with two files of ours
     tag = uuid.uuid4().hex[:8]
     monkeypatch.syspath_prepend(str(tmp_path))
-    base = write(tmp_path / f"fp_base_{tag}.py", f'''
+    base = write(
+        tmp_path / f"fp_base_{tag}.py",
+        f"""
         from simstudy.engine import Profile, Study
 
         SCALE = 1.0
@@ -166,8 +170,11 @@ def test_study_importing_another_study_file(tmp_path, monkeypatch):
 
         STUDY = Study(name="fp_base_{tag}", title="base", conditions=[{{"mu": 0}}, {{"mu": 1}}], replicate=replicate,
                       profiles={{"smoke": Profile("smoke", n_replications=4)}}, chunk_size=2)
-        ''')
-    matched = write(tmp_path / f"fp_matched_{tag}.py", f'''
+        """,
+    )
+    matched = write(
+        tmp_path / f"fp_matched_{tag}.py",
+        f"""
         import dataclasses
 
         import fp_base_{tag} as base
@@ -178,7 +185,8 @@ def test_study_importing_another_study_file(tmp_path, monkeypatch):
 
 
         STUDY = dataclasses.replace(base.STUDY, name="fp_matched_{tag}", replicate=replicate)
-        ''')
+        """,
+    )
     out = tmp_path / "run"
     run = run_study(str(matched), "smoke", out=out, progress=False)
     assert {"study file", f"fp_base_{tag}"} <= set(run.manifest["provenance"]["modules"])
@@ -208,17 +216,34 @@ def test_workers_and_a_fresh_process_find_the_same_fingerprint(project):
     run = run_study(str(project.study_file), "smoke", out=project.out, jobs=2, progress=False)
     metas = [json.loads(p.read_text()) for p in project.out.glob("chunks/*/*/chunk.json")]
     assert len(metas) == 4 and all(m["provenance"] == run.manifest["provenance"] for m in metas)
-    script = ("import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.runner import provenance\n"
-              "print(json.dumps(provenance(get_study(sys.argv[1]))))")
-    fresh = subprocess.run([sys.executable, "-c", script, str(project.study_file)], env=project.env,
-                           capture_output=True, text=True, check=True)
+    script = (
+        "import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.runner import provenance\n"
+        "print(json.dumps(provenance(get_study(sys.argv[1]))))"
+    )
+    fresh = subprocess.run(
+        [sys.executable, "-c", script, str(project.study_file)],
+        env=project.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(fresh.stdout) == run.manifest["provenance"]
 
 
 def test_cli_resume_in_a_fresh_process(project):
     """The case of the report: ``simstudy run study.py`` resumed after the study's helper module changed."""
-    cmd = [sys.executable, "-m", "simstudy.cli", "run", str(project.study_file), "--profile", "smoke", "--quiet",
-           "--out", str(project.out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "simstudy.cli",
+        "run",
+        str(project.study_file),
+        "--profile",
+        "smoke",
+        "--quiet",
+        "--out",
+        str(project.out),
+    ]
     run_study(str(project.study_file), "smoke", out=project.out, progress=False)
     drop_a_chunk(project.out)
     same = subprocess.run(cmd, env=project.env, capture_output=True, text=True)
@@ -246,17 +271,20 @@ def test_changed_version_of_an_imported_distribution_is_named(project, monkeypat
 def test_assess_with_a_learner_of_a_user_module(tmp_path, monkeypatch):
     from sklearn.datasets import load_breast_cancer
 
-    from simstudy.assess import assess
+    from simstudy.apps.assess import assess
 
     tag = uuid.uuid4().hex[:8]
     monkeypatch.syspath_prepend(str(tmp_path))
-    module = write(tmp_path / f"fp_learner_{tag}.py", '''
+    module = write(
+        tmp_path / f"fp_learner_{tag}.py",
+        '''
         from sklearn.naive_bayes import GaussianNB
 
 
         class Clf(GaussianNB):
             """Naive Bayes of our own."""
-        ''')
+        ''',
+    )
     X, y = load_breast_cancer(return_X_y=True)
     X, y = X[::6], y[::6]
     out = tmp_path / "assess"
@@ -270,13 +298,13 @@ def test_assess_with_a_learner_of_a_user_module(tmp_path, monkeypatch):
 
 
 def test_learners_named_by_strings_the_study_holds_are_covered(project, monkeypatch):
-    """A learner registered through the ``simstudy.learners`` entry points, or a ``module:Class`` reference."""
+    """A learner registered through the ``simstudy.pipeline.learners`` entry points, or a ``module:Class`` reference."""
     import dataclasses
 
     from simstudy.engine import Profile
 
     lib = write(project.dir / f"fp_lab_{project.tag}.py", "class Ripper:\n    pass\n")
-    eps = {"simstudy.learners": {"lab.Ripper": f"fp_lab_{project.tag}"}}
+    eps = {"simstudy.pipeline.learners": {"lab.Ripper": f"fp_lab_{project.tag}"}}
     monkeypatch.setattr(runner_mod, "_entry_point_modules", lambda group: eps.get(group, {}))
     study = get_study(str(project.study_file))
     named = dataclasses.replace(study, profiles={"smoke": Profile("smoke", 4, settings={"learners": ("lab.Ripper",)})})
@@ -300,8 +328,11 @@ def test_changes_are_named_one_by_one():
     old["versions"]["scikit-learn"] = "1.0.0"
     changes = provenance_changes(old, new)
     assert len(changes) == 4, changes
-    assert any(c.startswith("code: built-in study module simstudy.studies.bouckaert1 (")
-               and c.endswith("bouckaert1.py) changed") for c in changes)
+    assert any(
+        c.startswith("code: built-in study module simstudy.studies.bouckaert1 (")
+        and c.endswith("bouckaert1.py) changed")
+        for c in changes
+    )
     assert "code: module fp_gone is no longer imported" in changes
     assert any(c.startswith("code: module simstudy.studies (") and c.endswith("is now imported") for c in changes)
     assert changes[-1] == f"scikit-learn 1.0.0 -> {new['versions']['scikit-learn']}"
@@ -312,9 +343,11 @@ def test_records_of_an_older_simstudy_still_compare():
     new = provenance(get_study("demo"))
     older = {"code": "f" * 64, "versions": dict(new["versions"])}  # before modules were recorded one by one
     assert provenance_changes(older, new) == [
-        "code fingerprint (recorded by an older simstudy, which did not name the modules)"]
+        "code fingerprint (recorded by an older simstudy, which did not name the modules)"
+    ]
     assert provenance_changes(None, new) == [
-        "code fingerprint and versions (not recorded: written by an older simstudy)"]
+        "code fingerprint and versions (not recorded: written by an older simstudy)"
+    ]
 
 
 def test_function_without_a_source_file_is_covered_by_its_code(project):

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simstudy import replication as rp
-
+from simstudy.statistics import replication as rp
 
 # ---------------------------------------------------------------- replication probability
 
@@ -39,14 +38,16 @@ def test_t_model_huge_statistic_gives_nan_not_a_number_made_up():
 
 # ---------------------------------------------------------------- significance tests
 
-from simstudy import _validation, hypothesis as hy  # noqa: E402
+from simstudy import _validation  # noqa: E402
+from simstudy.statistics import significance as hy
 
 CV = np.array([[0.01, 0.03, -0.02, 0.04, 0.00], [0.02, 0.01, 0.05, -0.01, 0.03]])
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, np.float64("nan")])
-@pytest.mark.parametrize("test", [hy.corrected_repeated_cv_t_test,
-                                  lambda x, **kw: hy.corrected_resampled_t_test(x.ravel(), **kw)])
+@pytest.mark.parametrize(
+    "test", [hy.corrected_repeated_cv_t_test, lambda x, **kw: hy.corrected_resampled_t_test(x.ravel(), **kw)]
+)
 @pytest.mark.parametrize("which", ["n_train", "n_test"])
 def test_non_finite_split_sizes_are_refused_naming_the_argument(test, which, bad):
     sizes = {"n_train": 90, "n_test": 10, which: bad}
@@ -66,14 +67,18 @@ def test_check_positive_refuses_nan_and_inf_but_takes_big_integers():
     assert _validation.check_positive(10**400, "size", integer=True) == 10**400
 
 
-@pytest.mark.parametrize("test", [
-    hy.paired_t_test, hy.resampled_t_test,
-    lambda x: hy.corrected_resampled_t_test(x, n_train=90, n_test=10),
-    lambda x: hy.repeated_cv_t_test(x.reshape(2, 5)),
-    lambda x: hy.corrected_repeated_cv_t_test(x.reshape(2, 5), n_train=90, n_test=10),
-    lambda x: hy.five_by_two_cv_t_test(x.reshape(5, 2)),
-    lambda x: hy.five_by_two_cv_f_test(x.reshape(5, 2)),
-])
+@pytest.mark.parametrize(
+    "test",
+    [
+        hy.paired_t_test,
+        hy.resampled_t_test,
+        lambda x: hy.corrected_resampled_t_test(x, n_train=90, n_test=10),
+        lambda x: hy.repeated_cv_t_test(x.reshape(2, 5)),
+        lambda x: hy.corrected_repeated_cv_t_test(x.reshape(2, 5), n_train=90, n_test=10),
+        lambda x: hy.five_by_two_cv_t_test(x.reshape(5, 2)),
+        lambda x: hy.five_by_two_cv_f_test(x.reshape(5, 2)),
+    ],
+)
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300, 2.0**-1070])
 def test_tiny_or_huge_differences_give_the_statistic_of_ordinary_units(test, scale):
     # the statistics are scale-free: 1e-300 times a sample must not underflow to t = inf, p = 0
@@ -91,8 +96,8 @@ def test_rescaling_keeps_every_row_of_a_batch_separate():
     x = np.stack([CV.ravel(), CV.ravel() * 1e-300, CV.ravel() * 1e300, np.zeros(10), np.full(10, 1e-300)])
     res = hy.paired_t_test(x)
     assert res.statistic[:3] == pytest.approx([res.statistic[0]] * 3, rel=1e-12)
-    assert res.statistic[3] == 0 and res.pvalue[3] == 1            # all zero: no evidence
-    assert res.statistic[4] == np.inf and res.pvalue[4] == 0       # constant non-zero: conclusive
+    assert res.statistic[3] == 0 and res.pvalue[3] == 1  # all zero: no evidence
+    assert res.statistic[4] == np.inf and res.pvalue[4] == 0  # constant non-zero: conclusive
 
 
 @pytest.mark.parametrize("name", ["_flat_t", "five_by_two"])
@@ -108,8 +113,10 @@ def test_fallback_variance_agrees_with_the_ordinary_one(monkeypatch, name):
     else:
         ref_t, ref_f = hy.five_by_two_cv_t_test(x.reshape(50, 5, 2)), hy.five_by_two_cv_f_test(x.reshape(50, 5, 2))
         monkeypatch.setattr(hy, "_VAR_SAFE_LOW", np.inf)
-        pairs = [(hy.five_by_two_cv_t_test(x.reshape(50, 5, 2)), ref_t),
-                 (hy.five_by_two_cv_f_test(x.reshape(50, 5, 2)), ref_f)]
+        pairs = [
+            (hy.five_by_two_cv_t_test(x.reshape(50, 5, 2)), ref_t),
+            (hy.five_by_two_cv_f_test(x.reshape(50, 5, 2)), ref_f),
+        ]
     for res, ref in pairs:
         np.testing.assert_allclose(res.statistic, ref.statistic, rtol=1e-12)
         np.testing.assert_allclose(res.pvalue, ref.pvalue, rtol=1e-10)
@@ -133,9 +140,9 @@ def test_proportions_z_underflowing_variance_gives_the_true_z():
     assert hy.proportions_z_test(1, 100, 1, 100).statistic == 0
 
 
-@pytest.mark.parametrize("bad,what", [(np.array([1 + 2j, 0.5, 0.1]), "complex"),
-                                      (["0.1", "0.2", "0.3"], "text"),
-                                      ("0.1", "text")])
+@pytest.mark.parametrize(
+    "bad,what", [(np.array([1 + 2j, 0.5, 0.1]), "complex"), (["0.1", "0.2", "0.3"], "text"), ("0.1", "text")]
+)
 def test_complex_or_text_samples_are_refused(bad, what):
     with pytest.raises(ValueError, match=rf"^x: expected .*{what}"):
         hy.paired_t_test(bad)

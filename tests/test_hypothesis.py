@@ -1,4 +1,4 @@
-"""Tests of simstudy.hypothesis.
+"""Tests of simstudy.statistics.significance.
 
 Layers: (a) published numbers and hand calculations, with their source next to
 them; (b) agreement with scipy where scipy has the same test; (c) vectorised
@@ -7,13 +7,14 @@ tests; (f) a slow size check under the null.
 """
 
 import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from simstudy.hypothesis import (
+from simstudy.statistics.significance import (
     SignificanceResult,
     binomial_test,
     corrected_repeated_cv_t_test,
@@ -421,9 +422,7 @@ def test_invalid_input_names_the_argument(call, name):
 # ---------------------------------------------------------------------------
 # (e) properties
 
-samples = st.lists(
-    st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)), min_size=2, max_size=30
-)
+samples = st.lists(st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)), min_size=2, max_size=30)
 
 
 @settings(max_examples=60, deadline=None)
@@ -484,12 +483,16 @@ CV_TESTS = [
 ]
 
 cv_matrices = st.tuples(st.integers(1, 6), st.integers(2, 10)).flatmap(
-    lambda shape: st.lists(st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)),
-                           min_size=shape[0] * shape[1], max_size=shape[0] * shape[1])
-    .map(lambda v, shape=shape: np.array(v).reshape(shape)))
+    lambda shape: st.lists(
+        st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)),
+        min_size=shape[0] * shape[1],
+        max_size=shape[0] * shape[1],
+    ).map(lambda v, shape=shape: np.array(v).reshape(shape))
+)
 
-five_by_two = st.lists(st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)),
-                       min_size=10, max_size=10).map(lambda v: np.array(v).reshape(5, 2))
+five_by_two = st.lists(st.floats(-1.0, 1.0, allow_nan=False).map(lambda v: round(v, 2)), min_size=10, max_size=10).map(
+    lambda v: np.array(v).reshape(5, 2)
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -629,8 +632,8 @@ def test_difference_of_proportions_is_dietterichs_pooled_z():
 
 
 def test_dietterichs_holdout_tests_read_the_first_split():
-    from simstudy.outcomes import run_test
-    from simstudy.scores import PairedScores
+    from simstudy.pipeline.outcomes import run_test
+    from simstudy.pipeline.scores import PairedScores
 
     acc_a, acc_b = np.array([[[0.8]]]), np.array([[[0.7]]])
     scores = PairedScores(acc_a, acc_b, 90, 10, n01=np.array([[[1]]]), n10=np.array([[[2]]]))

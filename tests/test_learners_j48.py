@@ -6,14 +6,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simstudy.learners.j48 import J48, add_errs
+from simstudy.pipeline.learners.j48 import J48, add_errs
 
 # weather.nominal (Weka examples) in ARFF coding: outlook {sunny, overcast, rainy},
 # temperature {hot, mild, cool}, humidity {high, normal}, windy {TRUE, FALSE} -> play {yes, no}
-WEATHER = np.array([
-    [0, 0, 0, 1, 1], [0, 0, 0, 0, 1], [1, 0, 0, 1, 0], [2, 1, 0, 1, 0], [2, 2, 1, 1, 0],
-    [2, 2, 1, 0, 1], [1, 2, 1, 0, 0], [0, 1, 0, 1, 1], [0, 2, 1, 1, 0], [2, 1, 1, 1, 0],
-    [0, 1, 1, 0, 0], [1, 1, 0, 0, 0], [1, 0, 1, 1, 0], [2, 1, 0, 0, 1]], dtype=float)
+WEATHER = np.array(
+    [
+        [0, 0, 0, 1, 1],
+        [0, 0, 0, 0, 1],
+        [1, 0, 0, 1, 0],
+        [2, 1, 0, 1, 0],
+        [2, 2, 1, 1, 0],
+        [2, 2, 1, 0, 1],
+        [1, 2, 1, 0, 0],
+        [0, 1, 0, 1, 1],
+        [0, 2, 1, 1, 0],
+        [2, 1, 1, 1, 0],
+        [0, 1, 1, 0, 0],
+        [1, 1, 0, 0, 0],
+        [1, 0, 1, 1, 0],
+        [2, 1, 0, 0, 1],
+    ],
+    dtype=float,
+)
 
 
 def _leaves(node, path=()):
@@ -31,11 +46,14 @@ def test_add_errs_against_weka_and_quinlan():
     assert add_errs(6, 0) / 6 == pytest.approx(0.206, abs=5e-4)
     assert add_errs(9, 0) / 9 == pytest.approx(0.143, abs=5e-4)
     # Weka 3.6.14 weka.classifiers.trees.j48.Stats.addErrs(N, e, 0.25f) and (..., 0.1f), printed by java
-    for n, e, w25, w10 in [(16, 1, 1.4757146318372634, 2.651359064163457),
-                           (20, 10, 1.9783944149792774, 3.213631410744288),
-                           (2.5, 0.5, 1.00386782945661, 1.3415689251996739),
-                           (100, 0.3, 1.4336969652751193, 2.498248356666709),
-                           (1, 0, 0.75, 0.8999999985098839), (3, 2.6, 0.4, 0.4)]:
+    for n, e, w25, w10 in [
+        (16, 1, 1.4757146318372634, 2.651359064163457),
+        (20, 10, 1.9783944149792774, 3.213631410744288),
+        (2.5, 0.5, 1.00386782945661, 1.3415689251996739),
+        (100, 0.3, 1.4336969652751193, 2.498248356666709),
+        (1, 0, 0.75, 0.8999999985098839),
+        (3, 2.6, 0.4, 0.4),
+    ]:
         assert add_errs(n, e) == pytest.approx(w25, rel=1e-13)
         assert add_errs(n, e, 0.1) == pytest.approx(w10, rel=1e-13)
     assert add_errs(10, 3, 0.6) == 0.0
@@ -48,8 +66,13 @@ def test_weather_tree_as_weka():
     m = J48(nominal=[True] * 4).fit(X, y)
     assert (m.n_leaves(), m.tree_size()) == (5, 8)
     got = {path: (tot, int(np.argmax(pc))) for path, tot, pc in _leaves(m.tree_)}
-    assert got == {((0, 0), (2, 0)): (3, 1), ((0, 0), (2, 1)): (2, 0), ((0, 1),): (4, 0),
-                   ((0, 2), (3, 0)): (2, 1), ((0, 2), (3, 1)): (3, 0)}
+    assert got == {
+        ((0, 0), (2, 0)): (3, 1),
+        ((0, 0), (2, 1)): (2, 0),
+        ((0, 1),): (4, 0),
+        ((0, 2), (3, 0)): (2, 1),
+        ((0, 2), (3, 1)): (3, 0),
+    }
     assert m.predict(X).tolist() == y.tolist()
 
 
@@ -142,7 +165,7 @@ def test_leaf_when_too_few_or_pure():
 
 
 def test_scikit_learn_compatibility():
-    sklearn = pytest.importorskip("sklearn")
+    pytest.importorskip("sklearn")
     import sklearn.base
     from sklearn.base import clone
     from sklearn.model_selection import KFold, cross_val_score
@@ -154,8 +177,9 @@ def test_scikit_learn_compatibility():
     assert c.get_params() == params and c is not m
     assert m.set_params(unpruned=True).unpruned is True
     X, y = WEATHER[:, :4], WEATHER[:, 4]
-    scores = cross_val_score(J48(nominal=[True] * 4, n_categories=[3, 3, 2, 2], n_classes=2), X, y,
-                             cv=KFold(7), scoring="accuracy")
+    scores = cross_val_score(
+        J48(nominal=[True] * 4, n_categories=[3, 3, 2, 2], n_classes=2), X, y, cv=KFold(7), scoring="accuracy"
+    )
     assert scores.shape == (7,) and np.all((scores >= 0) & (scores <= 1))
     fitted = J48(nominal=[True] * 4).fit(X, y)
     assert fitted.score(X, y) == 1.0 and sklearn.base.is_classifier(fitted)
@@ -176,7 +200,8 @@ def test_probabilities_and_determinism(seed):
     np.testing.assert_array_equal(pa, b.predict_proba(X))
     np.testing.assert_allclose(pa.sum(axis=1), 1.0)
     assert np.array_equal(a.predict(X), np.argmax(pa, axis=1)) or np.allclose(
-        pa[np.arange(n), a.predict(X)], pa.max(axis=1), atol=1e-6)
+        pa[np.arange(n), a.predict(X)], pa.max(axis=1), atol=1e-6
+    )
 
 
 def test_vectorised_nominal_candidates_match_the_one_attribute_rule():
@@ -249,12 +274,12 @@ def test_j48_and_its_kernel_do_not_import_each_other_for_shared_helpers():
     import ast
     import pathlib
 
-    import simstudy.learners._j48_nominal as kernel
+    import simstudy.pipeline.learners._j48_nominal as kernel
 
     tree = ast.parse(pathlib.Path(kernel.__file__).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert "j48" not in imported and "_c45" in imported
-    from simstudy.learners import _c45
+    assert "simstudy.pipeline.learners.j48" not in imported and "simstudy.pipeline.learners._c45" in imported
+    from simstudy.pipeline.learners import _c45
 
     assert add_errs is _c45.add_errs
     np.testing.assert_array_equal(kernel.log_table(5), _c45.xlog2x(np.arange(6.0)))

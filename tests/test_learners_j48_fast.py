@@ -11,13 +11,13 @@ and classes, where trees are deep and subtree raising happens often.
 import numpy as np
 import pytest
 
-from simstudy.learners.j48 import J48
-from simstudy.learners.smo import SMO
-from simstudy.learners.tan import TAN
-from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes
-from simstudy.scores import cv_accuracies
-from simstudy.sources.bayesnet import load_source, random_augmented_nb
-from simstudy.splits import folds, repeated_fold_ids
+from simstudy.pipeline.learners.j48 import J48
+from simstudy.pipeline.learners.smo import SMO
+from simstudy.pipeline.learners.tan import TAN
+from simstudy.pipeline.learners.weka import IB1, DecisionStump, WekaNaiveBayes
+from simstudy.pipeline.scores import cv_accuracies
+from simstudy.pipeline.sources.bayesnet import load_source, random_augmented_nb
+from simstudy.pipeline.splits import folds, repeated_fold_ids
 
 
 def per_fold(make, X, y, fold_ids):
@@ -137,15 +137,17 @@ def test_cv_accuracies_same_with_and_without_the_compiled_path():
     class PlainIB1(IB1):
         fold_predictions = None
 
-    fast = cv_accuracies(X, y, ids, [lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal),
-                                     lambda: IB1(nominal=nominal)])
-    slow = cv_accuracies(X, y, ids, [lambda: Plain(nominal=nominal), lambda: PlainNB(nominal=nominal),
-                                     lambda: PlainIB1(nominal=nominal)])
+    fast = cv_accuracies(
+        X, y, ids, [lambda: J48(nominal=nominal), lambda: WekaNaiveBayes(nominal=nominal), lambda: IB1(nominal=nominal)]
+    )
+    slow = cv_accuracies(
+        X, y, ids, [lambda: Plain(nominal=nominal), lambda: PlainNB(nominal=nominal), lambda: PlainIB1(nominal=nominal)]
+    )
     np.testing.assert_array_equal(fast, slow)
 
 
 def test_resample_accuracies_equal_split_by_split_and_refuse_partial_splits():
-    from simstudy.scores import resample_accuracies, split_accuracies
+    from simstudy.pipeline.scores import resample_accuracies, split_accuracies
 
     rng = np.random.default_rng(8)
     X, y = load_source("bouckaert2").sample(120, rng)
@@ -164,37 +166,39 @@ def test_resample_accuracies_equal_split_by_split_and_refuse_partial_splits():
 
 def test_tan_shortcut_bitwise_and_where_a_fit_would_see_less():
     """Each part's tree and tables equal a fit's to the bit; parts lacking a class or category are refused."""
-    from simstudy.learners.tan import _tan_models
+    from simstudy.pipeline.learners.tan import _tan_models
 
     rng = np.random.default_rng(12)
     for p, k, c in [(1, 3, 2), (2, 2, 3), (6, 4, 4), (9, 2, 2)]:
         X, y = random_nominal(rng, 90, p, k, c)
         nominal = np.ones(p, dtype=bool)
         ids = repeated_fold_ids(y, 2, 6, rng)
-        np.testing.assert_array_equal(TAN(nominal=nominal).fold_predictions(X, y, ids),
-                                      per_fold(lambda: TAN(nominal=nominal), X, y, ids))
+        np.testing.assert_array_equal(
+            TAN(nominal=nominal).fold_predictions(X, y, ids), per_fold(lambda: TAN(nominal=nominal), X, y, ids)
+        )
         # one part through the batched path equals the fitted attributes exactly
         m = TAN(nominal=nominal).fit(X, y)
         oh = np.eye(k)[X.astype(int)].reshape(y.size, p * k)
         ym = np.eye(c)[y]
         joint = ((ym[:, :, None] * oh[:, None, :]).reshape(y.size, -1).T @ oh).reshape(1, c, p, k, p, k)
         base = (ym.T @ oh).reshape(1, c, p, k).transpose(0, 2, 1, 3)
-        links, parent, tables, prior = _tan_models(joint, base, ym.sum(axis=0)[None], np.array([y.size]),
-                                                   m.n_categories_, 0.5)
+        links, parent, tables, prior = _tan_models(
+            joint, base, ym.sum(axis=0)[None], np.array([y.size]), m.n_categories_, 0.5
+        )
         assert [tuple(map(int, t)) for t in links[0]] == m.links_
         assert parent[0].tolist() == m.parent_.tolist()
         assert np.array_equal(tables[0], m.log_tables_) and np.array_equal(prior[0], m.class_log_prior_)
     X, y = random_nominal(rng, 60, 3, 3, 3)
     ids = repeated_fold_ids(y, 1, 5, rng)
     only = np.flatnonzero(ids[0] == 0)[:2]
-    y2 = np.where(np.isin(np.arange(y.size), only), 3, y)       # class 3 only in fold 0: its fit sees 3 classes
+    y2 = np.where(np.isin(np.arange(y.size), only), 3, y)  # class 3 only in fold 0: its fit sees 3 classes
     assert TAN(nominal=[True] * 3).fold_predictions(X, y2, ids) is None
     assert TAN(nominal=[True] * 3, n_classes=4).fold_predictions(X, y2, ids) is not None
     X2 = X.copy()
-    X2[only, 1] = 3.0                                            # category 3 only in fold 0
+    X2[only, 1] = 3.0  # category 3 only in fold 0
     assert TAN(nominal=[True] * 3).fold_predictions(X2, y, ids) is None
     one = np.zeros_like(ids)
-    assert TAN(nominal=[True] * 3).fold_predictions(X, y, one) is None   # a part with no training cases
+    assert TAN(nominal=[True] * 3).fold_predictions(X, y, one) is None  # a part with no training cases
     for learner in (DecisionStump(nominal=[True] * 3), DecisionStump(nominal=[True] * 3, n_classes=4)):
         assert learner.fold_predictions(X, y, one) is None
     assert DecisionStump(nominal=[True] * 3).fold_predictions(X, y2, ids) is None
@@ -215,8 +219,9 @@ def test_stump_shortcut_with_tied_attributes_and_one_category_columns():
         ids = repeated_fold_ids(y, 2, 3, rng)
         fast = DecisionStump(nominal=np.ones(p, dtype=bool)).fold_predictions(X, y, ids)
         if fast is not None:
-            np.testing.assert_array_equal(fast, per_fold(lambda: DecisionStump(nominal=np.ones(p, dtype=bool)),
-                                                         X, y, ids))
+            np.testing.assert_array_equal(
+                fast, per_fold(lambda: DecisionStump(nominal=np.ones(p, dtype=bool)), X, y, ids)
+            )
 
 
 def test_naive_bayes_shortcut_declines_where_a_part_lacks_the_last_class():

@@ -1,6 +1,6 @@
 """J48's compiled choice of numeric cuts gives, at every node, what the one-by-one path gives.
 
-:meth:`J48._numeric_candidates` (compiled, :mod:`simstudy.learners._j48_numeric`)
+:meth:`J48._numeric_candidates` (compiled, :mod:`simstudy.pipeline.learners._j48_numeric`)
 must return for each numeric attribute exactly the gain, gain ratio, class
 counts and threshold of :meth:`J48._candidate`, Weka's ``C45Split`` made
 attribute by attribute.  These tests grow trees on data built to reach the
@@ -12,7 +12,7 @@ every node, to the last bit.
 import numpy as np
 import pytest
 
-from simstudy.learners.j48 import J48
+from simstudy.pipeline.learners.j48 import J48
 
 
 class _Checked(J48):
@@ -40,22 +40,25 @@ def _data(rng, n, p, c, missing=0.0, ties=False):
     if ties:
         X = np.round(X, 1)
         X[:, 0] += rng.choice([0.0, 4e-6, 2e-5], n)  # values within and just beyond Weka's 1e-5 cut rule
-    X[:, -1] = X[:, 0]                                  # a duplicated column
+    X[:, -1] = X[:, 0]  # a duplicated column
     if p > 3:
-        X[:, 1] = 2.5                                   # a constant column
+        X[:, 1] = 2.5  # a constant column
     if missing:
         X[rng.random((n, p)) < missing] = np.nan
     return X, y
 
 
-@pytest.mark.parametrize("n,p,c,missing,ties,seed", [
-    (200, 6, 2, 0.0, False, 0),
-    (300, 5, 3, 0.0, True, 1),
-    (150, 8, 5, 0.05, True, 2),
-    (400, 4, 12, 0.0, True, 3),        # 2 x 12 counts per cut: numpy's pairwise order of sums
-    (60, 3, 2, 0.1, False, 4),
-    (25, 4, 4, 0.0, True, 5),
-])
+@pytest.mark.parametrize(
+    "n,p,c,missing,ties,seed",
+    [
+        (200, 6, 2, 0.0, False, 0),
+        (300, 5, 3, 0.0, True, 1),
+        (150, 8, 5, 0.05, True, 2),
+        (400, 4, 12, 0.0, True, 3),  # 2 x 12 counts per cut: numpy's pairwise order of sums
+        (60, 3, 2, 0.1, False, 4),
+        (25, 4, 4, 0.0, True, 5),
+    ],
+)
 def test_compiled_cuts_equal_one_by_one(n, p, c, missing, ties, seed):
     rng = np.random.default_rng(seed)
     X, y = _data(rng, n, p, c, missing, ties)

@@ -9,12 +9,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simstudy.learners import SMO, TAN
-from simstudy.learners.tan import weka_ln_gamma
+from simstudy.pipeline.learners import SMO, TAN
+from simstudy.pipeline.learners.tan import weka_ln_gamma
 
-BINARY = np.array([
-    [0, 0, 1], [0, 0, 1], [1, 1, 0], [1, 1, 1], [0, 1, 0], [1, 0, 0],
-    [1, 1, 1], [0, 0, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1], [0, 1, 1]], dtype=float)
+BINARY = np.array(
+    [
+        [0, 0, 1],
+        [0, 0, 1],
+        [1, 1, 0],
+        [1, 1, 1],
+        [0, 1, 0],
+        [1, 0, 0],
+        [1, 1, 1],
+        [0, 0, 0],
+        [1, 1, 0],
+        [0, 0, 1],
+        [1, 0, 1],
+        [0, 1, 1],
+    ],
+    dtype=float,
+)
 Y = np.array([0, 0, 1, 1, 0, 1, 1, 0, 1, 0, 1, 0])
 
 
@@ -27,11 +41,18 @@ def _binary_data(seed, n=60, p=5):
 
 # ---------------------------------------------------------------------------- TAN
 
+
 def test_ln_gamma_as_weka():
     # Weka 3.6.14 weka.core.Statistics.lnGamma(x), printed by java (bits shown as float.hex)
-    weka = {0.5: "0x1.250d048e7a1bcp-1", 1.5: "-0x1.eeb95b094c194p-4", 3.5: "0x1.3373018970a36p+0",
-            12.5: "0x1.2bbfe32d3aa80p+4", 13.5: "0x1.5429459d98a56p+4", 135.5: "0x1.0810bb989ff3fp+9",
-            1000.5: "0x1.714ac96c9d5d3p+12"}
+    weka = {
+        0.5: "0x1.250d048e7a1bcp-1",
+        1.5: "-0x1.eeb95b094c194p-4",
+        3.5: "0x1.3373018970a36p+0",
+        12.5: "0x1.2bbfe32d3aa80p+4",
+        13.5: "0x1.5429459d98a56p+4",
+        135.5: "0x1.0810bb989ff3fp+9",
+        1000.5: "0x1.714ac96c9d5d3p+12",
+    }
     got = weka_ln_gamma(np.array(list(weka)))
     assert got.tolist() == [float.fromhex(v) for v in weka.values()]
     from scipy.special import gammaln
@@ -103,8 +124,9 @@ def test_tan_missing_values_replaced_by_training_mode():
     np.testing.assert_allclose(m.predict_proba(BINARY), TAN(nominal=[True] * 3).fit(X, Y).predict_proba(BINARY))
     # complete training data: missing test values still get the training modes
     full = TAN(nominal=[True] * 3).fit(BINARY, Y)
-    np.testing.assert_allclose(full.predict_proba([[np.nan, 1.0, np.nan]]),
-                               full.predict_proba([[full.modes_[0], 1.0, full.modes_[2]]]))
+    np.testing.assert_allclose(
+        full.predict_proba([[np.nan, 1.0, np.nan]]), full.predict_proba([[full.modes_[0], 1.0, full.modes_[2]]])
+    )
 
 
 def test_tan_unused_categories_and_absent_class():
@@ -142,6 +164,7 @@ def test_tan_invalid_input():
 
 
 # ---------------------------------------------------------------------------- SMO
+
 
 def test_smo_hard_margin_by_hand():
     # two points 0 and 1 after normalisation; with C = 10 the hard-margin solution w = 2, b = 1
@@ -182,7 +205,7 @@ def test_smo_agrees_with_svc_on_normalised_data():
 
 
 def test_java_random_and_weka_order():
-    from simstudy.learners._smo_weka import JavaRandom, weka_order
+    from simstudy.pipeline.learners._smo_weka import JavaRandom, weka_order
 
     # java.util.Random(1).nextInt(b) for these bounds in turn, and Random(-5).nextInt(2^30), from Java 17
     r = JavaRandom(1)
@@ -201,7 +224,7 @@ def test_java_random_and_weka_order():
     rng = np.random.default_rng(0)
     for _ in range(50):
         y = rng.integers(0, 3, size=int(rng.integers(0, 400)))
-        seed = int(rng.integers(-2**40, 2**40))
+        seed = int(rng.integers(-(2**40), 2**40))
         gen, expected = JavaRandom(seed), []
         for i, j in pairs:
             rows = np.flatnonzero((y == i) | (y == j))
@@ -245,8 +268,13 @@ def test_smo_pairwise_voting_and_absent_classes():
 
 def test_smo_invalid_input():
     X, y = _binary_data(0)
-    for kw, name in (({"C": 0}, "^C"), ({"tol": -1.0}, "^tol"), ({"backend": "x"}, "^backend"),
-                     ({"epsilon": -1.0}, "^epsilon"), ({"random_seed": 1.5}, "^random_seed")):
+    for kw, name in (
+        ({"C": 0}, "^C"),
+        ({"tol": -1.0}, "^tol"),
+        ({"backend": "x"}, "^backend"),
+        ({"epsilon": -1.0}, "^epsilon"),
+        ({"random_seed": 1.5}, "^random_seed"),
+    ):
         with pytest.raises(ValueError, match=name):
             SMO(**kw).fit(X, y)
     with pytest.raises(ValueError, match="^X"):
@@ -264,9 +292,10 @@ def test_smo_invalid_input():
 
 # ---------------------------------------------------------------------------- both
 
+
 @pytest.mark.parametrize("cls", [TAN, SMO])
 def test_scikit_learn_compatibility(cls):
-    sklearn = pytest.importorskip("sklearn")
+    pytest.importorskip("sklearn")
     import sklearn.base
     from sklearn.model_selection import KFold, cross_val_score
 
@@ -304,8 +333,11 @@ def test_shapes_probabilities_and_determinism(seed):
 
 # ---------------------------------------------------------------------------- Weka 3.6
 
-HAVE_WEKA = (shutil.which("java") is not None and shutil.which("javac") is not None
-             and os.path.exists("/usr/share/java/weka.jar"))
+HAVE_WEKA = (
+    shutil.which("java") is not None
+    and shutil.which("javac") is not None
+    and os.path.exists("/usr/share/java/weka.jar")
+)
 
 
 def _pairs_crosscheck():
@@ -319,7 +351,7 @@ def _pairs_crosscheck():
 @pytest.mark.skipif(not HAVE_WEKA, reason="java, javac or /usr/share/java/weka.jar missing")
 def test_cross_check_against_weka_10_fold():
     pc = _pairs_crosscheck()
-    from simstudy.data import load_uci
+    from simstudy.pipeline.data import load_uci
 
     data = [pc.bouckaert3(1), pc.bouckaert3(2), load_uci("vote"), load_uci("breast-cancer")]
     tan = [r["TAN"] for r in pc.crosscheck_pairs(data, ("TAN",))]

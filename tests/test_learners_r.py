@@ -1,4 +1,4 @@
-"""Tests of the learners with R's defaults (simstudy.learners.rdefaults).
+"""Tests of the learners with R's defaults (simstudy.pipeline.learners.rdefaults).
 
 Layers: reference values from R (e1071 1.7-13, R call pasted next to the
 numbers), invariants (shapes, determinism, scaling on training data only,
@@ -18,12 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
-from simstudy.learners import E1071NaiveBayes, E1071SVC, RandomForestR, naive_bayes_predict_batch
-from simstudy.sources import berrar_cv_source
+from simstudy.pipeline.learners import E1071SVC, E1071NaiveBayes, RandomForestR, naive_bayes_predict_batch
+from simstudy.pipeline.sources import berrar_cv_source
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "r"))
 import rbridge  # noqa: E402
-
 
 _HAVE_R = rbridge.r_available()
 needs_r = pytest.mark.skipif(not _HAVE_R, reason="Rscript with e1071 and randomForest not available")
@@ -45,9 +44,13 @@ def test_naive_bayes_matches_e1071_with_constant_class_feature():
     y = np.array([0, 0, 0, 1, 1, 1])
     Xt = np.array([[3.5, 1], [2, 1.5], [5, 2]])
     nb = E1071NaiveBayes().fit(X, y)
-    expected = np.array([[9.9987966561430386e-01, 0.00012033438569604974],
-                         [2.6963874037844615e-01, 0.73036125962155395985],
-                         [1.8992332441523349e-05, 0.99998100766755848579]])
+    expected = np.array(
+        [
+            [9.9987966561430386e-01, 0.00012033438569604974],
+            [2.6963874037844615e-01, 0.73036125962155395985],
+            [1.8992332441523349e-05, 0.99998100766755848579],
+        ]
+    )
     np.testing.assert_allclose(nb.predict_proba(Xt), expected, rtol=1e-12)
     np.testing.assert_array_equal(nb.predict(Xt), [0, 1, 1])
 
@@ -138,7 +141,7 @@ def _constant_feature_task(seed):
     n, p, c, m = int(rng.integers(8, 121)), int(rng.integers(1, 8)), int(rng.integers(2, 5)), 40
     X = rng.normal(size=(n + m, p)) * rng.choice([1e-3, 1.0, 7.3, 1e4], size=p) + rng.choice([0.0, 0.1, 1e3], size=p)
     y = rng.integers(0, c, size=n + m)
-    y[:2 * c] = np.tile(rng.permutation(c), 2)  # every class twice, first appearances in random order
+    y[: 2 * c] = np.tile(rng.permutation(c), 2)  # every class twice, first appearances in random order
     for j in range(p):
         if rng.random() < 0.4:
             if seed % 2 == 0 or rng.random() < 0.5:
@@ -161,13 +164,13 @@ def test_nb_and_svm_agree_with_r_on_constant_features():
     for t in tasks:
         nb = E1071NaiveBayes().fit(t.X_train, t.y_train)
         np.testing.assert_array_equal(nb.predict(t.X_test), out[(t.id, "nb")], err_msg=t.id)
-        np.testing.assert_allclose(nb.predict_proba(t.X_test), out[(t.id, "nb_proba")], rtol=0, atol=1e-12,
-                                   err_msg=t.id)
+        np.testing.assert_allclose(
+            nb.predict_proba(t.X_test), out[(t.id, "nb_proba")], rtol=0, atol=1e-12, err_msg=t.id
+        )
         svm = E1071SVC().fit(t.X_train, t.y_train)
         np.testing.assert_array_equal(svm.predict(t.X_test), out[(t.id, "svm")], err_msg=t.id)
         if (t.id, "svm_dv") in out:
-            np.testing.assert_allclose(svm.decision_function(t.X_test), out[(t.id, "svm_dv")], atol=5e-3,
-                                       err_msg=t.id)
+            np.testing.assert_allclose(svm.decision_function(t.X_test), out[(t.id, "svm_dv")], atol=5e-3, err_msg=t.id)
 
 
 def test_naive_bayes_constant_feature_has_no_warning():
@@ -221,7 +224,6 @@ def test_property_naive_bayes_invariant_to_feature_scale(seed, factor):
 # --------------------------------------------------------------------- cross-check with R
 
 
-
 @pytest.mark.needs_r
 @needs_r
 def test_nb_and_svm_agree_with_r_on_berrar_data():
@@ -247,15 +249,18 @@ def test_forest_accuracy_agrees_with_r_in_mean():
     acc_r, acc_py = [], []
     for t in tasks:
         acc_r.append((out[(t.id, "rf")] == t.y_test[:, None]).mean())
-        acc_py.append(np.mean([RandomForestR(random_state=s).fit(t.X_train, t.y_train).score(t.X_test, t.y_test)
-                               for s in range(3)]))
+        acc_py.append(
+            np.mean(
+                [RandomForestR(random_state=s).fit(t.X_train, t.y_train).score(t.X_test, t.y_test) for s in range(3)]
+            )
+        )
     # 10 folds x 3 seeds of 100 test cases: the MC error of a mean accuracy is about 0.01.
     assert abs(np.mean(acc_r) - np.mean(acc_py)) < 0.03
 
 
 def test_svm_matrix_predict_equals_libsvm_predict():
     """The one-matrix-product decision gives libsvm's own predictions (Berrar's study 1 data)."""
-    from simstudy.sources import berrar_benchmark_sources
+    from simstudy.pipeline.sources import berrar_benchmark_sources
 
     rng = np.random.default_rng(7)
     for n, src in berrar_benchmark_sources(20, 290)[::5]:
@@ -269,7 +274,7 @@ def test_svm_matrix_predict_equals_libsvm_predict():
 
 def test_naive_bayes_tables_by_class_equal_the_batched_ones():
     """Class by class, R's order of sums: the batched tables to the last bit (two or more classes)."""
-    from simstudy.learners.rdefaults import _nb_tables, _nb_tables_by_class
+    from simstudy.pipeline.learners.rdefaults import _nb_tables, _nb_tables_by_class
 
     rng = np.random.default_rng(4)
     for _ in range(300):
@@ -297,8 +302,8 @@ def _extended_cases(rng, count):
 
 def test_compiled_extended_sums_equal_numpys_longdouble():
     """The compiled x87 loops give the numpy longdouble tables and scales to the last bit."""
-    from simstudy.learners import _extended
-    from simstudy.learners.rdefaults import _in_order_sum, _nb_tables_by_class
+    from simstudy.pipeline.learners import _extended
+    from simstudy.pipeline.learners.rdefaults import _in_order_sum, _nb_tables_by_class
 
     if not _extended.AVAILABLE:
         pytest.skip("numpy's longdouble is not the x87 extended format here")
@@ -316,8 +321,8 @@ def test_compiled_extended_sums_equal_numpys_longdouble():
 
 def test_learners_fit_the_same_without_the_compiled_extended_loops(monkeypatch):
     """Where numpy's longdouble is not the x87 format the numpy versions run: the same models here."""
-    from simstudy.learners import _extended
-    from simstudy.sources import berrar_benchmark_sources
+    from simstudy.pipeline.learners import _extended
+    from simstudy.pipeline.sources import berrar_benchmark_sources
 
     rng = np.random.default_rng(13)
     data = [src.sample(n, rng) for n, src in berrar_benchmark_sources(20, 290)[::6]]
@@ -326,20 +331,30 @@ def test_learners_fit_the_same_without_the_compiled_extended_loops(monkeypatch):
     monkeypatch.setattr(_extended, "AVAILABLE", False)
     for (X, y), (nb, svm) in zip(data, fitted):
         nb2, svm2 = E1071NaiveBayes().fit(X, y), E1071SVC().fit(X, y)
-        for a, b in ((nb.theta_, nb2.theta_), (nb.sd_, nb2.sd_), (svm.center_, svm2.center_),
-                     (svm.scale_, svm2.scale_), (svm.dual_coef_, svm2.dual_coef_)):
+        for a, b in (
+            (nb.theta_, nb2.theta_),
+            (nb.sd_, nb2.sd_),
+            (svm.center_, svm2.center_),
+            (svm.scale_, svm2.scale_),
+            (svm.dual_coef_, svm2.dual_coef_),
+        ):
             np.testing.assert_array_equal(a, b)
 
 
 def test_naive_bayes_predict_from_products_picks_the_exact_scores_class():
     """The bounded shortcut of predict gives the argmax of the exact scores, near ties and underflow included."""
-    from simstudy.learners.rdefaults import _nb_log_scores, _nb_predict, _nb_tables_by_class
-    from simstudy.sources import berrar_benchmark_sources
+    from simstudy.pipeline.learners.rdefaults import _nb_log_scores, _nb_predict, _nb_tables_by_class
+    from simstudy.pipeline.sources import berrar_benchmark_sources
 
     rng = np.random.default_rng(12)
     problems = []
     for _ in range(400):
-        n, p, m, c = int(rng.integers(2, 200)), int(rng.integers(1, 40)), int(rng.integers(1, 100)), int(rng.integers(1, 4))
+        n, p, m, c = (
+            int(rng.integers(2, 200)),
+            int(rng.integers(1, 40)),
+            int(rng.integers(1, 100)),
+            int(rng.integers(1, 4)),
+        )
         X = rng.standard_normal((n, p)) * rng.choice([1e-3, 1.0, 1e3]) + rng.choice([0.0, 5.0, -300.0])
         Xt = rng.standard_normal((m, p)) * rng.choice([1e-3, 1.0, 1e3, 1e6])
         if rng.random() < 0.3:
@@ -356,22 +371,28 @@ def test_naive_bayes_predict_from_products_picks_the_exact_scores_class():
         counts, means, sds = _nb_tables_by_class(X, codes, c)
         if (counts == 0).any():
             continue
-        np.testing.assert_array_equal(_nb_predict(Xt, counts, means, sds, 0.001, 0.0),
-                                      _nb_log_scores(Xt, counts, means, sds, 0.001, 0.0).argmax(axis=1))
+        np.testing.assert_array_equal(
+            _nb_predict(Xt, counts, means, sds, 0.001, 0.0),
+            _nb_log_scores(Xt, counts, means, sds, 0.001, 0.0).argmax(axis=1),
+        )
 
 
 def test_svm_direct_libsvm_call_is_scikit_learns_model():
     """The two-class fit on the kernel matrix, libsvm called directly, gives SVC's radial-kernel model to the last bit."""
     from sklearn.svm import SVC
 
-    from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
+    from simstudy.pipeline.sources import berrar_benchmark_sources, berrar_cv_source
 
     # A data set of study 2's size (510 cases, d = 32) on which the kernel matrix from the product
     # alone gives libsvm a different model (a dual coefficient off in the eighth digit; found among
     # 3540 fits, BENCHMARKS.md): the entries near a 4-byte midpoint are computed as libsvm does.
     hard = np.random.default_rng()
-    hard.bit_generator.state = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 0, "state": {
-        "state": 271914518689522130497496599634881601347, "inc": 253583831573602660626028118101560951819}}
+    hard.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "has_uint32": 0,
+        "uinteger": 0,
+        "state": {"state": 271914518689522130497496599634881601347, "inc": 253583831573602660626028118101560951819},
+    }
     rng = np.random.default_rng(11)
     sources = [s for _, s in berrar_benchmark_sources(44, 290)[::7]] + [berrar_cv_source(d) for d in (4, 17, 30)]
     draws = [(berrar_benchmark_sources(44, 290)[21][1], 510, hard)] + [(src, 400, rng) for src in sources]
@@ -381,8 +402,12 @@ def test_svm_direct_libsvm_call_is_scikit_learns_model():
         Xs = (X - m.center_) / m.scale_
         code = (y != y[0]).astype(int)  # libsvm sees the first class to appear as 0
         svc = SVC(C=1.0, gamma=m.gamma_, cache_size=40).fit(Xs, code)
-        for a, b in ((m.support_, svc.support_), (m.support_vectors_, svc.support_vectors_),
-                     (m.dual_coef_, svc.dual_coef_), (m.intercept_, svc.intercept_)):
+        for a, b in (
+            (m.support_, svc.support_),
+            (m.support_vectors_, svc.support_vectors_),
+            (m.dual_coef_, svc.dual_coef_),
+            (m.intercept_, svc.intercept_),
+        ):
             np.testing.assert_array_equal(a, b)
         # the SVC behind ``svc_`` is fitted on first use, and is the same model
         np.testing.assert_array_equal(m.svc_.dual_coef_, svc.dual_coef_)
@@ -393,7 +418,7 @@ def test_svm_far_from_the_origin_leaves_the_kernel_to_libsvm():
     on the product's rounding so much that libsvm evaluates the kernel itself: the same model."""
     from sklearn.svm import SVC
 
-    from simstudy.learners.rdefaults import _rbf_kernel
+    from simstudy.pipeline.learners.rdefaults import _rbf_kernel
 
     rng = np.random.default_rng(5)
     X = 1e4 + rng.normal(size=(200, 5))
@@ -424,7 +449,7 @@ def test_intelex_forest_gives_the_same_votes_with_one_thread_or_all():
     daal4py = pytest.importorskip("daal4py")
     pytest.importorskip("sklearnex")
     from simstudy.engine.runner import limit_native_threads
-    from simstudy.learners import make_learner
+    from simstudy.pipeline.learners import make_learner
 
     rng = np.random.default_rng(7)
     before = daal4py.num_threads()

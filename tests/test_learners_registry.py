@@ -12,19 +12,45 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.utils import get_tags
 
-import simstudy.learners as learners
-from simstudy.learners import (E1071SVC, IB1, J48, SMO, TAN, DecisionStump, E1071NaiveBayes, Learner, RandomForestR,
-                               WekaNaiveBayes, as_learner_factory, learner_class, learner_names, learner_spec,
-                               make_learner, register_learner)
-from simstudy.learners import registry
+import simstudy.pipeline.learners as learners
+from simstudy.pipeline.learners import (
+    E1071SVC,
+    IB1,
+    J48,
+    SMO,
+    TAN,
+    DecisionStump,
+    E1071NaiveBayes,
+    Learner,
+    RandomForestR,
+    WekaNaiveBayes,
+    as_learner_factory,
+    learner_class,
+    learner_names,
+    learner_spec,
+    make_learner,
+    register_learner,
+    registry,
+)
 
 BUILTIN = {
-    "weka.NaiveBayes": WekaNaiveBayes, "weka.J48": J48, "weka.IB1": IB1, "weka.DecisionStump": DecisionStump,
-    "weka.TAN": TAN, "weka.SMO": SMO, "e1071.naiveBayes": E1071NaiveBayes, "e1071.svm": E1071SVC,
+    "weka.NaiveBayes": WekaNaiveBayes,
+    "weka.J48": J48,
+    "weka.IB1": IB1,
+    "weka.DecisionStump": DecisionStump,
+    "weka.TAN": TAN,
+    "weka.SMO": SMO,
+    "e1071.naiveBayes": E1071NaiveBayes,
+    "e1071.svm": E1071SVC,
     "randomForest": RandomForestR,
 }
-ALIASES = {"NB": "weka.NaiveBayes", "C4.5": "weka.J48", "NN": "weka.IB1", "TAN": "weka.TAN",
-           "stump": "weka.DecisionStump"}
+ALIASES = {
+    "NB": "weka.NaiveBayes",
+    "C4.5": "weka.J48",
+    "NN": "weka.IB1",
+    "TAN": "weka.TAN",
+    "stump": "weka.DecisionStump",
+}
 _WEKA = {"nominal": np.array([True, False, True]), "n_categories": [2, 0, 3], "n_classes": 3}
 # a value other than the default for every constructor parameter of every built-in learner
 NON_DEFAULT = {
@@ -35,10 +61,23 @@ NON_DEFAULT = {
     "weka.TAN": {"alpha": 1.0, **_WEKA},
     "weka.SMO": {"C": 2.0, "tol": 1e-4, "epsilon": 1e-10, "random_seed": 3, "backend": "sklearn", **_WEKA},
     "e1071.naiveBayes": {"threshold": 0.01, "eps": 1e-9},
-    "e1071.svm": {"cost": 2.0, "gamma": 0.5, "scale": False, "tol": 1e-4, "shrinking": False, "cache_size": 10.0,
-                  "backend": "intelex"},
-    "randomForest": {"n_estimators": 20, "mtry": 2, "nodesize": 3, "backend": "intelex", "n_jobs": 2,
-                     "random_state": np.random.default_rng(3)},
+    "e1071.svm": {
+        "cost": 2.0,
+        "gamma": 0.5,
+        "scale": False,
+        "tol": 1e-4,
+        "shrinking": False,
+        "cache_size": 10.0,
+        "backend": "intelex",
+    },
+    "randomForest": {
+        "n_estimators": 20,
+        "mtry": 2,
+        "nodesize": 3,
+        "backend": "intelex",
+        "n_jobs": 2,
+        "random_state": np.random.default_rng(3),
+    },
 }
 
 
@@ -58,8 +97,11 @@ def _fake_entry_points(monkeypatch, entries):
     def entry_points(**kwargs):
         calls.append(kwargs)
         group = kwargs.get("group")
-        return [importlib.metadata.EntryPoint(name, value, group) for name, value in entries.items()
-                if group == registry.ENTRY_POINT_GROUP]
+        return [
+            importlib.metadata.EntryPoint(name, value, group)
+            for name, value in entries.items()
+            if group == registry.ENTRY_POINT_GROUP
+        ]
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     return calls
@@ -188,9 +230,10 @@ def test_register_refuses_bad_arguments(isolated):
 def plugin_module(tmp_path, monkeypatch):
     """An importable third-party module with one learner class."""
     name = "simstudy_test_plugin_learners"
-    (tmp_path / f"{name}.py").write_text(textwrap.dedent("""
+    (tmp_path / f"{name}.py").write_text(
+        textwrap.dedent("""
         import numpy as np
-        from simstudy.learners import Learner
+        from simstudy.pipeline.learners import Learner
 
         class Ones(Learner):
             '''Predicts class 1.'''
@@ -204,7 +247,8 @@ def plugin_module(tmp_path, monkeypatch):
 
             def predict(self, X):
                 return np.ones(np.asarray(X).shape[0], dtype=int)
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, name, raising=False)
     yield name
@@ -233,12 +277,15 @@ def test_entry_points_listed_without_being_imported(isolated, monkeypatch, plugi
         make_learner("lab.Twos")
 
 
-@pytest.mark.parametrize("value, reason", [
-    ("simstudy_no_such_module_x:Learner", "ModuleNotFoundError"),
-    ("sklearn.tree:NoSuchTree", "AttributeError"),
-    ("math:pi", "does not name a learner"),
-    ("builtins:dict", "does not name a learner"),
-])
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ("simstudy_no_such_module_x:Learner", "ModuleNotFoundError"),
+        ("sklearn.tree:NoSuchTree", "AttributeError"),
+        ("math:pi", "does not name a learner"),
+        ("builtins:dict", "does not name a learner"),
+    ],
+)
 def test_broken_entry_point_gives_one_line_naming_it(isolated, monkeypatch, value, reason):
     _fake_entry_points(monkeypatch, {"lab.Broken": value, "lab.Fine": "sklearn.tree:DecisionTreeClassifier"})
     with pytest.raises(ValueError, match=r"^name: entry point 'lab\.Broken'") as err:
@@ -250,7 +297,8 @@ def test_broken_entry_point_gives_one_line_naming_it(isolated, monkeypatch, valu
 
 def test_entry_point_naming_an_estimator_instance_gives_clones(isolated, monkeypatch, tmp_path):
     (tmp_path / "simstudy_test_plugin_instance.py").write_text(
-        "from sklearn.tree import DecisionTreeClassifier\nSHALLOW = DecisionTreeClassifier(max_depth=1)\n")
+        "from sklearn.tree import DecisionTreeClassifier\nSHALLOW = DecisionTreeClassifier(max_depth=1)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     _fake_entry_points(monkeypatch, {"lab.Shallow": "simstudy_test_plugin_instance:SHALLOW"})
     a, b = make_learner("lab.Shallow"), make_learner("lab.Shallow")
@@ -322,7 +370,7 @@ def test_base_fold_predictions_default_is_none():
 
 
 def test_scores_fold_by_fold_where_the_base_default_applies():
-    from simstudy.scores import fold_predictions
+    from simstudy.pipeline.scores import fold_predictions
 
     X, y = _data(3, n=40)
     ids = np.tile(np.arange(y.size) % 4, (2, 1))
@@ -352,7 +400,7 @@ class _Threshold(ClassifierMixin, BaseEstimator):
 
 
 def test_custom_estimator_through_as_learner_factory():
-    from simstudy.scores import cv_accuracies
+    from simstudy.pipeline.scores import cv_accuracies
 
     est = _Threshold(cut=0.5)
     make = as_learner_factory(est)
@@ -399,12 +447,27 @@ def test_as_learner_factory_forms_and_errors():
 
 
 def test_public_import_paths():
-    from simstudy.learners.j48 import J48 as J48b
-    from simstudy.learners.j48 import add_errs
-    from simstudy.learners.weka import WekaNaiveBayes as NBb
+    from simstudy.pipeline.learners.j48 import J48 as J48b
+    from simstudy.pipeline.learners.j48 import add_errs
+    from simstudy.pipeline.learners.weka import WekaNaiveBayes as NBb
 
     assert J48b is J48 and NBb is WekaNaiveBayes and callable(add_errs)
-    for name in ("J48", "WekaNaiveBayes", "IB1", "DecisionStump", "TAN", "SMO", "E1071NaiveBayes", "E1071SVC",
-                 "RandomForestR", "naive_bayes_predict_batch", "Learner", "register_learner", "make_learner",
-                 "learner_names", "learner_class", "as_learner_factory"):
+    for name in (
+        "J48",
+        "WekaNaiveBayes",
+        "IB1",
+        "DecisionStump",
+        "TAN",
+        "SMO",
+        "E1071NaiveBayes",
+        "E1071SVC",
+        "RandomForestR",
+        "naive_bayes_predict_batch",
+        "Learner",
+        "register_learner",
+        "make_learner",
+        "learner_names",
+        "learner_class",
+        "as_learner_factory",
+    ):
         assert hasattr(learners, name) and name in learners.__all__

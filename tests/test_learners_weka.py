@@ -6,13 +6,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simstudy.learners.weka import IB1, WekaNaiveBayes
+from simstudy.pipeline.learners.weka import IB1, WekaNaiveBayes
 
 # weather.nominal (Weka examples): outlook, temperature, humidity, windy -> play (yes=0, no=1)
-WEATHER = np.array([
-    [0, 0, 0, 0, 1], [0, 0, 0, 1, 1], [1, 0, 0, 0, 0], [2, 1, 0, 0, 0], [2, 2, 1, 0, 0],
-    [2, 2, 1, 1, 1], [1, 2, 1, 1, 0], [0, 1, 0, 0, 1], [0, 2, 1, 0, 0], [2, 1, 1, 0, 0],
-    [0, 1, 1, 1, 0], [1, 1, 0, 1, 0], [1, 0, 1, 0, 0], [2, 1, 0, 1, 1]], dtype=float)
+WEATHER = np.array(
+    [
+        [0, 0, 0, 0, 1],
+        [0, 0, 0, 1, 1],
+        [1, 0, 0, 0, 0],
+        [2, 1, 0, 0, 0],
+        [2, 2, 1, 0, 0],
+        [2, 2, 1, 1, 1],
+        [1, 2, 1, 1, 0],
+        [0, 1, 0, 0, 1],
+        [0, 2, 1, 0, 0],
+        [2, 1, 1, 0, 0],
+        [0, 1, 1, 1, 0],
+        [1, 1, 0, 1, 0],
+        [1, 0, 1, 0, 0],
+        [2, 1, 0, 1, 1],
+    ],
+    dtype=float,
+)
 
 
 def test_nb_laplace_by_hand():
@@ -114,13 +129,14 @@ HAVE_WEKA = shutil.which("java") is not None and os.path.exists("/usr/share/java
 @pytest.mark.parametrize("name", ["vote", "iris"])
 def test_cross_check_against_weka(name):
     import sys
+
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
     import crosscheck
 
     path = os.path.join(crosscheck.EXAMPLES, name + ".arff")
     if not os.path.exists(path):
         pytest.skip("weka examples not installed")
-    from simstudy.data import read_arff
+    from simstudy.pipeline.data import read_arff
 
     rows = crosscheck.crosscheck(read_arff(path), n_folds=3)
     assert sum(r[4] for r in rows) == 0
@@ -137,7 +153,7 @@ def test_nb_likelihood_floor_breaks_underflow_as_weka():
 
 
 def test_stump_by_hand_and_missing_branch():
-    from simstudy.learners.weka import DecisionStump
+    from simstudy.pipeline.learners.weka import DecisionStump
 
     # attribute 1 separates the classes perfectly; attribute 0 is noise
     X = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [0, 1], [np.nan, 0]], dtype=float)
@@ -152,7 +168,7 @@ def test_stump_by_hand_and_missing_branch():
 
 
 def test_stump_constant_attribute_and_single_class():
-    from simstudy.learners.weka import DecisionStump
+    from simstudy.pipeline.learners.weka import DecisionStump
 
     X = np.ones((5, 2))
     m = DecisionStump().fit(X, np.array([0, 1, 1, 0, 1]))
@@ -171,7 +187,7 @@ def test_ib1_ranges_ignore_instances_with_missing_class():
 
 
 def test_stump_numeric_attribute_without_cut_point_as_weka():
-    from simstudy.learners.weka import DecisionStump
+    from simstudy.pipeline.learners.weka import DecisionStump
 
     # Weka 3.6 (DecisionStump, 4 classes): one observed value, two missing.  No cut point, yet
     # the first attribute is taken with split point 0: x <= 0 goes to the empty branch (the
@@ -179,13 +195,14 @@ def test_stump_numeric_attribute_without_cut_point_as_weka():
     X = np.array([[np.nan], [-2.2], [np.nan]])
     y = np.array([1, 3, 0])
     m = DecisionStump(n_classes=4).fit(X, y)
-    np.testing.assert_allclose(m.predict_proba([[0.8], [np.nan], [-0.2]]),
-                               [[0, 0, 0, 1], [0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0]])
+    np.testing.assert_allclose(
+        m.predict_proba([[0.8], [np.nan], [-0.2]]), [[0, 0, 0, 1], [0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0]]
+    )
 
 
 def test_uci_studies_use_wekas_ib1_evaluation_and_the_shortcut_agrees():
+    from simstudy.pipeline.scores import fold_predictions
     from simstudy.protocols.bouckaert import uci_learner_factories
-    from simstudy.scores import fold_predictions
 
     nb, nn = uci_learner_factories(["weka.NaiveBayes", "weka.IB1"], "vote")
     assert nn().update_ranges_on_predict and "update_ranges_on_predict" not in nb().get_params()
@@ -242,13 +259,16 @@ def _ib1_by_definition(Xtr, ytr, Xte, nominal, widen):
 def test_ib1_agrees_with_its_definition_while_ranges_widen(widen, missing):
     """Test rows beyond the training ranges (so that ranges widen mid-way), missing values, mixed attributes."""
     rng = np.random.default_rng(3)
-    n, p = 80, 5
+    n = 80
     X = np.c_[rng.normal(size=(n, 3)), rng.integers(0, 3, (n, 2))].astype(float)
     X[40:, 0] *= 3.0  # the test half reaches past the training ranges
-    X[:, 2] = 1.0     # a constant numeric attribute
+    X[:, 2] = 1.0  # a constant numeric attribute
     X[rng.random(X.shape) < missing] = np.nan
     y = rng.integers(0, 2, n)
     nominal = np.array([False] * 3 + [True] * 2)
-    got = IB1(nominal=nominal, n_categories=[0, 0, 0, 3, 3], update_ranges_on_predict=widen).fit(
-        X[:40], y[:40]).predict(X[40:])
+    got = (
+        IB1(nominal=nominal, n_categories=[0, 0, 0, 3, 3], update_ranges_on_predict=widen)
+        .fit(X[:40], y[:40])
+        .predict(X[40:])
+    )
     np.testing.assert_array_equal(got, _ib1_by_definition(X[:40], y[:40], X[40:], nominal, widen))

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from simstudy.engine import get_study
-from simstudy.sources.bayesnet import NETWORKS_DIR, read_source
+from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, read_source
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts" / "networks"  # the scripts that build the networks
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("make_matched_sources", NETWORKS_DIR / "make_matched_sources.py")
+    spec = importlib.util.spec_from_file_location("make_matched_sources", SCRIPTS / "make_matched_sources.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -26,7 +29,7 @@ def _record():
 
 def test_standardised_gap_is_mean_difference_over_mean_fold_sd():
     m = _script()
-    diffs = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 8.0]])   # means 3 and 4, sds 2 and sqrt(12)
+    diffs = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 8.0]])  # means 3 and 4, sds 2 and sqrt(12)
     got = m.standardised_gap(diffs)
     assert got["cv_gap"] == pytest.approx(3.5)
     assert got["sd_within_set"] == pytest.approx((2.0 + np.sqrt(12.0)) / 2)

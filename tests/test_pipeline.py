@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from simstudy.designs import FIVE_BY_TWO, Bootstrap, RepeatedKFold, Subsample
 from simstudy.engine import Profile, Study
 from simstudy.engine.study import settings_of
-from simstudy.hypothesis import corrected_repeated_cv_t_test, paired_t_test
-from simstudy.outcomes import get_test, outcome_rows, register_test, run_test
-from simstudy.outcomes import test_names as registered_tests
-from simstudy.schemes import SCHEMES, scheme_sample
-from simstudy.scores import PairedScores
-from simstudy.splits import repeated_fold_ids
-from simstudy.summaries import clopper_pearson, mean_interval, normal_interval, wilson
+from simstudy.pipeline.designs import FIVE_BY_TWO, Bootstrap, RepeatedKFold, Subsample
+from simstudy.pipeline.outcomes import get_test, outcome_rows, register_test, run_test
+from simstudy.pipeline.outcomes import test_names as registered_tests
+from simstudy.pipeline.schemes import SCHEMES, scheme_sample
+from simstudy.pipeline.scores import PairedScores
+from simstudy.pipeline.splits import repeated_fold_ids
+from simstudy.statistics.intervals import clopper_pearson, mean_interval, normal_interval, wilson
+from simstudy.statistics.significance import corrected_repeated_cv_t_test, paired_t_test
 
 
 def test_repeated_kfold_draws_what_the_studies_always_drew():
@@ -96,8 +96,14 @@ def test_typed_settings_refuse_misspelt_keys():
     with pytest.raises(ValueError, match="unknown setting.*'n_run'.*known settings: n_runs, sources"):
         settings_of(Profile("p", 1, {"n_run": 3}), _Settings)
     with pytest.raises(ValueError, match="study 'x', profile 'smoke'.*'nruns'"):
-        Study("x", "x", conditions=[1], replicate=lambda c, r: {}, settings=_Settings,
-              profiles={"smoke": Profile("smoke", 1, {"nruns": 2})})
+        Study(
+            "x",
+            "x",
+            conditions=[1],
+            replicate=lambda c, r: {},
+            settings=_Settings,
+            profiles={"smoke": Profile("smoke", 1, {"nruns": 2})},
+        )
 
 
 def test_intervals():

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from simstudy.hypothesis import corrected_repeated_cv_t_test
-from simstudy.plugins import PairedScores, PluginError, load_plugin, run_scheme, run_test
+from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_scheme, run_test
+from simstudy.statistics.significance import corrected_repeated_cv_t_test
 
 
 def _scores(n_reps=4, r=2, k=5, shift=0.05, seed=0):
@@ -31,8 +31,8 @@ def test_paired_scores_is_frozen_and_shaped():
 
 
 def test_module_reference_and_result_object():
-    fn = load_plugin("simstudy.hypothesis:corrected_repeated_cv_t_test")
-    assert fn.__simstudy_ref__ == "simstudy.hypothesis:corrected_repeated_cv_t_test"
+    fn = load_plugin("simstudy.statistics.significance:corrected_repeated_cv_t_test")
+    assert fn.__simstudy_ref__ == "simstudy.statistics.significance:corrected_repeated_cv_t_test"
 
     def corrected(scores):
         return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
@@ -43,10 +43,13 @@ def test_module_reference_and_result_object():
 
 
 def test_file_reference_tuple_and_direction(tmp_path):
-    f = _write(tmp_path, "import numpy as np\n"
-                         "def t(scores):\n"
-                         "    m = scores.diffs.mean(axis=(-2, -1))\n"
-                         "    return m, np.full(m.shape, 0.01)\n")
+    f = _write(
+        tmp_path,
+        "import numpy as np\n"
+        "def t(scores):\n"
+        "    m = scores.diffs.mean(axis=(-2, -1))\n"
+        "    return m, np.full(m.shape, 0.01)\n",
+    )
     fn = load_plugin(f"{f}:t")
     assert np.all(run_test(fn, _scores(shift=0.05), 0.05)["decision"] == 1)
     assert np.all(run_test(fn, _scores(shift=-0.05), 0.05)["decision"] == -1)
@@ -54,43 +57,53 @@ def test_file_reference_tuple_and_direction(tmp_path):
 
 
 def test_file_plugin_may_define_its_own_result_dataclass(tmp_path):
-    f = _write(tmp_path, "from dataclasses import dataclass\n"
-                         "import numpy as np\n"
-                         "@dataclass(frozen=True)\n"
-                         "class Res:\n"
-                         "    statistic: np.ndarray\n"
-                         "    pvalue: np.ndarray\n"
-                         "    direction: np.ndarray\n"
-                         "def t(scores):\n"
-                         "    n = scores.diffs.shape[:-2]\n"
-                         "    return Res(np.zeros(n), np.zeros(n), -np.ones(n))\n", name="own.py")
+    f = _write(
+        tmp_path,
+        "from dataclasses import dataclass\n"
+        "import numpy as np\n"
+        "@dataclass(frozen=True)\n"
+        "class Res:\n"
+        "    statistic: np.ndarray\n"
+        "    pvalue: np.ndarray\n"
+        "    direction: np.ndarray\n"
+        "def t(scores):\n"
+        "    n = scores.diffs.shape[:-2]\n"
+        "    return Res(np.zeros(n), np.zeros(n), -np.ones(n))\n",
+        name="own.py",
+    )
     assert np.all(run_test(load_plugin(f"{f}:t"), _scores(), 0.05)["decision"] == -1)
 
 
 def test_decision_array_and_class_plugins(tmp_path):
-    f = _write(tmp_path, "import numpy as np\n"
-                         "def always_b(scores):\n"
-                         "    return -np.ones(scores.diffs.shape[:-2], dtype=int)\n"
-                         "class Threshold:\n"
-                         "    def __init__(self):\n"
-                         "        self.cut = 0.02\n"
-                         "    def __call__(self, scores):\n"
-                         "        return np.where(scores.diffs.mean(axis=(-2, -1)) > self.cut, 1, 0)\n")
+    f = _write(
+        tmp_path,
+        "import numpy as np\n"
+        "def always_b(scores):\n"
+        "    return -np.ones(scores.diffs.shape[:-2], dtype=int)\n"
+        "class Threshold:\n"
+        "    def __init__(self):\n"
+        "        self.cut = 0.02\n"
+        "    def __call__(self, scores):\n"
+        "        return np.where(scores.diffs.mean(axis=(-2, -1)) > self.cut, 1, 0)\n",
+    )
     out = run_test(load_plugin(f"{f}:always_b"), _scores(), 0.05)
     assert np.all(out["decision"] == -1) and np.all(np.isnan(out["pvalue"]))
     assert np.all(run_test(load_plugin(f"{f}:Threshold"), _scores(), 0.05)["decision"] == 1)
 
 
-@pytest.mark.parametrize("body, message", [
-    ("raise RuntimeError('boom')", "raised RuntimeError: boom"),
-    ("return 'nonsense'", "must return"),
-    ("return np.zeros(3), np.zeros(3)", "shape (4,)"),
-    ("return np.zeros(4), np.full(4, np.nan)", "NaN p-values for 4 of 4"),
-    ("return np.zeros(4), np.full(4, 1.5)", "[0, 1]"),
-    ("return np.ones(4, dtype=bool)", "not booleans"),
-    ("return np.full(4, 2)", "-1, 0 or +1"),
-    ("return np.ones(3, dtype=int)", "decision array must have shape (4,)"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("raise RuntimeError('boom')", "raised RuntimeError: boom"),
+        ("return 'nonsense'", "must return"),
+        ("return np.zeros(3), np.zeros(3)", "shape (4,)"),
+        ("return np.zeros(4), np.full(4, np.nan)", "NaN p-values for 4 of 4"),
+        ("return np.zeros(4), np.full(4, 1.5)", "[0, 1]"),
+        ("return np.ones(4, dtype=bool)", "not booleans"),
+        ("return np.full(4, 2)", "-1, 0 or +1"),
+        ("return np.ones(3, dtype=int)", "decision array must have shape (4,)"),
+    ],
+)
 def test_bad_returns_name_the_plugin(tmp_path, body, message):
     f = _write(tmp_path, f"import numpy as np\ndef t(scores):\n    {body}\n")
     with pytest.raises(PluginError) as info:
@@ -102,7 +115,7 @@ def test_bad_references(tmp_path):
     with pytest.raises(PluginError, match="expected 'package.module:function'"):
         load_plugin("no_colon")
     with pytest.raises(PluginError, match="no callable 'nope'"):
-        load_plugin("simstudy.hypothesis:nope")
+        load_plugin("simstudy.statistics.significance:nope")
     with pytest.raises(PluginError, match="importing it failed: ModuleNotFoundError"):
         load_plugin("no_such_package_xyz.tests:t")
     with pytest.raises(PluginError, match="no such file"):
@@ -116,8 +129,10 @@ def test_bad_references(tmp_path):
 
 
 def test_scheme_plugin(tmp_path):
-    f = _write(tmp_path, "def runs(diffs):\n    return diffs.mean(axis=-1)\n"
-                         "def wrong(diffs):\n    return diffs.mean(axis=(-2, -1))\n")
+    f = _write(
+        tmp_path,
+        "def runs(diffs):\n    return diffs.mean(axis=-1)\ndef wrong(diffs):\n    return diffs.mean(axis=(-2, -1))\n",
+    )
     diffs = _scores().diffs
     assert run_scheme(load_plugin(f"{f}:runs", "scheme"), diffs).shape == (4, 2)
     with pytest.raises(PluginError, match=r"--scheme .*plug.py:wrong.*expected an array of shape"):
@@ -139,12 +154,15 @@ def _plug(tmp_path, body, name="plug.py", head="import numpy as np\n"):
     return load_plugin(f"{f}:t")
 
 
-@pytest.mark.parametrize("body", [
-    "    while True:\n        pass\n",
-    "    import time\n    time.sleep(60)\n",
-    # a plug-in that swallows every Exception is stopped all the same
-    "    while True:\n        try:\n            sum(range(1000))\n        except Exception:\n            pass\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    while True:\n        pass\n",
+        "    import time\n    time.sleep(60)\n",
+        # a plug-in that swallows every Exception is stopped all the same
+        "    while True:\n        try:\n            sum(range(1000))\n        except Exception:\n            pass\n",
+    ],
+)
 def test_a_plugin_that_never_returns_is_stopped_by_the_time_limit(tmp_path, body):
     fn = _plug(tmp_path, body)
     handler = signal.getsignal(signal.SIGALRM)
@@ -211,11 +229,14 @@ def test_no_time_limit_with_none(tmp_path):
     assert np.all(run_test(fn, _scores(), 0.05, timeout=None)["decision"] == 1)
 
 
-@pytest.mark.parametrize("body, message", [
-    ("    return 1.0, 0.01\n", "got statistic of shape ()"),
-    ("    return np.ones(4), 0.01\n", "got pvalue of shape ()"),
-    ("    return np.ones((4, 1)), np.full((4, 1), 0.01)\n", "got statistic of shape (4, 1)"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("    return 1.0, 0.01\n", "got statistic of shape ()"),
+        ("    return np.ones(4), 0.01\n", "got pvalue of shape ()"),
+        ("    return np.ones((4, 1)), np.full((4, 1), 0.01)\n", "got statistic of shape (4, 1)"),
+    ],
+)
 def test_a_scalar_is_not_spread_over_the_replications(tmp_path, body, message):
     with pytest.raises(PluginError, match=re.escape(message)):
         run_test(_plug(tmp_path, body), _scores(), 0.05)
@@ -230,8 +251,11 @@ def test_a_single_replication_may_return_scalars(tmp_path):
 
 def test_nan_statistic_with_a_small_p_value_is_refused(tmp_path):
     fn = _plug(tmp_path, "    return np.full(4, np.nan), np.array([0.01, 0.5, 0.5, 0.5])\n")
-    with pytest.raises(PluginError, match=r"statistic \(which gives the direction\) is NaN where the p-value is "
-                                          r"<= alpha \(1 of 4 samples\)"):
+    with pytest.raises(
+        PluginError,
+        match=r"statistic \(which gives the direction\) is NaN where the p-value is "
+        r"<= alpha \(1 of 4 samples\)",
+    ):
         run_test(fn, _scores(), 0.05)
     # with large p-values it is harmless: nothing rejects
     out = run_test(_plug(tmp_path, "    return np.full(4, np.nan), np.full(4, 0.5)\n", name="b.py"), _scores(), 0.05)
@@ -239,14 +263,21 @@ def test_nan_statistic_with_a_small_p_value_is_refused(tmp_path):
 
 
 def test_nan_direction_with_a_small_p_value_is_refused(tmp_path):
-    head = ("import numpy as np\nfrom types import SimpleNamespace as R\n")
-    fn = _plug(tmp_path, "    return R(statistic=np.ones(4), pvalue=np.full(4, 0.01), direction=np.full(4, np.nan))\n",
-               head=head)
+    head = "import numpy as np\nfrom types import SimpleNamespace as R\n"
+    fn = _plug(
+        tmp_path,
+        "    return R(statistic=np.ones(4), pvalue=np.full(4, 0.01), direction=np.full(4, np.nan))\n",
+        head=head,
+    )
     with pytest.raises(PluginError, match="the direction is NaN where the p-value is <= alpha"):
         run_test(fn, _scores(), 0.05)
     # a NaN statistic with an explicit direction is fine
-    fn = _plug(tmp_path, "    return R(statistic=np.full(4, np.nan), pvalue=np.full(4, 0.01), direction=np.ones(4))\n",
-               head=head, name="c.py")
+    fn = _plug(
+        tmp_path,
+        "    return R(statistic=np.full(4, np.nan), pvalue=np.full(4, 0.01), direction=np.ones(4))\n",
+        head=head,
+        name="c.py",
+    )
     assert np.all(run_test(fn, _scores(), 0.05)["decision"] == 1)
 
 
@@ -266,11 +297,14 @@ def test_keyboard_interrupt_stays_an_interrupt(tmp_path):
         run_test(fn, _scores(), 0.05)
 
 
-@pytest.mark.parametrize("body", [
-    "    return np.ones(4), np.full(4, 0.01 + 0.5j)\n",
-    "    return np.ones(4) + 1j, np.full(4, 0.01)\n",
-    "    return np.ones(4, dtype=complex)\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    return np.ones(4), np.full(4, 0.01 + 0.5j)\n",
+        "    return np.ones(4) + 1j, np.full(4, 0.01)\n",
+        "    return np.ones(4, dtype=complex)\n",
+    ],
+)
 def test_complex_results_are_refused(tmp_path, body):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no ComplexWarning on the way
@@ -285,13 +319,16 @@ def test_complex_scheme_sample_is_refused(tmp_path):
 
 
 def test_plugin_output_goes_to_stderr_with_its_name(tmp_path, capfd):
-    fn = _plug(tmp_path, "    import os, sys\n"
-                         "    print('hello from the plug-in')\n"
-                         "    print('a warning', file=sys.stderr)\n"
-                         "    sys.stdout.flush()\n"
-                         "    os.write(1, b'low-level line\\n')\n"
-                         "    m = scores.diffs.mean(axis=(-2, -1))\n"
-                         "    return m, np.full(m.shape, 0.01)\n")
+    fn = _plug(
+        tmp_path,
+        "    import os, sys\n"
+        "    print('hello from the plug-in')\n"
+        "    print('a warning', file=sys.stderr)\n"
+        "    sys.stdout.flush()\n"
+        "    os.write(1, b'low-level line\\n')\n"
+        "    m = scores.diffs.mean(axis=(-2, -1))\n"
+        "    return m, np.full(m.shape, 0.01)\n",
+    )
     assert np.all(run_test(fn, _scores(), 0.05)["decision"] == 1)
     print("the table")
     out, err = capfd.readouterr()

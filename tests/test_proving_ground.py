@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from simstudy.apps.proving import scenarios as sc
+from simstudy.apps.proving.berrar_calibration import brier_table, reliability
+from simstudy.apps.proving.study import ProvingCondition, parse_designs, proving_study, replicate
+from simstudy.apps.proving.summary import calibration, leaderboard, procedures, pvalue_distribution
+from simstudy.apps.proving.worlds import TwoViewWorld, ViewNaiveBayes, ViewNearestNeighbour
 from simstudy.cli import main
 from simstudy.engine import Profile, load_run, run_study
-from simstudy.proving import scenarios as sc
-from simstudy.proving.berrar_calibration import brier_table, reliability
-from simstudy.proving.study import parse_designs, proving_study, replicate, ProvingCondition
-from simstudy.proving.summary import calibration, leaderboard, procedures, pvalue_distribution
-from simstudy.proving.worlds import TwoViewWorld, ViewNaiveBayes, ViewNearestNeighbour
 
 NULL, ALT = "gauss-nb-n100-rho0-e0", "gauss-nb-n100-rho0-e1"
 EXAMPLE = "examples/permutation_test.py:sign_flip"
@@ -73,12 +73,15 @@ def test_scenarios_are_frozen_declarations():
 def test_view_learners_equal_fitting_fold_by_fold():
     from sklearn.neighbors import KNeighborsClassifier
 
-    from simstudy.designs import RepeatedKFold
+    from simstudy.pipeline.designs import RepeatedKFold
 
     rng = np.random.default_rng(3)
     X, y = TwoViewWorld(2.0, 1.5, 0.5).sample(120, rng)
     ids = RepeatedKFold(2, 5).fold_ids(y, rng)
-    nb, nn = ViewNaiveBayes((0, 1)).fold_predictions(X, y, ids), ViewNearestNeighbour((2, 3)).fold_predictions(X, y, ids)
+    nb, nn = (
+        ViewNaiveBayes((0, 1)).fold_predictions(X, y, ids),
+        ViewNearestNeighbour((2, 3)).fold_predictions(X, y, ids),
+    )
     for r in range(2):
         for f in range(5):
             te = ids[r] == f
@@ -87,7 +90,9 @@ def test_view_learners_equal_fitting_fold_by_fold():
             for c in (0, 1):
                 part = X[tr][y[tr] == c][:, :2]
                 v = part.var(axis=0, ddof=1)
-                ll.append(np.log((y[tr] == c).mean()) - 0.5 * (np.log(v) + (X[te][:, :2] - part.mean(0)) ** 2 / v).sum(1))
+                ll.append(
+                    np.log((y[tr] == c).mean()) - 0.5 * (np.log(v) + (X[te][:, :2] - part.mean(0)) ** 2 / v).sum(1)
+                )
             assert (np.argmax(ll, axis=0) == nb[r, te]).all()
             assert (KNeighborsClassifier(1).fit(X[tr][:, 2:], y[tr]).predict(X[te][:, 2:]) == nn[r, te]).all()
 
@@ -99,18 +104,21 @@ def _tree(root):
     return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in sorted(root.rglob("*"))}
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--profile", "papr"], ["--profile", "'papr'"]),
-    (["--designs", "cv10"], ["--designs", "'cv10'"]),
-    (["--designs", "cv10x10", "cv10x10"], ["--designs", "named twice"]),
-    (["--tests", "no_such_test"], ["--tests", "'no_such_test'"]),
-    (["--tests", "5x2cv_t", "--designs", "cv10x10"], ["--tests", "applies to none"]),
-    (["--tests", "nowhere/plug.py:fn"], ["--tests", "no such file"]),
-    (["--jobs", "0"], ["--jobs"]),
-    (["--timeout", "-1"], ["--timeout"]),
-    (["--tolerance", "0.01"], ["--tolerance", "[alpha, 1)"]),
-    (["--designs", "holdout80"], ["--designs", "5 to 50 percent"]),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--profile", "papr"], ["--profile", "'papr'"]),
+        (["--designs", "cv10"], ["--designs", "'cv10'"]),
+        (["--designs", "cv10x10", "cv10x10"], ["--designs", "named twice"]),
+        (["--tests", "no_such_test"], ["--tests", "'no_such_test'"]),
+        (["--tests", "5x2cv_t", "--designs", "cv10x10"], ["--tests", "applies to none"]),
+        (["--tests", "nowhere/plug.py:fn"], ["--tests", "no such file"]),
+        (["--jobs", "0"], ["--jobs"]),
+        (["--timeout", "-1"], ["--timeout"]),
+        (["--tolerance", "0.01"], ["--tolerance", "[alpha, 1)"]),
+        (["--designs", "holdout80"], ["--designs", "5 to 50 percent"]),
+    ],
+)
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch, capsys, args, expected):
     monkeypatch.chdir(tmp_path)
     before = _tree(tmp_path)
@@ -149,13 +157,13 @@ def test_holdout_design_stores_discordant_cases_and_dietterichs_tests():
     out = replicate(c, np.random.default_rng(2))
     sc_rows, oc = out["scores"], out["outcomes"]
     hold = sc_rows[sc_rows["design"] == "holdout33"]
-    assert len(hold) == 2 and (hold["n_test"] == 32).all()          # 33% of each class of 50, rounded
+    assert len(hold) == 2 and (hold["n_test"] == 32).all()  # 33% of each class of 50, rounded
     # accuracies and discordant counts come from the same predictions: acc_a - acc_b = (n10 - n01) / n_test
     assert np.allclose(sc_rows["acc_a"] - sc_rows["acc_b"], (sc_rows["n10"] - sc_rows["n01"]) / sc_rows["n_test"])
     tests = set(oc[oc["design"] == "holdout33"]["test"])
     assert tests == {"mcnemar", "difference_of_proportions"}
     m = oc[(oc["design"] == "holdout33") & (oc["test"] == "mcnemar")].sort_values("experiment")
-    from simstudy.hypothesis import mcnemar_test
+    from simstudy.statistics.significance import mcnemar_test
 
     ref = mcnemar_test(hold["n01"].to_numpy(), hold["n10"].to_numpy())
     assert np.allclose(m["pvalue"], ref.pvalue)
@@ -178,15 +186,26 @@ def _rows(n_units=400, n_exp=2, seed=0):
     out = []
     for cond, alt, test, u in parts:
         u = base[cond] if test == "exact_copy" else u
-        p = u ** 3 if test == "liberal" else u
+        p = u**3 if test == "liberal" else u
         if alt and test in ("exact", "exact_copy"):
-            p = u * 0.05          # always below 0.05: power 1
+            p = u * 0.05  # always below 0.05: power 1
         if alt and test == "weak":
-            p = np.where(u < 0.3, u * 0.1, u)   # rejects with probability about 0.3 + 0.7 * ...
+            p = np.where(u < 0.3, u * 0.1, u)  # rejects with probability about 0.3 + 0.7 * ...
         grid = np.meshgrid(np.arange(n_units), np.arange(n_exp), indexing="ij")
-        out.append(pd.DataFrame({"condition": cond, "replication": grid[0].ravel(), "experiment": grid[1].ravel(),
-                                 "design": "cv10x10", "scheme": "", "test": test, "pvalue": p.ravel(),
-                                 "sign": np.int8(1)}))
+        out.append(
+            pd.DataFrame(
+                {
+                    "condition": cond,
+                    "replication": grid[0].ravel(),
+                    "experiment": grid[1].ravel(),
+                    "design": "cv10x10",
+                    "scheme": "",
+                    "test": test,
+                    "pvalue": p.ravel(),
+                    "sign": np.int8(1),
+                }
+            )
+        )
     return pd.concat(out, ignore_index=True)
 
 
@@ -210,8 +229,8 @@ def test_leaderboard_ranks_size_controlling_tests_by_adjusted_power_and_declares
     assert board.loc["liberal [cv10x10]", "size"] == "liberal"
     assert board.loc["exact [cv10x10]", "size"] == "controls size"
     assert board.loc["exact [cv10x10]", "rank"] == 1 and board.loc["exact_copy [cv10x10]", "rank"] == 1
-    assert board.loc["exact [cv10x10]", "tied_with"] == 1        # tied with its copy, not with the weak test
-    assert board.loc["weak [cv10x10]", "rank"] == 3                # beaten by both
+    assert board.loc["exact [cv10x10]", "tied_with"] == 1  # tied with its copy, not with the weak test
+    assert board.loc["weak [cv10x10]", "rank"] == 3  # beaten by both
     assert board.loc["exact [cv10x10]", "power"] == 100 and board.loc["exact [cv10x10]", "adjusted_power"] > 90
     assert board.index[0] in ("exact [cv10x10]", "exact_copy [cv10x10]")
     # the liberal test's raw power is bought with excess size: at its calibrated threshold it has less
@@ -221,7 +240,7 @@ def test_leaderboard_ranks_size_controlling_tests_by_adjusted_power_and_declares
 def test_a_rescaled_test_gets_the_same_size_adjusted_power():
     rows = _rows()
     exact = rows[rows["test"] == "exact"]
-    rescaled = exact.assign(test="rescaled", pvalue=exact["pvalue"] ** 2)     # monotone in p: same ordering, liberal
+    rescaled = exact.assign(test="rescaled", pvalue=exact["pvalue"] ** 2)  # monotone in p: same ordering, liberal
     pr = procedures(pd.concat([rows, rescaled], ignore_index=True))
     board = leaderboard(pr).set_index("procedure")
     assert board.loc["rescaled [cv10x10]", "adjusted_power"] == board.loc["exact [cv10x10]", "adjusted_power"]
@@ -234,7 +253,8 @@ def test_a_wide_interval_never_controls_size():
     rng = np.random.default_rng(9)
     null = rows["condition"] == NULL
     rows.loc[null & (rows["test"] == "weak"), "pvalue"] = np.where(
-        rng.uniform(size=int((null & (rows["test"] == "weak")).sum())) < 0.06, 0.001, 0.9)
+        rng.uniform(size=int((null & (rows["test"] == "weak")).sum())) < 0.06, 0.001, 0.9
+    )
     board = leaderboard(procedures(rows)).set_index("procedure")
     assert board.loc["weak [cv10x10]", "size"] == "unresolved" and np.isnan(board.loc["weak [cv10x10]", "rank"])
 
@@ -244,8 +264,18 @@ def test_berrar_brier_score_of_calibrated_forecasts():
     rows = []
     for g, q in enumerate((0.3, 0.6, 0.9)):
         sig = rng.uniform(size=2000) < q
-        rows.append(pd.DataFrame({"study": "s", "model": "m", "group": g, "replication": np.arange(2000),
-                                  "significant": sig, "P": np.where(sig, q, np.nan)}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "study": "s",
+                    "model": "m",
+                    "group": g,
+                    "replication": np.arange(2000),
+                    "significant": sig,
+                    "P": np.where(sig, q, np.nan),
+                }
+            )
+        )
     fc = pd.concat(rows, ignore_index=True)
     b = brier_table(fc).iloc[0]
     expected = sum(q * (q * (1 - q)) for q in (0.3, 0.6, 0.9)) / sum((0.3, 0.6, 0.9))  # weighted by significant
@@ -261,8 +291,11 @@ def test_berrar_brier_score_of_calibrated_forecasts():
 @pytest.fixture(scope="module")
 def tiny():
     st = proving_study(("cv2x5", "5x2cv", "resampled4"))
-    prof = Profile("tiny", n_replications=4, settings={"scenarios": (NULL, ALT), "n_experiments": 2,
-                                                       "designs": ("cv2x5", "5x2cv", "resampled4")})
+    prof = Profile(
+        "tiny",
+        n_replications=4,
+        settings={"scenarios": (NULL, ALT), "n_experiments": 2, "designs": ("cv2x5", "5x2cv", "resampled4")},
+    )
     return dataclasses.replace(st, profiles={**st.profiles, "tiny": prof})
 
 
@@ -272,7 +305,7 @@ def test_resumption_gives_the_same_rows(tiny, tmp_path):
     run_study(tiny, "tiny", out=part, progress=False)
     chunks = sorted(p for p in (part / "chunks").glob("*/*") if p.is_dir())
     assert chunks
-    shutil.rmtree(chunks[0])                        # a lost chunk
+    shutil.rmtree(chunks[0])  # a lost chunk
     resumed = run_study(tiny, "tiny", out=part, progress=False)
     assert resumed.manifest["runs"][-1]["replications_computed"] > 0
     for table in ("outcomes", "scores"):
@@ -287,8 +320,8 @@ def test_resumption_gives_the_same_rows(tiny, tmp_path):
 
 
 def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
-    from simstudy.plugins import load_plugin
-    from simstudy.proving.report import build_report
+    from simstudy.apps.proving.report import build_report
+    from simstudy.pipeline.plugins import load_plugin
 
     run_study(tiny, "tiny", out=tmp_path / "run", progress=False)
     run = load_run(tiny, profile="tiny", out=tmp_path / "run")
@@ -313,8 +346,8 @@ def twenty_percent(scores):
 
 
 def test_a_pseudo_random_test_rejecting_20_percent_never_controls_size(tiny, tmp_path):
-    from simstudy.plugins import load_plugin
-    from simstudy.proving.report import build_report
+    from simstudy.apps.proving.report import build_report
+    from simstudy.pipeline.plugins import load_plugin
 
     plug = tmp_path / "pseudo.py"
     plug.write_text(PSEUDO_RANDOM)
@@ -337,8 +370,8 @@ def test_replicate_is_a_function_of_its_seed():
 
 
 def test_the_command_states_the_library_default_designs():
+    from simstudy.apps.proving.study import DEFAULT_DESIGNS
     from simstudy.cli import build_parser
-    from simstudy.proving.study import DEFAULT_DESIGNS
 
     help_text = build_parser()._subparsers._group_actions[0].choices["proving-ground"].format_help()
     assert f"(default {' '.join(DEFAULT_DESIGNS)})" in " ".join(help_text.split())

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from simstudy.designs import RepeatedKFold
-from simstudy.proving.worlds import VIEW_LEARNERS, TwoViewWorld, ViewLDA, ViewTree
+from simstudy.apps.proving.worlds import VIEW_LEARNERS, TwoViewWorld, ViewLDA, ViewTree
+from simstudy.pipeline.designs import RepeatedKFold
 
 
 def _fold_ids(y, rng):
@@ -38,7 +38,7 @@ def _reference_lda(X_train, y_train, X_test):
 
 
 def _reference_tree(X_train, y_train, X_test, n_classes=2):
-    """The tree of :mod:`simstudy.proving._view_tree`, grown node by node with numpy sorts (no presort, no screen)."""
+    """The tree of :mod:`simstudy.apps.proving._view_tree`, grown node by node with numpy sorts (no presort, no screen)."""
     one_hot = np.eye(n_classes, dtype=np.int64)
 
     def grow(rows):
@@ -52,15 +52,16 @@ def _reference_tree(X_train, y_train, X_test, n_classes=2):
             right = counts - left
             n_left = np.arange(1, rows.size, dtype=float)
             n_right = rows.size - n_left
-            proxy = (-n_right * (1.0 - (right ** 2).sum(axis=1) / (n_right * n_right))
-                     - n_left * (1.0 - (left ** 2).sum(axis=1) / (n_left * n_left)))
+            proxy = -n_right * (1.0 - (right**2).sum(axis=1) / (n_right * n_right)) - n_left * (
+                1.0 - (left**2).sum(axis=1) / (n_left * n_left)
+            )
             proxy[values[1:] <= values[:-1]] = -np.inf
             k = int(np.argmax(proxy)) if proxy.size else 0
             if proxy.size and proxy[k] > -np.inf and (best is None or proxy[k] > best[0]):
                 threshold = values[k] / 2.0 + values[k + 1] / 2.0
                 if threshold >= values[k + 1]:
                     threshold = values[k]
-                best = (proxy[k], j, threshold, ordered[:k + 1], ordered[k + 1:], left[k])
+                best = (proxy[k], j, threshold, ordered[: k + 1], ordered[k + 1 :], left[k])
         if counts[majority] == rows.size or best is None:
             return majority
         _, j, threshold, to_left, to_right, left_counts = best
@@ -131,8 +132,9 @@ def test_tree_equals_sklearn_on_one_column():
 
     X, y, ids = _world(300, 0.6, seed=11)
     X = X.astype(np.float32).astype(float)
-    expected = _fold_by_fold(X[:, :1], y, ids, lambda Xt, yt, Xs: DecisionTreeClassifier(random_state=0).fit(Xt, yt)
-                             .predict(Xs))
+    expected = _fold_by_fold(
+        X[:, :1], y, ids, lambda Xt, yt, Xs: DecisionTreeClassifier(random_state=0).fit(Xt, yt).predict(Xs)
+    )
     assert (ViewTree((0,)).fold_predictions(X, y, ids) == expected).all()
 
 
@@ -141,9 +143,10 @@ def test_lda_equals_sklearn_when_the_classes_are_balanced():
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
     X, y, ids = _world(300, 0.6, seed=12)
-    ids = ids[:2]                                           # stratified folds of 150 + 150 cases: equal priors
-    expected = _fold_by_fold(X[:, :2], y, ids, lambda Xt, yt, Xs: LinearDiscriminantAnalysis(solver="lsqr")
-                             .fit(Xt, yt).predict(Xs))
+    ids = ids[:2]  # stratified folds of 150 + 150 cases: equal priors
+    expected = _fold_by_fold(
+        X[:, :2], y, ids, lambda Xt, yt, Xs: LinearDiscriminantAnalysis(solver="lsqr").fit(Xt, yt).predict(Xs)
+    )
     assert (ViewLDA((0, 1)).fold_predictions(X, y, ids) == expected).all()
 
 
@@ -153,7 +156,7 @@ def test_constant_columns(learner):
     X[:, 1] = 2.5
     assert (learner((0, 1)).fold_predictions(X, y, ids) == learner((0,)).fold_predictions(X, y, ids)).all()
     y = y.copy()
-    y[50:60] = 1                                            # 60 cases of class 1, 40 of class 0
+    y[50:60] = 1  # 60 cases of class 1, 40 of class 0
     pred = learner((1,)).fold_predictions(X, y, ids)
     assert (pred[ids >= 0] == 1).all()
 
@@ -161,7 +164,7 @@ def test_constant_columns(learner):
 @pytest.mark.parametrize("learner", [ViewLDA, ViewTree])
 def test_a_training_part_of_one_class_predicts_that_class(learner):
     X, y, _ = _world(100, 0.0, seed=4)
-    ids = np.where(y == 1, 0, 1)[None, :]                  # fold 0 trains on class 0 only, fold 1 on class 1
+    ids = np.where(y == 1, 0, 1)[None, :]  # fold 0 trains on class 0 only, fold 1 on class 1
     assert (learner((0, 1)).fold_predictions(X, y, ids) == 1 - y).all()
     assert (learner((0, 1)).fit(X[y == 1], y[y == 1]).predict(X) == 1).all()
 

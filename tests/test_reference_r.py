@@ -1,4 +1,4 @@
-"""The tests of simstudy.hypothesis against R (base ``stats``), an independent implementation.
+"""The tests of simstudy.statistics.significance against R (base ``stats``), an independent implementation.
 
 The pinned numbers were printed by R 4 with ``options(digits = 17)`` for the
 literal inputs below (accuracy differences drawn once from a normal
@@ -38,16 +38,84 @@ import subprocess
 import numpy as np
 import pytest
 
-from simstudy.hypothesis import binomial_test, mcnemar_test, paired_t_test, sign_test, signed_rank_test
+from simstudy.statistics.significance import binomial_test, mcnemar_test, paired_t_test, sign_test, signed_rank_test
 
 X1 = [0.007, 0.056, 0.039, 0.017, -0.033, -0.047, 0.046, 0.035, -0.05, 0.029]
 X2 = [-0.04, 0.03, 0.02, 0.03, 0, 0.02, 0, -0.02, 0.02, 0.02]
-X3 = [0, 0, -0.02, 0, -0.01, -0.02, -0.02, -0.01, -0.05, -0.01, 0.02, 0.02, 0.01, 0.01, -0.01, 0,
-      -0.02, 0.01, -0.02, -0.04, -0.03, -0.02, 0.02, -0.04, 0.01, -0.01, -0.02, 0.01, 0.04, 0]
-X4 = [0.0043, 0.0074, -0.0022, 0.0185, -0.0212, -0.0173, -0.0019, 0.0142, -0.0277, -0.0174,
-      -0.0333, -0.001, -0.0122, 0.0094, 0.0011, -0.0161, 0.0315, 0.015, -0.0077, -0.0184,
-      -0.0032, 0.0302, -0.0252, -0.0197, -0.0143, 0.003, 0.0257, 0.0121, 0.0062, 0.0087,
-      -0.0158, 0.0088, 0.0015, -0.0014, 0.0334, -0.0054, -0.0001, -0.0215, -0.0246, 0.0275]
+X3 = [
+    0,
+    0,
+    -0.02,
+    0,
+    -0.01,
+    -0.02,
+    -0.02,
+    -0.01,
+    -0.05,
+    -0.01,
+    0.02,
+    0.02,
+    0.01,
+    0.01,
+    -0.01,
+    0,
+    -0.02,
+    0.01,
+    -0.02,
+    -0.04,
+    -0.03,
+    -0.02,
+    0.02,
+    -0.04,
+    0.01,
+    -0.01,
+    -0.02,
+    0.01,
+    0.04,
+    0,
+]
+X4 = [
+    0.0043,
+    0.0074,
+    -0.0022,
+    0.0185,
+    -0.0212,
+    -0.0173,
+    -0.0019,
+    0.0142,
+    -0.0277,
+    -0.0174,
+    -0.0333,
+    -0.001,
+    -0.0122,
+    0.0094,
+    0.0011,
+    -0.0161,
+    0.0315,
+    0.015,
+    -0.0077,
+    -0.0184,
+    -0.0032,
+    0.0302,
+    -0.0252,
+    -0.0197,
+    -0.0143,
+    0.003,
+    0.0257,
+    0.0121,
+    0.0062,
+    0.0087,
+    -0.0158,
+    0.0088,
+    0.0015,
+    -0.0014,
+    0.0334,
+    -0.0054,
+    -0.0001,
+    -0.0215,
+    -0.0246,
+    0.0275,
+]
 
 REL = 1e-12  # R and numpy/scipy agree to rounding
 
@@ -108,7 +176,7 @@ def _w_plus(x, z, continuity=False, tie_correction=True):
     a = np.abs(x[x != 0])
     n = a.size
     _, counts = np.unique(a, return_counts=True)
-    var = n * (n + 1) * (2 * n + 1) / 24 - (tie_correction and (counts ** 3 - counts).sum() / 48)
+    var = n * (n + 1) * (2 * n + 1) / 24 - (tie_correction and (counts**3 - counts).sum() / 48)
     return z * np.sqrt(var) + n * (n + 1) / 4
 
 
@@ -188,8 +256,13 @@ def test_live_against_rscript(seed, tmp_path):
         n10 += 2  # R's corrected statistic differs from ours only at equal counts (see module notes)
     script = tmp_path / "ref.R"
     script.write_text(_R_SCRIPT)
-    out = subprocess.run(["Rscript", str(script), ",".join(repr(float(v)) for v in x), str(k), str(n),
-                          str(n01), str(n10)], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        ["Rscript", str(script), ",".join(repr(float(v)) for v in x), str(k), str(n), str(n01), str(n10)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     p_t, p_w0, p_w1, p_b, p_mc, p_m = (float(v) for v in out.stdout.split())
     assert paired_t_test(x).pvalue == pytest.approx(p_t, rel=1e-9)
     assert signed_rank_test(x, tie_correction=True).pvalue == pytest.approx(p_w0, rel=1e-9)

@@ -74,8 +74,9 @@ STUDY = Study(
 '''
 
 
-def write_study(folder: Path, name: str = "file_study", title: str = "A study in a file",
-                filename: str = "my_study.py") -> Path:
+def write_study(
+    folder: Path, name: str = "file_study", title: str = "A study in a file", filename: str = "my_study.py"
+) -> Path:
     path = folder / filename
     path.write_text(STUDY_FILE.replace('"NAME"', repr(name)).replace('"TITLE"', repr(title)))
     return path
@@ -103,8 +104,9 @@ def test_builtin_studies_come_from_simstudy_studies():
     assert all(study_origins()[n] == "built-in" for n in ("demo", "berrar1"))
     demo = get_study("demo")
     assert isinstance(demo, Study) and demo.name == "demo"
-    assert sys.modules[type(demo.conditions_for(demo.profiles["smoke"])[0]).__module__].__name__ \
-        == "simstudy.studies.demo"
+    assert (
+        sys.modules[type(demo.conditions_for(demo.profiles["smoke"])[0]).__module__].__name__ == "simstudy.studies.demo"
+    )
     assert Path(simstudy.studies.__file__).parent.name == "studies"
     assert get_study(demo) is demo
 
@@ -192,15 +194,18 @@ def test_two_files_of_the_same_name_do_not_collide(tmp_path):
 # ---------------------------------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no such file"),
-    ("import numpy as np\n", "defines no STUDY"),
-    ("STUDY = 42\n", "STUDY in"),
-    ("raise RuntimeError('no data here')\n", "cannot import"),
-    ("def broken(:\n", "SyntaxError"),
-    ("import not_a_module_anywhere\n", "ModuleNotFoundError"),
-    ("import sys\nsys.exit(3)\n", "SystemExit"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such file"),
+        ("import numpy as np\n", "defines no STUDY"),
+        ("STUDY = 42\n", "STUDY in"),
+        ("raise RuntimeError('no data here')\n", "cannot import"),
+        ("def broken(:\n", "SyntaxError"),
+        ("import not_a_module_anywhere\n", "ModuleNotFoundError"),
+        ("import sys\nsys.exit(3)\n", "SystemExit"),
+    ],
+)
 def test_study_file_errors_are_one_line(tmp_path, capsys, content, message):
     path = tmp_path / "bad_study.py"
     if content is not None:
@@ -258,8 +263,10 @@ def plugin_package(tmp_path, monkeypatch):
         monkeypatch.delitem(sys.modules, name)
 
     def register(*pairs, **entries):
-        eps = [importlib.metadata.EntryPoint(name=n, value=v, group=ENTRY_POINT_GROUP)
-               for n, v in [*pairs, *entries.items()]]
+        eps = [
+            importlib.metadata.EntryPoint(name=n, value=v, group=ENTRY_POINT_GROUP)
+            for n, v in [*pairs, *entries.items()]
+        ]
         real = importlib.metadata.entry_points
 
         def entry_points(**params):
@@ -275,8 +282,11 @@ def plugin_package(tmp_path, monkeypatch):
 
 
 def test_entry_point_studies_are_listed_and_loaded_lazily(plugin_package, capsys):
-    plugin_package(ext_study="ext_simstudy_pkg.good:STUDY", ext_module="ext_simstudy_pkg.good",
-                   ext_broken="ext_simstudy_pkg.broken:STUDY")
+    plugin_package(
+        ext_study="ext_simstudy_pkg.good:STUDY",
+        ext_module="ext_simstudy_pkg.good",
+        ext_broken="ext_simstudy_pkg.broken:STUDY",
+    )
     names = list_studies()
     assert {"ext_study", "ext_module", "ext_broken", "demo"} <= set(names)
     assert "ext_simstudy_pkg.good" not in sys.modules  # listing imports nothing
@@ -304,12 +314,15 @@ def test_entry_point_to_a_module_with_a_study(plugin_package, tmp_path, monkeypa
     assert (tmp_path / "results" / "ext_study" / "smoke" / "manifest.json").exists()
 
 
-@pytest.mark.parametrize("value, message", [
-    ("ext_simstudy_pkg.empty", "defines no STUDY"),
-    ("ext_simstudy_pkg.empty:X", "is a int, not a simstudy.engine.Study"),
-    ("ext_simstudy_pkg.renamed:STUDY", "loads a study named 'other_name'"),
-    ("ext_simstudy_pkg.missing:STUDY", "ModuleNotFoundError"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("ext_simstudy_pkg.empty", "defines no STUDY"),
+        ("ext_simstudy_pkg.empty:X", "is a int, not a simstudy.engine.Study"),
+        ("ext_simstudy_pkg.renamed:STUDY", "loads a study named 'other_name'"),
+        ("ext_simstudy_pkg.missing:STUDY", "ModuleNotFoundError"),
+    ],
+)
 def test_entry_point_errors(plugin_package, value, message):
     plugin_package(ext_bad=value)
     with pytest.raises(ValueError, match=message) as info:
@@ -331,8 +344,12 @@ def test_entry_point_clashing_with_a_builtin_study(plugin_package, capsys):
 
 
 def test_entry_points_of_two_packages_under_one_name(plugin_package):
-    plugin_package(("ext_study", "ext_simstudy_pkg.good:STUDY"), ("ext_study", "ext_simstudy_pkg.renamed:STUDY"),
-                   ("ext_same", "ext_simstudy_pkg.good:STUDY"), ("ext_same", "ext_simstudy_pkg.good:STUDY"))
+    plugin_package(
+        ("ext_study", "ext_simstudy_pkg.good:STUDY"),
+        ("ext_study", "ext_simstudy_pkg.renamed:STUDY"),
+        ("ext_same", "ext_simstudy_pkg.good:STUDY"),
+        ("ext_same", "ext_simstudy_pkg.good:STUDY"),
+    )
     assert list_studies().count("ext_study") == 1
     with pytest.raises(ValueError, match="registered by several entry points"):
         get_study("ext_study")
@@ -350,8 +367,11 @@ def test_pyproject_lists_every_package():
     listed = set(config["packages"])
     assert config["package-dir"] == {"simstudy.studies": "studies"}
     assert not [p for p in listed if p == "studies" or p.startswith("studies.")]
-    on_disk = {".".join(d.relative_to(ROOT).parts) for d in (ROOT / "simstudy").rglob("*")
-               if d.is_dir() and "__pycache__" not in d.parts and any(d.glob("*.py"))}
+    on_disk = {
+        ".".join(d.relative_to(ROOT).parts)
+        for d in (ROOT / "simstudy").rglob("*")
+        if d.is_dir() and "__pycache__" not in d.parts and any(d.glob("*.py"))
+    }
     on_disk |= {"simstudy", "simstudy.studies"}
     missing = sorted(on_disk - listed)
     assert not missing, f"add {missing} to [tool.setuptools] packages in pyproject.toml: the wheel would miss them"
@@ -359,17 +379,37 @@ def test_pyproject_lists_every_package():
 
 def _source_copy(dest: Path) -> Path:
     """The repository's sources without environments, build leftovers or results."""
-    skip = {".venv", ".git", "build", "dist", "results", "__pycache__", ".pytest_cache", ".hypothesis",
-            "dask-worker-space"}
-    return Path(shutil.copytree(ROOT, dest, ignore=lambda d, names: [
-        n for n in names if n in skip or n.endswith(".egg-info") or n.startswith("results")]))
+    skip = {
+        ".venv",
+        ".git",
+        "build",
+        "dist",
+        "results",
+        "__pycache__",
+        ".pytest_cache",
+        ".hypothesis",
+        "dask-worker-space",
+    }
+    return Path(
+        shutil.copytree(
+            ROOT,
+            dest,
+            ignore=lambda d, names: [
+                n for n in names if n in skip or n.endswith(".egg-info") or n.startswith("results")
+            ],
+        )
+    )
 
 
 def _build_wheel(tmp_path) -> Path:
     src = _source_copy(tmp_path / "src")
     out = tmp_path / "wheel"
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(src), "-w", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(src), "-w", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode:
         pytest.skip(f"cannot build the wheel here (no build backend available?): {proc.stderr[-500:]}")
     (wheel,) = out.glob("simstudy-*.whl")
@@ -385,11 +425,13 @@ def test_wheel_has_no_top_level_studies_package(tmp_path):
         tops = z.read(top_level[0]).decode().split() if top_level else []
     assert not [n for n in names if n.startswith("studies/")]
     assert tops in ([], ["simstudy"])
-    assert {n.split("/")[0] for n in names} <= {"simstudy", wheel.name.split("-")[0] + "-" +
-                                               wheel.name.split("-")[1] + ".dist-info"}
+    assert {n.split("/")[0] for n in names} <= {
+        "simstudy",
+        wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info",
+    }
     builtin = {f"simstudy/studies/{p.name}" for p in (ROOT / "studies").glob("*.py")}
     assert builtin <= set(names)
-    assert "simstudy/sources/networks/bouckaert1.xml" in names
+    assert "simstudy/pipeline/sources/networks/bouckaert1.xml" in names
 
 
 # ---------------------------------------------------------------------------------------------- end to end
@@ -401,12 +443,19 @@ def test_installed_copy_runs_from_another_directory(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
-    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "zz_borrowed_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     src = _source_copy(tmp_path / "src")
-    proc = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "-q", str(src)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(py), "-m", "pip", "install", "--no-deps", "-q", str(src)], capture_output=True, text=True, timeout=600
+    )
     if proc.returncode:
         pytest.skip(f"cannot install here (no build backend available?): {proc.stderr[-500:]}")
     shutil.rmtree(src)  # the installed copy must not need the sources
@@ -417,11 +466,21 @@ def test_installed_copy_runs_from_another_directory(tmp_path):
     def simstudy(*args):
         return subprocess.run([str(exe), *args], cwd=work, capture_output=True, text=True, timeout=900)
 
-    where = subprocess.run([str(py), "-c", textwrap.dedent("""
+    where = subprocess.run(
+        [
+            str(py),
+            "-c",
+            textwrap.dedent("""
         import importlib.util, simstudy.studies
         print(simstudy.studies.__file__)
         print(importlib.util.find_spec("studies"))
-    """)], cwd=work, capture_output=True, text=True, check=True).stdout.split()
+    """),
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert Path(where[0]).is_relative_to(site) and where[1] == "None"
 
     listing = simstudy("list")

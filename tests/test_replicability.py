@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from simstudy.replicability import (
+from simstudy.statistics.replicability import (
     all_agree,
     consistency,
     normalized,
@@ -147,8 +147,11 @@ def test_r1_bounds_and_two_value_consistency(e):
 @given(st.integers(1, 5), st.integers(1, 6), st.data())
 def test_vectorised_equals_loop(n_rows, half, data):
     n = 2 * half
-    e = np.array(data.draw(st.lists(st.lists(st.sampled_from([-1, 0, 1]), min_size=n, max_size=n),
-                                    min_size=n_rows, max_size=n_rows)))
+    e = np.array(
+        data.draw(
+            st.lists(st.lists(st.sampled_from([-1, 0, 1]), min_size=n, max_size=n), min_size=n_rows, max_size=n_rows)
+        )
+    )
     for f in (r1, r2, all_agree):
         vec = np.atleast_1d(f(e))
         assert vec.shape == (n_rows,)
@@ -236,7 +239,7 @@ def test_invalid_input_names_the_argument(call, name):
 
 
 def test_r2_from_tallies_equals_r2_of_any_outcomes_with_those_tallies():
-    from simstudy.replicability import r2_from_tallies
+    from simstudy.statistics.replicability import r2_from_tallies
 
     outcomes = np.array([1, 1, 1, -1, -1, 0, 0, 0, 0, 0])
     assert r2_from_tallies([3, 2, 5]) == pytest.approx(r2(outcomes))

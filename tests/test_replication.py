@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from simstudy.replication import (
+from simstudy.statistics.replication import (
     ReplicationEstimate,
     SStarEstimate,
     bayesian_model,
@@ -29,7 +29,7 @@ from simstudy.replication import (
 
 
 def half_unit(digits):
-    return 0.5 * 10.0 ** -digits + 1e-12
+    return 0.5 * 10.0**-digits + 1e-12
 
 
 # ----------------------------------------------------------------- threshold s
@@ -141,8 +141,9 @@ def test_bayesian_model_24_of_44_and_study_1():
 def _hdi_by_optimiser(a, b, conf):
     """Independent HDI: minimise the width over the lower tail mass with a bounded scalar optimiser."""
     dist = stats.beta(a, b)
-    res = optimize.minimize_scalar(lambda u: dist.ppf(u + conf) - dist.ppf(u), bounds=(0, 1 - conf),
-                                   method="bounded", options={"xatol": 1e-13})
+    res = optimize.minimize_scalar(
+        lambda u: dist.ppf(u + conf) - dist.ppf(u), bounds=(0, 1 - conf), method="bounded", options={"xatol": 1e-13}
+    )
     return dist.ppf(res.x), dist.ppf(res.x + conf)
 
 
@@ -272,8 +273,16 @@ def test_count_models_vectorised_equals_elementwise(model):
     for i in range(2):
         for j in range(3):
             e = model(int(wins[i, j]), int(n[j]), alpha=0.1, level=0.9)
-            for field in ("estimate", "low", "high", "parameter", "parameter_low", "parameter_high",
-                          "threshold", "pvalue"):
+            for field in (
+                "estimate",
+                "low",
+                "high",
+                "parameter",
+                "parameter_low",
+                "parameter_high",
+                "threshold",
+                "pvalue",
+            ):
                 assert getattr(r, field)[i, j] == pytest.approx(getattr(e, field), rel=1e-12, abs=1e-15), field
 
 
@@ -366,8 +375,11 @@ def test_t_interval_contains_estimate(t, df, alpha, conf):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 120).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
-       st.sampled_from([0.01, 0.05, 0.1]), st.floats(0.5, 0.99))
+@given(
+    st.integers(1, 120).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+    st.sampled_from([0.01, 0.05, 0.1]),
+    st.floats(0.5, 0.99),
+)
 def test_count_models_intervals_contain_estimates_and_increase_in_wins(wn, alpha, conf):
     wins, n = wn
     for model in (binomial_model, bayesian_model):
@@ -415,38 +427,41 @@ def test_bootstrap_s_star():
 # ----------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: binomial_model(-1, 44), "wins"),
-    (lambda: binomial_model(45, 44), "wins"),
-    (lambda: binomial_model(2.5, 44), "wins"),
-    (lambda: binomial_model(np.nan, 44), "wins"),
-    (lambda: binomial_model(0, 0), "n"),
-    (lambda: bayesian_model(3, 0), "n"),
-    (lambda: binomial_model(3, 10, alpha=0.0), "alpha"),
-    (lambda: binomial_model(3, 10, alpha=1.0), "alpha"),
-    (lambda: bayesian_model(3, 10, level=1.0), "level"),
-    (lambda: min_significant_wins(0), "n"),
-    (lambda: wilcoxon_model(2.0, 0.0), "s_star"),
-    (lambda: wilcoxon_model(2.0, -1.0), "s_star"),
-    (lambda: wilcoxon_model(np.nan), "z"),
-    (lambda: wilcoxon_model(2.0, level=0.0), "level"),
-    (lambda: wilcoxon_model_from_p(0.0), "p"),
-    (lambda: wilcoxon_model_from_p(1.5), "p"),
-    (lambda: t_model(2.0, 0), "df"),
-    (lambda: t_model(2.0, -3), "df"),
-    (lambda: t_model(np.inf, 9), "t"),
-    (lambda: t_model(np.nan, 9), "t"),
-    (lambda: t_model(2.0, 9, alpha=-0.1), "alpha"),
-    (lambda: t_model_from_p(np.nan, 9), "p"),
-    (lambda: empirical_replication_probability(0, 10), "n_significant"),
-    (lambda: empirical_replication_probability(11, 10), "n_significant"),
-    (lambda: empirical_replication_probability(1, 1), "n_total"),
-    (lambda: empirical_F_from_decisions([0, 0, 0]), "decisions"),
-    (lambda: empirical_F_from_decisions([1, 2, 0]), "decisions"),
-    (lambda: empirical_F_from_decisions([1, 0], direction=0), "direction"),
-    (lambda: bootstrap_s_star([1.0]), "z_values"),
-    (lambda: beta_hdi(0.5, 2), "a"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: binomial_model(-1, 44), "wins"),
+        (lambda: binomial_model(45, 44), "wins"),
+        (lambda: binomial_model(2.5, 44), "wins"),
+        (lambda: binomial_model(np.nan, 44), "wins"),
+        (lambda: binomial_model(0, 0), "n"),
+        (lambda: bayesian_model(3, 0), "n"),
+        (lambda: binomial_model(3, 10, alpha=0.0), "alpha"),
+        (lambda: binomial_model(3, 10, alpha=1.0), "alpha"),
+        (lambda: bayesian_model(3, 10, level=1.0), "level"),
+        (lambda: min_significant_wins(0), "n"),
+        (lambda: wilcoxon_model(2.0, 0.0), "s_star"),
+        (lambda: wilcoxon_model(2.0, -1.0), "s_star"),
+        (lambda: wilcoxon_model(np.nan), "z"),
+        (lambda: wilcoxon_model(2.0, level=0.0), "level"),
+        (lambda: wilcoxon_model_from_p(0.0), "p"),
+        (lambda: wilcoxon_model_from_p(1.5), "p"),
+        (lambda: t_model(2.0, 0), "df"),
+        (lambda: t_model(2.0, -3), "df"),
+        (lambda: t_model(np.inf, 9), "t"),
+        (lambda: t_model(np.nan, 9), "t"),
+        (lambda: t_model(2.0, 9, alpha=-0.1), "alpha"),
+        (lambda: t_model_from_p(np.nan, 9), "p"),
+        (lambda: empirical_replication_probability(0, 10), "n_significant"),
+        (lambda: empirical_replication_probability(11, 10), "n_significant"),
+        (lambda: empirical_replication_probability(1, 1), "n_total"),
+        (lambda: empirical_F_from_decisions([0, 0, 0]), "decisions"),
+        (lambda: empirical_F_from_decisions([1, 2, 0]), "decisions"),
+        (lambda: empirical_F_from_decisions([1, 0], direction=0), "direction"),
+        (lambda: bootstrap_s_star([1.0]), "z_values"),
+        (lambda: beta_hdi(0.5, 2), "a"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}:"):
         call()

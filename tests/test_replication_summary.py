@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from simstudy.compare import Published, compare, comparison_markdown
-from simstudy.replication_summary import ModelSpec, empirical_interval, mad_interval, replication_table
+from simstudy.outputs.tables import Published, compare, comparison_markdown
+from simstudy.statistics.replication_summary import ModelSpec, empirical_interval, mad_interval, replication_table
 
 
 class _Res:
@@ -54,8 +54,11 @@ def test_mad_interval_contains_its_estimate():
 
 def test_compare_looks_up_values_and_reports_missing_groups():
     table = pd.DataFrame({"g": [3, 7], "F": [0.5, 0.95], "F_mc_low": [0.4, 0.9], "F_mc_high": [0.6, 0.99]})
-    pub = [Published("g3 F", "t", "F", 0.5365, (("g", 3),)), Published("g7 F", "t", "F", 0.80, (("g", 7),)),
-           Published("g9 F", "t", "F", 0.99, (("g", 9),))]
+    pub = [
+        Published("g3 F", "t", "F", 0.5365, (("g", 3),)),
+        Published("g7 F", "t", "F", 0.80, (("g", 7),)),
+        Published("g9 F", "t", "F", 0.99, (("g", 9),)),
+    ]
     cmp = compare({"t": table}, pub)
     assert list(cmp["published_inside"]) == [True, False, None]
     assert np.isnan(cmp.loc[2, "ours"])

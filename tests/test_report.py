@@ -13,7 +13,7 @@ import pytest
 
 from simstudy.cli import main
 from simstudy.engine import get_study, run_study
-from simstudy.report import build_report
+from simstudy.outputs.report import build_report
 
 OUTSIDE_STUDY = '''
 """A study declared outside the repository: means of normal draws."""
@@ -99,8 +99,15 @@ def test_no_raw_python_values_and_no_misaligned_rows(report):
 
     for name in ("report.md", "report.html"):
         text = (report / name).read_text()
-        for raw in (r"\bnan\b", r"\bNone\b", r"\bTrue\b", r"\bFalse\b", r"published_inside", r"_mc_low",
-                    r"\d\.\d+e-0[1-4]\b"):
+        for raw in (
+            r"\bnan\b",
+            r"\bNone\b",
+            r"\bTrue\b",
+            r"\bFalse\b",
+            r"published_inside",
+            r"_mc_low",
+            r"\d\.\d+e-0[1-4]\b",
+        ):
             assert not re.search(raw, text, flags=re.IGNORECASE if raw == r"\bnan\b" else 0), (name, raw)
     md = (report / "report.md").read_text().splitlines()
     for i, line in enumerate(md):
@@ -283,7 +290,7 @@ def test_read_only_results(berrar3_only, capsys):
 
 
 def test_compare_prints_when_results_cannot_be_written(berrar3_only, monkeypatch, capsys):
-    import simstudy.reproduce as reproduce
+    import simstudy.outputs.published as reproduce
 
     def denied(path, data):
         raise PermissionError(13, "Permission denied", str(path))
@@ -298,7 +305,7 @@ def test_compare_prints_when_results_cannot_be_written(berrar3_only, monkeypatch
 
 
 def test_comparison_files_replaced_atomically(berrar3_only, monkeypatch):
-    from simstudy.reproduce import comparison_report
+    from simstudy.outputs.published import comparison_report
 
     run_dir = berrar3_only / "berrar3" / "smoke"
     comparison_report("berrar3", profile="smoke", out=run_dir)
@@ -314,7 +321,7 @@ def test_study_file_outside_the_repository(tmp_path):
     path = tmp_path / "elsewhere" / "outside_means.py"
     path.parent.mkdir()
     path.write_text(textwrap.dedent(OUTSIDE_STUDY))
-    from simstudy.report import resolve_studies
+    from simstudy.outputs.report import resolve_studies
 
     (study,) = resolve_studies([path])
     results = tmp_path / "results"
@@ -324,8 +331,24 @@ def test_study_file_outside_the_repository(tmp_path):
     assert "Outside study: means of normal draws" in text and "Declared in a file outside the repository." in text
     assert (tmp_path / "out" / "figures" / "outside_means-means.png").stat().st_size > 1000
     assert "Not run at this profile" not in text and "Berrar, Table 1" not in text
-    assert main(["report", "--profile", "smoke", "--results", str(results), "--out", str(tmp_path / "cli"),
-                 "--study", str(path), "--study", "berrar3"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--profile",
+                "smoke",
+                "--results",
+                str(results),
+                "--out",
+                str(tmp_path / "cli"),
+                "--study",
+                str(path),
+                "--study",
+                "berrar3",
+            ]
+        )
+        == 0
+    )
     text = (tmp_path / "cli" / "report.md").read_text()
     assert "Outside study" in text and "Not run at this profile" in text and "berrar3" in text
 
@@ -338,9 +361,20 @@ def test_unknown_study_is_refused(tmp_path):
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 def test_renders_in_headless_chromium(report, tmp_path):
     shot = tmp_path / "report.png"
-    subprocess.run(["chromium", "--headless", "--disable-gpu", "--no-sandbox", f"--screenshot={shot}",
-                    "--window-size=1280,1600", (report / "report.html").resolve().as_uri()],
-                   capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            f"--screenshot={shot}",
+            "--window-size=1280,1600",
+            (report / "report.html").resolve().as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     import matplotlib.image as mpimg
 
     img = mpimg.imread(shot)
@@ -351,14 +385,17 @@ def test_renders_in_headless_chromium(report, tmp_path):
 def test_largest_profile_page(stored, tmp_path):
     """The reproduction page: each study at its largest stored profile, with provenance and one CSV per study."""
     from simstudy.engine import load_study_file
-    from simstudy.report import largest_stored_profile
+    from simstudy.outputs.report import largest_stored_profile
 
     root = tmp_path / "results"
     shutil.copytree(stored / "berrar3", root / "berrar3")
     path = tmp_path / "outside_means.py"
-    path.write_text(OUTSIDE_STUDY.replace('profiles={"smoke": Profile("smoke", n_replications=4)}',
-                                          'profiles={"smoke": Profile("smoke", n_replications=4), '
-                                          '"quick": Profile("quick", n_replications=6)}'))
+    path.write_text(
+        OUTSIDE_STUDY.replace(
+            'profiles={"smoke": Profile("smoke", n_replications=4)}',
+            'profiles={"smoke": Profile("smoke", n_replications=4), "quick": Profile("quick", n_replications=6)}',
+        )
+    )
     study = load_study_file(path)
     for prof in ("smoke", "quick"):
         run_study(study, prof, out=root / study.name / prof, progress=False)
@@ -366,8 +403,26 @@ def test_largest_profile_page(stored, tmp_path):
     assert largest_stored_profile(get_study("berrar3"), root) == "smoke"
     assert largest_stored_profile(get_study("berrar1"), root) is None
     out = tmp_path / "page"
-    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(out),
-                 "--study", "berrar3", "--study", str(path), "--study", "berrar1"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--profile",
+                "largest",
+                "--results",
+                str(root),
+                "--out",
+                str(out),
+                "--study",
+                "berrar3",
+                "--study",
+                str(path),
+                "--study",
+                "berrar1",
+            ]
+        )
+        == 0
+    )
     text = (out / "report.md").read_text()
     assert text.startswith("# simstudy: reproductions at the largest stored profile of each study")
     assert "commit " in text and "cores" in text
@@ -393,7 +448,11 @@ def test_run_with_no_rows_yet_is_listed_not_fatal(berrar3_only, tmp_path):
     for chunk in (berrar3_only / "berrar3" / "smoke" / "chunks").glob("*/*"):
         shutil.rmtree(chunk)
     out = tmp_path / "page"
-    assert main(["report", "--profile", "largest", "--results", str(berrar3_only), "--out", str(out),
-                 "--study", "berrar3"]) == 0
+    assert (
+        main(
+            ["report", "--profile", "largest", "--results", str(berrar3_only), "--out", str(out), "--study", "berrar3"]
+        )
+        == 0
+    )
     text = (out / "report.md").read_text()
     assert "## Stored but not summarised" in text and "berrar3 (smoke)" in text

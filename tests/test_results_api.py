@@ -1,12 +1,12 @@
-"""simstudy.results: stored rows as DataFrames, paired scores for baycomp and correctR, export."""
+"""simstudy.outputs.runs: stored rows as DataFrames, paired scores for baycomp and correctR, export."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy import results
 from simstudy.engine import load_run, run_study
-from simstudy.hypothesis import corrected_repeated_cv_t_test
+from simstudy.outputs import runs as results
+from simstudy.statistics.significance import corrected_repeated_cv_t_test
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +48,19 @@ def test_load_refuses_an_unknown_table_and_a_missing_run(demo_run, tmp_path):
 
 def test_paired_scores_match_the_stored_tests(demo_run):
     scores = results.paired_scores("demo", "smoke", out=demo_run)
-    assert list(scores.columns) == ["mu", "pair", "design", "unit", "experiment", "run", "fold",
-                                    "score_a", "score_b", "n_train", "n_test"]
+    assert list(scores.columns) == [
+        "mu",
+        "pair",
+        "design",
+        "unit",
+        "experiment",
+        "run",
+        "fold",
+        "score_a",
+        "score_b",
+        "n_train",
+        "n_test",
+    ]
     assert len(scores) == 2 * 20 * 5 * 5
     assert (scores["n_train"] == 48).all() and (scores["n_test"] == 12).all()
     outcomes = results.load("demo", "smoke", out=demo_run)

@@ -28,7 +28,7 @@ import pytest
 from simstudy.cli import main
 from simstudy.engine import Knob, Profile, Study, get_study, load_run, run_study
 from simstudy.engine.solve import quantity_range, solve
-from simstudy.engine.store import RunLock, RunStore, StoreError, lock_holder
+from simstudy.engine.store import RunStore, StoreError, lock_holder
 
 DEMO = get_study("demo")
 
@@ -44,16 +44,23 @@ def one_line_error(capsys, *needles) -> str:
 
 def state(path: Path) -> dict:
     """Every file below ``path`` with its bytes and modification time (to show that nothing was touched)."""
-    return {p.relative_to(path).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(path.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(path).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(path.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _mount_tmpfs(path: Path, size: str) -> bool:
     path.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0 or not shutil.which("mount"):
         return False
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def _umount(path: Path):
@@ -140,10 +147,16 @@ def _plant_hard_linked_lock(run, outside):
     return run / ".lock"
 
 
-PLANTS = {"lock": (_plant_lock, "symbolic link"), "manifest": (_plant_manifest, "symbolic link"),
-          "chunks": (_plant_chunks, "symbolic link"), "condition": (_plant_condition, "symbolic link"),
-          "chunk": (_plant_chunk, "symbolic link"), "chunk file": (_plant_chunk_file, "symbolic link"),
-          "temporary": (_plant_temporary, "symbolic link"), "hard-linked lock": (_plant_hard_linked_lock, "hard link")}
+PLANTS = {
+    "lock": (_plant_lock, "symbolic link"),
+    "manifest": (_plant_manifest, "symbolic link"),
+    "chunks": (_plant_chunks, "symbolic link"),
+    "condition": (_plant_condition, "symbolic link"),
+    "chunk": (_plant_chunk, "symbolic link"),
+    "chunk file": (_plant_chunk_file, "symbolic link"),
+    "temporary": (_plant_temporary, "symbolic link"),
+    "hard-linked lock": (_plant_hard_linked_lock, "hard link"),
+}
 
 
 @pytest.mark.parametrize("where", list(PLANTS))
@@ -170,8 +183,12 @@ def test_resuming_a_folder_whose_lock_points_outside_in_a_real_process(received)
     run, outside = received
     _plant_lock(run, outside)
     before = state(outside)
-    proc = subprocess.run([sys.executable, "-m", "simstudy.cli", "run", "demo", "--profile", "smoke", "--quiet",
-                           "--out", str(run)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "simstudy.cli", "run", "demo", "--profile", "smoke", "--quiet", "--out", str(run)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and f"{run / '.lock'} is a symbolic link" in proc.stderr
     assert state(outside) == before
@@ -183,8 +200,12 @@ def test_a_pipe_in_place_of_the_lock_is_refused_without_hanging(received):
     (run / ".lock").unlink()
     os.mkfifo(run / ".lock")
     for command in ("status", "run"):
-        proc = subprocess.run([sys.executable, "-m", "simstudy.cli", command, "demo", "--profile", "smoke",
-                               "--out", str(run)], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "simstudy.cli", command, "demo", "--profile", "smoke", "--out", str(run)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 2 and "is not a regular file" in proc.stderr, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
 
@@ -238,14 +259,21 @@ class Level:
 
 def _replicate(cond, rng):
     u = rng.random(cond.n_rows)  # each row rejects with probability x / 100
-    return {"outcomes": [{"test": "t", "decision": int(v < cond.x / 100), "pvalue": float(v), "statistic": 0.0}
-                         for v in u]}
+    return {
+        "outcomes": [{"test": "t", "decision": int(v < cond.x / 100), "pvalue": float(v), "statistic": 0.0} for v in u]
+    }
 
 
 def _study(name="linear", **kw):
-    base = dict(name=name, title="A rejection rate of x / 100", conditions=[Level()], replicate=_replicate,
-                profiles={"smoke": Profile("smoke", n_replications=20)}, chunk_size=10,
-                knobs=(Knob("x", "int", 0, 100, "the rate in percent", aliases={"F": "rejection rate: t"}),))
+    base = dict(
+        name=name,
+        title="A rejection rate of x / 100",
+        conditions=[Level()],
+        replicate=_replicate,
+        profiles={"smoke": Profile("smoke", n_replications=20)},
+        chunk_size=10,
+        knobs=(Knob("x", "int", 0, 100, "the rate in percent", aliases={"F": "rejection rate: t"}),),
+    )
     return Study(**{**base, **kw})
 
 
@@ -270,13 +298,15 @@ def test_a_study_file_named_to_escape_writes_nothing_when_run_without_out(tmp_pa
     work = tmp_path / "a" / "b"
     work.mkdir(parents=True)
     study_file = tmp_path / "escape.py"
-    study_file.write_text(textwrap.dedent('''
+    study_file.write_text(
+        textwrap.dedent("""
         from simstudy.engine import Profile, Study
 
         STUDY = Study(name="../../X", title="escapes", conditions=[1],
                       replicate=lambda c, rng: {"outcomes": [{"test": "t", "decision": 0}]},
                       profiles={"smoke": Profile("smoke", 2)})
-    '''))
+    """)
+    )
     monkeypatch.chdir(work)
     assert main(["run", str(study_file), "--profile", "smoke", "--quiet"]) == 2
     one_line_error(capsys, "name: '../../X'", "without path separators")
@@ -284,13 +314,16 @@ def test_a_study_file_named_to_escape_writes_nothing_when_run_without_out(tmp_pa
     assert sorted(p.name for p in tmp_path.rglob("*") if "__pycache__" not in p.parts) == ["a", "b", "escape.py"]
 
 
-@pytest.mark.parametrize("make, option", [
-    (lambda: Profile("../smoke", 2), "profile name"),
-    (lambda: Profile("a/b", 2), "profile name"),
-    (lambda: _study(profiles={"../up": Profile("smoke", 2)}), "profiles"),
-    (lambda: _study(figures=(SimpleNamespace(name="../../fig"),)), "figures"),
-    (lambda: Knob("../x", "int", 0, 10), "knob"),
-])
+@pytest.mark.parametrize(
+    "make, option",
+    [
+        (lambda: Profile("../smoke", 2), "profile name"),
+        (lambda: Profile("a/b", 2), "profile name"),
+        (lambda: _study(profiles={"../up": Profile("smoke", 2)}), "profiles"),
+        (lambda: _study(figures=(SimpleNamespace(name="../../fig"),)), "figures"),
+        (lambda: Knob("../x", "int", 0, 10), "knob"),
+    ],
+)
 def test_other_names_that_form_paths_are_refused(make, option):
     with pytest.raises(ValueError) as exc:
         make()
@@ -319,9 +352,14 @@ def test_quantity_ranges():
     assert quantity_range("mean statistic: t") is None and quantity_range("F") is None
 
 
-@pytest.mark.parametrize("target, shown", [(("F", 1.5), "F (rejection rate: t) takes values in [0, 1]"),
-                                           (("F", -0.01), "so -0.01 can never be reached"),
-                                           (("mean p-value: t", 2.0), "mean p-value: t takes values in [0, 1]")])
+@pytest.mark.parametrize(
+    "target, shown",
+    [
+        (("F", 1.5), "F (rejection rate: t) takes values in [0, 1]"),
+        (("F", -0.01), "so -0.01 can never be reached"),
+        (("mean p-value: t", 2.0), "mean p-value: t takes values in [0, 1]"),
+    ],
+)
 def test_a_target_the_quantity_can_never_take_is_refused_before_anything_runs(tmp_path, target, shown):
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match="--target: ") as exc:
@@ -333,8 +371,21 @@ def test_a_target_the_quantity_can_never_take_is_refused_before_anything_runs(tm
 def test_solve_refuses_an_impossible_target_on_the_command_line(tmp_path, capsys):
     study_file = tmp_path / "linear.py"
     study_file.write_text("from tests.test_run_folders import LINEAR as STUDY\n")
-    code = main(["solve", str(study_file), "--knob", "x", "--target", "F=1.5", "--profile", "smoke",
-                 "--out", str(tmp_path / "s"), "--quiet"])
+    code = main(
+        [
+            "solve",
+            str(study_file),
+            "--knob",
+            "x",
+            "--target",
+            "F=1.5",
+            "--profile",
+            "smoke",
+            "--out",
+            str(tmp_path / "s"),
+            "--quiet",
+        ]
+    )
     assert code == 2
     one_line_error(capsys, "--target: F (rejection rate: t) takes values in [0, 1], so 1.5 can never be reached")
     assert not (tmp_path / "s").exists()
@@ -357,13 +408,22 @@ def test_a_finished_solve_is_re_read_while_another_process_holds_every_write_loc
     evals = sorted(p.parent for p in out.glob("evals/*/*/manifest.json"))
     assert evals
     before = state(out)
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent('''
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent("""
         import sys, time
         from simstudy.engine.store import RunLock
         locks = [RunLock(d).acquire(wait=0) for d in sys.argv[1:]]
         print("held", flush=True)
         time.sleep(120)
-    '''), *map(str, evals)], stdout=subprocess.PIPE, text=True)
+    """),
+            *map(str, evals),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert all(lock_holder(d)[0] for d in evals)
@@ -375,8 +435,9 @@ def test_a_finished_solve_is_re_read_while_another_process_holds_every_write_loc
     assert again.seconds == 0.0
     after = state(out)
     # the holder wrote its record into the locks; nothing else changed, solve.json included
-    assert {k: v for k, v in after.items() if not k.endswith(".lock")} == \
-        {k: v for k, v in before.items() if not k.endswith(".lock")}
+    assert {k: v for k, v in after.items() if not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")
+    }
 
 
 def test_a_link_in_a_received_solve_folder_is_refused(solved, tmp_path):
@@ -407,12 +468,44 @@ def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, c
         _same_answer(again, solved)
         study_file = tmp_path / "linear.py"
         study_file.write_text("from tests.test_run_folders import LINEAR as STUDY\n")
-        assert main(["solve", str(study_file), "--knob", "x", "--target", "F=0.3", "--profile", "smoke",
-                     "--out", str(mnt / "s"), "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "solve",
+                    str(study_file),
+                    "--knob",
+                    "x",
+                    "--target",
+                    "F=0.3",
+                    "--profile",
+                    "smoke",
+                    "--out",
+                    str(mnt / "s"),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
         assert f"x = {solved.value:g}" in capsys.readouterr().out
         # a different question needs writing: one line, not a traceback
-        assert main(["solve", str(study_file), "--knob", "x", "--target", "F=0.2", "--profile", "smoke",
-                     "--out", str(mnt / "s"), "--quiet"]) == 2
+        assert (
+            main(
+                [
+                    "solve",
+                    str(study_file),
+                    "--knob",
+                    "x",
+                    "--target",
+                    "F=0.2",
+                    "--profile",
+                    "smoke",
+                    "--out",
+                    str(mnt / "s"),
+                    "--quiet",
+                ]
+            )
+            == 2
+        )
         one_line_error(capsys, "Read-only file system")
         assert state(mnt) == before
     finally:
@@ -427,7 +520,7 @@ def _results_with_demo(reference, tmp_path) -> Path:
 
 
 def test_report_on_a_full_disk_names_the_path(reference, tmp_path, monkeypatch, capsys):
-    import simstudy.report as report_mod
+    import simstudy.outputs.report as report_mod
 
     root = _results_with_demo(reference, tmp_path)
     out = tmp_path / "page"
@@ -437,8 +530,7 @@ def test_report_on_a_full_disk_names_the_path(reference, tmp_path, monkeypatch, 
 
     monkeypatch.setattr(report_mod, "write_atomic", full)
     assert main(["report", "--profile", "smoke", "--results", str(root), "--study", "demo", "--out", str(out)]) == 2
-    one_line_error(capsys, f"--out: cannot write the report in {out}", "No space left on device",
-                   "free some space")
+    one_line_error(capsys, f"--out: cannot write the report in {out}", "No space left on device", "free some space")
 
 
 def test_report_on_a_really_full_disk_names_the_path(reference, tmp_path, capsys):
@@ -458,15 +550,18 @@ def test_report_on_a_really_full_disk_names_the_path(reference, tmp_path, capsys
 
 @pytest.mark.parametrize("calibration", [False, True])
 def test_proving_ground_on_a_full_disk_names_the_path(tmp_path, monkeypatch, capsys, calibration):
+    import simstudy.apps.proving.report as proving_report
     import simstudy.engine as engine_mod
-    import simstudy.proving.report as proving_report
 
     def full(*a, **kw):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     out = tmp_path / "pg"
-    stored = SimpleNamespace(manifest={"status": "complete", "runs": [{"replications_computed": 0, "seconds": 0.0}]},
-                             failures=pd.DataFrame(), path=out)
+    stored = SimpleNamespace(
+        manifest={"status": "complete", "runs": [{"replications_computed": 0, "seconds": 0.0}]},
+        failures=pd.DataFrame(),
+        path=out,
+    )
     monkeypatch.setattr(engine_mod, "run_study", lambda *a, **kw: stored)  # the run is not what is tested here
     monkeypatch.setattr(proving_report, "build_report", full)
     monkeypatch.setattr(proving_report, "write_berrar_page", full)
@@ -512,8 +607,10 @@ STUDY = Study(name="gated", title="Gated adaptive study", conditions=[Cond()], r
 
 
 def _report_meta(root: Path, study_file: Path, out: Path) -> str:
-    assert main(["report", "--profile", "smoke", "--results", str(root), "--study", str(study_file),
-                 "--out", str(out)]) == 0
+    assert (
+        main(["report", "--profile", "smoke", "--results", str(root), "--study", str(study_file), "--out", str(out)])
+        == 0
+    )
     md = (out / "report.md").read_text()
     (line,) = [x for x in md.splitlines() if x.startswith("*profile smoke;")]
     return line
@@ -525,9 +622,27 @@ def test_report_during_an_adaptive_run_says_it_is_still_going(tmp_path, capsys):
     study_file.write_text(GATED_STUDY.replace("GATE_PATH", repr(str(gate))))
     root = tmp_path / "results"
     run_dir = root / "gated" / "smoke"
-    proc = subprocess.Popen([sys.executable, "-m", "simstudy.cli", "run", str(study_file), "--profile", "smoke",
-                             "--quiet", "--target-mcse", "0.0001", "--max-replications", "20", "--out", str(run_dir)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simstudy.cli",
+            "run",
+            str(study_file),
+            "--profile",
+            "smoke",
+            "--quiet",
+            "--target-mcse",
+            "0.0001",
+            "--max-replications",
+            "20",
+            "--out",
+            str(run_dir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.time() + 90
         while time.time() < deadline and proc.poll() is None:  # the second stage has started
@@ -540,8 +655,10 @@ def test_report_during_an_adaptive_run_says_it_is_still_going(tmp_path, capsys):
             time.sleep(0.05)
         assert proc.poll() is None and lock_holder(run_dir)[0]
         line = _report_meta(root, study_file, tmp_path / "page")
-        assert "10 of 20 replications stored so far: the adaptive run is still adding replications (its " \
-               "current stage plans 20 per condition); the tables show only those stored now" in line, line
+        assert (
+            "10 of 20 replications stored so far: the adaptive run is still adding replications (its "
+            "current stage plans 20 per condition); the tables show only those stored now" in line
+        ), line
     finally:
         gate.touch()
         _, err = proc.communicate(timeout=120)

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from simstudy.schemes import SCHEMES, scheme_sample, scheme_samples
+from simstudy.pipeline.schemes import SCHEMES, scheme_sample, scheme_samples
 
 # Bouckaert (2004), Figure 1: a 3x3 cv in percentage points.  The figure prints
 # every number cut (not rounded) to two decimals: 6.66 is 20/3, 5.55 is 50/9.
@@ -104,8 +104,14 @@ def test_scheme_shapes_and_invariants(x):
     r, k = x.shape[-2:]
     lead = x.shape[:-2]
     s = scheme_samples(x)
-    expected_n = {"resampling": r, "kfold_cv": k, "use_all_data": r * k, "average_over_folds": r,
-                  "average_over_runs": k, "average_over_sorted_runs": k}
+    expected_n = {
+        "resampling": r,
+        "kfold_cv": k,
+        "use_all_data": r * k,
+        "average_over_folds": r,
+        "average_over_runs": k,
+        "average_over_sorted_runs": k,
+    }
     for name, n in expected_n.items():
         assert s[name].shape == lead + (n,)
     # every averaging scheme keeps the grand mean of the matrix

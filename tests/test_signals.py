@@ -65,16 +65,34 @@ def study_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def reference(study_file, tmp_path_factory) -> pd.DataFrame:
     """The rows of an uninterrupted run (one worker, in this process)."""
-    run = run_study(get_study(str(study_file)), "smoke", out=tmp_path_factory.mktemp("ref") / "run", jobs=1,
-                    progress=False)
+    run = run_study(
+        get_study(str(study_file)), "smoke", out=tmp_path_factory.mktemp("ref") / "run", jobs=1, progress=False
+    )
     return run.table("outcomes").reset_index(drop=True)
 
 
 def start(study_file: Path, out: Path, jobs: int = 2) -> subprocess.Popen:
     """``simstudy run`` as its own session (so that its process group can be signalled and inspected)."""
-    return subprocess.Popen([sys.executable, "-m", "simstudy.cli", "run", str(study_file), "--profile", "smoke",
-                             "--jobs", str(jobs), "--quiet", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simstudy.cli",
+            "run",
+            str(study_file),
+            "--profile",
+            "smoke",
+            "--jobs",
+            str(jobs),
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def session_processes(sid: int) -> list[str]:
@@ -151,8 +169,9 @@ def assert_resumes_to(study_file: Path, out: Path, reference: pd.DataFrame) -> N
     if partial is not None:
         keys = ["condition", "replication"]
         expected = reference.merge(partial[keys].drop_duplicates(), on=keys)
-        pd.testing.assert_frame_equal(partial.sort_values(keys).reset_index(drop=True),
-                                      expected.sort_values(keys).reset_index(drop=True))
+        pd.testing.assert_frame_equal(
+            partial.sort_values(keys).reset_index(drop=True), expected.sort_values(keys).reset_index(drop=True)
+        )
     rc, _, err = finish(start(study_file, out, jobs=1))
     assert rc == 0, err
     resumed = load_run(study, "smoke", out=out)
@@ -247,6 +266,7 @@ def test_an_interrupt_python_can_only_print_is_delivered_again(capsys):
     # can only print "Exception ignored" and drop the exception; the command must stop all the same
     stop = cli._Stop(program=False)
     try:
+
         class Thing:
             pass
 

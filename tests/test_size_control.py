@@ -4,19 +4,32 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from simstudy.size_control import (CONTROLS, LIBERAL, UNRESOLVED, SizeRule, critical_value, judge_scenarios,
-                                   procedure_verdict, rate_intervals)
+from simstudy.statistics.size_control import (
+    CONTROLS,
+    LIBERAL,
+    UNRESOLVED,
+    SizeRule,
+    critical_value,
+    judge_scenarios,
+    procedure_verdict,
+    rate_intervals,
+)
 
 
-@given(low=st.floats(0, 1), width=st.floats(0, 1), wider_low=st.floats(0, 1), wider_high=st.floats(0, 1),
-       tolerance=st.sampled_from([None, 0.05, 0.06, 0.1]))
+@given(
+    low=st.floats(0, 1),
+    width=st.floats(0, 1),
+    wider_low=st.floats(0, 1),
+    wider_high=st.floats(0, 1),
+    tolerance=st.sampled_from([None, 0.05, 0.06, 0.1]),
+)
 def test_widening_an_interval_never_makes_a_test_control_size(low, width, wider_low, wider_high, tolerance):
     rule = SizeRule(alpha=0.05, tolerance=tolerance)
     high = min(1.0, low + width)
-    lo2, hi2 = low * wider_low, high + (1 - high) * wider_high          # contains [low, high]
+    lo2, hi2 = low * wider_low, high + (1 - high) * wider_high  # contains [low, high]
     if rule.verdict(lo2, hi2) == CONTROLS:
         assert rule.verdict(low, high) == CONTROLS
     # a wider interval is "liberal" only where the narrower one already decided (liberal, or within the tolerance)
@@ -73,7 +86,7 @@ def test_a_test_rejecting_20_percent_never_controls_size(m, n, repeats):
 
 def test_no_rejection_on_few_data_sets_is_not_a_verdict():
     t = rate_intervals(np.zeros(3), n_repeats=10).iloc[0]
-    assert t["rate"] == 0 and t["low"] == 0 and t["high"] > 0.5      # three data sets count as three, not thirty
+    assert t["rate"] == 0 and t["low"] == 0 and t["high"] > 0.5  # three data sets count as three, not thirty
     t = rate_intervals(np.zeros(200), n_repeats=10).iloc[0]
     assert t["high"] < 0.02
 
@@ -82,7 +95,7 @@ def test_the_interval_covers_the_truth_with_correlated_repeats():
     rng = np.random.default_rng(11)
     covered, trials = 0, 300
     for _ in range(trials):
-        p_set = rng.beta(0.5, 9.5, size=100)                           # data sets differ; mean 5%
+        p_set = rng.beta(0.5, 9.5, size=100)  # data sets differ; mean 5%
         shares = rng.binomial(10, p_set) / 10
         t = rate_intervals(shares, n_repeats=10).iloc[0]
         covered += t["low"] <= 0.05 <= t["high"]
@@ -115,7 +128,7 @@ def test_a_rescaled_statistic_has_the_same_size_adjusted_decisions():
 
     rng = np.random.default_rng(2)
     t_null, t_alt = rng.standard_t(9, size=2000) * 1.4, rng.standard_t(9, size=2000) * 1.4 + 2
-    p_raw = lambda t: 2 * stats.t.sf(np.abs(t), 9)              # noqa: E731
-    p_corr = lambda t: 2 * stats.t.sf(np.abs(t) / 1.7, 9)       # the same statistic, divided by a constant # noqa: E731
+    p_raw = lambda t: 2 * stats.t.sf(np.abs(t), 9)  # noqa: E731
+    p_corr = lambda t: 2 * stats.t.sf(np.abs(t) / 1.7, 9)  # the same statistic, divided by a constant # noqa: E731
     q_raw, q_corr = critical_value(p_raw(t_null), 0.05), critical_value(p_corr(t_null), 0.05)
     assert ((p_raw(t_alt) < q_raw) == (p_corr(t_alt) < q_corr)).all()

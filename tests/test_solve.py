@@ -22,8 +22,9 @@ class Level:
 def _replicate(cond, rng):
     # 20 tests per replication, each rejecting with probability x / 100: the rejection rate is x / 100
     u = rng.random(cond.n_rows)
-    return {"outcomes": [{"test": "t", "decision": int(v < cond.x / 100), "pvalue": float(v), "statistic": 0.0}
-                         for v in u]}
+    return {
+        "outcomes": [{"test": "t", "decision": int(v < cond.x / 100), "pvalue": float(v), "statistic": 0.0} for v in u]
+    }
 
 
 @dataclass(frozen=True)
@@ -34,18 +35,44 @@ class Levels:
 
 def _replicate_nested(cond, rng):
     u = rng.random(cond.n_rows)  # the same draws serve every level: one "fit", every level read from it
-    return {"outcomes": [{"test": "t", "level": lv, "decision": int(v < lv / 100), "pvalue": float(v),
-                          "statistic": 0.0} for lv in cond.levels for v in u]}
+    return {
+        "outcomes": [
+            {"test": "t", "level": lv, "decision": int(v < lv / 100), "pvalue": float(v), "statistic": 0.0}
+            for lv in cond.levels
+            for v in u
+        ]
+    }
 
 
-LINEAR = Study(name="linear_rate", title="A rejection rate of x / 100", conditions=[Level()],
-               replicate=_replicate, profiles={"smoke": Profile("smoke", n_replications=20)}, chunk_size=10,
-               knobs=(Knob("x", "int", 0, 100, "the rate in percent", aliases={"F": "rejection rate: t"}),))
+LINEAR = Study(
+    name="linear_rate",
+    title="A rejection rate of x / 100",
+    conditions=[Level()],
+    replicate=_replicate,
+    profiles={"smoke": Profile("smoke", n_replications=20)},
+    chunk_size=10,
+    knobs=(Knob("x", "int", 0, 100, "the rate in percent", aliases={"F": "rejection rate: t"}),),
+)
 
-NESTED = Study(name="nested_rate", title="Nested levels", conditions=[Levels()], replicate=_replicate_nested,
-               profiles={"smoke": Profile("smoke", n_replications=20)}, chunk_size=10,
-               knobs=(Knob("level", "int", 1, 100, "a nested level", nested="level",
-                           make_all=lambda c, values: Levels(tuple(values), c.n_rows)),))
+NESTED = Study(
+    name="nested_rate",
+    title="Nested levels",
+    conditions=[Levels()],
+    replicate=_replicate_nested,
+    profiles={"smoke": Profile("smoke", n_replications=20)},
+    chunk_size=10,
+    knobs=(
+        Knob(
+            "level",
+            "int",
+            1,
+            100,
+            "a nested level",
+            nested="level",
+            make_all=lambda c, values: Levels(tuple(values), c.n_rows),
+        ),
+    ),
+)
 
 
 def test_finds_a_known_root(tmp_path):
@@ -87,17 +114,20 @@ def test_not_reached(tmp_path):
     assert "not reached" in res.describe()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--knob", "y", "--target", "F=0.3"], "declares no knob 'y'; its knobs: x"),
-    (["--knob", "x", "--target", "G=0.3"], "unknown quantity 'G'"),
-    (["--knob", "x", "--target", "F"], "--target: expected QUANTITY=VALUE"),
-    (["--knob", "x", "--target", "F=abc"], "--target: expected QUANTITY=VALUE"),
-    (["--knob", "x", "--target", "F=0.3", "--interval", "40", "10"], "--interval: must have LO < HI"),
-    (["--knob", "x", "--target", "F=0.3", "--interval", "10", "10"], "--interval: must have LO < HI"),
-    (["--knob", "x", "--target", "F=0.3", "--interval", "-5", "10"], "leaves the domain"),
-    (["--knob", "x", "--target", "F=0.3", "--interval", "1.5", "10"], "takes integers"),
-    (["--knob", "x", "--target", "F=0.3", "--tolerance", "0"], "--tolerance: must be positive"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--knob", "y", "--target", "F=0.3"], "declares no knob 'y'; its knobs: x"),
+        (["--knob", "x", "--target", "G=0.3"], "unknown quantity 'G'"),
+        (["--knob", "x", "--target", "F"], "--target: expected QUANTITY=VALUE"),
+        (["--knob", "x", "--target", "F=abc"], "--target: expected QUANTITY=VALUE"),
+        (["--knob", "x", "--target", "F=0.3", "--interval", "40", "10"], "--interval: must have LO < HI"),
+        (["--knob", "x", "--target", "F=0.3", "--interval", "10", "10"], "--interval: must have LO < HI"),
+        (["--knob", "x", "--target", "F=0.3", "--interval", "-5", "10"], "leaves the domain"),
+        (["--knob", "x", "--target", "F=0.3", "--interval", "1.5", "10"], "takes integers"),
+        (["--knob", "x", "--target", "F=0.3", "--tolerance", "0"], "--tolerance: must be positive"),
+    ],
+)
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
     path = tmp_path / "linear.py"
     path.write_text("from tests.test_solve import LINEAR as STUDY\n")
@@ -112,10 +142,39 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
 def test_command_line_answer(tmp_path, capsys):
     path = tmp_path / "linear.py"
     path.write_text("from tests.test_solve import LINEAR as STUDY\n")
-    code = main(["solve", str(path), "--knob", "x", "--target", "F=0.3", "--profile", "smoke",
-                 "--out", str(tmp_path / "o"), "--quiet"])
+    code = main(
+        [
+            "solve",
+            str(path),
+            "--knob",
+            "x",
+            "--target",
+            "F=0.3",
+            "--profile",
+            "smoke",
+            "--out",
+            str(tmp_path / "o"),
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "x = " in out and "95% interval" in out
-    code = main(["solve", str(path), "--knob", "x", "--target", "F=0.9", "--interval", "10", "40",
-                 "--profile", "smoke", "--out", str(tmp_path / "o2"), "--quiet"])
+    code = main(
+        [
+            "solve",
+            str(path),
+            "--knob",
+            "x",
+            "--target",
+            "F=0.9",
+            "--interval",
+            "10",
+            "40",
+            "--profile",
+            "smoke",
+            "--out",
+            str(tmp_path / "o2"),
+            "--quiet",
+        ]
+    )
     assert code == 3 and "not reached" in capsys.readouterr().out

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from simstudy.sources import GaussianClasses, berrar_benchmark_sources, berrar_cv_source
+from simstudy.pipeline.sources import GaussianClasses, berrar_benchmark_sources, berrar_cv_source
 
 
 def test_study1_group3_matches_figure8():
@@ -37,7 +37,9 @@ def test_same_rng_same_data():
     assert all(np.array_equal(u, v) for u, v in zip(a, b))
 
 
-@pytest.mark.parametrize("kwargs, name", [({"n_features": 0}, "n_features"), ({"n_features": 2, "sigma": -1.0}, "sigma")])
+@pytest.mark.parametrize(
+    "kwargs, name", [({"n_features": 0}, "n_features"), ({"n_features": 2, "sigma": -1.0}, "sigma")]
+)
 def test_invalid_source_names_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         GaussianClasses(**kwargs)

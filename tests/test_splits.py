@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from simstudy.splits import folds, repeated_fold_ids, stratified_fold_ids
+from simstudy.pipeline.splits import folds, repeated_fold_ids, stratified_fold_ids
 
 
 @settings(max_examples=50, deadline=None)
@@ -40,9 +41,14 @@ def test_more_folds_than_cases_is_refused():
         stratified_fold_ids(np.arange(5) % 2, 6, 0)
 
 
-@pytest.mark.parametrize("labels,k", [(np.r_[np.zeros(13, int), np.ones(17, int)], 10),
-                                      (np.random.default_rng(1).integers(0, 4, 97), 5),
-                                      (np.array(list("abcab" * 4)), 2)])
+@pytest.mark.parametrize(
+    "labels,k",
+    [
+        (np.r_[np.zeros(13, int), np.ones(17, int)], 10),
+        (np.random.default_rng(1).integers(0, 4, 97), 5),
+        (np.array(list("abcab" * 4)), 2),
+    ],
+)
 def test_repeated_runs_are_the_single_partitions_drawn_in_turn(labels, k):
     """One generator, run after run: the same draws as stratified_fold_ids called repeatedly."""
     ids = repeated_fold_ids(labels, 6, k, np.random.default_rng(3))

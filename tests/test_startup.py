@@ -19,11 +19,13 @@ SLOW = ("pandas", "scipy.stats", "sklearn", "sklearnex", "matplotlib", "pyarrow"
 
 
 def _modules_after(argv, cwd):
-    code = ("import io, json, sys, contextlib\n"
-            "from simstudy.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    rc = main({argv!r})\n"
-            "print(json.dumps({'rc': rc, 'modules': sorted(sys.modules)}))\n")
+    code = (
+        "import io, json, sys, contextlib\n"
+        "from simstudy.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main({argv!r})\n"
+        "print(json.dumps({'rc': rc, 'modules': sorted(sys.modules)}))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -71,13 +73,16 @@ def test_lazy_module_imports_on_first_attribute_and_pickles():
         proxy.dumps = None
 
 
-@pytest.mark.parametrize("argv", [
-    ["--model", "t", "--statistic", "2.262", "--df", "9"],
-    ["--model", "t", "--p", "1e-300", "--df", "9", "--json"],
-    ["--model", "binomial", "--wins", "29", "--n", "44"],
-    ["--model", "bayes", "--wins", "29", "--n", "44"],
-    ["--model", "wilcoxon", "--p", "0.05", "--s-star", "0.779"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--model", "t", "--statistic", "2.262", "--df", "9"],
+        ["--model", "t", "--p", "1e-300", "--df", "9", "--json"],
+        ["--model", "binomial", "--wins", "29", "--n", "44"],
+        ["--model", "bayes", "--wins", "29", "--n", "44"],
+        ["--model", "wilcoxon", "--p", "0.05", "--s-star", "0.779"],
+    ],
+)
 def test_calculator_imports_no_slow_package(tmp_path, argv):
     got = _modules_after(["replication-probability", *argv], tmp_path)
     assert got["rc"] == 0

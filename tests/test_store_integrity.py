@@ -50,8 +50,9 @@ def one_line_error(capsys, *needles):
 
 
 def cli(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "simstudy.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "simstudy.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw
+    )
 
 
 @pytest.fixture(scope="module")
@@ -129,13 +130,18 @@ def test_foreign_chunk_is_recomputed_not_kept(reference, complete_run, tmp_path)
     assert info["chunks_computed"] == 1 and info["chunks_discarded"] == {"foreign": 1}
     pd.testing.assert_frame_equal(rows(load_run(DEMO, "smoke", out=complete_run)), rows(reference))
     meta = json.loads((victim / "chunk.json").read_text())
-    assert meta["identity"] == {"study": "demo", "condition": victim.parent.name, "start": meta["start"],
-                                "stop": meta["stop"], "root_seed": reference.manifest["root_seed"],
-                                "config_hash": reference.manifest["config_hash"]}
+    assert meta["identity"] == {
+        "study": "demo",
+        "condition": victim.parent.name,
+        "start": meta["start"],
+        "stop": meta["stop"],
+        "root_seed": reference.manifest["root_seed"],
+        "config_hash": reference.manifest["config_hash"],
+    }
 
 
 # -- 2. provenance -----------------------------------------------------------------------------
-STUDY_FILE = '''
+STUDY_FILE = """
 import dataclasses
 from simstudy.studies.demo import STUDY as _DEMO
 
@@ -143,7 +149,7 @@ def replicate(condition, rng):
     return _DEMO.replicate(condition, rng)
 
 STUDY = dataclasses.replace(_DEMO, replicate=replicate)
-'''
+"""
 
 
 def load_study_file(path: Path, name: str):
@@ -170,16 +176,18 @@ def test_changed_code_refuses_resume_until_fresh(reference, tmp_path, capsys):
     fresh = run_study(edited, "smoke", out=out, fresh=True, progress=False)
     assert "moved the earlier run" in capsys.readouterr().err
     aside = list(tmp_path.glob("run.replaced-*"))
-    assert len(aside) == 1 and json.loads((aside[0] / "manifest.json").read_text())["provenance"]["code"] \
+    assert (
+        len(aside) == 1
+        and json.loads((aside[0] / "manifest.json").read_text())["provenance"]["code"]
         != fresh.manifest["provenance"]["code"]
+    )
     assert fresh.complete and len(fresh.manifest["runs"]) == 1
     pd.testing.assert_frame_equal(rows(fresh), rows(reference))
 
 
 def test_changed_versions_named_and_history_kept(complete_run, monkeypatch):
     real = runner_mod.metadata.version
-    monkeypatch.setattr(runner_mod.metadata, "version",
-                        lambda pkg: "0.0.1" if pkg == "numpy" else real(pkg))
+    monkeypatch.setattr(runner_mod.metadata, "version", lambda pkg: "0.0.1" if pkg == "numpy" else real(pkg))
     # a complete run computes nothing: rerunning it with other versions is harmless and recorded
     again = run_study(DEMO, "smoke", out=complete_run, progress=False)
     runs = again.manifest["runs"]
@@ -201,8 +209,16 @@ def test_chunks_record_provenance(reference):
 # -- 3. readers read only what chunk.json lists --------------------------------------------------
 def test_unlisted_parquet_is_never_read(reference, complete_run, capsys):
     chunk = sorted(complete_run.glob("chunks/*/*"))[0]
-    phantom = pd.DataFrame({"study": ["demo"], "condition": ["mu0"], "replication": [0], "seed": [1],
-                            "error": ["phantom"], "traceback": ["x"]})
+    phantom = pd.DataFrame(
+        {
+            "study": ["demo"],
+            "condition": ["mu0"],
+            "replication": [0],
+            "seed": [1],
+            "error": ["phantom"],
+            "traceback": ["x"],
+        }
+    )
     phantom.to_parquet(chunk / "failures.parquet", index=False)
     pd.DataFrame({"x": [1]}).to_parquet(chunk / "extra.parquet", index=False)
     run = load_run(DEMO, "smoke", out=complete_run)
@@ -284,14 +300,14 @@ def test_sigkill_of_a_two_job_run_leaves_no_worker(tmp_path):
     out = tmp_path / "killed"
     proc = cli("run", "demo", "--profile", "quick", "--jobs", "2", "--quiet", "--out", str(out))
     try:
-        assert wait_for(lambda: len(_children(proc.pid)) >= 2 and any(out.glob("chunks/*/*/chunk.json")),
-                        timeout=120)
+        assert wait_for(lambda: len(_children(proc.pid)) >= 2 and any(out.glob("chunks/*/*/chunk.json")), timeout=120)
         workers = _children(proc.pid)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate()
-    assert wait_for(lambda: not any(_alive(p) for p in workers), timeout=10, step=0.1), \
-        [p for p in workers if _alive(p)]
+    assert wait_for(lambda: not any(_alive(p) for p in workers), timeout=10, step=0.1), [
+        p for p in workers if _alive(p)
+    ]
 
 
 # -- 6. bad input: one line, exit 2, nothing written or changed ------------------------------------
@@ -318,8 +334,23 @@ def test_unreachable_scheduler_fails_fast_and_writes_nothing(tmp_path, capsys):
     pytest.importorskip("distributed")
     out = tmp_path / "never"
     t0 = time.time()
-    assert main(["run", "demo", "--profile", "smoke", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
-                 "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "demo",
+                "--profile",
+                "smoke",
+                "--backend",
+                "dask",
+                "--scheduler",
+                "tcp://127.0.0.1:9",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert time.time() - t0 < runner_mod.CONNECT_TIMEOUT + 10
     one_line_error(capsys, "--scheduler", "127.0.0.1:9")
     assert not out.exists()
@@ -347,8 +378,12 @@ def _mount_tmpfs(path: Path, size: str) -> bool:
     path.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0 or not shutil.which("mount"):
         return False
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def _umount(path: Path):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from simstudy.engine import get_study, list_studies, run_study
-from simstudy.reproduce import berrar_table1, comparison_report
+from simstudy.outputs.published import berrar_table1, comparison_report
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = ("berrar1", "berrar2", "berrar3", "berrar4")
@@ -74,8 +74,20 @@ def test_table1_from_stored_results(results):
 @pytest.mark.parametrize("script", ["figure9", "figure10", "figure11", "figure12", "figure13", "figure14", "table1"])
 def test_figure_scripts_write_png_and_pdf(results, tmp_path, script):
     out = tmp_path / "fig"
-    proc = subprocess.run([sys.executable, str(ROOT / "figures" / f"{script}.py"), "--profile", "smoke",
-                           "--results", str(results), "--out", str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "figures" / f"{script}.py"),
+            "--profile",
+            "smoke",
+            "--results",
+            str(results),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     if script != "table1":
         assert (out / f"{script}.png").stat().st_size > 1000 and (out / f"{script}.pdf").exists()
@@ -83,7 +95,8 @@ def test_figure_scripts_write_png_and_pdf(results, tmp_path, script):
 
 @pytest.mark.parametrize("script", ["figure2", "figure4"])
 def test_analytic_figures(tmp_path, script):
-    proc = subprocess.run([sys.executable, str(ROOT / "figures" / f"{script}.py"), "--out", str(tmp_path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "figures" / f"{script}.py"), "--out", str(tmp_path)], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / f"{script}.png").exists()

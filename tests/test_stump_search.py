@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simstudy.learners._stump import stump_search
-from simstudy.learners.weka import DecisionStump, _cond_entropy
+from simstudy.pipeline.learners._stump import stump_search
+from simstudy.pipeline.learners.weka import DecisionStump, _cond_entropy
 
 
 def _one_by_one(X, onehot, nominal_mask, n_categories):
@@ -50,8 +50,11 @@ def _data(rng):
     nominal = rng.random(p) < 0.5
     X = np.empty((n, p))
     for j in range(p):
-        X[:, j] = rng.integers(0, int(rng.integers(1, 5)), n) if nominal[j] else \
-            np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # rounding makes ties
+        X[:, j] = (
+            rng.integers(0, int(rng.integers(1, 5)), n)
+            if nominal[j]
+            else np.round(rng.normal(size=n), int(rng.integers(0, 3)))
+        )  # rounding makes ties
         if rng.random() < 0.3:
             X[rng.random(n) < 0.2, j] = np.nan
         if rng.random() < 0.1:
@@ -75,7 +78,9 @@ def test_batched_search_equals_one_by_one(seed):
 
 
 def test_no_attributes():
-    assert stump_search(np.zeros((5, 0)), np.eye(2)[[0, 1, 0, 1, 1]], np.zeros(0, bool), np.zeros(0, int),
-                        _cond_entropy) is None
+    assert (
+        stump_search(np.zeros((5, 0)), np.eye(2)[[0, 1, 0, 1, 1]], np.zeros(0, bool), np.zeros(0, int), _cond_entropy)
+        is None
+    )
     m = DecisionStump().fit(np.zeros((5, 0)), np.array([0, 1, 0, 1, 1]))
     assert m.attribute_ == -1 and np.allclose(m.predict_proba(np.zeros((2, 0))), [[0.4, 0.6], [0.4, 0.6]])

@@ -10,9 +10,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.compare import (NA, TOO_FEW, Published, compare, comparison_markdown, comparison_view,
-                              format_difference, format_interval, format_number, html_table, is_inside,
-                              markdown_table, possible_range, verdict_of)
+from simstudy.outputs.tables import (
+    NA,
+    TOO_FEW,
+    Published,
+    compare,
+    comparison_markdown,
+    comparison_view,
+    format_difference,
+    format_interval,
+    format_number,
+    html_table,
+    is_inside,
+    markdown_table,
+    possible_range,
+    verdict_of,
+)
 
 
 def _gfm_cells(line: str) -> list[str]:
@@ -52,12 +65,14 @@ def _html_cells(text: str):
     return parser.rows, parser.classes
 
 
-FRAME = pd.DataFrame({
-    "quantity": ["mean |P_w - F| over groups", "group 3: P_w", "a <b> & c"],
-    "published": [0.009792, 0.73, np.nan],
-    "ours": [0.1153, np.nan, 2.0],
-    "note": [None, "x | y", "plain"],
-})
+FRAME = pd.DataFrame(
+    {
+        "quantity": ["mean |P_w - F| over groups", "group 3: P_w", "a <b> & c"],
+        "published": [0.009792, 0.73, np.nan],
+        "ours": [0.1153, np.nan, 2.0],
+        "note": [None, "x | y", "plain"],
+    }
+)
 
 
 def test_pipe_in_a_cell_does_not_shift_columns():
@@ -114,8 +129,17 @@ def test_intervals_are_clipped_to_the_possible_range():
     assert format_interval(-0.25, 1.05, possible_range("P-F")) == "[-0.2500, 1]"
     assert format_interval(-195.9964, 195.9964, possible_range("min_norm_r2")) == "[-100, 100]"
     # in a comparison and in a summary table alike
-    table = pd.DataFrame({"g": [3], "F": [0.9], "F_mc_low": [0.7], "F_mc_high": [1.2],
-                          "mean_statistic": [2.0], "mean_statistic_mc_low": [-0.5], "mean_statistic_mc_high": [4.5]})
+    table = pd.DataFrame(
+        {
+            "g": [3],
+            "F": [0.9],
+            "F_mc_low": [0.7],
+            "F_mc_high": [1.2],
+            "mean_statistic": [2.0],
+            "mean_statistic_mc_low": [-0.5],
+            "mean_statistic_mc_high": [4.5],
+        }
+    )
     cmp = compare({"t": table}, [Published("F", "t", "F", 0.95, (("g", 3),))])
     assert comparison_view(cmp)["Our 95% MC interval"].tolist() == ["[0.7000, 1]"]
     cells = _gfm_cells(markdown_table(table).splitlines()[2])
@@ -128,8 +152,15 @@ def test_inside_rule_is_closed_at_both_ends_and_uses_the_printed_ends():
     assert not is_inside(2.001, 0.3162, 2.0) and is_inside(1.0, 0.5, 1.0)
     assert is_inside(0.5, np.nan, 1.0) is None
     # the same rule in every row: an upper end equal to the published value is inside in both rows
-    table = pd.DataFrame({"d": ["a", "b"], "n": [10, 10], "accepts": [2, 2],
-                          "accepts_mc_low": [0.3162, 0.3162], "accepts_mc_high": [2.0, 1.9999999999]})
+    table = pd.DataFrame(
+        {
+            "d": ["a", "b"],
+            "n": [10, 10],
+            "accepts": [2, 2],
+            "accepts_mc_low": [0.3162, 0.3162],
+            "accepts_mc_high": [2.0, 1.9999999999],
+        }
+    )
     pub = [Published(f"{d}: accepts", "cells", "accepts", 2.0, (("d", d),)) for d in "ab"]
     cmp = compare({"cells": table}, pub)
     assert list(cmp["published_inside"]) == [True, True] and list(cmp["verdict"]) == ["inside", "inside"]
@@ -191,13 +222,15 @@ STUDY = Study(
 def test_reduced_scale_is_decided_by_the_replications_stored(tmp_path):
     from simstudy.engine import load_run, run_study
     from simstudy.engine.study import load_study_file
-    from simstudy.reproduce import reduced_scale
+    from simstudy.outputs.published import reduced_scale
 
     path = tmp_path / "scaled_means.py"
     path.write_text(SCALED_STUDY)
     st = load_study_file(path)
-    for profile, expected in (("smoke", "2 replications stored in 1 condition, 3 in 1 at the paper profile"),
-                              ("small", None)):
+    for profile, expected in (
+        ("smoke", "2 replications stored in 1 condition, 3 in 1 at the paper profile"),
+        ("small", None),
+    ):
         out = tmp_path / "results" / profile
         run_study(st, profile, out=out, progress=False)
         assert reduced_scale(st, load_run(st, profile=profile, out=out)) == expected
@@ -206,8 +239,15 @@ def test_reduced_scale_is_decided_by_the_replications_stored(tmp_path):
 def test_table_headers_are_words():
     cmp = compare({"t": pd.DataFrame({"F": [0.5]})}, [Published("F", "t", "F", 0.5)])
     header = _gfm_cells(comparison_markdown("demo", cmp).split("\n\n")[2].splitlines()[0])
-    assert header == ["Quantity", "Published", "Ours", "Our 95% MC interval", "Ours - published",
-                      "Published inside?", "Source"]
+    assert header == [
+        "Quantity",
+        "Published",
+        "Ours",
+        "Our 95% MC interval",
+        "Ours - published",
+        "Published inside?",
+        "Source",
+    ]
     assert "published_inside" not in markdown_table(cmp.drop(columns=["verdict"]))
 
 
@@ -219,7 +259,7 @@ def test_whole_numbers_print_as_integers(value):
 def test_the_one_clopper_pearson_is_scipys():
     from scipy.stats import binomtest
 
-    from simstudy.summaries import clopper_pearson
+    from simstudy.statistics.intervals import clopper_pearson
 
     k, n = np.array([0, 1, 7, 20, 3]), np.array([20, 20, 20, 20, 4])
     lo, hi = clopper_pearson(k, n)

@@ -5,12 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simstudy.data import MISSING_UCI, load_uci, uci_datasets
-from simstudy.data.uci import uci_provenance
+from simstudy.pipeline.data import MISSING_UCI, load_uci, uci_datasets
+from simstudy.pipeline.data.uci import uci_provenance
 
 KNOWN = {  # instances, attributes (class excluded), classes
-    "iris": (150, 4, 3), "vote": (435, 16, 2), "German credit": (1000, 20, 2), "pima diabetes": (768, 8, 2),
-    "soybean": (683, 35, 19), "sonar": (208, 60, 2), "Wisconsin breast cancer": (699, 9, 2), "zoo": (101, 16, 7),
+    "iris": (150, 4, 3),
+    "vote": (435, 16, 2),
+    "German credit": (1000, 20, 2),
+    "pima diabetes": (768, 8, 2),
+    "soybean": (683, 35, 19),
+    "sonar": (208, 60, 2),
+    "Wisconsin breast cancer": (699, 9, 2),
+    "zoo": (101, 16, 7),
     "autos": (205, 25, 7),
 }
 
@@ -57,8 +63,10 @@ WEKA_JAR = "/usr/share/java/weka.jar"
 
 
 @pytest.mark.needs_weka
-@pytest.mark.skipif(not __import__("os").path.exists(WEKA_JAR) or __import__("shutil").which("java") is None,
-                    reason="java or Debian's weka.jar missing")
+@pytest.mark.skipif(
+    not __import__("os").path.exists(WEKA_JAR) or __import__("shutil").which("java") is None,
+    reason="java or Debian's weka.jar missing",
+)
 def test_weka_agrees_on_a_converted_data_set():
     """zoo comes from mlbench through our conversion: Weka 3.6 must predict as our learners do on its folds."""
     import sys

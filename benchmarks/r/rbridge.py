@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simstudy.sources import berrar_benchmark_sources, berrar_cv_source
-from simstudy.splits import folds, stratified_fold_ids
+from simstudy.pipeline.sources import berrar_benchmark_sources, berrar_cv_source
+from simstudy.pipeline.splits import folds, stratified_fold_ids
 
 R_SCRIPT = Path(__file__).with_name("learners_r.R")
 
@@ -42,8 +42,7 @@ def r_available() -> bool:
     """True when Rscript runs and loads e1071 and randomForest."""
     if shutil.which("Rscript") is None:
         return False
-    res = subprocess.run(["Rscript", "-e", "library(e1071); library(randomForest)"],
-                         capture_output=True, timeout=60)
+    res = subprocess.run(["Rscript", "-e", "library(e1071); library(randomForest)"], capture_output=True, timeout=60)
     return res.returncode == 0
 
 
@@ -64,8 +63,10 @@ def cv_tasks(n_features: int, replication_seed: int, *, learners=("svm", "rf"), 
     rng = np.random.default_rng(replication_seed)
     X, y = berrar_cv_source(n_features).sample(n_cases, rng)
     ids = stratified_fold_ids(y, n_folds, rng)
-    return [Task(f"cv{n_features}r{replication_seed}f{f}", X[tr], y[tr], X[te], y[te], tuple(learners), rf_seeds)
-            for f, (tr, te) in enumerate(folds(ids))]
+    return [
+        Task(f"cv{n_features}r{replication_seed}f{f}", X[tr], y[tr], X[te], y[te], tuple(learners), rf_seeds)
+        for f, (tr, te) in enumerate(folds(ids))
+    ]
 
 
 def _write_csv(path, X, y):
@@ -96,9 +97,13 @@ def run_r(directory, tasks):
     out = {}
     for t in tasks:
         for learner in t.learners:
-            data = np.genfromtxt(directory / f"{t.id}_{learner}.csv", delimiter=",", names=True, dtype=None, encoding="utf-8")
+            data = np.genfromtxt(
+                directory / f"{t.id}_{learner}.csv", delimiter=",", names=True, dtype=None, encoding="utf-8"
+            )
             if learner == "rf":
-                out[(t.id, "rf")] = np.column_stack([np.asarray(data[name], dtype=np.int64) for name in data.dtype.names])
+                out[(t.id, "rf")] = np.column_stack(
+                    [np.asarray(data[name], dtype=np.int64) for name in data.dtype.names]
+                )
             else:
                 out[(t.id, learner)] = np.atleast_1d(np.asarray(data["pred"], dtype=np.int64))
                 if learner == "nb":

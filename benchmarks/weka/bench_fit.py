@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
-from simstudy.learners.weka import DecisionStump, WekaNaiveBayes
+from simstudy.pipeline.learners.weka import DecisionStump, WekaNaiveBayes
 
 
 def rate(make, X, y, seconds=2.0):

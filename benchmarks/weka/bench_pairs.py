@@ -13,8 +13,8 @@ import time
 import numpy as np
 from sklearn.svm import SVC
 
-from simstudy.learners import SMO, TAN, WekaNaiveBayes
-from simstudy.sources.bayesnet import load_source
+from simstudy.pipeline.learners import SMO, TAN, WekaNaiveBayes
+from simstudy.pipeline.sources.bayesnet import load_source
 
 
 def per_call(make, X, y, seconds=2.0):
@@ -31,11 +31,14 @@ def main():
     X, y = load_source("bouckaert3").sample(300, np.random.default_rng(0))
     X = X.astype(float)
     kw = {"nominal": np.ones(10, dtype=bool), "n_categories": [2] * 10, "n_classes": 2}
-    rows = [("TAN", lambda: TAN(**kw)), ("SMO (Weka's solver, the default)", lambda: SMO(**kw)),
-            ("SMO (backend='libsvm')", lambda: SMO(backend="libsvm", **kw)),
-            ("SMO (backend='sklearn')", lambda: SMO(backend="sklearn", **kw)),
-            ("WekaNaiveBayes", lambda: WekaNaiveBayes(**kw)),
-            ("sklearn SVC(kernel='linear')", lambda: SVC(kernel="linear", C=1.0, tol=1e-3))]
+    rows = [
+        ("TAN", lambda: TAN(**kw)),
+        ("SMO (Weka's solver, the default)", lambda: SMO(**kw)),
+        ("SMO (backend='libsvm')", lambda: SMO(backend="libsvm", **kw)),
+        ("SMO (backend='sklearn')", lambda: SMO(backend="sklearn", **kw)),
+        ("WekaNaiveBayes", lambda: WekaNaiveBayes(**kw)),
+        ("sklearn SVC(kernel='linear')", lambda: SVC(kernel="linear", C=1.0, tol=1e-3)),
+    ]
     print("| learner | ms per fit + predict |")
     print("|---|---|")
     for name, make in rows:

@@ -14,19 +14,23 @@ import tempfile
 
 import numpy as np
 
-from simstudy.data import read_arff, write_arff
-from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes
+from simstudy.pipeline.data import read_arff, write_arff
+from simstudy.pipeline.learners.weka import IB1, DecisionStump, WekaNaiveBayes
 
 WEKA_JAR = "/usr/share/java/weka.jar"
 EXAMPLES = "/usr/share/doc/weka/examples"
-WEKA_CLASSES = {"NaiveBayes": "weka.classifiers.bayes.NaiveBayes", "IB1": "weka.classifiers.lazy.IB1",
-                 "DecisionStump": "weka.classifiers.trees.DecisionStump"}
+WEKA_CLASSES = {
+    "NaiveBayes": "weka.classifiers.bayes.NaiveBayes",
+    "IB1": "weka.classifiers.lazy.IB1",
+    "DecisionStump": "weka.classifiers.trees.DecisionStump",
+}
 
 
 def weka_predictions(cls, train, test):
     """Predicted class codes from Weka (``-p 0`` output: inst#, actual, predicted, ...)."""
-    out = subprocess.run(["java", "-cp", WEKA_JAR, cls, "-t", train, "-T", test, "-p", "0"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["java", "-cp", WEKA_JAR, cls, "-t", train, "-T", test, "-p", "0"], capture_output=True, text=True, check=True
+    ).stdout
     preds = []
     for line in out.splitlines():
         codes = re.findall(r"\s(\d+):", " " + line)
@@ -60,14 +64,23 @@ def crosscheck(d, n_folds=10, seed=1, learners=("NaiveBayes", "IB1", "DecisionSt
             paths = []
             for part, idx in (("train", tr), ("test", te)):
                 p = os.path.join(tmp, f"{part}.arff")
-                write_arff(p, d.X[idx], d.y[idx], names=d.names, categories=d.categories,
-                           class_categories=d.class_categories, class_name=d.class_name)
+                write_arff(
+                    p,
+                    d.X[idx],
+                    d.y[idx],
+                    names=d.names,
+                    categories=d.categories,
+                    class_categories=d.class_categories,
+                    class_name=d.class_name,
+                )
                 paths.append(p)
             for name in learners:
                 w = weka_predictions(WEKA_CLASSES[name], *paths)
                 o = ours(name, d, d.X[tr], d.y[tr], d.X[te], ncat)
                 yt = d.y[te]
-                rows.append((name, f, float(np.mean(w == yt)), float(np.mean(o == yt)), int(np.sum(w != o)), int(te.sum())))
+                rows.append(
+                    (name, f, float(np.mean(w == yt)), float(np.mean(o == yt)), int(np.sum(w != o)), int(te.sum()))
+                )
     return rows
 
 
@@ -75,9 +88,11 @@ def random_binary(n=300, p=10, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(n, p)).astype(float)
     y = ((X[:, 0] + X[:, 1] + rng.random(n) * 1.5) > 1.5).astype(float)
-    from simstudy.data.arff import ArffData
-    return ArffData("binary", tuple(f"a{j}" for j in range(p)), tuple(("0", "1") for _ in range(p)),
-                    X, y, "class", ("0", "1"))
+    from simstudy.pipeline.data.arff import ArffData
+
+    return ArffData(
+        "binary", tuple(f"a{j}" for j in range(p)), tuple(("0", "1") for _ in range(p)), X, y, "class", ("0", "1")
+    )
 
 
 def main(argv):
@@ -91,8 +106,11 @@ def main(argv):
             r = [x for x in rows if x[0] == learner]
             wa = sum(x[2] * x[5] for x in r) / sum(x[5] for x in r)
             oa = sum(x[3] * x[5] for x in r) / sum(x[5] for x in r)
-            print(f"| {nm} | {learner} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[4] for x in r)} / {sum(x[5] for x in r)} "
-                  f"| {max(abs(x[2] - x[3]) for x in r):.4f} |", flush=True)
+            print(
+                f"| {nm} | {learner} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[4] for x in r)} / {sum(x[5] for x in r)} "
+                f"| {max(abs(x[2] - x[3]) for x in r):.4f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

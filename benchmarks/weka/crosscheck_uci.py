@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import crosscheck  # noqa: E402
 import j48_crosscheck  # noqa: E402
 
-from simstudy.data import load_uci, uci_datasets  # noqa: E402
+from simstudy.pipeline.data import load_uci, uci_datasets  # noqa: E402
 
 
 def main(argv):
@@ -30,8 +30,14 @@ def main(argv):
         for learner in ("NaiveBayes", "IB1"):
             r = [x for x in rows if x[0] == learner]
             n = sum(x[5] for x in r)
-            line = (name, learner, sum(x[2] * x[5] for x in r) / n, sum(x[3] * x[5] for x in r) / n,
-                    sum(x[4] for x in r), n)
+            line = (
+                name,
+                learner,
+                sum(x[2] * x[5] for x in r) / n,
+                sum(x[3] * x[5] for x in r) / n,
+                sum(x[4] for x in r),
+                n,
+            )
             print("| {} | {} | {:.4f} | {:.4f} | {} / {} |".format(*line), flush=True)
             totals.setdefault(learner, [0, 0])
             totals[learner][0] += line[4]
@@ -39,8 +45,11 @@ def main(argv):
         r = j48_crosscheck.crosscheck_j48(d)
         n = sum(x[4] for x in r)
         diff = sum(x[3] for x in r)
-        print(f"| {name} | J48 | {sum(x[1] * x[4] for x in r) / n:.4f} | {sum(x[2] * x[4] for x in r) / n:.4f} "
-              f"| {diff} / {n} |", flush=True)
+        print(
+            f"| {name} | J48 | {sum(x[1] * x[4] for x in r) / n:.4f} | {sum(x[2] * x[4] for x in r) / n:.4f} "
+            f"| {diff} / {n} |",
+            flush=True,
+        )
         totals.setdefault("J48", [0, 0])
         totals["J48"][0] += diff
         totals["J48"][1] += n

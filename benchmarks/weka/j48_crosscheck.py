@@ -23,12 +23,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from crosscheck import EXAMPLES, WEKA_JAR, random_binary  # noqa: E402
 
-from simstudy.data import read_arff, write_arff  # noqa: E402
-from simstudy.learners.j48 import J48  # noqa: E402
+from simstudy.pipeline.data import read_arff, write_arff  # noqa: E402
+from simstudy.pipeline.learners.j48 import J48  # noqa: E402
 
-OPTIONS = {"default": ([], {}), "unpruned": (["-U"], {"unpruned": True}),
-           "no-raising": (["-S"], {"subtree_raising": False}),
-           "cf0.1": (["-C", "0.1"], {"confidence": 0.1}), "min-leaf5": (["-M", "5"], {"min_leaf": 5})}
+OPTIONS = {
+    "default": ([], {}),
+    "unpruned": (["-U"], {"unpruned": True}),
+    "no-raising": (["-S"], {"subtree_raising": False}),
+    "cf0.1": (["-C", "0.1"], {"confidence": 0.1}),
+    "min-leaf5": (["-M", "5"], {"min_leaf": 5}),
+}
 
 
 def weka_j48(train, test, flags):
@@ -37,8 +41,20 @@ def weka_j48(train, test, flags):
     Each row reads ``inst# actual predicted [+] p1,p2,...`` with the predicted class's
     probability starred; labels may hold spaces, so the codes are found as ``<digits>:``.
     """
-    cmd = ["java", "-cp", WEKA_JAR, "weka.classifiers.trees.J48", *flags,
-           "-t", train, "-T", test, "-p", "0", "-distribution"]
+    cmd = [
+        "java",
+        "-cp",
+        WEKA_JAR,
+        "weka.classifiers.trees.J48",
+        *flags,
+        "-t",
+        train,
+        "-T",
+        test,
+        "-p",
+        "0",
+        "-distribution",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     preds, dists = [], []
     for line in out.splitlines():
@@ -64,8 +80,15 @@ def shape_check(d, variant="default"):
     ncat = [len(c) if c is not None else 0 for c in d.categories]
     with tempfile.TemporaryDirectory() as tmp:
         p = os.path.join(tmp, "all.arff")
-        write_arff(p, d.X, d.y, names=d.names, categories=d.categories,
-                   class_categories=d.class_categories, class_name=d.class_name)
+        write_arff(
+            p,
+            d.X,
+            d.y,
+            names=d.names,
+            categories=d.categories,
+            class_categories=d.class_categories,
+            class_name=d.class_name,
+        )
         w = weka_tree_shape(p, flags)
     m = J48(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **params).fit(d.X, d.y)
     return w, (m.n_leaves(), m.tree_size())
@@ -88,16 +111,31 @@ def crosscheck_j48(d, n_folds=10, seed=1, variant="default"):
             paths = []
             for part, idx in (("train", tr), ("test", te)):
                 p = os.path.join(tmp, f"{part}.arff")
-                write_arff(p, d.X[idx], d.y[idx], names=d.names, categories=d.categories,
-                           class_categories=d.class_categories, class_name=d.class_name)
+                write_arff(
+                    p,
+                    d.X[idx],
+                    d.y[idx],
+                    names=d.names,
+                    categories=d.categories,
+                    class_categories=d.class_categories,
+                    class_name=d.class_name,
+                )
                 paths.append(p)
             w, wp = weka_j48(*paths, flags)
             m = J48(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **params)
             m.fit(d.X[tr], d.y[tr])
             o, op = m.predict(d.X[te]), m.predict_proba(d.X[te])
             yt = d.y[te]
-            rows.append((f, float(np.mean(w == yt)), float(np.mean(o == yt)), int(np.sum(w != o)), int(te.sum()),
-                         float(np.max(np.abs(wp - op)))))
+            rows.append(
+                (
+                    f,
+                    float(np.mean(w == yt)),
+                    float(np.mean(o == yt)),
+                    int(np.sum(w != o)),
+                    int(te.sum()),
+                    float(np.max(np.abs(wp - op))),
+                )
+            )
     return rows
 
 
@@ -107,7 +145,7 @@ def random_mixed(n=400, seed=0):
     Two nominal attributes have a rarely used or never used category (empty branches); the
     numeric ones are rounded so that many values tie.
     """
-    from simstudy.data.arff import ArffData
+    from simstudy.pipeline.data.arff import ArffData
 
     rng = np.random.default_rng(seed)
     X = np.empty((n, 8))
@@ -129,7 +167,7 @@ def random_mixed(n=400, seed=0):
 def random_many_valued(n=120, seed=0):
     """A nominal attribute with 50 categories (at least 0.3 n, so Weka leaves it out of the
     average gain unless every attribute is like it) beside weaker binary and numeric ones."""
-    from simstudy.data.arff import ArffData
+    from simstudy.pipeline.data.arff import ArffData
 
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, 50, n)
@@ -145,7 +183,7 @@ def random_many_valued(n=120, seed=0):
 def random_small(seed):
     """A small random data set: 8-79 rows, 1-5 nominal or numeric attributes (rounded to 0-2
     decimals), 2-4 classes, a class partly driven by the first attribute, 0, 10 or 30 % missing."""
-    from simstudy.data.arff import ArffData
+    from simstudy.pipeline.data.arff import ArffData
 
     rng = np.random.default_rng(seed)
     n, p, c = int(rng.integers(8, 80)), int(rng.integers(1, 6)), int(rng.integers(2, 5))
@@ -159,8 +197,7 @@ def random_small(seed):
         y = np.where(rng.random(n) < 0.6, (X[:, 0] > np.median(X[:, 0])).astype(float) % c, y)
     X[rng.random(X.shape) < rng.choice([0, 0.1, 0.3])] = np.nan
     cats = tuple(tuple(f"v{i}" for i in range(ks[j])) if nom[j] else None for j in range(p))
-    return ArffData("small", tuple(f"a{j}" for j in range(p)), cats, X, y, "class",
-                    tuple(f"c{i}" for i in range(c)))
+    return ArffData("small", tuple(f"a{j}" for j in range(p)), cats, X, y, "class", tuple(f"c{i}" for i in range(c)))
 
 
 def random_check(seeds, variant="default"):
@@ -177,8 +214,15 @@ def random_check(seeds, variant="default"):
             paths = []
             for part, idx in (("train", tr), ("test", ~tr)):
                 p = os.path.join(tmp, f"{part}.arff")
-                write_arff(p, d.X[idx], d.y[idx], names=d.names, categories=d.categories,
-                           class_categories=d.class_categories, class_name=d.class_name)
+                write_arff(
+                    p,
+                    d.X[idx],
+                    d.y[idx],
+                    names=d.names,
+                    categories=d.categories,
+                    class_categories=d.class_categories,
+                    class_name=d.class_name,
+                )
                 paths.append(p)
             w, wp = weka_j48(*paths, flags)
             ncat = [len(c) if c is not None else 0 for c in d.categories]
@@ -208,11 +252,20 @@ def main(argv):
         bad = random_check(range(n), variant)
         print(f"J48 {variant}: {len(bad)} of {n} small random data sets differ from Weka {bad}")
         return
-    names = argv or ["vote", "breast-cancer", "soybean", "binary", "mixed", "many-valued", "iris", "diabetes",
-                     "glass", "ionosphere"]
+    names = argv or [
+        "vote",
+        "breast-cancer",
+        "soybean",
+        "binary",
+        "mixed",
+        "many-valued",
+        "iris",
+        "diabetes",
+        "glass",
+        "ionosphere",
+    ]
     print(f"J48 {variant}")
-    print("| data | folds | Weka acc | ours acc | differing / tested | max abs. prob. diff "
-          "| leaves/size Weka | ours |")
+    print("| data | folds | Weka acc | ours acc | differing / tested | max abs. prob. diff | leaves/size Weka | ours |")
     print("|---|---|---|---|---|---|---|---|")
     for nm in names:
         d = load(nm)
@@ -221,8 +274,11 @@ def main(argv):
         tot = sum(x[4] for x in r)
         wa = sum(x[1] * x[4] for x in r) / tot
         oa = sum(x[2] * x[4] for x in r) / tot
-        print(f"| {nm} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[3] for x in r)} / {tot} "
-              f"| {max(x[5] for x in r):.4f} | {wl}/{ws} | {ol}/{os_} |", flush=True)
+        print(
+            f"| {nm} | {len(r)} | {wa:.4f} | {oa:.4f} | {sum(x[3] for x in r)} / {tot} "
+            f"| {max(x[5] for x in r):.4f} | {wl}/{ws} | {ol}/{os_} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

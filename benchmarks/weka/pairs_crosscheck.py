@@ -7,12 +7,12 @@ Usage: .venv/bin/python benchmarks/weka/pairs_crosscheck.py [--random=N] [datase
 
 A data set is ``bouckaert3:SEED`` (300 cases drawn from Bouckaert's third synthetic
 source with ``np.random.default_rng(SEED)``) or the name of a UCI set shipped with
-simstudy (``simstudy.data.load_uci``).  Default: five bouckaert3 samples and the
+simstudy (``simstudy.pipeline.data.load_uci``).  Default: five bouckaert3 samples and the
 UCI sets breast-cancer, vote, soybean (TAN and SMO), zoo, iris and German credit
 (SMO only: TAN takes nominal attributes only).
 
 Folds: ``np.random.default_rng(1).permutation(n) % 10`` as in ``crosscheck.py``;
-each fold is written to ARFF with ``simstudy.data.write_arff`` and all folds of a
+each fold is written to ARFF with ``simstudy.pipeline.data.write_arff`` and all folds of a
 data set are run in one JVM by ``FoldRunner.java`` (compiled on first use into a
 temporary directory; it needs ``javac``), which prints Weka's class distributions
 at full precision and, for SMO, the output of every pairwise machine.
@@ -38,26 +38,50 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crosscheck import WEKA_JAR  # noqa: E402
 
-from simstudy.data import load_uci, write_arff  # noqa: E402
-from simstudy.data.arff import ArffData  # noqa: E402
-from simstudy.learners.j48 import J48  # noqa: E402
-from simstudy.learners.smo import SMO  # noqa: E402
-from simstudy.learners.tan import TAN  # noqa: E402
-from simstudy.learners.weka import IB1, DecisionStump, WekaNaiveBayes  # noqa: E402
+from simstudy.pipeline.data import load_uci, write_arff  # noqa: E402
+from simstudy.pipeline.data.arff import ArffData  # noqa: E402
+from simstudy.pipeline.learners.j48 import J48  # noqa: E402
+from simstudy.pipeline.learners.smo import SMO  # noqa: E402
+from simstudy.pipeline.learners.tan import TAN  # noqa: E402
+from simstudy.pipeline.learners.weka import IB1, DecisionStump, WekaNaiveBayes  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 WEKA = {
-    "TAN": ("weka.classifiers.bayes.BayesNet",
-            ["-D", "-Q", "weka.classifiers.bayes.net.search.local.TAN", "--", "-S", "BAYES",
-             "-E", "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A", "0.5"]),
+    "TAN": (
+        "weka.classifiers.bayes.BayesNet",
+        [
+            "-D",
+            "-Q",
+            "weka.classifiers.bayes.net.search.local.TAN",
+            "--",
+            "-S",
+            "BAYES",
+            "-E",
+            "weka.classifiers.bayes.net.estimate.SimpleEstimator",
+            "--",
+            "-A",
+            "0.5",
+        ],
+    ),
     "SMO": ("weka.classifiers.functions.SMO", []),
     "NaiveBayes": ("weka.classifiers.bayes.NaiveBayes", []),
     "J48": ("weka.classifiers.trees.J48", []),
     "IB1": ("weka.classifiers.lazy.IB1", []),
     "DecisionStump": ("weka.classifiers.trees.DecisionStump", []),
 }
-DEFAULT_SETS = ["bouckaert3:1", "bouckaert3:2", "bouckaert3:3", "bouckaert3:4", "bouckaert3:5",
-                "breast-cancer", "vote", "soybean", "zoo", "iris", "German credit"]
+DEFAULT_SETS = [
+    "bouckaert3:1",
+    "bouckaert3:2",
+    "bouckaert3:3",
+    "bouckaert3:4",
+    "bouckaert3:5",
+    "breast-cancer",
+    "vote",
+    "soybean",
+    "zoo",
+    "iris",
+    "German credit",
+]
 
 
 def runner_dir():
@@ -67,8 +91,7 @@ def runner_dir():
     out = Path(tempfile.gettempdir()) / f"simstudy-foldrunner-{tag}"
     if not (out / "FoldRunner.class").exists():
         tmp = Path(tempfile.mkdtemp(prefix="foldrunner-", dir=tempfile.gettempdir()))
-        subprocess.run(["javac", "-nowarn", "-cp", WEKA_JAR, "-d", str(tmp), str(src)],
-                       check=True, capture_output=True)
+        subprocess.run(["javac", "-nowarn", "-cp", WEKA_JAR, "-d", str(tmp), str(src)], check=True, capture_output=True)
         try:
             tmp.rename(out)
         except OSError:  # another process got there first
@@ -97,19 +120,32 @@ def make_learner(learner, d):
     """Our learner for a key of ``WEKA``, told the attribute types of ``d`` (IB1 widens its ranges
     with each test instance, as Weka's does)."""
     ncat = [len(c) if c is not None else 0 for c in d.categories]
-    cls = {"TAN": TAN, "SMO": SMO, "NaiveBayes": WekaNaiveBayes, "J48": J48, "IB1": IB1,
-           "DecisionStump": DecisionStump}[learner]
+    cls = {
+        "TAN": TAN,
+        "SMO": SMO,
+        "NaiveBayes": WekaNaiveBayes,
+        "J48": J48,
+        "IB1": IB1,
+        "DecisionStump": DecisionStump,
+    }[learner]
     extra = {"update_ranges_on_predict": True} if learner == "IB1" else {}
     return cls(nominal=d.nominal, n_categories=ncat, n_classes=len(d.class_categories), **extra)
 
 
 def bouckaert3(seed, n=300):
-    from simstudy.sources.bayesnet import load_source
+    from simstudy.pipeline.sources.bayesnet import load_source
 
     X, y = load_source("bouckaert3").sample(n, np.random.default_rng(seed))
     p = X.shape[1]
-    return ArffData(f"bouckaert3:{seed}", tuple(f"a{j}" for j in range(p)), tuple(("0", "1") for _ in range(p)),
-                    X.astype(float), y.astype(float), "class", ("0", "1"))
+    return ArffData(
+        f"bouckaert3:{seed}",
+        tuple(f"a{j}" for j in range(p)),
+        tuple(("0", "1") for _ in range(p)),
+        X.astype(float),
+        y.astype(float),
+        "class",
+        ("0", "1"),
+    )
 
 
 def load(name):
@@ -153,8 +189,15 @@ def _write_pair(tmp, tag, train, test):
     paths = []
     for part, d in (("train", train), ("test", test)):
         path = os.path.join(tmp, f"{part}{tag}.arff")
-        write_arff(path, d.X, d.y, names=d.names, categories=d.categories,
-                   class_categories=d.class_categories, class_name=d.class_name)
+        write_arff(
+            path,
+            d.X,
+            d.y,
+            names=d.names,
+            categories=d.categories,
+            class_categories=d.class_categories,
+            class_name=d.class_name,
+        )
         paths.append(path)
     return tuple(paths)
 
@@ -176,8 +219,13 @@ def compare(problems, learners=("TAN", "SMO")):
             rows = []
             for (tr, te), (wp, wd, wout) in zip(problems, run_weka(learner, files)):
                 m = make_learner(learner, tr).fit(tr.X, tr.y)
-                r = {"weka": wp, "ours": m.predict(te.X), "weka_proba": wd, "ours_proba": m.predict_proba(te.X),
-                     "y": te.y}
+                r = {
+                    "weka": wp,
+                    "ours": m.predict(te.X),
+                    "weka_proba": wd,
+                    "ours_proba": m.predict_proba(te.X),
+                    "y": te.y,
+                }
                 if learner == "SMO":
                     r["weka_out"], r["ours_out"] = wout, m.decision_function(te.X)
                 rows.append(r)
@@ -227,8 +275,10 @@ def crosscheck_pairs(datasets, learners=("TAN", "SMO"), n_folds=10, seed=1):
 def _row(name, learner, r):
     t = r["tested"]
     marg = ", ".join(f"{v:.2g}" for v in sorted(r["margins"])) or "-"
-    return (f"| {name} | {learner} | {r['weka_correct'] / t:.4f} | {r['ours_correct'] / t:.4f} "
-            f"| {r['differ']} / {t} | {r['max_prob_diff']:.2g} | {marg} |")
+    return (
+        f"| {name} | {learner} | {r['weka_correct'] / t:.4f} | {r['ours_correct'] / t:.4f} "
+        f"| {r['differ']} / {t} | {r['max_prob_diff']:.2g} | {marg} |"
+    )
 
 
 def main(argv):
@@ -237,8 +287,9 @@ def main(argv):
         n_random = int(argv[0].split("=")[1])
         argv = argv[1:]
     names = argv or DEFAULT_SETS
-    print("| data | learner | Weka acc | ours acc | differing / tested | max prob diff "
-          "| Weka |output| at differences |")
+    print(
+        "| data | learner | Weka acc | ours acc | differing / tested | max prob diff | Weka |output| at differences |"
+    )
     print("|---|---|---|---|---|---|---|")
     totals = {}
     data = [load(name) for name in names]
@@ -259,9 +310,11 @@ def main(argv):
         for learner, rows in compare([random_small(s) for s in range(n_random)]).items():
             r = summarise(rows)
             bad = sum(1 for x in rows if np.any(x["weka"] != x["ours"]))
-            print(f"random small sets ({n_random}), {learner}: {r['differ']} differing predictions of {r['tested']} "
-                  f"in {bad} sets; Weka |output| at differences: "
-                  + (", ".join(f"{v:.2g}" for v in sorted(r["margins"])) or "-"))
+            print(
+                f"random small sets ({n_random}), {learner}: {r['differ']} differing predictions of {r['tested']} "
+                f"in {bad} sets; Weka |output| at differences: "
+                + (", ".join(f"{v:.2g}" for v in sorted(r["margins"])) or "-")
+            )
 
 
 if __name__ == "__main__":

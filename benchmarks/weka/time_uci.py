@@ -35,18 +35,25 @@ import dataclasses
 import subprocess
 import time
 
-from simstudy.data.uci import _DIR, uci_datasets, uci_provenance
+from simstudy.pipeline.data.uci import _DIR, uci_datasets, uci_provenance
 
 JAR = "/usr/share/java/weka.jar"
-CLASSES = {"NaiveBayes": "weka.classifiers.bayes.NaiveBayes", "J48": "weka.classifiers.trees.J48",
-           "IB1": "weka.classifiers.lazy.IB1", "ZeroR": "weka.classifiers.rules.ZeroR"}
+CLASSES = {
+    "NaiveBayes": "weka.classifiers.bayes.NaiveBayes",
+    "J48": "weka.classifiers.trees.J48",
+    "IB1": "weka.classifiers.lazy.IB1",
+    "ZeroR": "weka.classifiers.rules.ZeroR",
+}
 STUDIES = ("bouckaert2", "bouckaert_frank_uci")
 
 
 def cv_seconds(cls, path, seed, folds=10):
     t0 = time.perf_counter()
-    subprocess.run(["java", "-cp", JAR, cls, "-t", str(path), "-x", str(folds), "-s", str(seed), "-o", "-v"],
-                   capture_output=True, check=True)
+    subprocess.run(
+        ["java", "-cp", JAR, cls, "-t", str(path), "-x", str(folds), "-s", str(seed), "-o", "-v"],
+        capture_output=True,
+        check=True,
+    )
     return time.perf_counter() - t0
 
 
@@ -55,8 +62,7 @@ def weka_seconds(learner, path, startup, args):
     ten = sum(max(cv_seconds(CLASSES[learner], path, s) - startup, 0.0) for s in range(1, args.runs + 1))
     if args.study == "bouckaert2":
         return ten * 100 / args.runs
-    two = sum(max(cv_seconds(CLASSES[learner], path, s, folds=2) - startup, 0.0)
-              for s in range(1, args.two_fold + 1))
+    two = sum(max(cv_seconds(CLASSES[learner], path, s, folds=2) - startup, 0.0) for s in range(1, args.two_fold + 1))
     return ten * 200 / args.runs + two * 50 / args.two_fold
 
 
@@ -64,8 +70,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--study", choices=STUDIES, default="bouckaert2")
     ap.add_argument("--runs", type=int, default=10, help="10-fold cross-validations Weka runs per data set and learner")
-    ap.add_argument("--two-fold", type=int, default=5,
-                    help="2-fold cross-validations Weka runs per data set and learner (bouckaert_frank_uci)")
+    ap.add_argument(
+        "--two-fold",
+        type=int,
+        default=5,
+        help="2-fold cross-validations Weka runs per data set and learner (bouckaert_frank_uci)",
+    )
     ap.add_argument("--ours", action="store_true", help="also time our replication of each data set")
     args = ap.parse_args()
     if args.runs < 1 or args.two_fold < 1:
@@ -78,11 +88,16 @@ def main():
 
         study = get_study(args.study)
         conds = {c.dataset: c for c in study.conditions_for(study.profile("paper"))}
-        warm = dataclasses.replace(conds["iris"], n_runs=1) if args.study == "bouckaert2" else \
-            dataclasses.replace(conds["iris"], n_resamples=10, n_cv_runs=1)
+        warm = (
+            dataclasses.replace(conds["iris"], n_runs=1)
+            if args.study == "bouckaert2"
+            else dataclasses.replace(conds["iris"], n_resamples=10, n_cv_runs=1)
+        )
         study.replicate(warm, np.random.default_rng(0))  # warm-up: imports and compilation
-    print("| data set | NaiveBayes | J48 | IB1 | (JVM start-up, ZeroR) | Weka, all three |"
-          + (" ours | ours / Weka |" if args.ours else ""))
+    print(
+        "| data set | NaiveBayes | J48 | IB1 | (JVM start-up, ZeroR) | Weka, all three |"
+        + (" ours | ours / Weka |" if args.ours else "")
+    )
     print("|---|---|---|---|---|---|" + ("---|---|" if args.ours else ""))
     for name in uci_datasets():
         path = _DIR / uci_provenance()[name]["file"]
@@ -101,14 +116,24 @@ def main():
             ours = (time.perf_counter() - t0) * scale
             ours_total += ours
             extra = f" {ours:.1f} s | {ours / row:.2f} |"
-        print(f"| {name} | {secs['NaiveBayes']:.1f} s | {secs['J48']:.1f} s | {secs['IB1']:.1f} s | {startup:.2f} s "
-              f"| {row:.1f} s |" + extra, flush=True)
-    print(f"Weka 3.6, {args.study} at the paper profile ({len(uci_datasets())} data sets x 3 learners), "
-          f"one core: {total:.0f} s")
+        print(
+            f"| {name} | {secs['NaiveBayes']:.1f} s | {secs['J48']:.1f} s | {secs['IB1']:.1f} s | {startup:.2f} s "
+            f"| {row:.1f} s |" + extra,
+            flush=True,
+        )
+    print(
+        f"Weka 3.6, {args.study} at the paper profile ({len(uci_datasets())} data sets x 3 learners), "
+        f"one core: {total:.0f} s"
+    )
     if args.ours:
-        faster = f"Weka {ours_total / total:.2f}x faster" if ours_total > total else \
-            f"{total / ours_total:.2f}x faster than Weka"
-        print(f"ours, the same workload, one core: {ours_total:.0f} s ({ours_total / total:.2f} of Weka's time, {faster})")
+        faster = (
+            f"Weka {ours_total / total:.2f}x faster"
+            if ours_total > total
+            else f"{total / ours_total:.2f}x faster than Weka"
+        )
+        print(
+            f"ours, the same workload, one core: {ours_total:.0f} s ({ours_total / total:.2f} of Weka's time, {faster})"
+        )
 
 
 if __name__ == "__main__":

@@ -12,21 +12,38 @@ replication does, and its profiles.  The engine
 * stores raw rows as Parquet chunks with a manifest, atomically, resuming and
   refusing to mix configurations (:mod:`.store`);
 * keeps failures as rows that can be replayed alone;
-* summarises stored rows without simulating again (:mod:`.summary`).
+* finds and opens stored runs, checked against the study's plan (:mod:`.runs`).
 """
 
-from .runner import BACKENDS, DEFAULT_SEED, plan_run, replay, run_study
-from .seeds import replication_rng, replication_seed, setup_seed
-from .solve import Knob, SolveResult
-from .store import ConfigMismatch, RunData, RunStore, load_run
-from .study import Profile, Study, condition_key, get_study, list_studies, load_study_file, study_origins
-from .summary import clopper_pearson, rejection_summary
+from simstudy.engine.runner import BACKENDS, DEFAULT_SEED, plan_run, replay, run_study
+from simstudy.engine.runs import load_run, locate_run
+from simstudy.engine.seeds import replication_rng, replication_seed, setup_seed
+from simstudy.engine.solve import Knob, SolveResult
+from simstudy.engine.store import DEFAULT_ROOT, ConfigMismatch, RunData, RunStore
+from simstudy.engine.study import Profile, Study, condition_key, get_study, list_studies, load_study_file, study_origins
 
 __all__ = [
-    "Study", "Profile", "get_study", "list_studies", "study_origins", "load_study_file", "condition_key",
-    "run_study", "replay", "plan_run", "DEFAULT_SEED", "BACKENDS",
-    "RunData", "RunStore", "load_run", "ConfigMismatch",
-    "replication_seed", "replication_rng", "setup_seed",
-    "rejection_summary", "clopper_pearson",
-    "Knob", "SolveResult",
+    "Study",
+    "Profile",
+    "get_study",
+    "list_studies",
+    "study_origins",
+    "load_study_file",
+    "condition_key",
+    "run_study",
+    "replay",
+    "plan_run",
+    "DEFAULT_SEED",
+    "BACKENDS",
+    "RunData",
+    "RunStore",
+    "load_run",
+    "locate_run",
+    "DEFAULT_ROOT",
+    "ConfigMismatch",
+    "replication_seed",
+    "replication_rng",
+    "setup_seed",
+    "Knob",
+    "SolveResult",
 ]

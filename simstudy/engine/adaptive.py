@@ -34,7 +34,8 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from .._lazy import lazy_module
+
+from simstudy._lazy import lazy_module
 
 pd = lazy_module("pandas")
 
@@ -66,18 +67,24 @@ class AdaptiveRule:
     step: int
 
     def __post_init__(self):
-        if isinstance(self.target_mcse, bool) or not isinstance(self.target_mcse, numbers.Real) \
-                or not (0 < self.target_mcse < math.inf):
+        if (
+            isinstance(self.target_mcse, bool)
+            or not isinstance(self.target_mcse, numbers.Real)
+            or not (0 < self.target_mcse < math.inf)
+        ):
             raise ValueError(f"--target-mcse: must be a positive number, got {self.target_mcse!r}")
-        for name, value in (("--max-replications", self.max_replications), ("first", self.first),
-                            ("step", self.step)):
+        for name, value in (("--max-replications", self.max_replications), ("first", self.first), ("step", self.step)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name}: must be a positive integer, got {value!r}")
 
     def as_config(self) -> dict:
         """The rule as stored in a run's configuration (part of its hash)."""
-        return {"target_mcse": float(self.target_mcse), "max_replications": int(self.max_replications),
-                "first": int(self.first), "step": int(self.step)}
+        return {
+            "target_mcse": float(self.target_mcse),
+            "max_replications": int(self.max_replications),
+            "first": int(self.first),
+            "step": int(self.step),
+        }
 
     @classmethod
     def from_config(cls, config: dict) -> "AdaptiveRule":
@@ -86,8 +93,10 @@ class AdaptiveRule:
 
     def describe(self) -> str:
         """The rule in one line."""
-        return (f"add {self.step} replications to a condition until every target's MCSE is at most "
-                f"{self.target_mcse:g} (first {self.first}, at most {self.max_replications})")
+        return (
+            f"add {self.step} replications to a condition until every target's MCSE is at most "
+            f"{self.target_mcse:g} (first {self.first}, at most {self.max_replications})"
+        )
 
 
 def default_targets(rows: pd.DataFrame) -> pd.DataFrame:
@@ -151,8 +160,6 @@ def stage_decisions(study, run, counts: dict, rule: AdaptiveRule) -> dict:
         # one condition's rows at a time: a large run's whole table need not fit in memory
         parts = list(run.table_chunks("outcomes", conditions=[key]))
         rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["condition", "replication"])
-        if "error" in rows:
-            rows = rows[rows["error"].isna()]
         rows = rows[rows["replication"] < n]
         table = condition_targets(study, rows)
         if len(table):
@@ -165,9 +172,13 @@ def stage_decisions(study, run, counts: dict, rule: AdaptiveRule) -> dict:
                 quantity = f"every target decided (last: {quantity})"
         else:  # no outcome rows (e.g. a bootstrap of fixed size): nothing to make precise, it keeps its count
             max_mcse, quantity, converged = math.nan, "no targets (fixed count)", True
-        state[key] = {"replications": int(n), "max_mcse": max_mcse if math.isfinite(max_mcse) else None,
-                      "quantity": quantity, "converged": bool(converged),
-                      "capped": bool(not converged and n >= rule.max_replications)}
+        state[key] = {
+            "replications": int(n),
+            "max_mcse": max_mcse if math.isfinite(max_mcse) else None,
+            "quantity": quantity,
+            "converged": bool(converged),
+            "capped": bool(not converged and n >= rule.max_replications),
+        }
     return state
 
 
@@ -181,10 +192,25 @@ def adaptive_table(manifest: dict) -> pd.DataFrame | None:
         return None
     rows = []
     for key, st in record["conditions"].items():
-        verdict = ("fixed count" if str(st.get("quantity", "")).startswith("no targets") else
-                   "target met" if st["converged"] else "cap reached" if st.get("capped")
-                   else "running" if not record.get("finished") else "stopped")
-        rows.append({"condition": key, "replications": st["replications"],
-                     "largest MCSE": st["max_mcse"] if st["max_mcse"] is not None else float("nan"),
-                     "target MCSE": record["target_mcse"], "state": verdict, "least precise quantity": st["quantity"]})
+        verdict = (
+            "fixed count"
+            if str(st.get("quantity", "")).startswith("no targets")
+            else "target met"
+            if st["converged"]
+            else "cap reached"
+            if st.get("capped")
+            else "running"
+            if not record.get("finished")
+            else "stopped"
+        )
+        rows.append(
+            {
+                "condition": key,
+                "replications": st["replications"],
+                "largest MCSE": st["max_mcse"] if st["max_mcse"] is not None else float("nan"),
+                "target MCSE": record["target_mcse"],
+                "state": verdict,
+                "least precise quantity": st["quantity"],
+            }
+        )
     return pd.DataFrame(rows)

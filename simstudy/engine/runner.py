@@ -35,27 +35,61 @@ from pathlib import Path
 
 import numpy as np
 
-from .seeds import replication_seed, setup_seed
-from .store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
-from .study import Study, condition_fields, condition_key, get_study, n_replications_of
-from .._lazy import lazy_module
+from simstudy._lazy import lazy_module
+from simstudy.engine.seeds import replication_seed, setup_seed
+from simstudy.engine.store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
+from simstudy.engine.study import Study, condition_fields, condition_key, get_study, n_replications_of
 
 pd = lazy_module("pandas")
 
-__all__ = ["run_study", "replay", "plan_run", "provenance", "provenance_changes", "code_fingerprint", "code_sources",
-           "stop_workers", "stop_resource_trackers", "DEFAULT_SEED", "BACKENDS", "MAX_JOBS_PER_CPU", "CONNECT_TIMEOUT"]
+__all__ = [
+    "run_study",
+    "replay",
+    "plan_run",
+    "provenance",
+    "provenance_changes",
+    "code_fingerprint",
+    "code_sources",
+    "stop_workers",
+    "stop_resource_trackers",
+    "DEFAULT_SEED",
+    "BACKENDS",
+    "MAX_JOBS_PER_CPU",
+    "CONNECT_TIMEOUT",
+]
 
 DEFAULT_SEED = 20040707
 BACKENDS = ("loky", "dask")
 IDENTITY = ("study", "condition", "replication", "seed")
-_VERSIONED = ("simstudy", "numpy", "scipy", "scikit-learn", "pandas", "pyarrow", "joblib", "dask", "distributed",
-              "numba", "pgmpy", "scikit-learn-intelex")
+_VERSIONED = (
+    "simstudy",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "pyarrow",
+    "joblib",
+    "dask",
+    "distributed",
+    "numba",
+    "pgmpy",
+    "scikit-learn-intelex",
+)
 # Distributions whose versions every provenance records when they are installed: simstudy's numeric
 # stack and the compiled back-ends that numba and scikit-learn-intelex load without a Python import
 # (llvmlite, daal).  The distributions of the modules a study's code imports are added to these
 # (see code_sources).
-NUMERIC_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "numba", "llvmlite", "pgmpy", "scikit-learn-intelex",
-                    "daal")
+NUMERIC_PACKAGES = (
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "numba",
+    "llvmlite",
+    "pgmpy",
+    "scikit-learn-intelex",
+    "daal",
+)
 MAX_JOBS_PER_CPU = 4  # --jobs above this many per CPU is refused (local workers only)
 CONNECT_TIMEOUT = 5.0  # seconds to reach a dask scheduler before giving up
 
@@ -96,11 +130,19 @@ def study_file(study: Study) -> Path | None:
 
 # Distributions whose modules simstudy imports but which cannot change a replication's numbers:
 # drawing, progress bars, scheduling and pickling work for the workers, storage of finished rows.
-NON_NUMERIC_PACKAGES = frozenset({"matplotlib", "tqdm", "joblib", "loky", "dask", "distributed", "cloudpickle",
-                                  "pyarrow", "simstudy"})
+NON_NUMERIC_PACKAGES = frozenset(
+    {"matplotlib", "tqdm", "joblib", "loky", "dask", "distributed", "cloudpickle", "pyarrow", "simstudy"}
+)
 # Top-level modules whose distribution is not named after them.
-_DIST_OF_MODULE = {"sklearn": "scikit-learn", "sklearnex": "scikit-learn-intelex", "daal4py": "scikit-learn-intelex",
-                   "onedal": "scikit-learn-intelex", "PIL": "pillow", "yaml": "pyyaml", "skimage": "scikit-image"}
+_DIST_OF_MODULE = {
+    "sklearn": "scikit-learn",
+    "sklearnex": "scikit-learn-intelex",
+    "daal4py": "scikit-learn-intelex",
+    "onedal": "scikit-learn-intelex",
+    "PIL": "pillow",
+    "yaml": "pyyaml",
+    "skimage": "scikit-image",
+}
 _WALK_DEPTH = 8  # levels of references followed from the study object
 _WALK_WIDE = 1000  # a container longer than this contributes the types of its items only
 _ATOMS = (type(None), bool, int, float, complex, bytes, bytearray, range, slice, type(Ellipsis))
@@ -114,7 +156,7 @@ def _layout() -> tuple[Path, tuple[Path, ...], tuple[Path, ...]]:
     import sysconfig
 
     root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.find_spec("simstudy.studies")       # where the built-in studies are, without importing them
+    spec = importlib.util.find_spec("simstudy.studies")  # where the built-in studies are, without importing them
     studies = tuple(Path(p).resolve() for p in (spec.submodule_search_locations or ())) if spec else ()
     paths = sysconfig.get_paths()
     stdlib = tuple(dict.fromkeys(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib") if paths.get(k)))
@@ -212,7 +254,7 @@ def _absolute(module: str | None, level: int, package: str | None) -> str | None
     parts = package.split(".")
     if level - 1 >= len(parts):
         return None
-    return ".".join(parts[:len(parts) - (level - 1)] + ([module] if module else []))
+    return ".".join(parts[: len(parts) - (level - 1)] + ([module] if module else []))
 
 
 def _valid(names) -> set[str]:
@@ -225,9 +267,11 @@ def _import_patterns():
 
     Compiled on first use, not when the module is imported (``simstudy list`` starts quickly).
     """
-    return (re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M),
-            re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w. \t,*]+)", re.M),
-            re.compile(rb"\b(?:import_module|lazy_module|__import__)\(\s*[rbu]?[\"']([\w.]+)[\"']"))
+    return (
+        re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M),
+        re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w. \t,*]+)", re.M),
+        re.compile(rb"\b(?:import_module|lazy_module|__import__)\(\s*[rbu]?[\"']([\w.]+)[\"']"),
+    )
 
 
 def _scan_imports(source: bytes, package: str | None, *, tops_only: bool = False) -> set[str]:
@@ -293,8 +337,12 @@ def _imports_of(source: bytes, digest: str, package: str | None) -> frozenset:
                 if base is not None:
                     names.add(base)
                     names.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
-            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str):
+            elif (
+                isinstance(node, ast.Call)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 func = node.func
                 called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
                 if called in ("import_module", "lazy_module", "__import__"):
@@ -382,7 +430,7 @@ def _reachable(study: Study, memo: dict) -> tuple[set, dict, set]:
     of functions without a source file; the strings met (names a registry
     may resolve).
     """
-    from .._lazy import _LazyModule
+    from simstudy._lazy import _LazyModule
 
     mods, codes, strings = set(), {}, set()
     seen, keep = set(), []
@@ -396,7 +444,8 @@ def _reachable(study: Study, memo: dict) -> tuple[set, dict, set]:
                 f = _class_file(cls)
                 kind = _kind(f) if f else None
             known[cls] = kind in ("simstudy", "studies", "user") or (
-                callable(getattr(cls, "get_params", None)) and callable(getattr(cls, "fit", None)))
+                callable(getattr(cls, "get_params", None)) and callable(getattr(cls, "fit", None))
+            )
         return known[cls]
 
     level = [study.replicate, study.setup, study.conditions, study.profiles, study.settings]
@@ -500,6 +549,7 @@ def _distribution_of(top: str) -> str | None:
     named after the module (checked against its ``top_level.txt`` or
     ``RECORD``), then every distribution installed beside the module.
     """
+
     def provides(dist) -> bool:
         listed = (dist.read_text("top_level.txt") or "").split()
         if listed:
@@ -543,7 +593,7 @@ def code_sources(study: Study) -> dict:
       assessment and the modules of the functions a study is built from); the
       module of a ``module:Class`` reference in a string the study holds, and
       of a learner that a distribution registers through the
-      ``simstudy.learners`` entry points when such a string names it; and, recursively,
+      ``simstudy.pipeline.learners`` entry points when such a string names it; and, recursively,
       every module those import (import statements anywhere in the file,
       ``importlib.import_module`` and ``lazy_module`` with a literal name,
       and the packages above each module), that lives outside the standard
@@ -586,7 +636,7 @@ def code_sources(study: Study) -> dict:
     mods, codes, strings = _reachable(study, memo)
     todo = deque((name, "") for name in _study_modules(study))  # (module name, file of the code met, or "")
     todo += sorted(mods)
-    learner_eps = _entry_point_modules("simstudy.learners")
+    learner_eps = _entry_point_modules("simstudy.pipeline.learners")
     todo += [(learner_eps[s], "") for s in sorted(strings & set(learner_eps))]
     # "module:Class" references in strings (an assessment's settings name its learners so)
     todo += sorted({(m.group(1), "") for s in strings if (m := re.match(r"([A-Za-z_][\w.]*):[A-Za-z_]", s))})
@@ -636,14 +686,17 @@ def code_sources(study: Study) -> dict:
     dists = ((dists - {None}) - NON_NUMERIC_PACKAGES) | set(NUMERIC_PACKAGES)
     paths = {"simstudy": str(root), **{key: path for path, (key, _, _) in files.items()}}
     _WHERE.update(paths)
-    return {"code": h.hexdigest(),
-            "modules": {"simstudy": package_digest.hex()[:16], **{k: d[:16] for k, d in sorted(digests.items())}},
-            "paths": paths, "distributions": sorted(dists)}
+    return {
+        "code": h.hexdigest(),
+        "modules": {"simstudy": package_digest.hex()[:16], **{k: d[:16] for k, d in sorted(digests.items())}},
+        "paths": paths,
+        "distributions": sorted(dists),
+    }
 
 
 def _study_modules(study: Study) -> list[str]:
     """The module that registers the study: a built-in study's, or an entry point's (by the study's name)."""
-    from .study import _builtin_names
+    from simstudy.engine.study import _builtin_names
 
     out = [f"simstudy.studies.{study.name}"] if study.name in _builtin_names() else []
     ep = _entry_point_modules("simstudy.studies").get(study.name)
@@ -657,7 +710,7 @@ def _study_origin(study: Study, memo: dict) -> str | None:
     else its built-in module, else its entry point's module, else the file of
     its ``replicate`` function.
     """
-    from .study import _FILE_STUDIES  # resolved path -> (stamp, Study), for studies loaded from files
+    from simstudy.engine.study import _FILE_STUDIES  # resolved path -> (stamp, Study), for studies loaded from files
 
     for path, (_, loaded) in sorted(_FILE_STUDIES.items()):
         if loaded is study:
@@ -734,11 +787,17 @@ def provenance_changes(old: dict | None, new: dict) -> list[str]:
         if not isinstance(om, dict) or not isinstance(nm, dict):
             out.append("code fingerprint (recorded by an older simstudy, which did not name the modules)")
         else:
-            out += [_describe_module(k, om.get(k), nm.get(k)) for k in sorted(set(om) | set(nm), key=_module_order)
-                    if om.get(k) != nm.get(k)] or ["code"]
+            out += [
+                _describe_module(k, om.get(k), nm.get(k))
+                for k in sorted(set(om) | set(nm), key=_module_order)
+                if om.get(k) != nm.get(k)
+            ] or ["code"]
     ov, nv = old.get("versions") or {}, new.get("versions") or {}
-    out += [f"{k} {ov.get(k, 'absent')} -> {nv.get(k, 'absent')}" for k in sorted(set(ov) | set(nv))
-            if ov.get(k) != nv.get(k)]
+    out += [
+        f"{k} {ov.get(k, 'absent')} -> {nv.get(k, 'absent')}"
+        for k in sorted(set(ov) | set(nv))
+        if ov.get(k) != nv.get(k)
+    ]
     return out
 
 
@@ -758,8 +817,10 @@ def _check_jobs(jobs, local: bool) -> int:
     jobs = _check_int(jobs, "--jobs", 1)
     cap = MAX_JOBS_PER_CPU * (os.cpu_count() or 1)
     if local and jobs > cap:
-        raise ValueError(f"--jobs: at most {cap} workers on this machine ({MAX_JOBS_PER_CPU} per CPU, "
-                         f"{os.cpu_count()} CPUs), got {jobs}")
+        raise ValueError(
+            f"--jobs: at most {cap} workers on this machine ({MAX_JOBS_PER_CPU} per CPU, "
+            f"{os.cpu_count()} CPUs), got {jobs}"
+        )
     return jobs
 
 
@@ -869,8 +930,9 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
         from dask.distributed import Client
     except ImportError:  # pragma: no cover - depends on the extra
         raise ValueError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
-    loggers = [logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.core",
-                                              "distributed.comm")]
+    loggers = [
+        logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.core", "distributed.comm")
+    ]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
@@ -878,8 +940,9 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
         return Client(scheduler, timeout=timeout)
     except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address, ...
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"--scheduler: cannot reach the dask scheduler at {scheduler} "
-                         f"within {timeout:g} s ({msg})") from None
+        raise ValueError(
+            f"--scheduler: cannot reach the dask scheduler at {scheduler} within {timeout:g} s ({msg})"
+        ) from None
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
@@ -941,8 +1004,13 @@ def run_replication(study: Study, condition, replication: int, root_seed: int, s
     result = study.replicate(condition, rng, state) if study.setup is not None else study.replicate(condition, rng)
     if not isinstance(result, dict):
         raise TypeError(f"study {study.name!r}: replicate must return a dict of tables, got {type(result).__name__}")
-    identity = {"study": study.name, "condition": key, **condition_fields(condition),
-                "replication": replication, "seed": seed}
+    identity = {
+        "study": study.name,
+        "condition": key,
+        **condition_fields(condition),
+        "replication": replication,
+        "seed": seed,
+    }
     return {name: _frame(rows, identity, name) for name, rows in result.items()}, seed, identity
 
 
@@ -970,9 +1038,17 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int):
                 raise setup_error
             tables, _, _ = run_replication(study, condition, r, root_seed, state)
         except Exception as exc:
-            failures.append({"study": study.name, "condition": key, **condition_fields(condition),
-                             "replication": r, "seed": seed, "error": f"{type(exc).__name__}: {exc}",
-                             "traceback": "".join(traceback.format_exception(exc))[-4000:]})
+            failures.append(
+                {
+                    "study": study.name,
+                    "condition": key,
+                    **condition_fields(condition),
+                    "replication": r,
+                    "seed": seed,
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "traceback": "".join(traceback.format_exception(exc))[-4000:],
+                }
+            )
             continue
         for name, df in tables.items():
             parts.setdefault(name, []).append(df)
@@ -1002,16 +1078,19 @@ def _executor(jobs: int, backend: str, client=None):
                 try:
                     from dask.distributed import Client, LocalCluster
                 except ImportError:  # pragma: no cover - depends on the extra
-                    raise ValueError("--backend dask: needs the distributed extra "
-                                     "(pip install 'simstudy[distributed]')") from None
-                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
+                    raise ValueError(
+                        "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
+                    ) from None
+                cluster = LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+                )
                 own = Client(cluster)
             own.register_plugin(native_threads_plugin(), name=NATIVE_THREADS_PLUGIN)
             try:
                 with parallel_config(backend="dask"):
                     yield lambda tasks: Parallel(n_jobs=-1, return_as="generator_unordered")(
-                        delayed(_run_chunk)(*t) for t in tasks)
+                        delayed(_run_chunk)(*t) for t in tasks
+                    )
             finally:
                 if cluster is not None:
                     own.close()
@@ -1022,11 +1101,15 @@ def _executor(jobs: int, backend: str, client=None):
             initializer, initargs = _die_with_parent()
             with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):
                 with _closing() as keep:
+
                     def start(tasks):
                         _start_resource_trackers()  # before holding: starting one releases the signals
                         with _signals_held():  # the workers and loky's threads start with them held
-                            return keep(Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                                delayed(_run_chunk)(*t) for t in tasks))
+                            return keep(
+                                Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                                    delayed(_run_chunk)(*t) for t in tasks
+                                )
+                            )
 
                     yield start
 
@@ -1211,10 +1294,21 @@ def _reap(worker, kill: bool, timeout: float = 10.0) -> None:
         pass
 
 
-def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend: str = "loky",
-              scheduler: str | None = None, seed: int = DEFAULT_SEED, progress: bool = True,
-              fresh: bool = False, target_mcse: float | None = None,
-              max_replications: int | None = None, step: int | None = None) -> RunData:
+def run_study(
+    study,
+    profile: str = "quick",
+    *,
+    out=None,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    seed: int = DEFAULT_SEED,
+    progress: bool = True,
+    fresh: bool = False,
+    target_mcse: float | None = None,
+    max_replications: int | None = None,
+    step: int | None = None,
+) -> RunData:
     """Run (or resume) ``study`` at ``profile`` and return its stored rows.
 
     Everything is validated, and a dask scheduler reached, before anything is
@@ -1251,7 +1345,7 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
     seed = _check_int(seed, "--seed", 0)
     rule = None
     if target_mcse is not None or max_replications is not None:
-        from .adaptive import AdaptiveRule
+        from simstudy.engine.adaptive import AdaptiveRule
 
         if target_mcse is None:
             raise ValueError("--max-replications: only meaningful with --target-mcse")
@@ -1272,7 +1366,9 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise ValueError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
+            raise ValueError(
+                "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
+            ) from None
     prov = provenance(study)
     client = _connect(scheduler) if scheduler else None
     try:
@@ -1293,10 +1389,33 @@ def run_study(study, profile: str = "quick", *, out=None, jobs: int = 1, backend
                     lock = RunLock(path)
                     lock.acquire(command=" ".join(sys.argv))
             if rule is not None:
-                return _run_adaptive(study, profile, store, rule, seed, prov, jobs=jobs, backend=backend,
-                                     client=client, progress=progress)
-            return _run_locked(study, profile, store, conds, plan, config, digest, seed, prov,
-                               jobs=jobs, backend=backend, client=client, progress=progress)
+                return _run_adaptive(
+                    study,
+                    profile,
+                    store,
+                    rule,
+                    seed,
+                    prov,
+                    jobs=jobs,
+                    backend=backend,
+                    client=client,
+                    progress=progress,
+                )
+            return _run_locked(
+                study,
+                profile,
+                store,
+                conds,
+                plan,
+                config,
+                digest,
+                seed,
+                prov,
+                jobs=jobs,
+                backend=backend,
+                client=client,
+                progress=progress,
+            )
         except OSError as exc:
             raise os_error(exc, path) from None
         finally:
@@ -1313,7 +1432,7 @@ def _run_adaptive(study, profile, store, rule, seed, prov, *, jobs, backend, cli
     re-read (nothing is recomputed) and decided again from the same rows, so the
     run stops where an uninterrupted one would.
     """
-    from .adaptive import stage_decisions
+    from simstudy.engine.adaptive import stage_decisions
 
     counts = None
     while True:
@@ -1322,25 +1441,46 @@ def _run_adaptive(study, profile, store, rule, seed, prov, *, jobs, backend, cli
             counts = {c["condition"]: 0 for c in plan}
             for c in plan:
                 counts[c["condition"]] = max(counts[c["condition"]], c["stop"])
-        data = _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, jobs=jobs,
-                           backend=backend, client=client, progress=progress,
-                           extra={"counts": dict(counts)})
+        data = _run_locked(
+            study,
+            profile,
+            store,
+            conds,
+            plan,
+            config,
+            digest,
+            seed,
+            prov,
+            jobs=jobs,
+            backend=backend,
+            client=client,
+            progress=progress,
+            extra={"counts": dict(counts)},
+        )
         if not data.complete:
             return data
         state = stage_decisions(study, data, counts, rule)
-        grow = {k: min(rule.max_replications, counts[k] + rule.step) for k, s in state.items()
-                if not s["converged"] and counts[k] < rule.max_replications}
+        grow = {
+            k: min(rule.max_replications, counts[k] + rule.step)
+            for k, s in state.items()
+            if not s["converged"] and counts[k] < rule.max_replications
+        }
         # the decision of this stage, for `simstudy status` while the next one runs, and the final record
-        data.manifest["adaptive"] = {"rule": rule.describe(), **rule.as_config(), "finished": not grow,
-                                     "conditions": state}
+        data.manifest["adaptive"] = {
+            "rule": rule.describe(),
+            **rule.as_config(),
+            "finished": not grow,
+            "conditions": state,
+        }
         store.write_manifest(data.manifest, fsync=True)
         if not grow:
             return data
         counts.update(grow)
 
 
-def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, *, jobs, backend, client,
-                progress, extra=None) -> RunData:
+def _run_locked(
+    study, profile, store, conds, plan, config, digest, seed, prov, *, jobs, backend, client, progress, extra=None
+) -> RunData:
     """The body of :func:`run_study`, with the run directory locked."""
     path = store.path
     old = store.read_manifest()
@@ -1352,11 +1492,21 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
     # The provenance every chunk of this directory must carry: the first run's.
     run_prov = old.get("provenance") if old else prov
     manifest = {
-        "study": study.name, "title": study.title, "profile": profile, "config": config, "config_hash": digest,
-        "root_seed": seed, "n_replications": config["n_replications"], "plan": plan,
-        "conditions": [condition_key(c) for c in conds], "versions": old.get("versions", versions),
-        "provenance": run_prov, "created": old.get("created", now),
-        "chunks": old.get("chunks", {}), "runs": old.get("runs", []), "status": old.get("status", "running"),
+        "study": study.name,
+        "title": study.title,
+        "profile": profile,
+        "config": config,
+        "config_hash": digest,
+        "root_seed": seed,
+        "n_replications": config["n_replications"],
+        "plan": plan,
+        "conditions": [condition_key(c) for c in conds],
+        "versions": old.get("versions", versions),
+        "provenance": run_prov,
+        "created": old.get("created", now),
+        "chunks": old.get("chunks", {}),
+        "runs": old.get("runs", []),
+        "status": old.get("status", "running"),
         **(extra or {}),
     }
     if "adaptive" in old and "adaptive" not in manifest:  # a finished adaptive run re-read: keep its record
@@ -1365,8 +1515,13 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
     todo, done = [], set()  # done: chunks verified or written in this call (no second hashing pass)
     discarded = {}
     for c in plan:
-        state = store.chunk_state(c["condition"], c["start"], c["stop"],
-                                  chunk_identity(manifest, c["condition"], c["start"], c["stop"]), run_prov)
+        state = store.chunk_state(
+            c["condition"],
+            c["start"],
+            c["stop"],
+            chunk_identity(manifest, c["condition"], c["start"], c["stop"]),
+            run_prov,
+        )
         if state == "ok":
             done.add((c["condition"], c["start"]))
             continue
@@ -1381,17 +1536,28 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
         raise ConfigMismatch(
             f"--out: {path} holds rows computed by other code or package versions (changed: "
             f"{', '.join(changes)}); resuming would mix them: use --fresh to move that run aside and "
-            "start again, or another --out")
+            "start again, or another --out"
+        )
     manifest["provenance"] = run_prov
     for c in todo:
         store.discard_chunk(c["condition"], c["start"], c["stop"])
         manifest["chunks"].pop(f"{c['condition']}/{c['start']}-{c['stop']}", None)
     total = sum(c["stop"] - c["start"] for c in plan)
     pending = sum(c["stop"] - c["start"] for c in todo)
-    run_info = {"started": now, "jobs": jobs, "backend": backend, "chunks_computed": 0,
-                "replications_computed": 0, "chunks_discarded": discarded, "host": platform.node(),
-                "pid": os.getpid(), "python": sys.version.split()[0], "versions": versions,
-                "code": prov["code"], "study_file": str(study_file(study) or "")}
+    run_info = {
+        "started": now,
+        "jobs": jobs,
+        "backend": backend,
+        "chunks_computed": 0,
+        "replications_computed": 0,
+        "chunks_discarded": discarded,
+        "host": platform.node(),
+        "pid": os.getpid(),
+        "python": sys.version.split()[0],
+        "versions": versions,
+        "code": prov["code"],
+        "study_file": str(study_file(study) or ""),
+    }
     manifest["runs"].append(run_info)
     manifest["status"] = "running"
     store.write_manifest(manifest)
@@ -1399,9 +1565,16 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
 
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=total, initial=total - pending, unit="rep", desc=f"{study.name}/{profile}",
-               disable=not progress, dynamic_ncols=True, file=sys.stderr,
-               mininterval=0.5 if sys.stderr.isatty() else 15.0)  # a log file gets a line every 15 s
+    bar = tqdm(
+        total=total,
+        initial=total - pending,
+        unit="rep",
+        desc=f"{study.name}/{profile}",
+        disable=not progress,
+        dynamic_ncols=True,
+        file=sys.stderr,
+        mininterval=0.5 if sys.stderr.isatty() else 15.0,
+    )  # a log file gets a line every 15 s
     tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed) for c in todo]
     n_fail = 0
     last_manifest = time.perf_counter()
@@ -1410,12 +1583,20 @@ def _run_locked(study, profile, store, conds, plan, config, digest, seed, prov, 
         if tasks:
             with _executor(jobs, backend, client) as run_all:
                 for key, start, stop, tables, seconds, failed in run_all(tasks):
-                    meta = store.write_chunk(key, start, stop, tables,
-                                             {"seconds": round(seconds, 4), "failures": failed},
-                                             identity=chunk_identity(manifest, key, start, stop),
-                                             provenance=prov)
-                    manifest["chunks"][f"{key}/{start}-{stop}"] = {"files": meta["files"], "seconds": meta["seconds"],
-                                                                   "failures": failed}
+                    meta = store.write_chunk(
+                        key,
+                        start,
+                        stop,
+                        tables,
+                        {"seconds": round(seconds, 4), "failures": failed},
+                        identity=chunk_identity(manifest, key, start, stop),
+                        provenance=prov,
+                    )
+                    manifest["chunks"][f"{key}/{start}-{stop}"] = {
+                        "files": meta["files"],
+                        "seconds": meta["seconds"],
+                        "failures": failed,
+                    }
                     run_info["chunks_computed"] += 1
                     run_info["replications_computed"] += stop - start
                     run_info["seconds"] = round(time.perf_counter() - t0, 3)
@@ -1452,13 +1633,16 @@ def replay(study, condition: str, replication: int, *, profile: str = "quick", s
     prof = study.profile(profile)
     conds = {condition_key(c): c for c in study.conditions_for(prof)}
     if condition not in conds:
-        raise ValueError(f"--condition: {condition!r} is not a condition of {study.name}/{profile}; "
-                         f"choose one of {', '.join(conds)}")
+        raise ValueError(
+            f"--condition: {condition!r} is not a condition of {study.name}/{profile}; choose one of {', '.join(conds)}"
+        )
     cond = conds[condition]
     n = n_replications_of(cond, prof)
     if isinstance(replication, numbers.Integral) and not isinstance(replication, bool) and not 0 <= replication < n:
-        raise ValueError(f"--replication: {replication} is out of range; condition {condition} of "
-                         f"{study.name}/{profile} has replications 0 to {n - 1}")
+        raise ValueError(
+            f"--replication: {replication} is out of range; condition {condition} of "
+            f"{study.name}/{profile} has replications 0 to {n - 1}"
+        )
     replication = _check_int(replication, "--replication", 0)
     tables, _, _ = run_replication(study, cond, replication, seed, _setup_state(study, cond, seed))
     return tables

@@ -48,7 +48,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from .._lazy import lazy_module
+
+from simstudy._files import DEFAULT_ROOT
+from simstudy._lazy import lazy_module
 
 pd = lazy_module("pandas")
 
@@ -59,7 +61,7 @@ N_BOOT = 400
 
 #: The values a quantity can take, by the kind named before its ``": "``: shares and probabilities lie in
 #: [0, 1] (rejection rates and mean p-values of :func:`replication_values`, and Bouckaert's replicability
-#: R2 of :func:`simstudy.replicability.r2`, which studies such as ``bouckaert_factors`` report); a mean
+#: R2 of :func:`simstudy.statistics.replicability.r2`, which studies such as ``bouckaert_factors`` report); a mean
 #: statistic, or a kind not listed, may take any value.
 QUANTITY_RANGES = {"rejection rate": (0.0, 1.0), "mean p-value": (0.0, 1.0), "R2": (0.0, 1.0)}
 
@@ -157,7 +159,7 @@ class Knob:
     interval: tuple | None = None
 
     def __post_init__(self):
-        from .study import check_name
+        from simstudy.engine.study import check_name
 
         check_name(self.name, "knob", "a knob name, which names the folder results/STUDY/solve-KNOB")
         if self.kind not in ("int", "float"):
@@ -165,8 +167,9 @@ class Knob:
         if not self.low < self.high:
             raise ValueError(f"knob {self.name!r}: its interval must have low < high, got [{self.low}, {self.high}]")
         if self.interval is not None and not (self.low <= self.interval[0] < self.interval[1] <= self.high):
-            raise ValueError(f"knob {self.name!r}: its default interval {self.interval} must lie in "
-                             f"[{self.low}, {self.high}]")
+            raise ValueError(
+                f"knob {self.name!r}: its default interval {self.interval} must lie in [{self.low}, {self.high}]"
+            )
         if self.nested and self.make_all is None:
             raise ValueError(f"knob {self.name!r}: a nested knob needs make_all(condition, values)")
 
@@ -201,17 +204,21 @@ class Evaluation:
 
 def _wrap_replicate(replicate, has_setup):
     if has_setup:
+
         def run(ev, rng, state):
             return replicate(ev.condition, rng, state)
     else:
+
         def run(ev, rng):
             return replicate(ev.condition, rng)
+
     return run
 
 
 def _wrap_setup(setup):
     def run(ev, rng):
         return setup(ev.condition, rng)
+
     return run
 
 
@@ -262,11 +269,15 @@ class SolveResult:
         head = f"{self.study}: {self.quantity} = {self.target:g} over {self.knob}"
         if not self.reached:
             c = self.closest or {}
-            return (f"{head}: not reached in the interval; closest at {self.knob} = {c.get('value')}, "
-                    f"estimate {c.get('estimate', float('nan')):.4g} (MCSE {c.get('mcse', float('nan')):.2g})")
-        return (f"{head}: {self.knob} = {self.value:g} (interpolated {self.root:.4g}, 95% interval "
-                f"[{self.low:.4g}, {self.high:.4g}]), from {len(self.evaluations)} values evaluated "
-                f"with {self.n_evaluations} blocks of replications")
+            return (
+                f"{head}: not reached in the interval; closest at {self.knob} = {c.get('value')}, "
+                f"estimate {c.get('estimate', float('nan')):.4g} (MCSE {c.get('mcse', float('nan')):.2g})"
+            )
+        return (
+            f"{head}: {self.knob} = {self.value:g} (interpolated {self.root:.4g}, 95% interval "
+            f"[{self.low:.4g}, {self.high:.4g}]), from {len(self.evaluations)} values evaluated "
+            f"with {self.n_evaluations} blocks of replications"
+        )
 
 
 def knob_of(study, name: str) -> Knob:
@@ -274,8 +285,10 @@ def knob_of(study, name: str) -> Knob:
     knobs = {k.name: k for k in getattr(study, "knobs", ()) or ()}
     if name not in knobs:
         have = ", ".join(f"{k} ({v.description})" if v.description else k for k, v in knobs.items())
-        raise ValueError(f"--knob: study {study.name!r} declares no knob {name!r}; "
-                         + (f"its knobs: {have}" if knobs else "it declares none"))
+        raise ValueError(
+            f"--knob: study {study.name!r} declares no knob {name!r}; "
+            + (f"its knobs: {have}" if knobs else "it declares none")
+        )
     return knobs[name]
 
 
@@ -287,20 +300,25 @@ def _check_number(value, name):
 
 def _derived(st, knob: Knob, ev: Evaluation, n: int):
     """The one-condition study that runs evaluation ``ev`` with ``n`` replications."""
-    from .study import Profile, Study
+    from simstudy.engine.study import Profile, Study
 
-    return Study(name=f"{st.name}-solve-{knob.name}", title=f"{st.title} (solve over {knob.name})",
-                 conditions=[ev], replicate=_wrap_replicate(st.replicate, st.setup is not None),
-                 setup=_wrap_setup(st.setup) if st.setup is not None else None,
-                 profiles={"solve": Profile("solve", n_replications=n)}, chunk_size=min(st.chunk_size, n),
-                 seconds_per_replication=1.0 if callable(st.seconds_per_replication) else st.seconds_per_replication)
+    return Study(
+        name=f"{st.name}-solve-{knob.name}",
+        title=f"{st.title} (solve over {knob.name})",
+        conditions=[ev],
+        replicate=_wrap_replicate(st.replicate, st.setup is not None),
+        setup=_wrap_setup(st.setup) if st.setup is not None else None,
+        profiles={"solve": Profile("solve", n_replications=n)},
+        chunk_size=min(st.chunk_size, n),
+        seconds_per_replication=1.0 if callable(st.seconds_per_replication) else st.seconds_per_replication,
+    )
 
 
 class _Search:
     """The stored evaluations of one solve and the engine runs that make them."""
 
     def __init__(self, study, knob, profile, out, block, seed, jobs, backend, progress, condition=None):
-        from .study import condition_key
+        from simstudy.engine.study import condition_key
 
         self.study, self.knob, self.out = study, knob, Path(out)
         self.block, self.seed, self.jobs, self.backend, self.progress = block, seed, jobs, backend, progress
@@ -309,8 +327,10 @@ class _Search:
         if condition is not None:
             keys = {condition_key(c): c for c in conds}
             if condition not in keys:
-                raise ValueError(f"--condition: {condition!r} is not a condition of {study.name}/{profile}; "
-                                 f"choose one of {', '.join(keys)}")
+                raise ValueError(
+                    f"--condition: {condition!r} is not a condition of {study.name}/{profile}; "
+                    f"choose one of {', '.join(keys)}"
+                )
             self.base = keys[condition]
         else:
             self.base = knob.base(conds) if knob.base else conds[0]
@@ -327,7 +347,7 @@ class _Search:
         follows no link inside it; a link above it, inside a solve folder
         someone sent, would lead its writes elsewhere.
         """
-        from .store import lstat_below
+        from simstudy.engine.store import lstat_below
 
         path = self.out / "evals" / str(label) / f"b{block}"
         lstat_below(self.out, path)
@@ -340,7 +360,8 @@ class _Search:
         or another user's): only an evaluation that still needs replications
         goes through :func:`~simstudy.engine.run_study`, which locks and writes.
         """
-        from .store import ConfigMismatch, RunStore, load_run
+        from simstudy.engine.runs import load_run
+        from simstudy.engine.store import ConfigMismatch, RunStore
 
         manifest = RunStore(path).read_manifest()
         if manifest is None or manifest.get("root_seed") != self.seed:
@@ -352,19 +373,18 @@ class _Search:
         return run if run.complete else None
 
     def _run(self, condition, value_label, block):
-        from .runner import run_study
+        from simstudy.engine.runner import run_study
 
         ev = Evaluation(float(value_label) if value_label != "all" else math.nan, block, self.base_key, condition)
         derived = _derived(self.study, self.knob, ev, self.block)
         path = self.eval_dir(value_label, block)
         run = self._stored(derived, path)
         if run is None:
-            run = run_study(derived, "solve", out=path, jobs=self.jobs, backend=self.backend, seed=self.seed,
-                            progress=self.progress)
+            run = run_study(
+                derived, "solve", out=path, jobs=self.jobs, backend=self.backend, seed=self.seed, progress=self.progress
+            )
             self.seconds += sum(r.get("seconds", 0) for r in run.manifest.get("runs", [])[-1:])
         out = run.table("outcomes")
-        if "error" in out:
-            out = out[out["error"].isna()]
         out = out.copy()
         out["replication"] = out["replication"] + block * self.block
         return out
@@ -399,7 +419,7 @@ def _trial_values(search: _Search, x) -> pd.DataFrame:
     It names the quantities before anything is written, so an unknown one is refused
     with nothing on disk.  When the evaluation is already stored, its rows are used.
     """
-    from .runner import run_replication
+    from simstudy.engine.runner import run_replication
 
     k = search.knob
     value = int(round(x)) if k.kind == "int" else float(x)
@@ -411,8 +431,8 @@ def _trial_values(search: _Search, x) -> pd.DataFrame:
     st = search.study
     state = None
     if st.setup is not None:
-        from .seeds import setup_seed
-        from .study import condition_key
+        from simstudy.engine.seeds import setup_seed
+        from simstudy.engine.study import condition_key
 
         name = _derived(st, k, ev, 1).name
         state = st.setup(cond, np.random.default_rng(setup_seed(search.seed, name, condition_key(ev))))
@@ -428,8 +448,10 @@ def _resolve_quantity(knob: Knob, name: str, table: pd.DataFrame) -> str:
     known = sorted(table["quantity"].unique())
     if name not in known:
         aliases = ", ".join(f"{a} (= {q})" for a, q in knob.aliases.items())
-        raise ValueError(f"--target: unknown quantity {name!r}; the quantities are: {', '.join(known)}"
-                         + (f"; short names: {aliases}" if aliases else ""))
+        raise ValueError(
+            f"--target: unknown quantity {name!r}; the quantities are: {', '.join(known)}"
+            + (f"; short names: {aliases}" if aliases else "")
+        )
     return name
 
 
@@ -439,8 +461,9 @@ def _check_target_range(knob: Knob, name: str, goal: float) -> None:
     bounds = quantity_range(quantity)
     if bounds is not None and not bounds[0] <= goal <= bounds[1]:
         shown = quantity if quantity == name else f"{name} ({quantity})"
-        raise ValueError(f"--target: {shown} takes values in [{bounds[0]:g}, {bounds[1]:g}], so {goal:g} can "
-                         "never be reached")
+        raise ValueError(
+            f"--target: {shown} takes values in [{bounds[0]:g}, {bounds[1]:g}], so {goal:g} can never be reached"
+        )
 
 
 def _series(table: pd.DataFrame, quantity: str) -> pd.Series:
@@ -484,17 +507,30 @@ def _local_root(xs, values, goal, lo, hi, rng):
     idx = rng.integers(0, top, (N_BOOT, top))
     boot = np.empty(N_BOOT)
     for b in range(N_BOOT):
-        means = np.array([np.nanmean(f[idx[b]]) if np.isfinite(f[idx[b]]).any() else m
-                          for f, m in zip(full, y)])
+        means = np.array([np.nanmean(f[idx[b]]) if np.isfinite(f[idx[b]]).any() else m for f, m in zip(full, y)])
         boot[b] = _line_root(x, means, w, goal)
     boot = np.clip(boot, lo, hi)
     low, high = (float(v) for v in np.quantile(boot, [0.025, 0.975]))
     return float(np.clip(root, lo, hi)), low, high
 
 
-def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, profile: str = "quick",
-          out=None, block: int | None = None, max_evaluations: int = 12, jobs: int = 1, backend: str = "loky",
-          seed: int | None = None, progress: bool = True, condition: str | None = None) -> SolveResult:
+def solve(
+    study,
+    knob: str,
+    target: tuple,
+    *,
+    interval=None,
+    tolerance=None,
+    profile: str = "quick",
+    out=None,
+    block: int | None = None,
+    max_evaluations: int = 12,
+    jobs: int = 1,
+    backend: str = "loky",
+    seed: int | None = None,
+    progress: bool = True,
+    condition: str | None = None,
+) -> SolveResult:
     """Find the knob value at which a quantity of ``study`` meets ``target``.
 
     Parameters
@@ -543,8 +579,8 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
     write lock and leaves ``solve.json`` untouched when nothing changed, so a
     finished solve can be re-read from a read-only folder.
     """
-    from .runner import DEFAULT_SEED
-    from .study import get_study, n_replications_of
+    from simstudy.engine.runner import DEFAULT_SEED
+    from simstudy.engine.study import get_study, n_replications_of
 
     study = get_study(study)
     k = knob_of(study, knob)
@@ -552,8 +588,11 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
         raise ValueError(f"--target: expected QUANTITY=VALUE, got {target!r}")
     quantity_name, goal = target[0].strip(), _check_number(target[1], "--target")
     _check_target_range(k, quantity_name, goal)
-    lo, hi = (k.interval or (k.low, k.high)) if interval is None else (_check_number(interval[0], "--interval"),
-                                                        _check_number(interval[1], "--interval"))
+    lo, hi = (
+        (k.interval or (k.low, k.high))
+        if interval is None
+        else (_check_number(interval[0], "--interval"), _check_number(interval[1], "--interval"))
+    )
     if not lo < hi:
         raise ValueError(f"--interval: must have LO < HI, got [{lo:g}, {hi:g}]")
     if k.kind == "int":
@@ -563,15 +602,18 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
             raise ValueError(f"--interval: [{lo:g}, {hi:g}] holds fewer than two integers")
     if lo < k.low or hi > k.high:
         raise ValueError(f"--interval: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]")
-    tol = (max(1.0, 0.02 * (hi - lo)) if k.kind == "int" else 0.02 * (hi - lo)) if tolerance is None \
+    tol = (
+        (max(1.0, 0.02 * (hi - lo)) if k.kind == "int" else 0.02 * (hi - lo))
+        if tolerance is None
         else _check_number(tolerance, "--tolerance")
+    )
     if not tol > 0:
         raise ValueError(f"--tolerance: must be positive, got {tol:g}")
     if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, numbers.Integral) or max_evaluations < 1:
         raise ValueError(f"--max-evaluations: must be a positive integer, got {max_evaluations!r}")
     seed = DEFAULT_SEED if seed is None else seed
     prof = study.profile(profile)
-    search_out = Path(out) if out is not None else Path("results") / study.name / f"solve-{k.name}"
+    search_out = Path(out) if out is not None else DEFAULT_ROOT / study.name / f"solve-{k.name}"
     search = _Search(study, k, profile, search_out, 0, seed, jobs, backend, progress, condition)
     n_block = n_replications_of(search.base, prof) if block is None else block
     if isinstance(n_block, bool) or not isinstance(n_block, numbers.Integral) or n_block < 2:
@@ -585,8 +627,9 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
         search.nested_values = tuple(range(int(lo), int(hi) + 1)) if k.kind == "int" else tuple(grid)
     quantity = _resolve_quantity(k, quantity_name, _trial_values(search, grid[0]))
     _check_target_range(k, quantity, goal)
-    _write_request(search_out, study, k, quantity, goal, lo, hi, tol, search.block, max_evaluations, seed,
-                   profile, search.base_key)
+    _write_request(
+        search_out, study, k, quantity, goal, lo, hi, tol, search.block, max_evaluations, seed, profile, search.base_key
+    )
     blocks = {x: 1 for x in grid}
 
     def estimate(x):
@@ -604,11 +647,17 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
         if bracket is None:
             far = int(np.argmin(np.abs(means - goal)))
             s = series[xs[far]]
-            answer = {"reached": False, "closest": {"value": xs[far], "estimate": float(s.mean()),
-                                                    "mcse": float(s.std(ddof=1) / math.sqrt(len(s)))}}
+            answer = {
+                "reached": False,
+                "closest": {
+                    "value": xs[far],
+                    "estimate": float(s.mean()),
+                    "mcse": float(s.std(ddof=1) / math.sqrt(len(s))),
+                },
+            }
             break
         xl, xr = xs[bracket], xs[bracket + 1]
-        window = xs[max(0, bracket - 1):bracket + 3]  # the bracket and one neighbour on either side
+        window = xs[max(0, bracket - 1) : bracket + 3]  # the bracket and one neighbour on either side
         root, low, high = _local_root(window, [series[x] for x in window], goal, lo, hi, rng)
         root = float(np.clip(root, xl, xr))
         answer = {"reached": True, "root": root, "low": low, "high": high, "bracket": (xl, xr)}
@@ -628,24 +677,71 @@ def solve(study, knob: str, target: tuple, *, interval=None, tolerance=None, pro
             for x in (xl, xr):
                 blocks[x] += 1
                 series[x] = estimate(x)
-    evals = pd.DataFrame([{"value": x, "replications": len(series[x]), "estimate": float(series[x].mean()),
-                           "mcse": float(series[x].std(ddof=1) / math.sqrt(len(series[x])))
-                           if len(series[x]) > 1 else math.nan} for x in sorted(series)])
+    evals = pd.DataFrame(
+        [
+            {
+                "value": x,
+                "replications": len(series[x]),
+                "estimate": float(series[x].mean()),
+                "mcse": float(series[x].std(ddof=1) / math.sqrt(len(series[x]))) if len(series[x]) > 1 else math.nan,
+            }
+            for x in sorted(series)
+        ]
+    )
     if answer["reached"]:
         value = float(int(round(answer["root"]))) if k.kind == "int" else answer["root"]
-        result = SolveResult(study.name, k.name, quantity, goal, True, value, answer["root"], answer["low"],
-                             answer["high"], None, evals, search.blocks_run, search.seconds, search_out)
+        result = SolveResult(
+            study.name,
+            k.name,
+            quantity,
+            goal,
+            True,
+            value,
+            answer["root"],
+            answer["low"],
+            answer["high"],
+            None,
+            evals,
+            search.blocks_run,
+            search.seconds,
+            search_out,
+        )
     else:
-        result = SolveResult(study.name, k.name, quantity, goal, False, None, None, None, None, answer["closest"],
-                             evals, search.blocks_run, search.seconds, search_out)
+        result = SolveResult(
+            study.name,
+            k.name,
+            quantity,
+            goal,
+            False,
+            None,
+            None,
+            None,
+            None,
+            answer["closest"],
+            evals,
+            search.blocks_run,
+            search.seconds,
+            search_out,
+        )
     _write_answer(search_out, result)
     return result
 
 
 def _write_request(out: Path, study, knob, quantity, goal, lo, hi, tol, block, budget, seed, profile, base_key):
     """Record the request; a directory holding another request is refused (before anything runs)."""
-    request = {"study": study.name, "knob": knob.name, "condition": base_key, "quantity": quantity, "target": goal, "interval": [lo, hi],
-               "tolerance": tol, "block": block, "max_evaluations": budget, "seed": seed, "profile": profile}
+    request = {
+        "study": study.name,
+        "knob": knob.name,
+        "condition": base_key,
+        "quantity": quantity,
+        "target": goal,
+        "interval": [lo, hi],
+        "tolerance": tol,
+        "block": block,
+        "max_evaluations": budget,
+        "seed": seed,
+        "profile": profile,
+    }
     path = out / "solve.json"
     previous = _read_record(path)
     if previous is not None:
@@ -663,7 +759,7 @@ def _write_request(out: Path, study, knob, quantity, goal, lo, hi, tol, block, b
 
 def _read_record(path: Path) -> dict | None:
     """The stored ``solve.json`` (None when absent), never through a symbolic link; one line when unreadable."""
-    from .store import StoreError, read_regular
+    from simstudy.engine.store import StoreError, read_regular
 
     try:
         record = json.loads(read_regular(path))
@@ -682,7 +778,7 @@ def _read_record(path: Path) -> dict | None:
 
 def _write_json(path: Path, record: dict):
     """Write ``record`` atomically, unless the file already holds exactly it (a re-read writes nothing)."""
-    from .store import StoreError, _atomic_write_text, read_regular
+    from simstudy.engine.store import StoreError, _atomic_write_text, read_regular
 
     text = json.dumps(record, indent=1, default=_plain) + "\n"
     try:
@@ -704,8 +800,16 @@ def _plain(value):
 def _write_answer(out: Path, result: SolveResult):
     path = out / "solve.json"
     record = _read_record(path) or {}
-    record["answer"] = {"reached": result.reached, "value": result.value, "root": result.root, "low": result.low,
-                        "high": result.high, "closest": result.closest, "quantity": result.quantity,
-                        "evaluations": result.evaluations.to_dict("records"), "blocks": result.n_evaluations,
-                        "text": result.describe()}
+    record["answer"] = {
+        "reached": result.reached,
+        "value": result.value,
+        "root": result.root,
+        "low": result.low,
+        "high": result.high,
+        "closest": result.closest,
+        "quantity": result.quantity,
+        "evaluations": result.evaluations.to_dict("records"),
+        "blocks": result.n_evaluations,
+        "text": result.describe(),
+    }
     _write_json(path, record)

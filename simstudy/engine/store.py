@@ -53,13 +53,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._files import write_atomic
-from .._lazy import lazy_module
+from simstudy._files import DEFAULT_ROOT, write_atomic
+from simstudy._lazy import lazy_module
 
 pd = lazy_module("pandas")
 
-__all__ = ["RunStore", "RunData", "RunLock", "load_run", "ConfigMismatch", "StoreError", "RunLocked",
-           "lock_holder"]
+__all__ = ["RunStore", "RunData", "RunLock", "ConfigMismatch", "StoreError", "RunLocked", "lock_holder"]
 
 CHUNK_META = "chunk.json"
 MANIFEST = "manifest.json"
@@ -79,8 +78,9 @@ class RunLocked(StoreError):
     """Another process is writing the run directory."""
 
 
-def os_error(exc: OSError, path, *, what: str = "the results", option: str = "--out",
-             resume: bool = True) -> StoreError:
+def os_error(
+    exc: OSError, path, *, what: str = "the results", option: str = "--out", resume: bool = True
+) -> StoreError:
     """A one-line error for a failed read or write under ``path`` (e.g. read-only, disk full).
 
     It names the file when the error does (``exc.filename``; a write that fills
@@ -88,15 +88,20 @@ def os_error(exc: OSError, path, *, what: str = "the results", option: str = "--
     """
     reason = exc.strerror or type(exc).__name__
     where = exc.filename or path
-    hint = (f"; free some space and run the same command again{' to resume' if resume else ''}"
-            if exc.errno == errno.ENOSPC else "")
+    hint = (
+        f"; free some space and run the same command again{' to resume' if resume else ''}"
+        if exc.errno == errno.ENOSPC
+        else ""
+    )
     return StoreError(f"{option}: cannot write {what} in {path}: {reason} ({where}){hint}")
 
 
 def symlink_error(path) -> StoreError:
     """The one-line refusal of a symbolic link found in a run directory."""
-    return StoreError(f"--out: {path} is a symbolic link; a run folder is data and simstudy never reads or "
-                      "writes through a link in it (remove the link, or use another --out)")
+    return StoreError(
+        f"--out: {path} is a symbolic link; a run folder is data and simstudy never reads or "
+        "writes through a link in it (remove the link, or use another --out)"
+    )
 
 
 def _open_regular(path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
@@ -114,8 +119,10 @@ def _open_regular(path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise StoreError(f"--out: {path} is not a regular file; a run folder holds only its own files "
-                         "(remove it, or use another --out)")
+        raise StoreError(
+            f"--out: {path} is not a regular file; a run folder holds only its own files "
+            "(remove it, or use another --out)"
+        )
     return fd
 
 
@@ -163,8 +170,13 @@ def lstat_below(root, path) -> os.stat_result | None:
 
 def safe_name(name) -> bool:
     """Whether ``name`` is one path component (not empty, ``.``, ``..``, and without a separator)."""
-    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and os.sep not in name
-            and "\0" not in name)
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and "/" not in name
+        and os.sep not in name
+        and "\0" not in name
+    )
 
 
 def _atomic_write_text(path: Path, text: str, *, fsync: bool = False):
@@ -205,8 +217,10 @@ def _open_lock(path: Path, flags: int) -> int:
     fd = _open_regular(path, flags)
     if os.fstat(fd).st_nlink > 1:
         os.close(fd)
-        raise StoreError(f"--out: {path} has other hard links; a run folder's lock must be its own file "
-                         "(remove it, or use another --out)")
+        raise StoreError(
+            f"--out: {path} has other hard links; a run folder's lock must be its own file "
+            "(remove it, or use another --out)"
+        )
     return fd
 
 
@@ -246,9 +260,11 @@ class RunLock:
                 if time.monotonic() >= deadline:
                     holder = _read_holder(fd)
                     os.close(fd)
-                    raise RunLocked(f"--out: {self.directory} is in use by another run "
-                                    f"({_holder_text(holder)}); wait for it to finish "
-                                    "or stop it, or choose another --out") from None
+                    raise RunLocked(
+                        f"--out: {self.directory} is in use by another run "
+                        f"({_holder_text(holder)}); wait for it to finish "
+                        "or stop it, or choose another --out"
+                    ) from None
                 time.sleep(0.05)
         self._fd = fd
         info = {"pid": os.getpid(), "host": platform.node(), "since": _now(), "command": command}
@@ -321,12 +337,21 @@ def lock_holder(directory) -> tuple[bool, dict | None]:
 
 
 # -- the manifest's shape --------------------------------------------------------
-_MANIFEST_FIELDS = {"study": str, "profile": str, "config": dict, "config_hash": str, "root_seed": numbers.Integral,
-                    "plan": list, "chunks": dict, "runs": list}
+_MANIFEST_FIELDS = {
+    "study": str,
+    "profile": str,
+    "config": dict,
+    "config_hash": str,
+    "root_seed": numbers.Integral,
+    "plan": list,
+    "chunks": dict,
+    "runs": list,
+}
 
 
 def check_manifest_shape(manifest, path) -> dict:
     """Return ``manifest`` if it has the fields and types the engine relies on, else raise StoreError."""
+
     def bad(what):
         return StoreError(f"--out: {path} is not a valid simstudy manifest ({what})")
 
@@ -338,9 +363,12 @@ def check_manifest_shape(manifest, path) -> dict:
         if not isinstance(manifest[key], typ) or isinstance(manifest[key], bool):
             raise bad(f"field {key!r} is a {type(manifest[key]).__name__}")
     for c in manifest["plan"]:
-        if not (isinstance(c, dict) and safe_name(c.get("condition"))
-                and all(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) for k in ("start", "stop"))
-                and 0 <= c["start"] < c["stop"]):
+        if not (
+            isinstance(c, dict)
+            and safe_name(c.get("condition"))
+            and all(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) for k in ("start", "stop"))
+            and 0 <= c["start"] < c["stop"]
+        ):
             raise bad(f"plan entry {c!r}")
     if not all(isinstance(r, dict) for r in manifest["runs"]):
         raise bad("a run record is not an object")
@@ -365,15 +393,16 @@ class RunStore:
         root = self.path.resolve()
         real = path.resolve()
         if real != root and root not in real.parents:
-            raise StoreError(f"--out: {path} resolves to {real}, outside the run folder {root}; "
-                             "simstudy writes only below the run folder")
+            raise StoreError(
+                f"--out: {path} resolves to {real}, outside the run folder {root}; "
+                "simstudy writes only below the run folder"
+            )
         return path
 
     # -- manifest -------------------------------------------------------------
     @property
     def manifest_path(self) -> Path:
-        """Path of the run's ``manifest.json``.
-        """
+        """Path of the run's ``manifest.json``."""
         return self.path / MANIFEST
 
     def check_target(self):
@@ -412,24 +441,28 @@ class RunStore:
         """
         self.path.mkdir(parents=True, exist_ok=True)
         self._lstat(self.manifest_path)  # a link in its place is refused, not replaced
-        _atomic_write_text(self.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, default=str),
-                           fsync=fsync)
+        _atomic_write_text(self.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, default=str), fsync=fsync)
 
     def check_compatible(self, config_hash: str, config: dict):
         """Refuse to mix runs: the directory must be empty or hold this very configuration."""
         old = self.read_manifest()
         if old is None:
             if self.path.exists() and any(p.name != LOCK for p in self.path.iterdir()):
-                raise ConfigMismatch(f"--out: {self.path} is not empty and holds no simstudy manifest; "
-                                     "choose another directory")
+                raise ConfigMismatch(
+                    f"--out: {self.path} is not empty and holds no simstudy manifest; choose another directory"
+                )
             return
         if old.get("config_hash") != config_hash:
-            diffs = [k for k in sorted(set(config) | set(old.get("config", {})))
-                     if config.get(k) != old.get("config", {}).get(k)]
+            diffs = [
+                k
+                for k in sorted(set(config) | set(old.get("config", {})))
+                if config.get(k) != old.get("config", {}).get(k)
+            ]
             raise ConfigMismatch(
                 f"--out: {self.path} holds a run of {old.get('study')!r} (profile {old.get('profile')!r}) "
                 f"with a different configuration (differs in: {', '.join(diffs) or 'hash'}); "
-                "use another --out, or --fresh to move that run aside")
+                "use another --out, or --fresh to move that run aside"
+            )
 
     def move_aside(self) -> Path | None:
         """Rename the run directory to ``RUN.replaced-STAMP`` (nothing is deleted); its new name.
@@ -488,8 +521,9 @@ class RunStore:
             return None
         return meta
 
-    def chunk_state(self, condition: str, start: int, stop: int, expect: dict | None = None,
-                    provenance: dict | None = None) -> str:
+    def chunk_state(
+        self, condition: str, start: int, stop: int, expect: dict | None = None, provenance: dict | None = None
+    ) -> str:
         """``"ok"``, ``"missing"``, ``"damaged"`` (a checksum fails) or ``"foreign"``.
 
         ``foreign``: the chunk's recorded identity differs from ``expect`` (a dict
@@ -519,8 +553,9 @@ class RunStore:
             return "damaged"
         return "ok"
 
-    def chunk_ok(self, condition: str, start: int, stop: int, expect: dict | None = None,
-                 provenance: dict | None = None) -> bool:
+    def chunk_ok(
+        self, condition: str, start: int, stop: int, expect: dict | None = None, provenance: dict | None = None
+    ) -> bool:
         """True when the chunk exists, is the expected one, and every listed file matches its checksum."""
         return self.chunk_state(condition, start, stop, expect, provenance) == "ok"
 
@@ -547,9 +582,17 @@ class RunStore:
         else:
             trash.unlink(missing_ok=True)
 
-    def write_chunk(self, condition: str, start: int, stop: int, tables: dict[str, pd.DataFrame],
-                    extra: dict | None = None, *, identity: dict | None = None,
-                    provenance: dict | None = None) -> dict:
+    def write_chunk(
+        self,
+        condition: str,
+        start: int,
+        stop: int,
+        tables: dict[str, pd.DataFrame],
+        extra: dict | None = None,
+        *,
+        identity: dict | None = None,
+        provenance: dict | None = None,
+    ) -> dict:
         """Write a chunk atomically; returns its metadata (checksums).
 
         On failure (e.g. a full disk) nothing is left behind and an earlier copy,
@@ -616,8 +659,17 @@ class RunStore:
             else:
                 Path(e).unlink(missing_ok=True)
 
-    def read_chunk_table(self, condition: str, start: int, stop: int, table: str,
-                         columns: list[str] | None = None, *, arrow: bool = False, dictionary=None):
+    def read_chunk_table(
+        self,
+        condition: str,
+        start: int,
+        stop: int,
+        table: str,
+        columns: list[str] | None = None,
+        *,
+        arrow: bool = False,
+        dictionary=None,
+    ):
         """One table of a chunk (all columns, or ``columns``), if its ``chunk.json`` lists it.
 
         The checksum is verified on the bytes read.  With ``arrow`` the result is
@@ -630,16 +682,19 @@ class RunStore:
             return None
         data = read_regular(self.chunk_dir(condition, start, stop) / fname)
         if hashlib.sha256(data).hexdigest() != meta["files"][fname]:
-            raise StoreError(f"{self.chunk_dir(condition, start, stop) / fname}: changed since it was "
-                             "verified (checksum); run the same command again to recompute it")
+            raise StoreError(
+                f"{self.chunk_dir(condition, start, stop) / fname}: changed since it was "
+                "verified (checksum); run the same command again to recompute it"
+            )
         if columns is not None:
             import pyarrow.parquet as pq
 
             have = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
             missing = [c for c in columns if c not in have]
             if missing:
-                raise ValueError(f"columns: table {table!r} has no column {', '.join(map(repr, missing))} "
-                               f"(it has {', '.join(have)})")
+                raise ValueError(
+                    f"columns: table {table!r} has no column {', '.join(map(repr, missing))} (it has {', '.join(have)})"
+                )
         if arrow:
             import pyarrow.parquet as pq
 
@@ -654,8 +709,14 @@ class RunStore:
 
 def chunk_identity(manifest: dict, condition: str, start: int, stop: int) -> dict:
     """What a chunk of the run described by ``manifest`` must record as its identity."""
-    return {"study": manifest["study"], "condition": condition, "start": start, "stop": stop,
-            "root_seed": manifest["root_seed"], "config_hash": manifest["config_hash"]}
+    return {
+        "study": manifest["study"],
+        "condition": condition,
+        "start": start,
+        "stop": stop,
+        "root_seed": manifest["root_seed"],
+        "config_hash": manifest["config_hash"],
+    }
 
 
 @dataclass
@@ -675,8 +736,7 @@ class RunData:
 
     @property
     def store(self) -> RunStore:
-        """The store of the run directory (chunks, manifest, lock).
-        """
+        """The store of the run directory (chunks, manifest, lock)."""
         return RunStore(self.path)
 
     def chunk_states(self) -> dict:
@@ -686,9 +746,14 @@ class RunData:
             legacy = prov is None  # written before chunks recorded identity: checksums are all there is
             self._cache["_states"] = {
                 (c["condition"], c["start"]): self.store.chunk_state(
-                    c["condition"], c["start"], c["stop"],
-                    None if legacy else chunk_identity(self.manifest, c["condition"], c["start"], c["stop"]), prov)
-                for c in self.manifest["plan"]}
+                    c["condition"],
+                    c["start"],
+                    c["stop"],
+                    None if legacy else chunk_identity(self.manifest, c["condition"], c["start"], c["stop"]),
+                    prov,
+                )
+                for c in self.manifest["plan"]
+            }
         return self._cache["_states"]
 
     def _chunks(self):
@@ -743,8 +808,9 @@ class RunData:
             self._cache[name] = pd.concat(parts, ignore_index=True)
         return self._cache[name]
 
-    def table_chunks(self, name: str, columns: list[str] | None = None, conditions=None, *, arrow: bool = False,
-                     dictionary=None):
+    def table_chunks(
+        self, name: str, columns: list[str] | None = None, conditions=None, *, arrow: bool = False, dictionary=None
+    ):
         """One table's rows chunk by chunk, for summaries of tables too large to hold at once.
 
         Yields the same rows as :meth:`table`, in the same canonical order, one
@@ -773,15 +839,15 @@ class RunData:
         for c in self._chunks():
             if keep is not None and c["condition"] not in keep:
                 continue
-            part = self.store.read_chunk_table(c["condition"], c["start"], c["stop"], name, columns, arrow=arrow,
-                                               dictionary=dictionary)
+            part = self.store.read_chunk_table(
+                c["condition"], c["start"], c["stop"], name, columns, arrow=arrow, dictionary=dictionary
+            )
             if part is not None and len(part):
                 yield part
 
     @property
     def failures(self) -> pd.DataFrame:
-        """The failure rows (condition, replication, seed, error): the ``failures`` table.
-        """
+        """The failure rows (condition, replication, seed, error): the ``failures`` table."""
         return self.table("failures")
 
     def progress(self) -> pd.DataFrame:
@@ -818,85 +884,10 @@ class RunData:
 
     @property
     def complete(self) -> bool:
-        """Whether every chunk of the plan is stored and verified.
-        """
+        """Whether every chunk of the plan is stored and verified."""
         return len(self._chunks()) == len(self.manifest["plan"])
 
 
-def default_out(study: str, profile: str) -> Path:
-    return Path("results") / study / profile
-
-
-def check_plan(manifest: dict, study, profile: str, path) -> None:
-    """Refuse a manifest that is not what ``study`` plans at ``profile`` with its root seed.
-
-    Catches a manifest edited by hand (its config no longer hashes to its
-    recorded hash, or its plan or config differ from the study's) and a study
-    whose conditions changed since the run.
-    """
-    from .runner import plan_run
-
-    where = f"--out: {path}"
-    recorded = hashlib.sha256(json.dumps(manifest["config"], sort_keys=True).encode()).hexdigest()
-    if recorded != manifest["config_hash"]:
-        raise ConfigMismatch(f"{where}: the manifest's config does not match its own hash (edited by hand?)")
-    if manifest["profile"] != profile:
-        raise ConfigMismatch(f"{where} holds profile {manifest['profile']!r}, not {profile!r}")
-    _, plan, config, digest = plan_run(study, profile, manifest["root_seed"],
-                                       adaptive=manifest["config"].get("adaptive"), counts=manifest.get("counts"))
-    if digest != manifest["config_hash"] or plan != manifest["plan"]:
-        diffs = [k for k in sorted(set(config) | set(manifest["config"]))
-                 if config.get(k) != manifest["config"].get(k)] or ["plan"]
-        raise ConfigMismatch(f"{where}: the manifest does not match study {study.name!r} at profile {profile!r} "
-                             f"(differs in: {', '.join(diffs)}); the manifest was edited or the study changed "
-                             "since the run")
-
-
-def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool = True) -> RunData:
-    """The stored run of ``study`` at ``profile`` (from ``out`` or ``results/STUDY/PROFILE``).
-
-    ``profile`` defaults to ``quick`` for the default directory and to the
-    stored run's profile when ``out`` is given.  With ``verify_plan``, the
-    manifest must match the plan of ``study`` (a
-    :class:`~simstudy.engine.study.Study` or the name of one) at that profile
-    (see :func:`check_plan`).
-
-    Parameters
-    ----------
-    study : str, path or Study
-        The study (its name, a study file, or the declaration).
-    profile : str, optional
-        The stored profile.
-    out : str or path, optional
-        The run directory, when it is not ``results/STUDY/PROFILE``.
-    verify_plan : bool
-        Check the manifest against the study's plan.
-
-    Returns
-    -------
-    RunData
-        The run's stored rows, read lazily.
-
-    Raises
-    ------
-    ValueError
-        No stored run there, or one of another study.
-    ConfigMismatch
-        The manifest does not match the study's plan at that profile.
-    """
-    from .study import Study, get_study
-
-    name = getattr(study, "name", study)
-    if out is None and profile is None:
-        profile = "quick"
-    path = Path(out) if out is not None else default_out(name, profile)
-    manifest = RunStore(path).read_manifest()
-    if manifest is not None and profile is None:
-        profile = manifest["profile"]
-    if manifest is None:
-        raise ValueError(f"study {name!r}: no stored run in {path}; run `simstudy run {name} --profile {profile}` first")
-    if manifest.get("study") != name:
-        raise ValueError(f"--out: {path} holds study {manifest.get('study')!r}, not {name!r}")
-    if verify_plan:
-        check_plan(manifest, study if isinstance(study, Study) else get_study(study), profile, path)
-    return RunData(path, manifest)
+def default_out(study: str, profile: str, root=DEFAULT_ROOT) -> Path:
+    """Where a run of ``study`` at ``profile`` is stored by default: ``ROOT/STUDY/PROFILE``."""
+    return Path(root) / study / profile

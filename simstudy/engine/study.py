@@ -22,8 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["Profile", "Study", "Figure", "settings_of", "get_study", "list_studies", "study_origins",
-           "load_study_file", "condition_key", "condition_fields"]
+__all__ = [
+    "Profile",
+    "Study",
+    "Figure",
+    "settings_of",
+    "get_study",
+    "list_studies",
+    "study_origins",
+    "load_study_file",
+    "condition_key",
+    "condition_fields",
+]
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
@@ -65,10 +75,14 @@ class Profile:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"profile name: must be a non-empty string, got {self.name!r}")
         check_name(self.name, "profile name", "a profile name, which names the folder results/STUDY/PROFILE")
-        if isinstance(self.n_replications, bool) or not isinstance(self.n_replications, numbers.Integral) \
-                or self.n_replications < 1:
-            raise ValueError(f"n_replications: must be a positive integer, got {self.n_replications!r} "
-                             f"(profile {self.name!r})")
+        if (
+            isinstance(self.n_replications, bool)
+            or not isinstance(self.n_replications, numbers.Integral)
+            or self.n_replications < 1
+        ):
+            raise ValueError(
+                f"n_replications: must be a positive integer, got {self.n_replications!r} (profile {self.name!r})"
+            )
 
 
 @dataclass(frozen=True)
@@ -102,21 +116,25 @@ def check_name(value, option: str, what: str) -> str:
     ValueError on one line, starting with ``option``.
     """
     if not isinstance(value, str) or not value or value[0] == "." or not set(value) <= _NAME_CHARACTERS:
-        raise ValueError(f"{option}: {value!r} is not valid as {what}; use letters, digits, '_', '-' and '.' "
-                         "(not first), without path separators")
+        raise ValueError(
+            f"{option}: {value!r} is not valid as {what}; use letters, digits, '_', '-' and '.' "
+            "(not first), without path separators"
+        )
     return value
 
 
 def _default_summarize(run):
-    from .summary import rejection_summary
+    from simstudy.statistics.intervals import rejection_summary
 
     out = {}
     if "outcomes" in run.tables():
         rows = run.table("outcomes")
         if "decision" not in rows:
-            raise ValueError(f"study {run.manifest.get('study')!r}: its outcome rows have no 'decision' column "
-                             "(+1 A better, -1 B better, 0 not significant), so the default summary cannot count "
-                             "rejections; give the study a summarize function or store decisions")
+            raise ValueError(
+                f"study {run.manifest.get('study')!r}: its outcome rows have no 'decision' column "
+                "(+1 A better, -1 B better, 0 not significant), so the default summary cannot count "
+                "rejections; give the study a summarize function or store decisions"
+            )
         by = [c for c in ("condition", "scheme", "test") if c in rows]
         out["rejections"] = rejection_summary(rows, by=by)
     return out
@@ -142,7 +160,7 @@ class Study:
         Tables computed from the stored rows alone (no simulation).
     profiles : dict[str, Profile]
     reference : dict
-        Published values (``{"published": [simstudy.compare.Published, ...]}``).
+        Published values (``{"published": [simstudy.outputs.tables.Published, ...]}``).
     setup : callable(condition, rng) -> state, optional
         Work shared by all replications of a condition (e.g. the initial
         experiment that a bootstrap resamples); its ``rng`` comes from the
@@ -165,7 +183,7 @@ class Study:
         default.  Each profile's ``settings`` dict is checked against it when
         the study is declared: an unknown or misspelt setting is an error naming
         it.  The study reads them with :func:`settings_of`.
-    paired_scores : simstudy.scores.ScoreLayout, optional
+    paired_scores : simstudy.pipeline.scores.ScoreLayout, optional
         Where the study's ``scores`` table keeps its paired scores; with it,
         ``simstudy bench`` runs any test on the stored replications.
     figures : tuple of Figure
@@ -180,12 +198,12 @@ class Study:
     knobs : tuple of simstudy.engine.solve.Knob
         The numeric condition fields ``simstudy solve`` may set to meet a
         target (see :mod:`simstudy.engine.solve`).
-    evidence : callable(RunData) -> simstudy.evidence.Evidence, optional
+    evidence : callable(RunData) -> simstudy.apps.evidence.Evidence, optional
         The null (and alternative) evidence the study's stored rows provide to
         applications such as ``simstudy assess``: its rows translated into
         designs, schemes and registered test names, with the truth of every
         condition and the null condition that calibrates each alternative (see
-        :mod:`simstudy.evidence`).  Applications never read a study's own
+        :mod:`simstudy.apps.evidence`).  Applications never read a study's own
         labels: a study without it provides no evidence.
     """
 
@@ -212,12 +230,20 @@ class Study:
     def __post_init__(self):
         check_name(self.name, "name", "a study name, which names the folder results/NAME")
         for key in self.profiles:
-            check_name(key, "profiles", f"a profile name of study {self.name!r}, which names the folder "
-                                        f"results/{self.name}/PROFILE")
+            check_name(
+                key,
+                "profiles",
+                f"a profile name of study {self.name!r}, which names the folder results/{self.name}/PROFILE",
+            )
         for fig in self.figures:
-            check_name(getattr(fig, "name", None), "figures", f"a figure name of study {self.name!r}, which names "
-                                                                "its files")
-        if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1:
+            check_name(
+                getattr(fig, "name", None), "figures", f"a figure name of study {self.name!r}, which names its files"
+            )
+        if (
+            isinstance(self.chunk_size, bool)
+            or not isinstance(self.chunk_size, numbers.Integral)
+            or self.chunk_size < 1
+        ):
             raise ValueError(f"chunk_size: must be a positive integer, got {self.chunk_size!r} (study {self.name!r})")
         if self.settings is not None:
             for prof in self.profiles.values():
@@ -243,8 +269,9 @@ class Study:
         try:
             return self.profiles[name]
         except KeyError:
-            raise ValueError(f"--profile: study {self.name!r} has no profile {name!r}; "
-                             f"choose one of {', '.join(self.profiles)}") from None
+            raise ValueError(
+                f"--profile: study {self.name!r} has no profile {name!r}; choose one of {', '.join(self.profiles)}"
+            ) from None
 
     def conditions_for(self, profile: Profile) -> list:
         """The conditions of the grid at ``profile``, validated.
@@ -278,8 +305,9 @@ class Study:
                 self.validate(c)
             n = n_replications_of(c, profile)
             if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-                raise ValueError(f"n_replications: must be a positive integer, got {n!r} "
-                                 f"(condition {condition_key(c)})")
+                raise ValueError(
+                    f"n_replications: must be a positive integer, got {n!r} (condition {condition_key(c)})"
+                )
         return conds
 
     def cost_seconds(self, profile: Profile) -> float:
@@ -364,8 +392,10 @@ def settings_of(profile: Profile, cls, *, study: str = ""):
     where = f"study {study!r}, profile {profile.name!r}" if study else f"profile {profile.name!r}"
     unknown = sorted(set(profile.settings) - known)
     if unknown:
-        raise ValueError(f"settings: {where} has unknown setting(s) {', '.join(map(repr, unknown))}; "
-                         f"known settings: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"settings: {where} has unknown setting(s) {', '.join(map(repr, unknown))}; "
+            f"known settings: {', '.join(sorted(known))}"
+        )
     try:
         return cls(**profile.settings)
     except (TypeError, ValueError) as exc:
@@ -396,8 +426,9 @@ def condition_fields(condition) -> dict:
         items = condition.items()
     else:
         return {}
-    return {k: v for k, v in items
-            if isinstance(v, (str, bool, numbers.Integral, numbers.Real)) and k != "n_replications"}
+    return {
+        k: v for k, v in items if isinstance(v, (str, bool, numbers.Integral, numbers.Real)) and k != "n_replications"
+    }
 
 
 def condition_key(condition) -> str:
@@ -503,16 +534,19 @@ def _load_entry_point(name: str, ep) -> Study:
     try:
         obj = ep.load()
     except Exception as exc:  # whatever the package's import raises, on one line
-        raise ValueError(f"study {name!r}: cannot load the {_describe(ep)}: "
-                         f"{type(exc).__name__}: {_one_line(exc)}") from None
+        raise ValueError(
+            f"study {name!r}: cannot load the {_describe(ep)}: {type(exc).__name__}: {_one_line(exc)}"
+        ) from None
     if inspect.ismodule(obj):
         if not hasattr(obj, "STUDY"):
             raise ValueError(f"study {name!r}: module {obj.__name__} ({_describe(ep)}) defines no STUDY")
         obj = obj.STUDY
     study = _check_study(obj, _describe(ep))
     if study.name != name:
-        raise ValueError(f"study {name!r}: the {_describe(ep)} loads a study named {study.name!r}; "
-                         "the entry point must carry the study's name")
+        raise ValueError(
+            f"study {name!r}: the {_describe(ep)} loads a study named {study.name!r}; "
+            "the entry point must carry the study's name"
+        )
     return study
 
 
@@ -648,17 +682,22 @@ def get_study(study) -> Study:
     builtin = _builtin_names()
     eps = _entry_points().get(study, [])
     if study in builtin and eps:
-        raise ValueError(f"study {study!r}: the {_describe(eps[0])} clashes with the built-in study of that "
-                         "name; that package must register its study under another name")
+        raise ValueError(
+            f"study {study!r}: the {_describe(eps[0])} clashes with the built-in study of that "
+            "name; that package must register its study under another name"
+        )
     if len(eps) > 1:
-        raise ValueError(f"study {study!r}: registered by several entry points: "
-                         f"{'; '.join(_describe(ep) for ep in eps)}")
+        raise ValueError(
+            f"study {study!r}: registered by several entry points: {'; '.join(_describe(ep) for ep in eps)}"
+        )
     if eps:
         return _load_entry_point(study, eps[0])
     if study not in builtin:
         known = list_studies()
-        raise ValueError(f"study: unknown study {study!r}; known studies: {', '.join(known)} "
-                         "(or give the path of a .py file defining STUDY)")
+        raise ValueError(
+            f"study: unknown study {study!r}; known studies: {', '.join(known)} "
+            "(or give the path of a .py file defining STUDY)"
+        )
     module = importlib.import_module(f"{BUILTIN_PACKAGE}.{study}")
     if not hasattr(module, "STUDY"):
         raise ValueError(f"study: module {BUILTIN_PACKAGE}.{study} defines no STUDY")

@@ -26,25 +26,39 @@ Berrar's Equation 15, df = k - 1): significant when p < alpha and t > 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..designs import Bootstrap
-from ..hypothesis import binomial_test
-from ..outcomes import outcome_rows, run_test
-from ..replication import bayesian_model, binomial_model, t_model, wilcoxon_model
-from ..replication_summary import ModelSpec, closest_to, mad_interval, replication_table
-from ..scores import PairedScores, holdout_accuracies
-from ..sources import berrar_benchmark_sources
-from ..summaries import sd_interval
-from .._lazy import lazy_module
+from simstudy.pipeline.designs import Bootstrap
+from simstudy.pipeline.outcomes import outcome_rows, run_test
+from simstudy.pipeline.scores import PairedScores, holdout_accuracies
+from simstudy.pipeline.sources import berrar_benchmark_sources
+from simstudy.statistics.replication import bayesian_model, binomial_model, t_model, wilcoxon_model
+from simstudy.statistics.replication_summary import ModelSpec, closest_to, mad_interval, replication_table
+from simstudy.statistics.significance import binomial_test
+
+if TYPE_CHECKING:
+    from simstudy.engine.solve import Knob
+from simstudy._lazy import lazy_module
+from simstudy.statistics.intervals import sd_interval
 
 pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
-_learners = lazy_module("simstudy.learners")
+_learners = lazy_module("simstudy.pipeline.learners")
 
-__all__ = ["ALPHA", "BenchmarkGroup", "BenchmarkSettings", "benchmark_declaration", "benchmark_conditions", "benchmark_setup", "benchmark_replicate",
-           "benchmark_summary", "cv_outcomes", "cv_summary"]
+__all__ = [
+    "ALPHA",
+    "BenchmarkGroup",
+    "BenchmarkSettings",
+    "benchmark_declaration",
+    "benchmark_conditions",
+    "benchmark_setup",
+    "benchmark_replicate",
+    "benchmark_summary",
+    "cv_outcomes",
+    "cv_summary",
+]
 
 ALPHA = 0.05
 BENCHMARK_TESTS = {"binomial": "binomial", "wilcoxon": "signed_rank_corrected"}
@@ -96,23 +110,28 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
     """
     from functools import partial
 
-    from ..engine.study import settings_of
-    from ..scores import ScoreLayout
+    from simstudy.engine.study import settings_of
+    from simstudy.pipeline.scores import ScoreLayout
 
     def conditions(profile):
         s = settings_of(profile, BenchmarkSettings)
         return benchmark_conditions(starts, n_datasets, s.groups or tuple(starts), s.n_boot)
 
-    return {"conditions": conditions, "replicate": benchmark_replicate, "setup": benchmark_setup,
-            "summarize": partial(benchmark_summary, n_datasets=n_datasets), "settings": BenchmarkSettings,
-            "paired_scores": ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
-            "seconds_per_replication": benchmark_seconds,
-            # the SVM's compiled pass over the kernel matrix (E1071SVC): a first run compiles it
-            "compile_seconds": SVM_COMPILE_SECONDS}
+    return {
+        "conditions": conditions,
+        "replicate": benchmark_replicate,
+        "setup": benchmark_setup,
+        "summarize": partial(benchmark_summary, n_datasets=n_datasets),
+        "settings": BenchmarkSettings,
+        "paired_scores": ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
+        "seconds_per_replication": benchmark_seconds,
+        # the SVM's compiled pass over the kernel matrix (E1071SVC): a first run compiles it
+        "compile_seconds": SVM_COMPILE_SECONDS,
+    }
 
 
 #: Seconds a first run after installing spends compiling the SVM's kernel pass and naive
-#: Bayes's loops (``simstudy/learners/_radial.py``, ``_extended.py``, ``_e1071_nb.py``):
+#: Bayes's loops (``simstudy/pipeline/learners/_radial.py``, ``_extended.py``, ``_e1071_nb.py``):
 #: berrar1 at the smoke profile took 6.3 s with an empty numba cache and 3.7 s with a filled
 #: one (``benchmarks/bench_estimates.py --cold``), 1.24x its first-run estimate; studies 3 and
 #: 4 compile only the SVM's part.
@@ -131,7 +150,7 @@ def benchmark_seconds(cond: BenchmarkGroup) -> float:
     return cond.n_datasets * 8.5e-6 * (cond.start_size + 5 * (cond.n_datasets + 1))
 
 
-def start_size_knob(*, low: int, high: int, interval: tuple) -> "Knob":
+def start_size_knob(*, low: int, high: int, interval: tuple) -> Knob:
     """The knob of ``simstudy solve`` over a benchmark study's start size a (data set i has a + 10 i cases).
 
     The quantities are those of :func:`simstudy.engine.solve.replication_values`
@@ -140,13 +159,24 @@ def start_size_knob(*, low: int, high: int, interval: tuple) -> "Knob":
     less than 1/k), ``F_binomial`` the same for the binomial test, ``p_wilcoxon``
     the mean Wilcoxon p-value.
     """
-    from ..engine.solve import Knob
+    from simstudy.engine.solve import Knob
 
-    return Knob("start_size", "int", low, high, "the start size a of a group (data set i has a + 10 i cases)",
-                base=lambda conds: next(c for c in conds if c.kind == "experiment"), interval=interval,
-                aliases={"F": "rejection rate: wilcoxon", "F_binomial": "rejection rate: binomial",
-                         "p_wilcoxon": "mean p-value: wilcoxon", "p_binomial": "mean p-value: binomial"},
-                notes="F is estimated as the share s/k of significant replications")
+    return Knob(
+        "start_size",
+        "int",
+        low,
+        high,
+        "the start size a of a group (data set i has a + 10 i cases)",
+        base=lambda conds: next(c for c in conds if c.kind == "experiment"),
+        interval=interval,
+        aliases={
+            "F": "rejection rate: wilcoxon",
+            "F_binomial": "rejection rate: binomial",
+            "p_wilcoxon": "mean p-value: wilcoxon",
+            "p_binomial": "mean p-value: binomial",
+        },
+        notes="F is estimated as the share s/k of significant replications",
+    )
 
 
 def benchmark_conditions(starts: dict[int, int], n_datasets: int, groups, n_boot: int) -> list[BenchmarkGroup]:
@@ -226,10 +256,13 @@ def _ties_left_out(rows: pd.DataFrame, n_datasets: int) -> pd.DataFrame:
     # exact two-sided p-values, once per distinct (wins, trials) pair
     pairs = {(w, t): binomial_test(w, t).pvalue if t > 0 else 1.0 for w, t in set(zip(wins, trials))}
     p = np.array([pairs[(w, t)] for w, t in zip(wins, trials)])
-    frame = pd.DataFrame({"g": rows["g"].to_numpy(), "statistic": theta,
-                          "decision": ((p < ALPHA) & (theta > 0.5)).astype(int)})
+    frame = pd.DataFrame(
+        {"g": rows["g"].to_numpy(), "statistic": theta, "decision": ((p < ALPHA) & (theta > 0.5)).astype(int)}
+    )
     table = replication_table(frame, by=["g"], models=[_binomial_spec(n_datasets)])
-    keep = [c for c in table.columns if c.startswith(("mean_statistic", "share_significant", "binomial_p", "binomial_P"))]
+    keep = [
+        c for c in table.columns if c.startswith(("mean_statistic", "share_significant", "binomial_p", "binomial_P"))
+    ]
     out = table[["g"] + keep].rename(columns={c: _suffixed(c.replace("mean_statistic", "success")) for c in keep})
     out.insert(1, "mean_ties", rows.groupby("g", sort=True)["ties"].mean().to_numpy())
     return out
@@ -248,14 +281,17 @@ def _wins_of(theta, n_datasets):
 
 
 def _binomial_spec(n_datasets) -> ModelSpec:
-    return ModelSpec("binomial", lambda w: binomial_model(w, n_datasets, alpha=ALPHA),
-                     lambda w: binomial_test(w, n_datasets).pvalue, lambda t: _wins_of(t, n_datasets))
+    return ModelSpec(
+        "binomial",
+        lambda w: binomial_model(w, n_datasets, alpha=ALPHA),
+        lambda w: binomial_test(w, n_datasets).pvalue,
+        lambda t: _wins_of(t, n_datasets),
+    )
 
 
 def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
     """Per-group tables for the binomial, Bayesian and Wilcoxon models, and the study-level MAD."""
     out = run.table("outcomes")
-    out = out[out["error"].isna()] if "error" in out else out
     boot = run.table("bootstrap") if "bootstrap" in run.tables() else pd.DataFrame(columns=["g", "z"])
     s_star = boot.groupby("g")["z"].agg(lambda z: float(np.std(z, ddof=1)) if len(z) > 1 else np.nan)
     n_boot = boot.groupby("g")["z"].size()
@@ -264,11 +300,19 @@ def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
         return _wins_of(theta, n_datasets)
 
     binom_rows = out[out.test == "binomial"]
-    binom = replication_table(binom_rows, by=["g"], models=[
-        _binomial_spec(n_datasets),
-        ModelSpec("bayes", lambda w: bayesian_model(w, n_datasets, alpha=ALPHA),
-                  lambda w: binomial_test(w, n_datasets).pvalue, wins_of),
-    ])
+    binom = replication_table(
+        binom_rows,
+        by=["g"],
+        models=[
+            _binomial_spec(n_datasets),
+            ModelSpec(
+                "bayes",
+                lambda w: bayesian_model(w, n_datasets, alpha=ALPHA),
+                lambda w: binomial_test(w, n_datasets).pvalue,
+                wins_of,
+            ),
+        ],
+    )
     if "ties" in binom_rows and len(binom):
         binom = binom.merge(_ties_left_out(binom_rows, n_datasets), on="g", how="left")
 
@@ -294,15 +338,20 @@ def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
     if groups:
         s_of = [float(s_star.get(g, np.nan)) for g in gs]
         if all(np.isfinite(s_of)):
-            mad, lo, hi, dev = mad_interval(groups, lambda m, j: wilcoxon_model(m, s_of[j], alpha=ALPHA).estimate,
-                                            rng=0)
+            mad, lo, hi, dev = mad_interval(
+                groups, lambda m, j: wilcoxon_model(m, s_of[j], alpha=ALPHA).estimate, rng=0
+            )
             study.update(mad=mad, mad_mc_low=lo, mad_mc_high=hi, mad_min=dev.min(), mad_max=dev.max())
         mad1, lo1, hi1, dev1 = mad_interval(groups, lambda m, j: wilcoxon_model(m, 1.0, alpha=ALPHA).estimate, rng=0)
         study.update(mad_s1=mad1, mad_s1_mc_low=lo1, mad_s1_mc_high=hi1, mad_s1_min=dev1.min(), mad_s1_max=dev1.max())
         if "wilcoxon_P" in wil:
             best = closest_to(wil, "F", 0.95)
-            study.update(closest_g=int(best["g"]), closest_p=best["wilcoxon_p"], closest_P=best["wilcoxon_P"],
-                         closest_F=best["F"])
+            study.update(
+                closest_g=int(best["g"]),
+                closest_p=best["wilcoxon_p"],
+                closest_P=best["wilcoxon_P"],
+                closest_F=best["F"],
+            )
     study["n_failures"] = int(len(run.failures)) if run.failures is not None else 0
     return {"binomial": binom, "wilcoxon": wil, "study": pd.DataFrame([study])}
 
@@ -318,8 +367,6 @@ def cv_outcomes(scores: PairedScores, index=None) -> pd.DataFrame:
 def cv_summary(run, *, by: str, df: int) -> dict[str, pd.DataFrame]:
     """Per-group replication table of the t model (P_t against F), and the study-level MAD."""
     out = run.table("outcomes")
-    if "error" in out:
-        out = out[out["error"].isna()]
 
     def p_of(t):
         return 2 * stats.t.sf(np.abs(t), df)
@@ -327,14 +374,17 @@ def cv_summary(run, *, by: str, df: int) -> dict[str, pd.DataFrame]:
     table = replication_table(out, by=[by], models=[ModelSpec("t", lambda t: t_model(t, df, alpha=ALPHA), p_of)])
     study = {}
     sig = table[table["n_significant"] > 0]
-    groups = [(g["statistic"].to_numpy(), g["decision"].to_numpy())
-              for key, g in out.groupby(by) if key in set(sig[by])]
+    groups = [
+        (g["statistic"].to_numpy(), g["decision"].to_numpy()) for key, g in out.groupby(by) if key in set(sig[by])
+    ]
     if groups:
         mad, lo, hi, dev = mad_interval(groups, lambda m, j: t_model(m, df, alpha=ALPHA).estimate, rng=0)
-        study.update(mad=mad, mad_mc_low=lo, mad_mc_high=hi, mad_min=dev.min(), mad_max=dev.max(),
-                     mad_groups=len(groups))
+        study.update(
+            mad=mad, mad_mc_low=lo, mad_mc_high=hi, mad_min=dev.min(), mad_max=dev.max(), mad_groups=len(groups)
+        )
         best = closest_to(table, "F", 0.95)
-        study.update({f"closest_{by}": best[by], "closest_p": best["t_p"], "closest_P": best["t_P"],
-                      "closest_F": best["F"]})
+        study.update(
+            {f"closest_{by}": best[by], "closest_p": best["t_p"], "closest_P": best["t_P"], "closest_F": best["F"]}
+        )
     study["n_failures"] = int(len(run.failures)) if run.failures is not None else 0
     return {"t": table, "study": pd.DataFrame([study])}

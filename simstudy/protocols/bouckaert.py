@@ -16,18 +16,30 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..designs import RepeatedKFold
-from ..replicability import normalized, r2
-from ..scores import cv_accuracies, scores_frame
-from ..sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
-from .._lazy import lazy_module
+from simstudy._lazy import lazy_module
+from simstudy.pipeline.designs import RepeatedKFold
+from simstudy.pipeline.scores import cv_accuracies, scores_frame
+from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
+from simstudy.statistics.replicability import normalized, r2
 
 pd = lazy_module("pandas")
-_learners = lazy_module("simstudy.learners")
+_learners = lazy_module("simstudy.pipeline.learners")
 
-__all__ = ["SOURCES", "RepeatedCVCondition", "network_source", "source_info", "experiment_accuracies",
-           "scores_frame", "alpha_factor", "ALPHAS", "UCI_SETS", "available_sets", "load_uci_for_learning",
-           "uci_learner_factories", "nominal_learner_factories"]
+__all__ = [
+    "SOURCES",
+    "RepeatedCVCondition",
+    "network_source",
+    "source_info",
+    "experiment_accuracies",
+    "scores_frame",
+    "alpha_factor",
+    "ALPHAS",
+    "UCI_SETS",
+    "available_sets",
+    "load_uci_for_learning",
+    "uci_learner_factories",
+    "nominal_learner_factories",
+]
 
 SOURCES = ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4")
 FACTOR_JSON = "factor_sources.json"
@@ -50,8 +62,9 @@ class RepeatedCVCondition:
         if not 0.0 < self.alpha < 1.0:
             raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
         if not 2 <= self.n_folds <= self.n_cases // 2:
-            raise ValueError(f"n_folds: must be between 2 and half the number of cases ({self.n_cases // 2}), "
-                             f"got {self.n_folds}")
+            raise ValueError(
+                f"n_folds: must be between 2 and half the number of cases ({self.n_cases // 2}), got {self.n_folds}"
+            )
         for name in ("n_runs", "n_experiments"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be >= 1, got {getattr(self, name)}")
@@ -85,17 +98,35 @@ def source_info(name: str) -> dict:
     if name in stored:
         m = stored[name]
         independent = m["made_by"]["generator"] == "independent_source"
-        return {"source": name, "file": m["file"], "n_classes": 2, "prior": 0.5, "independent": independent,
-                "true_null": independent, "gap": m["gap"], "gap_se": m["gap_se"]}
+        return {
+            "source": name,
+            "file": m["file"],
+            "n_classes": 2,
+            "prior": 0.5,
+            "independent": independent,
+            "true_null": independent,
+            "gap": m["gap"],
+            "gap_se": m["gap_se"],
+        }
     meta = _factor_meta()
     if name not in meta:
         known = sorted(set(stored) | set(meta))
-        raise ValueError(f"source: unknown source {name!r}; stored: {', '.join(known)} "
-                         f"(factor sources are made by simstudy/sources/networks/make_factor_sources.py)")
+        raise ValueError(
+            f"source: unknown source {name!r}; stored: {', '.join(known)} "
+            f"(factor sources are made by scripts/networks/make_factor_sources.py)"
+        )
     m = meta[name]
     prior = m["class_prior"][1] if m["n_classes"] == 2 else 1.0 / m["n_classes"]
-    return {"source": name, "file": m["file"], "n_classes": m["n_classes"], "prior": float(prior),
-            "independent": m["independent"], "true_null": m["true_null"], "gap": m["gap"], "gap_se": m["gap_se"]}
+    return {
+        "source": name,
+        "file": m["file"],
+        "n_classes": m["n_classes"],
+        "prior": float(prior),
+        "independent": m["independent"],
+        "true_null": m["true_null"],
+        "gap": m["gap"],
+        "gap_se": m["gap_se"],
+    }
 
 
 @lru_cache(maxsize=None)
@@ -143,12 +174,12 @@ def alpha_factor(out: pd.DataFrame, alphas=ALPHAS, *, published_scale: bool = Fa
     x the standard error of the data sets' rejection shares (``type1_mc_low``,
     ``type1_mc_high``; none from a single data set).  ``type1_within_alpha_plus_1``
     is the claim's verdict from that interval
-    (:func:`simstudy.summaries.limit_verdict`): "holds" when its upper end is at
+    (:func:`simstudy.statistics.intervals.limit_verdict`): "holds" when its upper end is at
     or below alpha + 1%, "does not hold" when its lower end is above it, else
     not resolved (``published_scale``: whether the run is at the study's
     published scale, which sets the wording).
     """
-    from ..summaries import interval_quantile, limit_verdict
+    from simstudy.statistics.intervals import interval_quantile, limit_verdict
 
     keys = ["scheme", "test", "source"]
     rows = []
@@ -158,12 +189,11 @@ def alpha_factor(out: pd.DataFrame, alphas=ALPHAS, *, published_scale: bool = Fa
         rate = df.groupby(keys, sort=False)["reject"].mean().mul(100).unstack("source")
         share = df.groupby([*keys, "replication"], sort=False)["reject"].mean().groupby(keys, sort=False)
         n, sd = share.size(), share.std(ddof=1)  # sd is NaN for one data set: no interval, not one of zero width
-        half = pd.Series(100 * interval_quantile(n.to_numpy()) * sd.to_numpy() / np.sqrt(n.to_numpy()),
-                         index=sd.index).unstack("source")
-        per_set = df.groupby([*keys, "replication"], sort=False)["reject"].agg(
-            lambda d: float(r2(d.to_numpy())))
-        norm = per_set.groupby(keys, sort=False).mean().map(
-            lambda v: 100 * float(normalized(v))).unstack("source")
+        half = pd.Series(
+            100 * interval_quantile(n.to_numpy()) * sd.to_numpy() / np.sqrt(n.to_numpy()), index=sd.index
+        ).unstack("source")
+        per_set = df.groupby([*keys, "replication"], sort=False)["reject"].agg(lambda d: float(r2(d.to_numpy())))
+        norm = per_set.groupby(keys, sort=False).mean().map(lambda v: 100 * float(normalized(v))).unstack("source")
         for (scheme, test), r in rate.iterrows():
             row = {"alpha": a, "scheme": scheme, "test": test}
             for src in r.index:
@@ -173,8 +203,9 @@ def alpha_factor(out: pd.DataFrame, alphas=ALPHAS, *, published_scale: bool = Fa
                 h = half.loc[(scheme, test), "bouckaert1"]
                 row["type1_mc_low"] = float(np.clip(row["type1"] - h, 0, 100)) if np.isfinite(h) else np.nan
                 row["type1_mc_high"] = float(np.clip(row["type1"] + h, 0, 100)) if np.isfinite(h) else np.nan
-                row["type1_within_alpha_plus_1"] = limit_verdict(row["type1_mc_low"], row["type1_mc_high"],
-                                                                 100 * a + 1.0, published_scale=published_scale)
+                row["type1_within_alpha_plus_1"] = limit_verdict(
+                    row["type1_mc_low"], row["type1_mc_high"], 100 * a + 1.0, published_scale=published_scale
+                )
             rows.append(row)
     table = pd.DataFrame(rows)
     if "type1_mc_low" in table:  # the interval next to its rate
@@ -189,11 +220,33 @@ def alpha_factor(out: pd.DataFrame, alphas=ALPHAS, *, published_scale: bool = Fa
 # The 27 UCI data sets of Bouckaert's Table 2 (also those of Bouckaert and Frank), as the paper
 # numbers and names them.
 UCI_SETS = {
-    1: "anneal", 2: "arrhythmia", 3: "audiology", 4: "autos", 5: "balance-scale", 6: "breast-cancer",
-    7: "credit-rating", 8: "ecoli", 9: "German credit", 10: "glass", 11: "heart-statlog", 12: "hepatitis",
-    13: "horse-colic", 14: "Hungarian heart", 15: "ionosphere", 16: "iris", 17: "labor", 18: "lymphography",
-    19: "pima diabetes", 20: "primary-tumor", 21: "sonar", 22: "soybean", 23: "vehicle", 24: "vote",
-    25: "vowel", 26: "Wisconsin breast cancer", 27: "zoo",
+    1: "anneal",
+    2: "arrhythmia",
+    3: "audiology",
+    4: "autos",
+    5: "balance-scale",
+    6: "breast-cancer",
+    7: "credit-rating",
+    8: "ecoli",
+    9: "German credit",
+    10: "glass",
+    11: "heart-statlog",
+    12: "hepatitis",
+    13: "horse-colic",
+    14: "Hungarian heart",
+    15: "ionosphere",
+    16: "iris",
+    17: "labor",
+    18: "lymphography",
+    19: "pima diabetes",
+    20: "primary-tumor",
+    21: "sonar",
+    22: "soybean",
+    23: "vehicle",
+    24: "vote",
+    25: "vowel",
+    26: "Wisconsin breast cancer",
+    27: "zoo",
 }
 
 #: Single-core seconds of one fold of a shipped data set with NB, J48 and IB1 (fit and test, 10-fold
@@ -205,9 +258,21 @@ UCI_SETS = {
 #: bouckaert2 140 s, bouckaert_frank_uci 384 s, 0.78x and 1.03x their estimates; with a further
 #: factor of 1.3 for the workers they had been 0.60x and 0.79x).
 UCI_SECONDS_PER_FOLD = {
-    "autos": 0.0369, "breast-cancer": 0.0131, "German credit": 0.0643, "glass": 0.0091, "ionosphere": 0.0147,
-    "iris": 0.0022, "labor": 0.0091, "pima diabetes": 0.0136, "sonar": 0.0134, "soybean": 0.0382,
-    "vehicle": 0.0402, "vote": 0.0102, "vowel": 0.0577, "Wisconsin breast cancer": 0.0253, "zoo": 0.0040,
+    "autos": 0.0369,
+    "breast-cancer": 0.0131,
+    "German credit": 0.0643,
+    "glass": 0.0091,
+    "ionosphere": 0.0147,
+    "iris": 0.0022,
+    "labor": 0.0091,
+    "pima diabetes": 0.0136,
+    "sonar": 0.0134,
+    "soybean": 0.0382,
+    "vehicle": 0.0402,
+    "vote": 0.0102,
+    "vowel": 0.0577,
+    "Wisconsin breast cancer": 0.0253,
+    "zoo": 0.0040,
 }
 
 
@@ -217,7 +282,7 @@ def uci_fold_seconds(name: str) -> float:
 
 
 def _uci():
-    from ..data import uci
+    from simstudy.pipeline.data import uci
 
     return uci
 
@@ -249,7 +314,7 @@ def uci_sizes(rows, design=None) -> tuple[int, int]:
     subsamples), ``"5x2"``, or a k-fold cv (``"cv"`` or None) with k the number of
     folds in ``rows``.
     """
-    from ..designs import Subsample
+    from simstudy.pipeline.designs import Subsample
 
     _, y, _, _ = load_uci_for_learning(str(rows["dataset"].iloc[0]))
     if design == "subsample":
@@ -273,8 +338,13 @@ def uci_learner_factories(learners, name: str, n_classes=None, *, weka_evaluatio
         n_classes = len(data.class_categories) if data.class_categories else int(y.max()) + 1
 
     def options(c):
-        return {"update_ranges_on_predict": True} if weka_evaluation and "update_ranges_on_predict" in \
-            c().get_params() else {}
+        return (
+            {"update_ranges_on_predict": True}
+            if weka_evaluation and "update_ranges_on_predict" in c().get_params()
+            else {}
+        )
 
-    return tuple((lambda c=c, o=options(c): c(nominal=nominal, n_categories=n_cats, n_classes=n_classes, **o))
-                 for c in _classes(learners))
+    return tuple(
+        (lambda c=c, o=options(c): c(nominal=nominal, n_categories=n_cats, n_classes=n_classes, **o))
+        for c in _classes(learners)
+    )

@@ -15,7 +15,7 @@ test of every pair of learners is made from those fits:
 
 The claims of the paper's text are checked from intervals with the data set as
 the unit (:func:`check_claims`; the UCI study's in ``studies/bouckaert_frank_uci.py``),
-with the verdicts of :mod:`simstudy.summaries`.
+with the verdicts of :mod:`simstudy.statistics.intervals`.
 """
 
 from __future__ import annotations
@@ -24,21 +24,33 @@ import re
 
 import numpy as np
 
-from ..designs import FIVE_BY_TWO, RepeatedKFold, Subsample
-from ..outcomes import outcome_rows
-from ..replicability import all_agree, r2, r2_from_tallies
-from ..scores import PairedScores, cv_accuracies, resample_accuracies, scores_frame
-from ..summaries import (clopper_pearson, combine_verdicts, interval_verdict, limit_verdict, mean_interval,
-                         normal_interval)
-from .._lazy import lazy_module
+from simstudy._lazy import lazy_module
+from simstudy.pipeline.comparison import Comparison
+from simstudy.pipeline.outcomes import outcome_rows
+from simstudy.statistics.intervals import (
+    clopper_pearson,
+    combine_verdicts,
+    interval_verdict,
+    limit_verdict,
+    mean_interval,
+    normal_interval,
+)
+from simstudy.statistics.replicability import all_agree, r2, r2_from_tallies
 
 pd = lazy_module("pandas")
 
-__all__ = ["RESAMPLED_RUNS", "experiment", "summarize_by", "per_dataset", "paired_difference", "difference_text",
-           "largest", "check_claims"]
+__all__ = [
+    "RESAMPLED_RUNS",
+    "experiment",
+    "summarize_by",
+    "per_dataset",
+    "paired_difference",
+    "difference_text",
+    "largest",
+    "check_claims",
+]
 
 RESAMPLED_RUNS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
-TEST_SHARE = 0.1
 CV_FOLDS = 10
 
 
@@ -49,49 +61,49 @@ def experiment(cond, X, y, rng, learners, pairs, *, names=None):
     label to the indices (A, B) of its learners.  Returns ``(rows, scores)``:
     the outcome rows (pair, test, statistic, pvalue, decision) and the per-split
     accuracies of every learner in long format (design, run, fold, ``acc_<name>``),
-    the paired scores every test was computed from.
+    the paired scores every test was computed from.  The first 10, 20, ... of
+    the ``n_resamples`` subsamples are the smaller resampled designs, and the
+    first run of the cv its single 10-fold cv: one set of fits serves them all.
     """
-    n = y.size
-    five_two = cv_accuracies(X, y, FIVE_BY_TWO.fold_ids(y, rng), learners)            # (5, 2, L)
-    sub = Subsample(cond.n_resamples, TEST_SHARE)
-    splits = sub.splits(y, rng)
-    resampled = resample_accuracies(X, y, splits, learners)[:, None, :]                 # (R, 1, L)
-    sizes = splits[0][0].size, splits[0][1].size
-    cv_design = RepeatedKFold(cond.n_cv_runs, CV_FOLDS)
-    cv = cv_accuracies(X, y, cv_design.fold_ids(y, rng), learners)                     # (runs, 10, L)
-    cv_sizes = n - n // CV_FOLDS, n // CV_FOLDS
+    names = list(names or [str(j) for j in range(len(learners))])
+    designs = {"5x2": "5x2cv", "subsample": f"resampled{cond.n_resamples}", "cv": f"cv{cond.n_cv_runs}x{CV_FOLDS}"}
+    fits = Comparison(dict(zip(names, learners)), designs=designs, index_dtype=np.int16).fit(X, y, rng)
     runs = sorted({r for r in RESAMPLED_RUNS if r <= cond.n_resamples} | {10, cond.n_resamples})
     parts = []
     for pair, (a, b) in pairs.items():
-        def paired(acc, n_train=None, n_test=None):
-            return PairedScores(acc[..., a], acc[..., b], n_train=n_train, n_test=n_test)
-
+        ab = (names[a], names[b])
         idx = {"pair": pair}
-        parts.append(outcome_rows(paired(five_two), {"5x2cv t": "5x2cv_t", "5x2cv F": "5x2cv_f"},
-                                  alpha=cond.alpha, index=idx))
+        parts.append(
+            outcome_rows(
+                fits.paired("5x2", ab), {"5x2cv t": "5x2cv_t", "5x2cv F": "5x2cv_f"}, alpha=cond.alpha, index=idx
+            )
+        )
         for r in runs:
-            parts.append(outcome_rows(paired(resampled[:r], *sizes),
-                                      {f"resampled {r}x": "resampled_t",
-                                       f"corrected resampled {r}x": "corrected_resampled_t"},
-                                      alpha=cond.alpha, index=idx))
-        parts.append(outcome_rows(paired(cv[:1], *cv_sizes),
-                                  {"10-fold cv": "paired_t", "corrected 1x10 cv": "corrected_cv_t"},
-                                  alpha=cond.alpha, index=idx))
-        parts.append(outcome_rows(paired(cv, *cv_sizes),
-                                  {f"{cond.n_cv_runs}x10 cv": "cv_t",
-                                   f"corrected {cond.n_cv_runs}x10 cv": "corrected_cv_t"},
-                                  alpha=cond.alpha, index=idx))
-    rows = pd.concat(parts, ignore_index=True)
-    names = names or [str(j) for j in range(five_two.shape[-1])]
-    scores = pd.concat([_long(five_two, "5x2", names), _long(resampled, "subsample", names),
-                        _long(cv, "cv", names)], ignore_index=True)
-    return rows, scores
-
-
-def _long(acc, design: str, names) -> pd.DataFrame:
-    df = scores_frame(acc, [f"acc_{n}" for n in names], axes=("run", "fold"), dtype=np.int16)
-    df.insert(0, "design", design)
-    return df
+            parts.append(
+                outcome_rows(
+                    fits.paired("subsample", ab, runs=r),
+                    {f"resampled {r}x": "resampled_t", f"corrected resampled {r}x": "corrected_resampled_t"},
+                    alpha=cond.alpha,
+                    index=idx,
+                )
+            )
+        parts.append(
+            outcome_rows(
+                fits.paired("cv", ab, runs=1),
+                {"10-fold cv": "paired_t", "corrected 1x10 cv": "corrected_cv_t"},
+                alpha=cond.alpha,
+                index=idx,
+            )
+        )
+        parts.append(
+            outcome_rows(
+                fits.paired("cv", ab),
+                {f"{cond.n_cv_runs}x10 cv": "cv_t", f"corrected {cond.n_cv_runs}x10 cv": "corrected_cv_t"},
+                alpha=cond.alpha,
+                index=idx,
+            )
+        )
+    return pd.concat(parts, ignore_index=True), fits.scores()
 
 
 def summarize_by(out: pd.DataFrame, unit: str) -> dict[str, pd.DataFrame]:
@@ -103,12 +115,13 @@ def summarize_by(out: pd.DataFrame, unit: str) -> dict[str, pd.DataFrame]:
     of data sets on which all experiments agree) has the Clopper-Pearson
     interval of that count of data sets.
     """
-    if "error" in out:
-        out = out[out["error"].isna()]
     rows = []
     for (where, pair, test), grp in out.groupby([unit, "pair", "test"], sort=False):
-        dec = grp.sort_values(["replication", "experiment"]).pivot(index="replication", columns="experiment",
-                                                                   values="decision").to_numpy()
+        dec = (
+            grp.sort_values(["replication", "experiment"])
+            .pivot(index="replication", columns="experiment", values="decision")
+            .to_numpy()
+        )
         r2_sets = r2(dec)
         n_sets = dec.shape[0]
         se = np.std(r2_sets, ddof=1) / np.sqrt(n_sets) if n_sets > 1 else np.nan
@@ -118,29 +131,52 @@ def summarize_by(out: pd.DataFrame, unit: str) -> dict[str, pd.DataFrame]:
         r2_lo, r2_hi = normal_interval(r2_sets.mean(), se, clip=(0.0, 1.0))
         agree = np.atleast_1d(all_agree(dec))
         cons_lo, cons_hi = clopper_pearson(agree.sum(), n_sets)
-        rows.append({unit: where, "pair": pair, "test": test, "n_datasets": n_sets,
-                     "rejections": int((dec != 0).sum()), "experiments": int(dec.size),
-                     "rejection_rate": 100 * rej.mean(),
-                     "rejection_rate_mc_low": 100 * rej_lo, "rejection_rate_mc_high": 100 * rej_hi,
-                     "r2": 100 * r2_sets.mean(), "r2_mc_low": 100 * r2_lo, "r2_mc_high": 100 * r2_hi,
-                     "consistent": 100 * agree.mean(), "consistent_mc_low": 100 * float(cons_lo),
-                     "consistent_mc_high": 100 * float(cons_hi)})
+        rows.append(
+            {
+                unit: where,
+                "pair": pair,
+                "test": test,
+                "n_datasets": n_sets,
+                "rejections": int((dec != 0).sum()),
+                "experiments": int(dec.size),
+                "rejection_rate": 100 * rej.mean(),
+                "rejection_rate_mc_low": 100 * rej_lo,
+                "rejection_rate_mc_high": 100 * rej_hi,
+                "r2": 100 * r2_sets.mean(),
+                "r2_mc_low": 100 * r2_lo,
+                "r2_mc_high": 100 * r2_hi,
+                "consistent": 100 * agree.mean(),
+                "consistent_mc_low": 100 * float(cons_lo),
+                "consistent_mc_high": 100 * float(cons_hi),
+            }
+        )
     table = pd.DataFrame(rows)
     wide = table.pivot_table(index="test", columns=[unit, "pair"], values="consistent", sort=False)
     wide.columns = [f"{u} {p}" for u, p in wide.columns]
     runs = table[table["test"].str.contains("resampled")].assign(
         corrected=lambda d: d["test"].str.startswith("corrected"),
-        runs=lambda d: d["test"].str.extract(r"(\d+)x", expand=False).astype(int))
-    by_runs = runs.groupby(["corrected", "runs"])["r2"].mean().unstack("corrected").rename(
-        columns={False: "resampled: mean R2", True: "corrected resampled: mean R2"}).reset_index()
+        runs=lambda d: d["test"].str.extract(r"(\d+)x", expand=False).astype(int),
+    )
+    by_runs = (
+        runs.groupby(["corrected", "runs"])["r2"]
+        .mean()
+        .unstack("corrected")
+        .rename(columns={False: "resampled: mean R2", True: "corrected resampled: mean R2"})
+        .reset_index()
+    )
     alpha_rows = []
     for a in (0.01, 0.025, 0.05, 0.10):
         for test, grp in out.groupby("test", sort=False):
             rej = (grp["pvalue"] <= a).astype(int)
-            r2s = grp.assign(rej=rej).sort_values("experiment").groupby([unit, "pair", "replication"])["rej"].agg(
-                lambda d: float(r2(d.to_numpy())))
-            alpha_rows.append({"alpha": a, "test": test, "mean R2": 100 * r2s.mean(),
-                               "rejection rate": 100 * rej.mean()})
+            r2s = (
+                grp.assign(rej=rej)
+                .sort_values("experiment")
+                .groupby([unit, "pair", "replication"])["rej"]
+                .agg(lambda d: float(r2(d.to_numpy())))
+            )
+            alpha_rows.append(
+                {"alpha": a, "test": test, "mean R2": 100 * r2s.mean(), "rejection rate": 100 * rej.mean()}
+            )
     return {"tests": table, "consistent": wide.reset_index(), "by_runs": by_runs, "by_alpha": pd.DataFrame(alpha_rows)}
 
 
@@ -153,16 +189,18 @@ def per_dataset(out: pd.DataFrame, unit: str) -> pd.DataFrame:
     ``tests`` table, kept per data set so that two tests can be compared paired
     by data set (:func:`paired_difference`).
     """
-    if "error" in out:
-        out = out[out["error"].isna()]
     keys = [unit, "pair", "test", "replication"]
     d = out["decision"].to_numpy()
     df = out[keys].assign(pos=(d > 0).astype(float), neg=(d < 0).astype(float), zero=(d == 0).astype(float))
     g = df.groupby(keys, sort=False)[["pos", "neg", "zero"]].sum()
     n = g.sum(axis=1)
-    res = pd.DataFrame({"reject": 100 * (g["pos"] + g["neg"]) / n,
-                        "r2": 100 * np.asarray(r2_from_tallies(g.to_numpy()), dtype=float).reshape(-1),
-                        "consistent": 100.0 * (g.max(axis=1) == n)})
+    res = pd.DataFrame(
+        {
+            "reject": 100 * (g["pos"] + g["neg"]) / n,
+            "r2": 100 * np.asarray(r2_from_tallies(g.to_numpy()), dtype=float).reshape(-1),
+            "consistent": 100.0 * (g.max(axis=1) == n),
+        }
+    )
     return res.reset_index()
 
 
@@ -193,14 +231,15 @@ def largest(tests, pattern):
     return max(found)[1] if found else None
 
 
-def check_claims(table: pd.DataFrame, per_set: pd.DataFrame, alpha: float = 0.05, *,
-                 published_scale: bool = False) -> pd.DataFrame:
+def check_claims(
+    table: pd.DataFrame, per_set: pd.DataFrame, alpha: float = 0.05, *, published_scale: bool = False
+) -> pd.DataFrame:
     """The claims of Bouckaert and Frank's text about their simulation, checked on ``table`` (per source).
 
     ``table`` is :func:`summarize_by`'s ``tests`` table, ``per_set`` the same
     outcomes per data set (:func:`per_dataset`).  Their printed numbers were
     lost, so each statement is tested on our numbers, from 95% intervals with the
-    data set as the unit (verdicts of :mod:`simstudy.summaries`: "holds" only when
+    data set as the unit (verdicts of :mod:`simstudy.statistics.intervals`: "holds" only when
     every interval lies on the claimed side, so a wider interval never makes a
     claim hold):
 
@@ -245,29 +284,34 @@ def check_claims(table: pd.DataFrame, per_set: pd.DataFrame, alpha: float = 0.05
     high = [t for t in (res100, cv_many) if t]
     if all(t in cons for t in low) and high:
         diffs = {(h, lt): min_difference(h, lt) for lt in low for h in high if h != lt}
-        shown = ", ".join(f"{t} {cons[t]:.0f}% [{cons_lo[t]:.0f}, {cons_hi[t]:.0f}]"
-                          for t in dict.fromkeys(low + high))
+        shown = ", ".join(f"{t} {cons[t]:.0f}% [{cons_lo[t]:.0f}, {cons_hi[t]:.0f}]" for t in dict.fromkeys(low + high))
         if diffs:
             (h, lt), (d, lo, hi) = min(diffs.items(), key=lambda kv: kv[1][1])
-            verdict = combine_verdicts([interval_verdict(lo_, hi_, **scale) for _, lo_, hi_ in diffs.values()],
-                                       **scale)
+            verdict = combine_verdicts([interval_verdict(lo_, hi_, **scale) for _, lo_, hi_ in diffs.values()], **scale)
             shown += f" (min. over sources); weakest: {difference_text(f'{h} - {lt}', d, lo, hi)} points"
         else:
             verdict = "not run (no corrected test with more runs)"
-        rows.append({"claim": "5x2cv, 10x resampling and 10-fold cv have low consistency", "numbers": shown,
-                     "verdict": verdict})
-        rises = [(h, lt) for h, lt in ((res100, "corrected resampled 10x"), (cv_many, "corrected 1x10 cv"))
-                 if h and lt in cons and h != lt]
+        rows.append(
+            {"claim": "5x2cv, 10x resampling and 10-fold cv have low consistency", "numbers": shown, "verdict": verdict}
+        )
+        rises = [
+            (h, lt)
+            for h, lt in ((res100, "corrected resampled 10x"), (cv_many, "corrected 1x10 cv"))
+            if h and lt in cons and h != lt
+        ]
         if rises:
             d = [min_difference(h, lt) for h, lt in rises]
             verdict = limit_verdict([x[1] for x in d], [x[2] for x in d], 20.0, at_most=False, **scale)
             numbers = "; ".join(difference_text(f"{h} - {lt}", *x) for (h, lt), x in zip(rises, d))
         else:
             verdict, numbers = "not run (no corrected test with more runs)", ""
-        rows.append({"claim": "consistency rises dramatically (by 20 points or more) with 100x resampling and "
-                              "10x10 cv",
-                     "numbers": numbers + " points (min. over sources)" if numbers else numbers,
-                     "verdict": verdict})
+        rows.append(
+            {
+                "claim": "consistency rises dramatically (by 20 points or more) with 100x resampling and 10x10 cv",
+                "numbers": numbers + " points (min. over sources)" if numbers else numbers,
+                "verdict": verdict,
+            }
+        )
     if len(null) and "5x2cv t" in null.index and cv_many:
         t5 = null.loc["5x2cv t"]
         parts = [limit_verdict(t5["rejection_rate_mc_low"], t5["rejection_rate_mc_high"], 100 * alpha, **scale)]
@@ -277,20 +321,32 @@ def check_claims(table: pd.DataFrame, per_set: pd.DataFrame, alpha: float = 0.05
             d, lo, hi, _ = paired_difference(wide, cv_many, "5x2cv t")
             parts.append(interval_verdict(lo, hi, **scale))
             texts.append(difference_text(f"{src[-1]}:", d, lo, hi))
-        rows.append({"claim": "the 5x2cv t test is conservative (Type I error at most alpha, less power than the "
-                              "corrected repeated cv test)",
-                     "numbers": f"Type I {t5['rejection_rate']:.1f}% [{t5['rejection_rate_mc_low']:.1f}, "
-                                f"{t5['rejection_rate_mc_high']:.1f}]; power of {cv_many} minus 5x2cv t, paired by "
-                                f"data set, per source " + ", ".join(texts) + " points",
-                     "verdict": combine_verdicts(parts, **scale)})
+        rows.append(
+            {
+                "claim": "the 5x2cv t test is conservative (Type I error at most alpha, less power than the "
+                "corrected repeated cv test)",
+                "numbers": f"Type I {t5['rejection_rate']:.1f}% [{t5['rejection_rate_mc_low']:.1f}, "
+                f"{t5['rejection_rate_mc_high']:.1f}]; power of {cv_many} minus 5x2cv t, paired by "
+                f"data set, per source " + ", ".join(texts) + " points",
+                "verdict": combine_verdicts(parts, **scale),
+            }
+        )
     if len(null) and raw_cv and raw_res and cv_many and res100:
         r = null.loc[[raw_res, raw_cv, res100, cv_many]]
         lo, hi = r["rejection_rate_mc_low"].to_numpy(), r["rejection_rate_mc_high"].to_numpy()
-        parts = [limit_verdict(lo[:2], hi[:2], 200 * alpha, at_most=False, **scale),
-                 limit_verdict(lo[2:], hi[2:], 100 * alpha + 1, **scale)]
-        rows.append({"claim": "uncorrected resampling and repeated cv inflate the Type I error (2 alpha or more); "
-                              "the corrections fix it (alpha + 1% or less)",
-                     "numbers": ", ".join(f"{t} {x.rejection_rate:.1f}% [{x.rejection_rate_mc_low:.1f}, "
-                                          f"{x.rejection_rate_mc_high:.1f}]" for t, x in r.iterrows()),
-                     "verdict": combine_verdicts(parts, **scale)})
+        parts = [
+            limit_verdict(lo[:2], hi[:2], 200 * alpha, at_most=False, **scale),
+            limit_verdict(lo[2:], hi[2:], 100 * alpha + 1, **scale),
+        ]
+        rows.append(
+            {
+                "claim": "uncorrected resampling and repeated cv inflate the Type I error (2 alpha or more); "
+                "the corrections fix it (alpha + 1% or less)",
+                "numbers": ", ".join(
+                    f"{t} {x.rejection_rate:.1f}% [{x.rejection_rate_mc_low:.1f}, {x.rejection_rate_mc_high:.1f}]"
+                    for t, x in r.iterrows()
+                ),
+                "verdict": combine_verdicts(parts, **scale),
+            }
+        )
     return pd.DataFrame(rows, columns=["claim", "numbers", "verdict"])

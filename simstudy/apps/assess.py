@@ -1,0 +1,2029 @@
+"""Assess one comparison: how replicable is "A beats B" on this data set, with these learners?
+
+Bouckaert's replicability experiment, run on the user's own data: every design
+the papers compare is repeated ``n_repeats`` times on fresh random partitions
+of the same data, every learner is fitted once per split, and every test (on
+every sampling scheme of the repeated cross-validation) is applied to the same
+fits.  From the stored rows alone, :func:`assessment_tables` then gives per
+design, scheme and test:
+
+* the share of repeats that reject in each direction, with exact intervals;
+* R2 (Bouckaert 2004, Eq. 1 with three outcomes) and its standard error
+  (Theorem 3.1), and whether all repeats agree (Bouckaert and Frank's
+  consistency on one data set);
+* the first repeat's statistic and p-value, with Berrar's replication
+  probability of its verdict and the prediction interval (non-central t for
+  the t-tests, the Wilcoxon model with ``s* = 1`` for the signed-rank tests,
+  the binomial model for the sign tests);
+* the empirical replication rate ``F`` of a significant verdict: the share of
+  the other repeats that reach the same significant verdict.
+
+The assessment is a :class:`~simstudy.engine.Study` built at run time (one
+condition per design, one replication per repeat), so it is stored, resumed
+and verified like any study and is a deterministic function of the data, the
+learners, the designs and the seed.  :func:`recommend` adds the evidence of the
+stored simulation studies (:mod:`simstudy.apps.evidence`), judged on the proving
+ground's rules: which of these procedures control size on the null scenarios
+(:mod:`simstudy.statistics.size_control`), and among those, which has the best
+size-adjusted power, ties broken by simulated replicability.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import inspect
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simstudy._files import DEFAULT_ROOT
+from simstudy._lazy import lazy_module
+from simstudy.pipeline.designs import TEST_SHARE
+
+pd = lazy_module("pandas")
+
+__all__ = [
+    "Dataset",
+    "LearnerChoice",
+    "DesignChoice",
+    "load_data",
+    "parse_learner",
+    "parse_designs",
+    "assessment_study",
+    "assess",
+    "assessment_tables",
+    "recommend",
+    "evidence_table",
+    "load_assessment",
+    "Assessment",
+    "LearnerFailed",
+    "DEFAULT_DESIGNS",
+    "DEFAULT_TESTS",
+    "ASSESS_PROFILE",
+    "EVIDENCE_COMMAND",
+]
+
+ASSESS_PROFILE = "assess"
+DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
+# The tests the papers apply to each design ("sample" tests run on every sampling scheme of the r x k cv).
+DEFAULT_TESTS = {
+    "cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv_t"),
+    "5x2cv": ("5x2cv_t", "5x2cv_f"),
+    "resampled": ("resampled_t", "corrected_resampled_t"),
+}
+
+
+# ----------------------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A data set ready for learning.
+
+    Attributes
+    ----------
+    name : str
+        Where it came from (a file path or a shipped data set's name).
+    X : ndarray of float, shape (n, p)
+        Numeric attributes; nominal ones coded 0..k-1; NaN for missing.
+    y : ndarray of int, shape (n,)
+        Class codes 0..c-1.
+    columns : tuple of str
+        Attribute names.
+    nominal : tuple of bool
+        Which attributes are nominal.
+    n_categories : tuple of int
+        Categories of each nominal attribute (0 for numeric ones).
+    classes : tuple of str
+        Class labels, in code order.
+    n_dropped : int
+        Rows of the source left out because their class is missing.
+    class_column : str
+        The class column or attribute as the source names it ('' for arrays).
+    """
+
+    name: str
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    columns: tuple
+    nominal: tuple
+    n_categories: tuple
+    classes: tuple
+    n_dropped: int = 0
+    class_column: str = ""
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the data as learnt from (values, types and labels), to tie stored rows to it."""
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(self.X, dtype=float).tobytes())
+        h.update(np.ascontiguousarray(self.y, dtype=np.int64).tobytes())
+        h.update(json.dumps([self.columns, self.nominal, self.n_categories, self.classes]).encode())
+        return h.hexdigest()
+
+    @property
+    def has_missing(self) -> bool:
+        """Whether any attribute value is missing (NaN)."""
+        return bool(np.isnan(self.X).any())
+
+    @property
+    def dropped_note(self) -> str:
+        """One sentence on the rows left out for a missing class ('' when none were)."""
+        if not self.n_dropped:
+            return ""
+        where = f" in {self.class_column!r}" if self.class_column else ""
+        return (
+            f"{self.n_dropped} row(s) without a class (an empty or missing value{where}) were left out, as "
+            f"Weka does; the {self.y.size} cases are the rows that have one"
+        )
+
+
+def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="", class_column="") -> Dataset:
+    y_labels = np.asarray(y_labels)
+    X = np.asarray(X, dtype=float)
+    keep = np.asarray(pd.notna(y_labels), dtype=bool)
+    _check_finite(name, X, keep, columns)
+    n_dropped = int((~keep).sum())
+    if n_dropped:  # as Weka does: cases without a class are left out (and the reports say so)
+        X, y_labels = X[keep], y_labels[keep]
+    classes, y = np.unique(y_labels.astype(str), return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"DATA: {name}: the class{where} has {classes.size} distinct value(s); "
+            "a comparison of classifiers needs at least two classes"
+        )
+    if y.size < 10:
+        raise ValueError(f"DATA: {name}: {y.size} cases with a class; an assessment needs at least 10")
+    if X.shape[1] == 0:
+        raise ValueError(f"DATA: {name}: no attributes besides the class")
+    return Dataset(
+        str(name),
+        np.asarray(X, dtype=float),
+        y.astype(np.int64),
+        tuple(map(str, columns)),
+        tuple(bool(v) for v in nominal),
+        tuple(int(v) for v in n_categories),
+        tuple(str(c) for c in classes),
+        n_dropped,
+        str(class_column),
+    )
+
+
+def _check_finite(name, X, keep, columns):
+    """Refuse infinite attribute values (inf, -inf, or a number too large for a float, e.g. 1e400).
+
+    Missing values (NaN, empty cells) stay allowed: the learners that handle
+    them do, and the others are refused later with their own message.  Only
+    the rows with a class are checked (the others are not learnt from).
+    """
+    bad = np.isinf(X) & keep[:, None]
+    if not bad.any():
+        return
+    cols = [str(columns[j]) for j in np.flatnonzero(bad.any(axis=0))]
+    rows, cells = np.nonzero(bad)
+    shown = ", ".join(map(repr, cols[:5])) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
+    raise ValueError(
+        f"DATA: {name}: column(s) {shown} hold {int(bad.sum())} infinite value(s) (inf, -inf, or "
+        f"a number too large for a float such as 1e400; first in data row {int(rows[0]) + 1}, "
+        f"column {str(columns[int(cells[0])])!r}); only finite numbers can be learnt from: "
+        "correct or remove them (an empty cell is a missing value)"
+    )
+
+
+def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
+    if df.shape[1] < 2:
+        raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
+    if class_column is None:
+        class_column = df.columns[-1]
+    elif class_column not in df.columns:
+        raise ValueError(
+            f"--class: {name} has no column {class_column!r}; its columns: {', '.join(map(str, df.columns))}"
+        )
+    y = df[class_column].to_numpy(dtype=object)
+    y = np.array([None if (v is None or (isinstance(v, float) and math.isnan(v))) else v for v in y], dtype=object)
+    X_cols, nominal, n_cat, cols = [], [], [], []
+    for c in df.columns:
+        if c == class_column:
+            continue
+        s = df[c]
+        if pd.api.types.is_bool_dtype(s):
+            s = s.astype(float)
+        if pd.api.types.is_numeric_dtype(s):
+            X_cols.append(s.to_numpy(dtype=float))
+            nominal.append(False)
+            n_cat.append(0)
+        else:
+            values = s.astype("string")
+            cats = sorted(values.dropna().unique())
+            codes = (
+                values.map({v: float(i) for i, v in enumerate(cats)})
+                .astype("Float64")
+                .to_numpy(dtype=float, na_value=np.nan)
+            )
+            X_cols.append(codes)
+            nominal.append(True)
+            n_cat.append(len(cats))
+        cols.append(str(c))
+    X = np.column_stack(X_cols) if X_cols else np.empty((len(df), 0))
+    return _finish(name, X, y, cols, nominal, n_cat, where=f" column {class_column!r}", class_column=class_column)
+
+
+def load_data(data, *, class_column: str | None = None) -> Dataset:
+    """Read a data set for an assessment.
+
+    Parameters
+    ----------
+    data : str or os.PathLike
+        A CSV file (a header line; the class column named by ``class_column``
+        or the last one), an ARFF file (the class attribute named, or the
+        last), a Parquet file, or the name of a shipped data set (see
+        :func:`simstudy.pipeline.data.uci_datasets`).  Columns that are not numbers are
+        nominal attributes; empty cells (and ``?`` in ARFF) are missing values.
+        Rows without a class are left out, as Weka does, and counted
+        (:attr:`Dataset.n_dropped`; the reports state it).
+    class_column : str, optional
+        Name of the class column.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ValueError
+        One line naming the file (and line or column where known): a file that
+        cannot be read or parsed, no such column, a class with fewer than two
+        values, fewer than 10 cases, infinite attribute values (``inf``,
+        ``-inf``, or numbers beyond the float range such as ``1e400``; the
+        columns are named).
+    """
+    from simstudy.pipeline.data import load_uci, uci_datasets
+    from simstudy.pipeline.data.arff import read_arff
+
+    text = str(data)
+    path = Path(text)
+    if not path.exists() and text in uci_datasets():
+        arff = load_uci(text)
+        return _arff_dataset(arff, text, class_column)
+    if not path.exists():
+        raise ValueError(
+            f"DATA: {text}: no such file, and not a shipped data set (shipped: {', '.join(uci_datasets())})"
+        )
+    if path.is_dir():
+        raise ValueError(f"DATA: {text}: is a directory, expected a CSV, ARFF or Parquet file")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".arff":
+            return _arff_dataset(read_arff(path), text, class_column)
+        if suffix in (".parquet", ".pq"):
+            try:
+                df = pd.read_parquet(path)
+            except Exception as exc:  # pyarrow raises its own error types
+                raise ValueError(
+                    f"DATA: {text}: not a readable Parquet file ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0] if str(exc) else ''})"
+                ) from None
+            return _from_frame(df, text, class_column)
+        if suffix in (".csv", ".txt", ".tsv", ""):
+            try:
+                df = pd.read_csv(
+                    path,
+                    sep="\t" if suffix == ".tsv" else ",",
+                    skipinitialspace=True,
+                    na_values=["?", "NA", "NaN", ""],
+                    keep_default_na=True,
+                )
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"DATA: {text}: not a text file ({exc.reason} at byte {exc.start})") from None
+            except pd.errors.EmptyDataError:
+                raise ValueError(f"DATA: {text}: the file is empty") from None
+            except pd.errors.ParserError as exc:
+                msg = str(exc).strip().splitlines()[-1]
+                raise ValueError(f"DATA: {text}: cannot parse: {msg}") from None
+            if df.empty:
+                raise ValueError(f"DATA: {text}: a header but no data lines")
+            return _from_frame(df, text, class_column)
+    except OSError as exc:
+        raise ValueError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
+    raise ValueError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
+
+
+def _arff_dataset(arff, name, class_column) -> Dataset:
+    X, y, names = arff.X, arff.y, list(arff.names)
+    cats = list(arff.categories)
+    class_name, class_cats = arff.class_name, arff.class_categories
+    if class_column is not None and class_column != class_name:
+        if class_column not in names:
+            raise ValueError(
+                f"--class: {name} has no attribute {class_column!r}; its attributes: {', '.join([*names, class_name])}"
+            )
+        j = names.index(class_column)
+        # the named attribute becomes the class, the file's last attribute an ordinary one
+        new_y = X[:, j]
+        y_cats = cats[j]
+        X = np.column_stack([np.delete(X, j, axis=1), y])
+        names = [*names[:j], *names[j + 1 :], class_name]
+        cats = [*cats[:j], *cats[j + 1 :], class_cats]
+        y, class_cats = new_y, y_cats
+    labels = np.array(
+        [None if np.isnan(v) else (class_cats[int(v)] if class_cats else repr(float(v))) for v in y], dtype=object
+    )
+    nominal = [c is not None for c in cats]
+    return _finish(
+        name,
+        X,
+        labels,
+        names,
+        nominal,
+        [len(c) if c is not None else 0 for c in cats],
+        where=f" attribute {class_column or class_name!r}",
+        class_column=class_column or class_name,
+    )
+
+
+# ----------------------------------------------------------------------------------------- learners
+
+
+@dataclass(frozen=True)
+class LearnerChoice:
+    """A learner of the comparison: a registered name or a scikit-learn estimator.
+
+    Attributes
+    ----------
+    spec : str
+        A registered learner name (``NB``, ``C4.5``, ``e1071.svm``, ...), a
+        ``module:Class`` path to an estimator class, or the ``repr`` of an
+        estimator instance given in Python.
+    params : str
+        The estimator's parameters as canonical JSON (``"{}"`` for none).
+    """
+
+    spec: str
+    params: str = "{}"
+    template: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def label(self) -> str:
+        """The learner as the reports name it: its spec, with its parameters if any."""
+        p = json.loads(self.params)
+        return self.spec + (f"({', '.join(f'{k}={v!r}' for k, v in p.items())})" if p else "")
+
+    def factory(self, data: Dataset):
+        """A zero-argument factory of unfitted learners for ``data`` (see :func:`simstudy.pipeline.learners.as_learner_factory`)."""
+        from simstudy.pipeline.learners import as_learner_factory, learner_class, learner_names
+
+        params = json.loads(self.params)
+        if self.template is not None:
+            return as_learner_factory(self.template)
+        if self.spec in learner_names(aliases=True):
+            cls = learner_class(self.spec)
+            accepted = inspect.signature(cls.__init__).parameters
+            told = {
+                "nominal": np.array(data.nominal, dtype=bool),
+                "n_categories": data.n_categories,
+                "n_classes": len(data.classes),
+            }
+            extra = {k: v for k, v in told.items() if k in accepted and k not in params}
+            return as_learner_factory(self.spec, **params, **extra)
+        return as_learner_factory(_import_class(self.spec), **params)
+
+    @property
+    def registered(self) -> bool:
+        """Whether the learner is a registered name (then it is told the attribute types)."""
+        from simstudy.pipeline.learners import learner_names
+
+        return self.template is None and self.spec in learner_names(aliases=True)
+
+
+def _import_class(spec: str):
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        from simstudy.pipeline.learners import learner_names
+
+        raise ValueError(
+            f"learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
+            "nor a module:Class path"
+        )
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"learner {spec!r}: cannot import module {module!r} ({exc})") from None
+    obj = mod
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise ValueError(f"learner {spec!r}: module {module!r} has no {name!r}")
+    if not inspect.isclass(obj):
+        raise ValueError(f"learner {spec!r}: {name!r} is not a class")
+    return obj
+
+
+def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
+    """A :class:`LearnerChoice` from a name, a ``module:Class`` path, a class or an estimator.
+
+    Parameters
+    ----------
+    spec : str, estimator class or estimator instance
+        A registered name, a ``module:Class`` path, a class or an instance.
+    params : dict or str, optional
+        Parameters for a name or a class, as a dict or JSON object text (``--a-params``).
+    option : str
+        The option the errors name.
+
+    Returns
+    -------
+    LearnerChoice
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option``: an unknown name, a module or class that
+        cannot be imported, parameters that are not JSON or that the class refuses.
+    """
+    from simstudy.pipeline.learners import as_learner_factory, learner_names
+
+    if isinstance(params, str):
+        try:
+            params = json.loads(params) if params.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{option}-params: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ValueError(f"{option}-params: expected a JSON object such as '{{\"C\": 10}}', got {params!r}")
+    canonical = json.dumps(params, sort_keys=True)
+    if isinstance(spec, str):
+        if spec not in learner_names(aliases=True) and ":" not in spec:
+            raise ValueError(
+                f"{option}: unknown learner {spec!r}; use a registered name "
+                f"({', '.join(learner_names(aliases=True))}) or module:Class for a scikit-learn "
+                "estimator"
+            )
+        try:
+            if spec in learner_names(aliases=True):
+                as_learner_factory(spec, **params)
+            else:
+                as_learner_factory(_import_class(spec), **params)
+        except ValueError as exc:
+            raise ValueError(f"{option}: {exc}") from None
+        return LearnerChoice(spec, canonical)
+    if inspect.isclass(spec):
+        try:
+            as_learner_factory(spec, **params)
+        except ValueError as exc:
+            raise ValueError(f"{option}: {exc}") from None
+        return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical)
+    if params:
+        raise ValueError(f"{option}-params: not allowed with an estimator instance (set them on the instance)")
+    try:
+        as_learner_factory(spec)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+    return LearnerChoice(repr(spec), "{}", template=spec)
+
+
+# ----------------------------------------------------------------------------------------- designs
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """One design of an assessment (a condition of its study).
+
+    Attributes
+    ----------
+    design : str
+        ``cv`` (r x k repeated stratified cross-validation), ``5x2cv`` or
+        ``resampled`` (random stratified 90% / 10% train/test splits).
+    n_runs, n_folds : int
+        Runs and folds (``n_folds = 1`` for resampled: one test part per split).
+    test_share : float
+        Share of each class held out per split (resampled only, else 0).
+    n_train, n_test : int
+        Training and test sizes of one split, for the corrected tests.
+    alpha : float
+        Significance level.
+    """
+
+    design: str
+    n_runs: int
+    n_folds: int
+    test_share: float
+    n_train: int
+    n_test: int
+    alpha: float = 0.05
+
+    @property
+    def key(self) -> str:
+        """The condition's name in the stored rows: ``cvRxK``, ``5x2cv``, ``resampledR`` or ``resampledR-TT``."""
+        if self.design == "cv":
+            return f"cv{self.n_runs}x{self.n_folds}"
+        if self.design == "5x2cv":
+            return "5x2cv"
+        if round(self.test_share, 6) == TEST_SHARE:
+            return f"resampled{self.n_runs}"
+        return f"resampled{self.n_runs}-{round(100 * self.test_share)}"
+
+    @property
+    def label(self) -> str:
+        """The design in words, for the reports."""
+        if self.design == "cv":
+            return f"{self.n_runs}x{self.n_folds} cv"
+        if self.design == "5x2cv":
+            return "5x2 cv"
+        held = round(100 * self.test_share)
+        return f"{self.n_runs} resampled {100 - held}/{held} splits"
+
+
+def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
+    """Designs from names such as ``cv10x10``, ``cv1x10`` (plain 10-fold cv), ``5x2cv``, ``resampled30``.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        Design names (a string is split at commas and spaces).
+    y : array_like of int
+        The class codes (for the split sizes and the smallest class).
+    alpha : float
+        Significance level stored with each design.
+    classes : sequence of str, optional
+        The class labels in code order, for the messages.
+
+    Returns
+    -------
+    tuple of DesignChoice
+
+    Raises
+    ------
+    ValueError
+        Naming ``--designs``: an unknown or impossible design, or one named
+        twice.  Every design must train on and test every class in every
+        split: a class needs at least as many cases as a cv design has folds
+        (2 for 5x2cv), and at least 2 for a resampled design (one held out,
+        one to train on); the message names the class and the ``--designs``
+        that fit the data.
+    """
+    from simstudy.pipeline.designs import parse_designs as grammar
+
+    specs = grammar(names)
+    names = [d.key for d in specs]
+    out = []
+    n = int(np.asarray(y).size)
+    counts = np.bincount(np.asarray(y))
+    smallest = int(counts.min())
+    label = (lambda c: repr(str(classes[c]))) if classes is not None else (lambda c: f"code {c}")
+    small = label(int(np.argmin(counts)))
+    if smallest < 2:
+        single = np.flatnonzero(counts < 2)
+        shown = ", ".join(label(int(c)) for c in single[:5]) + (
+            f" and {single.size - 5} more" if single.size > 5 else ""
+        )
+        raise ValueError(
+            f"--designs: {single.size} class(es) have a single case ({shown}); every design must "
+            "train on each class and test it in every split, which takes at least 2 cases of each: "
+            "remove or merge these classes first"
+        )
+    for d in specs:
+        if d.kind == "holdout":
+            raise ValueError(
+                f"--designs: {d.key}: assess compares learners over repeated splits; use resampledR-TT "
+                f"(e.g. resampled30-{round(100 * d.test_share)}) for splits that hold out the same share"
+            )
+        if d.kind in ("cv", "5x2"):
+            if d.n_folds > n:
+                raise ValueError(f"--designs: {d.key}: needs at least 1 run and 2 to {n} folds")
+            if d.n_folds > smallest:
+                raise ValueError(
+                    f"--designs: {d.key}: {d.n_folds} folds but the smallest class has {smallest} cases "
+                    f"({small}), so some folds would miss it; use at most {smallest} folds: --designs "
+                    f"{_fitting_designs(names, smallest)}"
+                )
+        kind = {"cv": "cv", "5x2": "5x2cv", "resampled": "resampled"}[d.kind]
+        out.append(
+            DesignChoice(
+                kind, d.n_runs, d.n_folds, d.test_share if kind == "resampled" else 0.0, *d.sizes(y), alpha=alpha
+            )
+        )
+    return tuple(out)
+
+
+def _fitting_designs(names, smallest: int) -> str:
+    """``names`` with every cv design's folds cut to ``smallest`` (a duplicate dropped): the ``--designs`` to use."""
+    fitted = []
+    for name in names:
+        m = re.fullmatch(r"cv(\d+)x(\d+)", name)
+        if m and int(m.group(2)) > smallest:
+            name = f"cv{m.group(1)}x{smallest}"
+        if name not in fitted:
+            fitted.append(name)
+    return " ".join(fitted)
+
+
+def _tests_for(design: DesignChoice, tests) -> dict:
+    """``{label: registered name}`` of the tests that apply to ``design``."""
+    from simstudy.pipeline.outcomes import get_test
+
+    if tests is None:
+        names = DEFAULT_TESTS[design.design]
+        if design.n_runs == 1:  # one run: the whole-design cv tests are the paired t-test on its folds
+            names = tuple(n for n in names if n not in ("cv_t",))
+        return {n: n for n in names}
+    kinds = {
+        "cv": {"sample", "cv", "scores"},
+        "5x2cv": {"sample", "cv", "5x2", "scores"},
+        "resampled": {"sample", "splits", "scores"},
+    }[design.design]
+    return {n: n for n in tests if get_test(n).takes in kinds}
+
+
+def _check_tests(tests, designs) -> tuple | None:
+    from simstudy.pipeline.outcomes import get_test, test_names
+
+    if tests is None:
+        return None
+    if isinstance(tests, str):
+        tests = [t for t in tests.replace(",", " ").split() if t]
+    if list(tests) == ["all"]:
+        tests = test_names(in_all=True)
+    for t in tests:
+        try:
+            get_test(t)
+        except ValueError:
+            raise ValueError(f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}") from None
+    tests = tuple(tests)
+    for t in tests:
+        if not any(t in _tests_for(d, tests) for d in designs):
+            raise ValueError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
+    return tests
+
+
+# ----------------------------------------------------------------------------------------- the study
+
+
+# ----------------------------------------------------------------------------------------- fit limit
+
+
+class FitStopped(RuntimeError):
+    """A user learner's fit was stopped at ``--fit-timeout``, or its worker process ended during a fit."""
+
+
+def check_fit_timeout(seconds, option: str = "--fit-timeout") -> float | None:
+    """None (no limit, the default) or a positive finite number of seconds, as float; one line naming ``option``."""
+    from simstudy.pipeline.plugins import _check_timeout
+
+    return _check_timeout(seconds, option)
+
+
+# the workers of this process, by (process id, option, learner label, data digest)
+_FIT_WORKERS: dict = {}
+
+
+class _FitLimit:
+    """The fits of one user learner in a warm worker process, each stopped hard after ``seconds``.
+
+    The worker holds the data (sent once) and fits a learner made by the
+    factory it is sent, on the training rows it is told, exactly as
+    :func:`simstudy.pipeline.scores.fold_predictions` would in this process.  When a
+    fit exceeds the limit, or the worker ends during one, the worker is gone
+    and every later fit of the learner in this process fails at once with the
+    same reason (:class:`FitStopped`), so that a hanging learner costs the
+    limit once, not once per repeat.
+    """
+
+    def __init__(self, label: str, seconds: float, X, y, make):
+        from simstudy._worker import Worker
+
+        self.seconds = seconds
+        self.stopped: str | None = None
+        self._worker = Worker(prefix=label)
+        self._call(functools.partial(self._worker.start, preload=(__name__,)), timeout=None)
+        # the data, and one learner made (its modules imported) before any fit is timed
+        self._call(self._worker.call, _serve_fit_data, X, y, make, timeout=None)
+
+    def _call(self, method, *args, timeout):
+        from simstudy._worker import RemoteError, WorkerFailed
+
+        if self.stopped is not None:
+            raise FitStopped(f"not fitted: an earlier fit of this learner {self.stopped}")
+        try:
+            return method(*args, timeout=timeout)
+        except WorkerFailed as exc:
+            self.stopped = f"{exc} (--fit-timeout {self.seconds:g} s)"
+            raise FitStopped(f"a fit {self.stopped}") from None
+        except RemoteError as exc:  # the learner raised, as it would have in this process
+            raise _LearnerError(exc.kind, exc.message) from None
+
+    def fit_predict(self, make, train, test):
+        """Predictions for the rows ``test`` of ``make()`` fitted on the rows ``train`` (see :func:`fold_predictions`)."""
+        return self._call(self._worker.call, _serve_fit, make, train, test, timeout=self.seconds)
+
+    def trial(self, make):
+        """``make()`` fitted on all the data, and its predictions of the first five rows (see :func:`_check_learnable`)."""
+        return self._call(self._worker.call, _serve_trial_fit, make, timeout=self.seconds)
+
+    def close(self) -> None:
+        self._worker.close()
+
+
+class _LearnerError(Exception):
+    """What a learner raised in its worker process: the exception's type name and message."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _limits(choice: LearnerChoice, seconds: float | None) -> bool:
+    """Whether the fits of ``choice`` are made in a worker stopped after ``seconds`` (see :func:`_fit_limit`)."""
+    from simstudy._worker import available
+
+    return seconds is not None and not choice.registered and available()
+
+
+def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, digest: str | None = None):
+    """The :class:`_FitLimit` of a user learner in this process (started on first use), or None.
+
+    None without a limit, for a registered learner (simstudy's own code is
+    not contained), or on a platform without worker processes.
+    """
+    if not _limits(choice, seconds):
+        return None
+    key = (os.getpid(), option, choice.label, digest or data.digest)
+    if key not in _FIT_WORKERS:
+        _FIT_WORKERS[key] = _FitLimit(choice.label, seconds, data.X, data.y, choice.factory(data))
+    return _FIT_WORKERS[key]
+
+
+class _LimitedFits:
+    """``fit_predict`` of a user learner whose fits are stopped at ``--fit-timeout`` (see :class:`_FitLimit`)."""
+
+    def __init__(self, choice: LearnerChoice, option: str, seconds: float, data: Dataset, digest: str | None):
+        self.args = (choice, option, seconds, data, digest)
+
+    def __call__(self, make, train, test):
+        return _fit_limit(*self.args).fit_predict(make, train, test)
+
+
+def _close_fit_workers() -> None:
+    """End this process's fit workers (the command is done)."""
+    pid = os.getpid()
+    for key in [k for k in _FIT_WORKERS if k[0] == pid]:
+        _FIT_WORKERS.pop(key).close()
+
+
+# the worker's side (see simstudy._worker): the data, sent once
+_FIT_DATA: dict = {}
+
+
+def _serve_fit_data(X, y, make) -> None:
+    _FIT_DATA["X"], _FIT_DATA["y"] = X, y
+    make()
+
+
+def _serve_fit(make, train, test):
+    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+    return make().fit(X[train], y[train]).predict(X[test])
+
+
+def _serve_trial_fit(make):
+    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+    est = make()
+    est.fit(X, y)
+    return est, est.predict(X[:5])
+
+
+def _error_text(exc) -> str:
+    """``Type: message`` of an exception raised here or, by a learner, in its worker process."""
+    return f"{exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__}: {exc}"
+
+
+def _check_learnable(
+    data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None, digest: str | None = None
+):
+    """Refuse, before anything is written, data the learner cannot take (one line).
+
+    A scikit-learn estimator must get numbers and, unless it declares that it
+    takes them, no missing values; then every learner is fitted once on the
+    whole data, so that a learner that cannot learn from it fails here, not in
+    every split.  With ``fit_timeout`` a user learner's trial fit runs in its
+    worker process (see :func:`assess`) and is stopped hard at the limit.
+    """
+    _check_classifier(choice.factory(data)(), choice, option)
+    if not choice.registered:
+        _check_estimator_input(data, choice, option)
+    try:
+        limit = _fit_limit(choice, option, fit_timeout, data, digest)
+        if limit is not None:
+            est, pred = limit.trial(choice.factory(data))
+        else:
+            est = choice.factory(data)()
+            est.fit(data.X, data.y)
+            pred = est.predict(data.X[:5])
+    except FitStopped as exc:
+        raise ValueError(f"{option}: {choice.label}: {exc}") from None
+    except Exception as exc:  # whatever the learner raises: one line, before anything is stored
+        raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
+    _check_classifier(est, choice, option, fitted=True, predictions=pred, y=data.y)
+
+
+def _one_line(exc, limit: int = 300) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    kind = exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__
+    return f"{kind}: {first[:limit]}" if first else kind
+
+
+def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool = False, predictions=None, y=None):
+    """Refuse a learner that is not a classifier (a regressor's "accuracy" would be printed as if it were one).
+
+    A scikit-learn estimator must be a classifier by its own tags
+    (:func:`sklearn.base.is_classifier`).  Any other object is judged after
+    a trial fit: it must have ``classes_`` or ``predict_proba``.  Every
+    learner's predictions on its training data must be classes of the data.
+    """
+    from sklearn.base import BaseEstimator, is_classifier
+
+    advice = "an assessment compares classifiers by their accuracy; choose a classifier"
+    if not fitted:
+        if isinstance(est, BaseEstimator) and not is_classifier(est):
+            try:
+                from sklearn.utils import get_tags
+
+                kind = get_tags(est).estimator_type
+            except Exception:
+                kind = None
+            what = f"a {kind}" if kind else "not a classifier"
+            raise ValueError(
+                f"{option}: {choice.label} is {what}, not a classifier (scikit-learn's is_classifier says no); {advice}"
+            )
+        return
+    if not isinstance(est, BaseEstimator) and not (
+        hasattr(est, "classes_") or callable(getattr(est, "predict_proba", None))
+    ):
+        raise ValueError(
+            f"{option}: {choice.label} does not look like a classifier: after a fit it has neither "
+            f"classes_ nor predict_proba; {advice}"
+        )
+    if predictions is not None and y is not None:
+        pred = np.asarray(predictions).ravel()
+        try:
+            inside = pred.size == 0 or bool(np.isin(pred, np.unique(y)).all())
+        except TypeError:
+            inside = False
+        if not inside:
+            shown = ", ".join(map(repr, pred[:3].tolist()))
+            raise ValueError(
+                f"{option}: {choice.label} predicts values that are not classes of the data (e.g. "
+                f"{shown}), so it is not a classifier; {advice}"
+            )
+
+
+def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str):
+    est = choice.factory(data)()
+    nominal = [c for c, nom in zip(data.columns, data.nominal) if nom]
+    if nominal:
+        raise ValueError(
+            f"{option}: {choice.label} needs numbers, but column(s) {', '.join(map(repr, nominal[:5]))} "
+            "of the data are not numeric; encode them first or use a built-in learner"
+        )
+    if data.has_missing:
+        allow = False
+        try:
+            from sklearn.utils import get_tags
+
+            allow = bool(get_tags(est).input_tags.allow_nan)
+        except Exception:
+            allow = False
+        if not allow:
+            cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
+            raise ValueError(
+                f"{option}: {choice.label} cannot take missing values, and column(s) "
+                f"{', '.join(map(repr, cols[:5]))} have some; impute them first or use a learner "
+                "that handles them (e.g. NB, C4.5)"
+            )
+
+
+def assessment_study(
+    data: Dataset,
+    a: LearnerChoice,
+    b: LearnerChoice,
+    designs,
+    *,
+    n_repeats: int = 10,
+    tests=None,
+    chunk_size: int = 1,
+    fit_timeout: float | None = None,
+):
+    """The :class:`~simstudy.engine.Study` of an assessment: one condition per design, one replication per repeat.
+
+    Its single profile, :data:`ASSESS_PROFILE`, records the data's digest, the
+    learners and the tests, so a stored assessment is refused when any of them
+    changes (``--fresh`` starts again).
+
+    Parameters
+    ----------
+    data : Dataset
+    a, b : LearnerChoice
+    designs : sequence of DesignChoice
+    n_repeats : int
+        Replications per design (>= 2).
+    tests : sequence of str, optional
+        Registered test names (``["all"]`` for every one); default :data:`DEFAULT_TESTS`.
+    chunk_size : int
+        Repeats per stored chunk.
+    fit_timeout : float, optional
+        Seconds one fit of a user learner may take (see :func:`assess`); not
+        part of the stored settings, since it changes no number.
+
+    Returns
+    -------
+    simstudy.engine.Study
+    """
+    from simstudy.engine import Profile, Study
+    from simstudy.pipeline.comparison import Comparison, FitFailed, Learner
+    from simstudy.pipeline.schemes import SCHEMES
+
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
+        raise ValueError(f"--repeats: must be an integer >= 2 (replicability compares repeats), got {n_repeats!r}")
+    tests = _check_tests(tests, designs)
+    X, y = data.X, data.y
+    digest = data.digest if fit_timeout is not None else None
+    sides = {"a": ("A", a), "b": ("B", b)}
+    learners = {
+        k: Learner(
+            choice.factory(data),
+            _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None,
+        )
+        for k, (_, choice) in sides.items()
+    }
+    comparisons = {
+        cond.key: Comparison(
+            learners,
+            designs=(cond.key,),
+            tests=_tests_for(cond, tests),
+            alpha=cond.alpha,
+            schemes=SCHEMES,
+            index_dtype=np.int16,
+        )
+        for cond in designs
+    }
+
+    def replicate(cond: DesignChoice, rng):
+        try:
+            return comparisons[cond.key].run(X, y, rng)
+        except FitFailed as exc:  # the failure row names the learner that raised
+            side, choice = sides[exc.learner]
+            raise LearnerFailed(f"{_failed_text(side, choice)}{_error_text(exc.__cause__)}") from exc.__cause__
+
+    settings = {
+        "data": data.name,
+        "data_sha256": data.digest,
+        "n_cases": int(y.size),
+        "a": a.label,
+        "b": b.label,
+        "tests": list(tests) if tests else "default",
+    }
+    per_fit = 1e-3 * max(1.0, y.size / 100.0)
+    return Study(
+        name="assess",
+        title=f"{a.label} against {b.label} on {data.name}",
+        conditions=list(designs),
+        replicate=replicate,
+        summarize=assessment_tables,
+        profiles={ASSESS_PROFILE: Profile(ASSESS_PROFILE, n_replications=n_repeats, settings=settings)},
+        paired_scores=comparisons[designs[0].key].layout(groups=("condition",)),
+        seconds_per_replication=lambda c: 2 * c.n_runs * max(c.n_folds, 1) * per_fit,
+        chunk_size=chunk_size,
+    )
+
+
+# ----------------------------------------------------------------------------------------- summary
+
+
+# The tests that count wins; each P_rep uses the tie convention and the threshold of its own test.
+_COUNT_TESTS = ("sign", "sign_cdf", "sign_cdf_reversed", "binomial")
+
+
+def _count_replication(spec, x, alpha: float, level: float = 0.95):
+    """Berrar's binomial model (Lemma 1) for a count-based test, in that test's own terms.
+
+    The comparisons are all ``n`` differences of the test's sample, ties
+    included.  The count of A is the count the test uses: ``wins + ties / 2``
+    for the sign tests (a tie counts half a win), the positive differences for
+    ``binomial`` (a tie is not a win); B's count is ``n`` minus A's.  The side
+    is the one the test's statistic favours (A's count above or below
+    ``n / 2``; the sign of the mean when they are equal), so that a significant
+    verdict is estimated in its own direction.  With ``theta_hat = count / n``
+    (a half-integer count allowed) a replication has ``K ~ Bin(n, theta_hat)``
+    wins of that side, and ``P_rep = P(K >= s)``, where ``s`` is the smallest
+    whole number of wins of ``n`` (no ties) that the test itself declares
+    significant for that side (``n + 1`` when none is).  The ``level``
+    prediction interval is ``P(K >= s)`` at the Clopper-Pearson limits of
+    ``theta``, the beta quantiles at the (possibly fractional) count.  Without
+    ties, the sign and binomial tests give :func:`simstudy.statistics.replication.binomial_model`
+    exactly.
+
+    Returns
+    -------
+    tuple
+        ``(model, estimate, low, high)``; the model names the tie convention.
+    """
+    from simstudy.statistics import _distributions as _d
+
+    x = np.asarray(x, dtype=float).ravel()
+    n = x.size
+    pos, ties = int((x > 0).sum()), int((x == 0).sum())
+    if spec.name == "binomial":
+        count_a, model = float(pos), "binomial (ties are not wins)"
+    else:
+        count_a, model = pos + ties / 2.0, "binomial (a tie counts half)"
+    side = 1 if count_a > n / 2 else -1 if count_a < n / 2 else (1 if np.mean(x) >= 0 else -1)
+    count = count_a if side > 0 else n - count_a
+    s = _count_threshold(spec, n, alpha, side)
+    c = 1.0 - level
+    theta = count / n
+    lo = float(_d.beta_ppf(c / 2, count, n - count + 1)) if count > 0 else 0.0
+    hi = float(_d.beta_ppf(1 - c / 2, count + 1, n - count)) if count < n else 1.0
+
+    def p_rep(t):
+        return float(_d.binom_sf(float(s - 1), float(n), t))
+
+    return model, p_rep(theta), p_rep(lo), p_rep(hi)
+
+
+def _count_threshold(spec, n: int, alpha: float, side: int) -> int:
+    """Smallest number ``s`` of wins of ``side`` among ``n`` comparisons without ties that ``spec`` declares
+    significant for that side at ``alpha`` (``n + 1`` when no number is); found by running the test itself on
+    the ``n + 1`` samples of ``s`` wins and ``n - s`` losses of that side."""
+    s = np.arange(n + 1)
+    wins_of_a = s if side > 0 else n - s
+    sample = np.where(np.arange(n)[None, :] < wins_of_a[:, None], 1.0, -1.0)
+    hit = np.flatnonzero(np.asarray(spec(sample).decision(alpha)) == side)
+    return int(hit[0]) if hit.size else n + 1
+
+
+def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float, scheme: str):
+    """Berrar's replication probability of the first repeat's verdict: (model, estimate, low, high)."""
+    from simstudy.pipeline.outcomes import get_test, run_test
+    from simstudy.pipeline.scores import PairedScores
+    from simstudy.statistics import replication as rp
+
+    runs = int(block["run"].max()) + 1
+    folds = int(block["fold"].max()) + 1
+    block = block.sort_values(["run", "fold"])
+    a = block["acc_a"].to_numpy(float).reshape(runs, folds)
+    b = block["acc_b"].to_numpy(float).reshape(runs, folds)
+    scores = PairedScores(a, b, int(cond_row["n_train"]), int(cond_row["n_test"]))
+    spec = get_test(test)
+    try:
+        res = run_test(spec, scores, scheme=scheme or None)
+    except ValueError:
+        return "n/a", np.nan, np.nan, np.nan
+    stat = float(np.asarray(res.statistic))
+    df = np.asarray(res.df, dtype=float) if res.df is not None else np.array(np.nan)
+    if not np.isfinite(stat):
+        return "n/a", np.nan, np.nan, np.nan
+    if test in _COUNT_TESTS:
+        from simstudy.pipeline.schemes import scheme_sample
+
+        x = scheme_sample(scores.diffs, scheme) if scheme else scores.diffs.ravel()
+        if x.size < 1:
+            return "n/a", np.nan, np.nan, np.nan
+        return _count_replication(spec, x, alpha)
+    if test.startswith("signed_rank"):
+        est = rp.wilcoxon_model(abs(stat), 1.0, alpha=alpha)
+        return "Wilcoxon (s* = 1)", float(est.estimate), float(est.low), float(est.high)
+    if test == "5x2cv_f" or not np.all(np.isfinite(df)) or float(df) <= 0:
+        return "n/a", np.nan, np.nan, np.nan
+    est = rp.t_model(abs(stat), float(df), alpha=alpha)
+    return "non-central t", float(est.estimate), float(est.low), float(est.high)
+
+
+def assessment_tables(run) -> dict[str, pd.DataFrame]:
+    """Per design, scheme and test: rejections, R2, agreement, the first repeat and its replication estimates.
+
+    Parameters
+    ----------
+    run : simstudy.engine.store.RunData
+        The stored assessment.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``assessment``: one row per design, scheme and test; ``accuracy``: the
+        mean accuracy of A and B per design.  Computed from the stored rows alone.
+    """
+    from simstudy.statistics.intervals import clopper_pearson
+    from simstudy.statistics.replicability import r2, r2_variance
+
+    out = run.table("outcomes")
+    scores = run.table("scores")
+    rows = []
+    for (cond, scheme, test), grp in out.groupby(["condition", "scheme", "test"], sort=False):
+        grp = grp.sort_values("replication")
+        dec = grp["decision"].to_numpy(int)
+        n = dec.size
+        first = grp.iloc[0]
+        a_n, b_n = int((dec > 0).sum()), int((dec < 0).sum())
+        sig = a_n + b_n
+        lo_a, hi_a = clopper_pearson(a_n, n)
+        lo_b, hi_b = clopper_pearson(b_n, n)
+        rep = float(r2(dec)) if n >= 2 else np.nan
+        two_outcome = not (a_n and b_n)
+        se = float(np.sqrt(r2_variance(min(max(rep, 0.5), 1.0), n))) if n >= 2 and two_outcome else np.nan
+        agree = bool((dec == dec[0]).all())
+        first_dec = int(first["decision"])
+        same = int((dec == first_dec).sum())
+        f_first = (same - 1) / (n - 1) if first_dec != 0 and n >= 2 else np.nan
+        f_mean = (sum(c * (c - 1) for c in (a_n, b_n)) / (sig * (n - 1))) if sig and n >= 2 else np.nan
+        block = scores[(scores["condition"] == cond) & (scores["replication"] == first["replication"])]
+        model, p_rep, p_lo, p_hi = _replication_estimate(test, block, first, float(first["alpha"]), scheme)
+        rows.append(
+            {
+                "design": cond,
+                "scheme": scheme,
+                "test": test,
+                "repeats": n,
+                "A better": a_n,
+                "B better": b_n,
+                "not significant": n - sig,
+                "share A better": a_n / n,
+                "A low": float(lo_a),
+                "A high": float(hi_a),
+                "share B better": b_n / n,
+                "B low": float(lo_b),
+                "B high": float(hi_b),
+                "R2": rep,
+                "R2 se": se,
+                "all agree": agree,
+                "first statistic": float(first["statistic"]),
+                "first p": float(first["pvalue"]),
+                "first verdict": {1: "A better", -1: "B better", 0: "not significant"}[first_dec],
+                "P_rep model": model,
+                "P_rep": p_rep,
+                "P_rep low": p_lo,
+                "P_rep high": p_hi,
+                "F first": f_first,
+                "F mean": f_mean,
+            }
+        )
+    table = pd.DataFrame(rows)
+    acc = (
+        scores.groupby("condition", sort=False)[["acc_a", "acc_b"]]
+        .mean()
+        .reset_index()
+        .rename(columns={"condition": "design", "acc_a": "mean accuracy A", "acc_b": "mean accuracy B"})
+    )
+    return {"assessment": table, "accuracy": acc}
+
+
+# ----------------------------------------------------------------------------------------- evidence
+
+#: The command that stores evidence for designs no stored run covers: the proving ground applies every registered
+#: test to the designs it is given, on its bank of null and alternative scenarios.
+EVIDENCE_COMMAND = "simstudy proving-ground --profile quick --designs {designs}"
+_SHOW = 6  # procedures named per list in the recommendation
+_LARGER = {"smoke": "quick", "quick": "paper"}
+
+
+def _text(col) -> pd.Series:
+    return col.astype(object).where(col.notna(), "")
+
+
+def _candidate_rows(ev, wanted: set) -> pd.DataFrame:
+    """The evidence rows of the procedures ``wanted`` ((design, scheme, test) triples), text as plain objects."""
+    from simstudy.apps.evidence import EVIDENCE_COLUMNS
+
+    r = ev.rows
+    r = r[r["test"].isin(sorted({t for _, _, t in wanted}))]
+    if not len(r):
+        return r[EVIDENCE_COLUMNS].iloc[:0]
+    groups = r.groupby(["design", "scheme", "test"], sort=False, observed=True, dropna=False).indices
+    keep = [idx for key, idx in groups.items() if tuple("" if pd.isna(k) else str(k) for k in key) in wanted]
+    if not keep:
+        return r[EVIDENCE_COLUMNS].iloc[:0]
+    r = r.iloc[np.sort(np.concatenate(keep))]
+    return pd.DataFrame(
+        {
+            "condition": _text(r["condition"]).to_numpy(),
+            "replication": r["replication"].to_numpy(),
+            "experiment": r["experiment"].to_numpy(),
+            "design": _text(r["design"]).to_numpy(),
+            "scheme": _text(r["scheme"]).to_numpy(),
+            "test": _text(r["test"]).to_numpy(),
+            "pvalue": r["pvalue"].to_numpy(dtype=float),
+            "sign": r["sign"].to_numpy(dtype=float),
+        }
+    )
+
+
+def _first_experiments(rows: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The rows of every data set's first ``n`` repeats (in order of their ``experiment`` value), renumbered 0..n-1."""
+    values = np.unique(rows["experiment"].to_numpy())
+    if values.size <= n and np.array_equal(values, np.arange(values.size)):
+        return rows
+    pos = np.searchsorted(values, rows["experiment"].to_numpy())
+    keep = pos < n
+    return rows[keep].assign(experiment=pos[keep])
+
+
+def _designs_with_nulls(ev) -> set:
+    """The designs ``ev`` has rows of on a null scenario."""
+    nulls = set(ev.null_conditions())
+    pairs = ev.rows.groupby(["design", "condition"], sort=False, observed=True).size().index
+    return {str(d) for d, c in pairs if str(c) in nulls}
+
+
+def _subset(pr, procs, mask=None):
+    """The :class:`~simstudy.apps.proving.summary.Procedures` of ``procs`` on the data sets ``mask`` (all by default)."""
+    from simstudy.apps.proving.summary import Procedures
+
+    def sel(a):
+        return a if mask is None else a[mask]
+
+    units = pr.units if mask is None else pr.units[mask].reset_index(drop=True)
+    info = pr.info[pr.info["procedure"].isin(list(procs))].reset_index(drop=True)
+    out = Procedures(units, info, {p: sel(pr.p[p]) for p in procs}, {p: sel(pr.sign[p]) for p in procs})
+    out.half = dict(pr.half)
+    out.unknown_sign = {p: sel(pr.unknown_sign[p]) for p in procs if p in pr.unknown_sign}
+    return out
+
+
+def _judge(pr, present: dict, rule, alpha: float):
+    """Per procedure, on the data sets of the scenarios where it has rows: its size table, its leaderboard row
+    (raw and size-adjusted power) and Bouckaert's replicability criterion (the lowest, over the scenarios, of the
+    mean R2 of a data set's repeats)."""
+    from simstudy.apps.proving.summary import leaderboard, size_table, twins
+    from simstudy.statistics.replicability import r2
+
+    cond = pr.units["condition"].to_numpy()
+    sizes, stats = [], {}
+    for proc in pr.p:
+        mask = np.isin(cond, sorted(present[proc]))
+        sub = _subset(pr, [proc], mask)
+        sz = size_table(sub, rule)
+        b = leaderboard(sub, alpha=alpha, rule=rule, sizes=sz).iloc[0]
+        t = sub.truth_of(proc)
+        calibrated = int((np.isfinite(t) & (t != 0) & (twins(sub) != "")).sum())
+        adjusted = {
+            "adjusted_power": b["adjusted_power"],
+            "adjusted_low": b["adjusted_power_mc_low"],
+            "adjusted_high": b["adjusted_power_mc_high"],
+            "adjusted_units": int(b["adjusted_units"]),
+        }
+        if adjusted["adjusted_units"] < calibrated:
+            # some alternative data sets have a rejection at the calibrated threshold whose direction the stored rows
+            # do not give: the others alone would be a selected subset, so there is no size-adjusted power
+            adjusted = {"adjusted_power": np.nan, "adjusted_low": np.nan, "adjusted_high": np.nan, "adjusted_units": 0}
+        dec = sub.decisions(proc, alpha)
+        per = np.asarray(r2(dec), dtype=float).reshape(-1) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
+        by_cond = pd.Series(per).groupby(cond[mask]).mean().dropna()
+        stats[proc] = {
+            **adjusted,
+            "calibrated_units": calibrated,
+            "power": b["power"],
+            "alt_units": int(b["alt_units"]),
+            "sim_r2": float(by_cond.min()) if len(by_cond) else np.nan,
+            "sim_r2_scenario": str(by_cond.idxmin()) if len(by_cond) else "",
+            "sources": sorted({str(c).split(": ", 1)[0] for c in present[proc]}),
+        }
+        if len(sz):
+            sizes.append(sz)
+    cols = ["procedure", "scenario", "n", "type1", "type1_low", "type1_high", "verdict", "above_alpha"]
+    return (pd.concat(sizes, ignore_index=True) if sizes else pd.DataFrame(columns=cols)), stats
+
+
+def _paired_ranks(pr, procs: list, alpha: float) -> tuple[dict, dict]:
+    """The leaderboard's ranking of ``procs`` by size-adjusted power, each pair compared on the alternative data sets
+    both were simulated on: i *beats* j when the 95% interval of the mean paired difference of their per-data-set
+    size-adjusted power lies above 0; rank = 1 + the number of procedures that beat it; ``tied`` counts those
+    neither beating nor beaten (procedures of different stored runs share no data set, so they tie).  With every
+    procedure on the same data sets this is :func:`simstudy.apps.proving.summary.leaderboard`'s ranking."""
+    from simstudy.apps.proving.summary import adjusted_rejections, critical_values, twins
+    from simstudy.statistics.intervals import mean_interval
+
+    sub = _subset(pr, procs)
+    thresholds, twin = critical_values(sub, alpha), twins(sub)
+    per = []
+    for p in procs:
+        t = sub.truth_of(p)
+        alt = np.isfinite(t) & (t != 0)
+        adj = adjusted_rejections(sub, p, thresholds[p], twin)
+        with np.errstate(invalid="ignore"):
+            per.append(np.where(alt & np.isfinite(adj[:, 0]), (adj == np.nan_to_num(t)[:, None]).mean(axis=1), np.nan))
+    n = len(procs)
+    beats = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(n):
+            common = np.isfinite(per[i]) & np.isfinite(per[j])
+            if i != j and common.sum() >= 2:
+                _, lo, _ = mean_interval(per[i][common] - per[j][common])
+                beats[i, j] = float(lo) > 0
+    rank = {p: 1 + int(beats[:, j].sum()) for j, p in enumerate(procs)}
+    tied = {
+        p: int(sum(1 for i in range(n) if i != j and not beats[i, j] and not beats[j, i])) for j, p in enumerate(procs)
+    }
+    return rank, tied
+
+
+def evidence_table(evidence, procedures_wanted, *, alpha: float = 0.05, notes: list | None = None) -> pd.DataFrame:
+    """The stored evidence on the procedures ``procedures_wanted`` ((design, scheme, test) triples), on the proving
+    ground's rules.
+
+    All evidence is combined into one :func:`~simstudy.apps.proving.summary.procedures`
+    call (every data set cut to the fewest repeats any source stores, so that
+    each weighs the same).  Each procedure is judged on the data sets of the
+    scenarios where it has rows: its size verdict from
+    :func:`~simstudy.apps.proving.summary.size_table` / :func:`~simstudy.apps.proving.summary.size_verdicts`
+    (``SizeRule(alpha)``), raw and size-adjusted power from
+    :func:`~simstudy.apps.proving.summary.leaderboard`, and Bouckaert's replicability
+    criterion.  Size-adjusted power is given only when every alternative data
+    set with a stored null twin gives it (a study that stores decisions at
+    alpha only cannot tell the direction of a rejection at a threshold above
+    alpha, and the remaining data sets would be a selected subset).  Those
+    that control size and have a size-adjusted power are ranked by it with
+    paired ties, each pair compared on the data sets both were simulated on
+    (:func:`_paired_ranks`: the leaderboard's rule).
+
+    Returns
+    -------
+    DataFrame
+        One row per procedure with evidence: ``procedure``, ``design``,
+        ``scheme``, ``test``, ``size``, ``deciding_scenario``, ``deciding_type1``,
+        ``deciding_low``, ``deciding_high`` (percent), ``deciding_n`` (data sets),
+        ``null_scenarios``, ``adjusted_power`` (with ``adjusted_low`` /
+        ``adjusted_high``, percent; NaN where no twin calibrates it or the rows
+        give no direction), ``adjusted_units`` (of ``calibrated_units``, the
+        alternative data sets with a stored twin), ``power``, ``sim_r2``,
+        ``sim_r2_scenario``, ``rank``, ``tied_with``, ``sources``.
+    """
+    from simstudy.apps.proving.summary import procedure_label, procedures, size_verdicts
+    from simstudy.statistics.size_control import CONTROLS, SizeRule
+
+    notes = notes if notes is not None else []
+    rule = SizeRule(alpha=alpha)
+    wanted = {tuple(map(str, w)) for w in procedures_wanted}
+    parts, truths = [], {}
+    for ev in evidence:
+        if alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any():
+            notes.append(
+                f"{ev.source}: its rows give directions only up to alpha = {ev.alpha:g}; not used at alpha = {alpha:g}"
+            )
+            continue
+        rows = _candidate_rows(ev, wanted)
+        if len(rows):
+            parts.append((ev, rows))
+            truths.update(ev.truths)
+    empty = pd.DataFrame(columns=["procedure", "design", "scheme", "test", "size"])
+    if not parts:
+        return empty
+    counts = {ev.source: int(np.unique(rows["experiment"].to_numpy()).size) for ev, rows in parts}
+    n_exp = min(counts.values())
+    if len(set(counts.values())) > 1:
+        notes.append(
+            f"every data set's first {n_exp} repeats are used (the fewest any source stores: "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
+            + "), so that each data set weighs the same"
+        )
+    rows = pd.concat([_first_experiments(r, n_exp) for _, r in parts], ignore_index=True)
+    rows = rows.drop_duplicates(["condition", "replication", "experiment", "design", "scheme", "test"])
+    pr = procedures(rows, truths=truths)
+    label = {procedure_label(d, s, t): (d, s, t) for d, s, t in wanted}
+    present = {
+        procedure_label(*map(str, k)): set(g)
+        for k, g in rows.groupby(["design", "scheme", "test"], sort=False)["condition"]
+    }
+    sizes, stats = _judge(pr, present, rule, alpha)
+    verdicts = size_verdicts(sizes).set_index("procedure") if len(sizes) else pd.DataFrame()
+    controls = [p for p in pr.p if p in verdicts.index and verdicts.loc[p, "size"] == CONTROLS]
+    ranked = [p for p in controls if stats[p]["adjusted_units"] > 0]
+    rank, tied = _paired_ranks(pr, ranked, alpha) if ranked else ({}, {})
+    out = []
+    for proc in pr.p:
+        d, s, t = label[proc]
+        v = verdicts.loc[proc] if proc in verdicts.index else None
+        out.append(
+            {
+                "procedure": proc,
+                "design": d,
+                "scheme": s,
+                "test": t,
+                "size": v["size"] if v is not None else "no null scenario",
+                "deciding_scenario": v["deciding_scenario"] if v is not None else "",
+                "deciding_type1": v["deciding_type1"] if v is not None else np.nan,
+                "deciding_low": v["deciding_low"] if v is not None else np.nan,
+                "deciding_high": v["deciding_high"] if v is not None else np.nan,
+                "deciding_n": int(v["deciding_n"]) if v is not None else 0,
+                "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
+                **{
+                    k: stats[proc][k]
+                    for k in (
+                        "adjusted_power",
+                        "adjusted_low",
+                        "adjusted_high",
+                        "adjusted_units",
+                        "calibrated_units",
+                        "power",
+                        "sim_r2",
+                        "sim_r2_scenario",
+                    )
+                },
+                "rank": rank.get(proc, np.nan),
+                "tied_with": tied.get(proc, np.nan),
+                "sources": ", ".join(stats[proc]["sources"]),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def _size_text(e) -> str:
+    return (
+        f"{e['deciding_type1']:.1f}% [{e['deciding_low']:.1f}, {e['deciding_high']:.1f}] on "
+        f"{e['deciding_scenario']}, {int(e['deciding_n'])} data sets"
+    )
+
+
+def _listing(rows: pd.DataFrame) -> str:
+    items = [f"{r['procedure']} ({_size_text(r)})" for _, r in rows.head(_SHOW).iterrows()]
+    more = len(rows) - len(items)
+    return "; ".join(items) + (f"; and {more} more" if more > 0 else "")
+
+
+def _more_data(rows: pd.DataFrame, evidence) -> str:
+    """How to get more data sets on the deciding null scenarios of ``rows``."""
+    by_source = {ev.source: ev for ev in evidence}
+    steps = []
+    for source in dict.fromkeys(str(s).split(": ", 1)[0] for s in rows["deciding_scenario"]):
+        ev = by_source.get(source)
+        profile = source.rsplit("/", 1)[-1].split("-", 1)[0]
+        nxt = _LARGER.get(profile)
+        if ev is not None and ev.command and nxt:
+            steps.append(f"`{ev.command.format(profile=nxt)}`")
+        elif profile == "paper":
+            steps.append(f"more null data sets than {source} stores (its largest profile)")
+        else:
+            steps.append(f"a larger run of {source}")
+    return ", ".join(steps)
+
+
+def _coverage(designs, table: pd.DataFrame, covered: set) -> str:
+    """The designs (and procedures) the stored evidence does not cover, with the command that stores it."""
+    import re
+
+    missing = [d.key for d in designs if d.key not in covered]
+    parts = []
+    if missing:
+        too_many = [k for k in missing if (m := re.fullmatch(r"cv\d+x(\d+)", k)) and int(m.group(1)) > 20]
+        runnable = [k for k in missing if k not in too_many]
+        text = (
+            f"Not covered by the stored evidence: {', '.join(missing)} (no stored run has null scenarios with "
+            f"{'this design' if len(missing) == 1 else 'these designs'})"
+        )
+        if runnable:
+            text += (
+                f"; store evidence with `{EVIDENCE_COMMAND.format(designs=' '.join(runnable))}` and run the same "
+                "assessment again (it re-summarises without fitting)"
+            )
+        if too_many:
+            text += f"; the proving ground takes 2 to 20 folds, so no study stores evidence for {', '.join(too_many)}"
+        parts.append(text + ".")
+    lacking = table[(table["size"] == "no evidence") & table["design"].isin(list(covered))]
+    if len(lacking):
+        names = lacking["procedure"].tolist()
+        shown = ", ".join(names[:_SHOW]) + (f" and {len(names) - _SHOW} more" if len(names) > _SHOW else "")
+        keys = " ".join(dict.fromkeys(lacking["design"]))
+        parts.append(
+            f"No stored evidence for {shown}; the proving ground stores every registered test: "
+            f"`{EVIDENCE_COMMAND.format(designs=keys)}`."
+        )
+    return " ".join(parts)
+
+
+def recommend(
+    table: pd.DataFrame, designs, evidence, *, alpha: float = 0.05, notes: list | None = None
+) -> tuple[pd.DataFrame, str]:
+    """Add the stored evidence to the assessment table and choose the test, on the proving ground's rules.
+
+    Every design x scheme x test row is a candidate procedure
+    (``test [design, scheme]``).  All evidence (:func:`simstudy.apps.evidence.collect_evidence`)
+    is combined and each candidate judged (:func:`evidence_table`): its size
+    verdict at ``alpha`` (``controls size``, ``liberal`` or ``unresolved``,
+    from intervals simultaneous over its null scenarios; see
+    :mod:`simstudy.statistics.size_control`) and its size-adjusted power.  Only a
+    candidate that controls size can be recommended: the one with the best
+    rank by size-adjusted power (procedures whose paired interval covers 0 tie),
+    ties broken by simulated replicability (Bouckaert's criterion: the lowest,
+    over the scenarios, of the mean R2 of a data set's repeats), then by R2 on
+    the user's data.  R2 on one data set alone cannot choose, since a test that
+    never rejects is perfectly replicable.  A liberal or unresolved candidate
+    is never recommended: the text names them, what would resolve them, and
+    the designs no evidence covers.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`assessment_tables`' ``assessment`` table.
+    designs : sequence of DesignChoice
+    evidence : list of simstudy.apps.evidence.Evidence
+    alpha : float
+        The assessment's level (the size rule's alpha).
+    notes : list of str, optional
+        Appended to: evidence left out, repeats cut.
+
+    Returns
+    -------
+    table : DataFrame
+        ``table`` with the columns ``procedure``, ``size``, ``deciding null
+        scenario``, ``Type I error %`` with ``Type I low %`` / ``Type I high %``,
+        ``null data sets``, ``null scenarios``, ``size-adjusted power %`` with
+        its interval, ``power %``, ``rank``, ``tied with``, ``simulated R2
+        (lowest over sources)`` and ``evidence``.
+    text : str
+        The recommendation, or why there is none.
+    """
+    from simstudy.apps.proving.summary import procedure_label
+    from simstudy.statistics.size_control import CONTROLS, LIBERAL, UNRESOLVED, SizeRule
+
+    rule = SizeRule(alpha=alpha)
+    evidence = list(evidence or [])
+    procs = [procedure_label(r["design"], r["scheme"], r["test"]) for _, r in table.iterrows()]
+    wanted = set(zip(table["design"], table["scheme"], table["test"]))
+    ev_table = evidence_table(evidence, wanted, alpha=alpha, notes=notes)
+    usable = [ev for ev in evidence if not (alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any())]
+    covered = set().union(*(_designs_with_nulls(ev) for ev in usable)) if usable else set()
+    e = ev_table.set_index("procedure") if len(ev_table) else pd.DataFrame()
+
+    def col(name, default=np.nan):
+        return [e.loc[p, name] if p in e.index else default for p in procs]
+
+    table = table.assign(
+        **{
+            "procedure": procs,
+            "size": col("size", "no evidence"),
+            "deciding null scenario": col("deciding_scenario", ""),
+            "Type I error %": col("deciding_type1"),
+            "Type I low %": col("deciding_low"),
+            "Type I high %": col("deciding_high"),
+            "null data sets": col("deciding_n", 0),
+            "null scenarios": col("null_scenarios", 0),
+            "size-adjusted power %": col("adjusted_power"),
+            "size-adjusted power low %": col("adjusted_low"),
+            "size-adjusted power high %": col("adjusted_high"),
+            "power %": col("power"),
+            "rank": col("rank"),
+            "tied with": col("tied_with"),
+            "simulated R2 (lowest over sources)": col("sim_r2"),
+            "evidence": col("sources", ""),
+        }
+    )
+    coverage = _coverage(designs, table, covered)
+    judged = table[table["size"].isin([CONTROLS, LIBERAL, UNRESOLVED])]
+    view = judged.rename(
+        columns={
+            "deciding null scenario": "deciding_scenario",
+            "Type I error %": "deciding_type1",
+            "Type I low %": "deciding_low",
+            "Type I high %": "deciding_high",
+            "null data sets": "deciding_n",
+        }
+    )
+    liberal = view[view["size"] == LIBERAL].sort_values("deciding_low", ascending=False, kind="stable")
+    unresolved = view[view["size"] == UNRESOLVED].sort_values("deciding_high", kind="stable")
+    ok = table[table["size"] == CONTROLS]
+    never = []
+    if len(liberal):
+        never.append(f"liberal (Type I error shown above alpha on a null scenario): {_listing(liberal)}")
+    if len(unresolved):
+        never.append(
+            f"unresolved (too few null data sets to tell): {_listing(unresolved)}; more data sets decide "
+            f"them: {_more_data(unresolved, usable)}"
+        )
+    never_text = ("Never recommended: " + " — ".join(never) + ".") if never else ""
+    if judged.empty:
+        if not evidence:
+            from simstudy.apps.evidence import studies_with_evidence
+
+            names = studies_with_evidence()
+            why = (
+                "No recommendation: no stored simulation evidence was found, and replicability on your data "
+                "alone favours tests that reject too often (a test that never rejects is perfectly "
+                "replicable)." + (f" Studies that provide evidence once stored: {', '.join(names)}." if names else "")
+            )
+        elif not usable:
+            why = (
+                f"No recommendation: the stored evidence gives the direction of a rejection only up to alpha = "
+                f"{max(ev.alpha for ev in evidence):g}, so it cannot judge tests at alpha = {alpha:g}."
+            )
+        else:
+            why = (
+                "No recommendation: the stored evidence has no null scenario for any of these procedures, so no "
+                "size verdict can be given."
+            )
+        return table, " ".join(x for x in (why, coverage) if x)
+    if ok.empty:
+        text = (
+            f"No recommendation: none of the {len(judged)} procedures with stored null evidence controls size at "
+            f"alpha = {alpha:g} (tolerance {100 * rule.bound:g}%: the upper end of the Type I error's interval, "
+            "simultaneous over the procedure's null scenarios, must lie below it on every one). " + never_text
+        )
+        return table, " ".join(x for x in (text, coverage) if x)
+    with_power = ok[np.isfinite(ok["rank"].astype(float))]
+    pool = with_power[with_power["rank"] == with_power["rank"].min()] if len(with_power) else ok
+    order = pool.assign(
+        _sim=pool["simulated R2 (lowest over sources)"].astype(float).fillna(-1.0),
+        _r2=pool["R2"].astype(float).fillna(-1.0),
+    )
+    order = order.sort_values(["_sim", "_r2"], ascending=[False, False], kind="stable")
+    best = order.iloc[0]
+    head = (
+        f"Recommended: {_name(best)}. Of the {len(judged)} procedures with stored null evidence, {len(ok)} "
+        f"control size at alpha = {alpha:g} (the upper end of the Type I error's interval, simultaneous over "
+        f"the procedure's null scenarios, at most {100 * rule.bound:g}% on every one)"
+    )
+    if len(with_power):
+        power = (
+            f"{best['size-adjusted power %']:.1f}% [{best['size-adjusted power low %']:.1f}, "
+            f"{best['size-adjusted power high %']:.1f}]"
+        )
+        head += (
+            f"; among them it ranks first by size-adjusted power ({power}: rejections in the true direction on "
+            "the alternative scenarios at the threshold that gives it a Type I error of alpha on their null "
+            "twins)"
+        )
+        others = [p for p in pool["procedure"] if p != best["procedure"]]
+        if others:
+            head += (
+                f", tied with {len(others)} other(s) not shown to differ from it (paired over the data sets "
+                "both were simulated on; runs of different studies share none): "
+                f"{', '.join(others[:_SHOW])}{' ...' if len(others) > _SHOW else ''}; the tie is broken by "
+                f"simulated replicability (Bouckaert's criterion, the lowest mean R2 over the scenarios: "
+                f"{best['simulated R2 (lowest over sources)']:.2f}), then by R2 on your data"
+            )
+        lacking = len(ok) - len(with_power)
+        if lacking:
+            head += (
+                f"; {lacking} other(s) that control size have no size-adjusted power in the evidence and are not ranked"
+            )
+    else:
+        head += (
+            "; none of them has a size-adjusted power in the evidence (no null twin calibrates it, or the "
+            "stored rows give no direction), so the choice among them rests on simulated replicability "
+            f"(Bouckaert's criterion, the lowest mean R2 over the scenarios: "
+            f"{best['simulated R2 (lowest over sources)']:.2f}), then on R2 on your data"
+        )
+    head += (
+        f". Its Type I error: {best['Type I error %']:.1f}% [{best['Type I low %']:.1f}, "
+        f"{best['Type I high %']:.1f}] on its deciding null scenario {best['deciding null scenario']} "
+        f"({int(best['null data sets'])} data sets; {int(best['null scenarios'])} null scenario(s) judged; "
+        f"evidence: {best['evidence']}). On your data: R2 {best['R2']:.2f} over {best['repeats']} repeats, A "
+        f"better in {best['A better']} and B better in {best['B better']}."
+    )
+    return table, " ".join(x for x in (head, never_text, coverage) if x)
+
+
+def _name(row) -> str:
+    scheme = f", scheme {row['scheme']}" if row["scheme"] else ""
+    return f"`{row['test']}` with {row['design']}{scheme}"
+
+
+# The procedures the papers name, as (design kind, scheme, test) -> how a reader calls them.
+_NAMED = (
+    ("cv", "kfold_cv", "paired_t", "the 10-fold cv t-test (first run only)"),
+    ("cv", "average_over_sorted_runs", "paired_t", "the sorted-runs t-test"),
+    ("cv", "", "cv_t", "the {r}x{k} cv t-test (uncorrected)"),
+    ("cv", "", "corrected_cv_t", "the corrected {r}x{k} cv t-test"),
+    ("5x2cv", "", "5x2cv_t", "the 5x2cv t-test"),
+    ("5x2cv", "", "5x2cv_f", "the 5x2cv F-test"),
+    ("resampled", "", "resampled_t", "the resampled t-test ({r} splits)"),
+    ("resampled", "", "corrected_resampled_t", "the corrected resampled t-test ({r} splits)"),
+)
+
+
+def verdicts(table: pd.DataFrame, designs) -> list[str]:
+    """Plain-language verdicts across repeats for the procedures the papers name.
+
+    Returns
+    -------
+    list of str
+        One line per named procedure present, e.g. "A beats B in 4 of 10
+        repeats with the corrected 10x10 cv t-test".
+    """
+    by_key = {d.key: d for d in designs}
+    lines = []
+    for _, r in table.iterrows():
+        d = by_key.get(r["design"])
+        if d is None:
+            continue
+        for kind, scheme, test, name in _NAMED:
+            if d.design == kind and r["scheme"] == scheme and r["test"] == test:
+                if d.design == "cv" and scheme == "kfold_cv" and d.n_folds != 10:
+                    name = f"the {d.n_folds}-fold cv t-test (first run only)"
+                n = r["repeats"]
+                if r["A better"] and r["B better"]:
+                    text = f"A beats B in {r['A better']} and B beats A in {r['B better']} of {n} repeats"
+                elif r["B better"]:
+                    text = f"B beats A in {r['B better']} of {n} repeats"
+                else:
+                    text = f"A beats B in {r['A better']} of {n} repeats"
+                lines.append(f"{text} with {name.format(r=d.n_runs, k=d.n_folds)}")
+    return lines
+
+
+# ----------------------------------------------------------------------------------------- run
+
+
+def assess(
+    X,
+    y=None,
+    a=None,
+    b=None,
+    *,
+    designs=DEFAULT_DESIGNS,
+    tests=None,
+    n_repeats: int = 10,
+    alpha: float = 0.05,
+    out=None,
+    jobs: int = 1,
+    seed: int | None = None,
+    progress: bool = False,
+    fresh: bool = False,
+    class_column=None,
+    a_params=None,
+    b_params=None,
+    evidence=DEFAULT_ROOT,
+    fit_timeout: float | None = None,
+):
+    """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, p), or str or os.PathLike
+        The attributes (numbers; NaN for missing), or a data file / shipped
+        data set name (see :func:`load_data`, then ``y`` is None).
+    y : array_like of shape (n,), optional
+        Class labels.
+    a, b : str, estimator class or estimator instance
+        The two learners: a registered name (``"NB"``, ``"C4.5"``,
+        ``"e1071.svm"``, ...), a ``"module:Class"`` path, a class, or a
+        scikit-learn estimator (cloned per split; an estimator with
+        ``random_state`` gets one drawn from the repeat's random stream).
+    designs : sequence of str
+        Design names (see :func:`parse_designs`).
+    tests : sequence of str, optional
+        Registered test names; default the papers' tests for each design.
+    n_repeats : int
+        Repetitions of every design on new random partitions (>= 2).
+    alpha : float
+        Significance level.
+    out : str or Path, optional
+        Run directory (default ``results/assess/<data>-<A>-<B>``); an
+        interrupted assessment resumes there.
+    jobs : int
+        Parallel workers; the numbers do not depend on it.
+    seed : int, optional
+        Root seed (default the package's fixed seed).
+    evidence : str or Path, list of simstudy.apps.evidence.Evidence, or None
+        Results root whose stored runs of the studies that provide evidence
+        back the recommendation (:func:`simstudy.apps.evidence.collect_evidence`),
+        or the evidence itself (None: none).
+    fit_timeout : float, optional
+        Seconds one fit of a user learner (not a registered one) may take,
+        ``--fit-timeout``; default None, no limit.  With a limit, the
+        learner's fits (and its trial fit on the whole data) run in a worker
+        process of their own, kept for every fit of the command, which is
+        killed when a fit exceeds the limit or ends it (``os._exit``, a
+        crash); that fit and every later one of the learner then fail (the
+        failure rows are stored, the numbers of the other fits are the same
+        as without a limit), and the assessment ends with one line naming the
+        learner and the limit.  The learner's class must be importable by its
+        module (as ``module:Class`` is).
+
+    Returns
+    -------
+    Assessment
+        The tables, verdict lines and recommendation, with the stored run.
+
+    Raises
+    ------
+    ValueError
+        One line, before anything is written: data that cannot be read or
+        holds infinite values, a learner that is not a classifier or cannot
+        learn from the data, a design some class is too small for (naming the
+        ``--designs`` that fit).  After the run: a learner that failed in any
+        repeat (naming it and the first failure; the failure rows stay in
+        ``out``).
+
+    Notes
+    -----
+    A finished assessment of the same data, learners, settings and seed in
+    ``out`` is read back without taking the run directory's lock, so it can be
+    re-summarised from a read-only folder.
+    """
+    from simstudy._validation import check_alpha
+    from simstudy.engine import DEFAULT_SEED, run_study
+
+    alpha = check_alpha(alpha, "--alpha")
+    if isinstance(X, (str, Path)) and y is None:
+        data = load_data(X, class_column=class_column)
+    else:
+        data = _array_dataset(X, y)
+    if a is None or b is None:
+        raise ValueError("--a/--b: both learners are needed")
+    ca = parse_learner(a, a_params, option="--a")
+    cb = parse_learner(b, b_params, option="--b")
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    fit_timeout = check_fit_timeout(fit_timeout)
+    digest = data.digest if fit_timeout is not None else None
+    try:
+        _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
+        _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
+        study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout)
+        if out is None:
+            out = DEFAULT_ROOT / "assess" / _slug(f"{Path(data.name).stem}-{ca.spec}-{cb.spec}")
+        seed = DEFAULT_SEED if seed is None else seed
+        run = None if fresh else _finished_run(study, out, seed)
+        if run is None:
+            run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    finally:
+        _close_fit_workers()
+    return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
+
+
+def _finished_run(study, out, seed):
+    """The stored run in ``out`` when it is this very assessment and complete, read without taking the lock.
+
+    Re-reading a finished assessment writes nothing, so it also works in a
+    read-only folder.  None when there is no such run (nothing stored, another
+    configuration or seed, or chunks missing or damaged): then
+    :func:`~simstudy.engine.run_study` takes over, with its lock, to resume,
+    recompute or refuse.
+    """
+    from simstudy.engine import load_run
+    from simstudy.engine.runner import plan_run
+    from simstudy.engine.store import RunStore, StoreError
+
+    try:
+        manifest = RunStore(Path(out)).read_manifest()
+    except (StoreError, OSError):
+        return None
+    if (
+        manifest is None
+        or manifest.get("study") != study.name
+        or manifest.get("profile") != ASSESS_PROFILE
+        or manifest.get("root_seed") != seed
+        or manifest.get("status") != "complete"
+    ):
+        return None
+    _, _, _, digest = plan_run(study, ASSESS_PROFILE, seed)
+    if manifest.get("config_hash") != digest:
+        return None
+    try:
+        run = load_run(study, profile=ASSESS_PROFILE, out=out)
+        return run if run.complete else None
+    except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
+        return None
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:100]
+
+
+def _array_dataset(X, y) -> Dataset:
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-d array (cases x attributes), got shape {X.shape}")
+    try:
+        Xf = X.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError("X: must hold numbers (encode nominal attributes first, or pass a data file)") from None
+    if y is None:
+        raise ValueError("y: the class labels are needed with an array X")
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size != Xf.shape[0]:
+        raise ValueError(f"y: expected {Xf.shape[0]} labels (one per row of X), got shape {y.shape}")
+    return _finish(
+        "arrays", Xf, y.astype(object), [f"x{j}" for j in range(Xf.shape[1])], [False] * Xf.shape[1], [0] * Xf.shape[1]
+    )
+
+
+@dataclass
+class Assessment:
+    """The result of :func:`assess`: tables from the stored rows, verdicts and a recommendation."""
+
+    study: object
+    run: object
+    table: pd.DataFrame
+    accuracy: pd.DataFrame
+    verdicts: list
+    recommendation: str
+    evidence_notes: list
+    designs: tuple
+    data: Dataset
+    a: LearnerChoice
+    b: LearnerChoice
+    alpha: float
+
+    def __str__(self) -> str:
+        from simstudy.apps.assess_report import assessment_text
+
+        return assessment_text(self)
+
+
+def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
+    _check_failures(run, a, b)
+    tables = assessment_tables(run)
+    if evidence is None:
+        ev, notes = [], ["no evidence root given"]
+    elif isinstance(evidence, (list, tuple)):
+        ev, notes = list(evidence), []
+    else:
+        from simstudy.apps.evidence import collect_evidence
+
+        ev, notes = collect_evidence(evidence)
+    table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes)
+    return Assessment(
+        study, run, table, tables["accuracy"], verdicts(table, designs), text, notes, tuple(designs), data, a, b, alpha
+    )
+
+
+class LearnerFailed(RuntimeError):
+    """A learner raised while it was fitted or asked to predict in one split (the failure row names it)."""
+
+
+def _failed_text(side: str, choice: LearnerChoice) -> str:
+    """How a failure row of learner ``side`` begins, after the exception's name."""
+    return f"learner {side} ({choice.label}) failed: "
+
+
+def _check_failures(run, a: LearnerChoice, b: LearnerChoice):
+    """Refuse, on one line, to summarise an assessment in which any repeat failed.
+
+    Verdicts over the repeats that happened not to fail would answer another
+    question than the one asked, so nothing is summarised.  The failure rows
+    (with their tracebacks) stay in the run directory; the message names the
+    learner and the first failure.
+    """
+    n_fail = run.n_failures()
+    if not n_fail:
+        return
+    failures = run.failures  # in the run's order: designs as given, then repeats
+    planned = sum(c["stop"] - c["start"] for c in run.manifest["plan"])
+    first = failures.iloc[0]
+    error = str(first["error"])
+    where = f"design {first['condition']} repeat {first['replication']}"
+    kept = (
+        f"no verdict is drawn from the other repeats; the failure rows, with their tracebacks, are kept in "
+        f"{run.path} (chunks/*/*/failures.parquet); once fixed, rerun with --fresh"
+    )
+    for side, choice in (("A", a), ("B", b)):
+        prefix = f"{LearnerFailed.__name__}: {_failed_text(side, choice)}"
+        if error.startswith(prefix):
+            of_learner = int(failures["error"].astype(str).str.startswith(prefix).sum())
+            raise ValueError(
+                f"--{side.lower()}: {choice.label} failed in {of_learner} of {planned} repeats; "
+                f"first: {where}: {_first_line(error[len(prefix) :])}; {kept}"
+            )
+    raise ValueError(f"assess: {n_fail} of {planned} repeats failed; first: {where}: {_first_line(error)}; {kept}")
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    text = str(text).strip()
+    return (text.splitlines()[0] if text else "")[:limit]
+
+
+def load_assessment(
+    out,
+    data,
+    a,
+    b,
+    *,
+    designs=DEFAULT_DESIGNS,
+    tests=None,
+    n_repeats=10,
+    alpha=0.05,
+    evidence=DEFAULT_ROOT,
+    class_column=None,
+    a_params=None,
+    b_params=None,
+) -> Assessment:
+    """The assessment stored in ``out``, re-summarised without fitting anything.
+
+    Takes the arguments :func:`assess` was given (they identify the stored run).
+
+    Returns
+    -------
+    Assessment
+    """
+    from simstudy.engine import load_run
+
+    data = load_data(data, class_column=class_column) if isinstance(data, (str, Path)) else data
+    ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests)
+    run = load_run(study, profile=ASSESS_PROFILE, out=out)
+    return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)

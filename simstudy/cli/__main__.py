@@ -1,0 +1,7 @@
+"""``python -m simstudy.cli``: the simstudy command."""
+
+import sys
+
+from simstudy.cli import main
+
+sys.exit(main())

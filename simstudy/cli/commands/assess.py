@@ -1,0 +1,170 @@
+"""The ``assess`` sub-command: how replicable is "A beats B" on my data, with my learners?"""
+
+from __future__ import annotations
+
+import sys
+
+from simstudy._files import DEFAULT_ROOT
+
+ASSESS_HELP = """Repeat the designs the papers compare (r x k cv with the six sampling schemes, 5x2cv, resampled
+train/test splits) on new random partitions of DATA, fit both learners once per split, and report per design,
+scheme and test: how often each verdict is reached, its replicability R2, the first repeat's p-value with Berrar's
+replication probability, and how often a significant verdict replicated. The recommendation rests on the stored
+simulation runs under --results, judged as the proving ground judges them: only a procedure that controls size on
+every null scenario can be recommended, the one with the best size-adjusted power (ties broken by simulated
+replicability); liberal and unresolved ones are named, and so are designs no stored run covers, with the command that
+stores evidence for them. Stored like any run: an interrupted assessment resumes, and the same command summarises a
+finished one without fitting again."""
+
+
+def register(subparsers):  # imports nothing heavy: building the parser must stay fast
+    p = subparsers.add_parser(
+        "assess", help="assess the replicability of a comparison of two learners on your data", description=ASSESS_HELP
+    )
+    p.add_argument(
+        "data",
+        metavar="DATA",
+        help="a CSV (header line; class column named by --class or last), ARFF or Parquet file, "
+        "or the name of a shipped data set; empty cells are missing values, rows without a "
+        "class are left out (the output says how many), infinite values are refused",
+    )
+    p.add_argument(
+        "--a",
+        required=True,
+        metavar="LEARNER",
+        help="learner A: a registered name (NB, C4.5, NN, stump, TAN, weka.SMO, e1071.naiveBayes, "
+        "e1071.svm, randomForest) or module:Class of a scikit-learn estimator",
+    )
+    p.add_argument("--b", required=True, metavar="LEARNER", help="learner B, as --a")
+    p.add_argument("--a-params", default=None, metavar="JSON", help="parameters of A as a JSON object")
+    p.add_argument("--b-params", default=None, metavar="JSON", help="parameters of B as a JSON object")
+    p.add_argument(
+        "--class",
+        dest="class_column",
+        default=None,
+        metavar="NAME",
+        help="name of the class column (default the last column)",
+    )
+    p.add_argument(
+        "--designs",
+        nargs="+",
+        default=None,
+        metavar="DESIGN",
+        help="cvRxK (e.g. cv10x10; its first run is a plain k-fold cv), 5x2cv, resampledR "
+        "(default cv10x10 5x2cv resampled10)",
+    )
+    p.add_argument(
+        "--tests",
+        nargs="+",
+        default=None,
+        metavar="TEST",
+        help="registered tests to apply (or 'all'); default the papers' tests for each design",
+    )
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=10,
+        metavar="N",
+        help="repetitions of every design on new random partitions (default 10)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="run directory (default results/assess/DATA-A-B); rerunning resumes or re-summarises",
+    )
+    p.add_argument("--seed", type=int, default=None, help="root seed (default the package's fixed seed)")
+    p.add_argument(
+        "--results",
+        default=DEFAULT_ROOT,
+        metavar="ROOT",
+        help="results root holding stored simulation runs (ROOT/STUDY/PROFILE) of the studies that "
+        "provide evidence; their size verdicts and size-adjusted power back the recommendation "
+        "(default results)",
+    )
+    p.add_argument(
+        "--bench",
+        default=None,
+        metavar="TEST",
+        help="also run this test (registered name or plug-in module:function / file.py:function) on "
+        "the stored paired scores, beside the built-in tests",
+    )
+    p.add_argument(
+        "--timeout",
+        default=None,
+        metavar="S",
+        help="with --bench: seconds a plug-in test may take for one call (default 300; 'none': no "
+        "limit); it runs in a worker process that is killed at the limit",
+    )
+    p.add_argument(
+        "--fit-timeout",
+        default=None,
+        metavar="S",
+        help="seconds one fit of a user learner (module:Class) may take (default: no limit); its fits "
+        "then run in a worker process that is killed at the limit, and the command ends with an "
+        "error naming the learner, the rows stored so far kept",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start afresh when --out holds an assessment of other data, learners or settings "
+        "(it is renamed, never deleted)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_assess)
+
+
+def cmd_assess(args) -> int:
+    from simstudy.apps.assess import DEFAULT_DESIGNS, assess
+    from simstudy.apps.assess_report import write_assessment
+    from simstudy.cli.commands.bench import parse_seconds
+
+    # both limits are checked before anything is fitted
+    timeout = parse_seconds(args.timeout, "--timeout")
+    fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
+    a = assess(
+        args.data,
+        None,
+        args.a,
+        args.b,
+        designs=args.designs or DEFAULT_DESIGNS,
+        tests=args.tests,
+        n_repeats=args.repeats,
+        alpha=args.alpha,
+        out=args.out,
+        jobs=args.jobs,
+        seed=args.seed,
+        progress=not args.quiet,
+        fresh=args.fresh,
+        class_column=args.class_column,
+        a_params=args.a_params,
+        b_params=args.b_params,
+        evidence=args.results,
+        fit_timeout=fit_timeout,
+    )
+    print(a)
+    written = []
+    try:
+        paths = write_assessment(a, written=written)
+    except OSError as exc:  # e.g. a finished assessment re-read in a read-only folder, with other evidence
+        print(
+            f"simstudy: warning: cannot update the pages in {a.run.path} ({exc.strerror or exc}); the "
+            "assessment above is read from its stored rows, the pages there are from an earlier summary",
+            file=sys.stderr,
+        )
+    else:
+        if written:
+            print("\nWrote " + ", ".join(str(p) for p in written))
+        else:
+            print("\nPages up to date: " + ", ".join(str(p) for p in paths.values()))
+    if args.bench:
+        from simstudy.apps.assess import ASSESS_PROFILE
+        from simstudy.apps.bench import bench
+
+        print(
+            "\n"
+            + bench(a.study, test=args.bench, profile=ASSESS_PROFILE, out=a.run.path, alpha=args.alpha, timeout=timeout)
+        )
+    return 0

@@ -1,0 +1,102 @@
+"""``simstudy bench STUDY --test TEST``: a test beside a study's built-in tests, on its stored replications."""
+
+from __future__ import annotations
+
+from simstudy.cli import DEFAULT_ROOT, add_profile_option, add_run_dir_option
+
+
+def register(subparsers):
+    p = subparsers.add_parser(
+        "bench",
+        help="run a test on the stored replications of a study, beside its own tests",
+        description="Run a registered test, every registered test (--test all) or a "
+        "user-defined one (module:function or file.py:function) on the paired "
+        "scores a study stored, and print it beside the study's built-in tests "
+        "on the same replications, with paired differences.",
+    )
+    p.add_argument(
+        "target",
+        metavar="STUDY",
+        help="a study that stores paired scores: its name or the path of its .py file (the older names "
+        "bouckaert-table1, bouckaert-table2 and bouckaert-frank are accepted)",
+    )
+    p.add_argument(
+        "--test",
+        required=True,
+        help="a registered test (e.g. corrected_cv_t), 'all', or a plug-in, e.g. "
+        "examples/permutation_test.py:sign_flip",
+    )
+    p.add_argument(
+        "--scheme",
+        default=None,
+        help="optional plug-in sampling scheme (module:function) for a plug-in "
+        "test; its sample reaches the test as scores.sample",
+    )
+    add_profile_option(p, reads_run=True)
+    add_run_dir_option(
+        p, "the run directory to read, where a copy of the table goes to bench/ (default results/STUDY/PROFILE)"
+    )
+    p.add_argument(
+        "--results",
+        default=None,
+        metavar="ROOT",
+        help="where runs are looked for without --out: ROOT/STUDY/PROFILE (default results)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="significance level for the new and the built-in tests (default: 0.05)",
+    )
+    p.add_argument(
+        "--timeout", default=None, help="seconds a plug-in may take for one call (default 300; 'none': no limit)"
+    )
+    p.set_defaults(func=run)
+
+
+def parse_seconds(value, option: str, *, none: bool = True):
+    """A command-line time limit: a positive finite number of seconds, or None for ``'none'`` (when allowed).
+
+    Parameters
+    ----------
+    value : str or None
+        The option's text as given (None: not given, returned as is).
+    option : str
+        The option the errors name, e.g. ``--timeout``.
+    none : bool
+        Whether ``'none'`` (no limit) is accepted; it is returned as the string ``'none'``.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option``: not a number, or not a positive finite one.
+    """
+    if value is None or (none and value == "none"):
+        return value
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        what = "a number of seconds or 'none'" if none else "a number of seconds"
+        raise ValueError(f"{option}: {what}, got {value!r}") from None
+    if not (seconds > 0 and seconds < float("inf")):
+        raise ValueError(f"{option}: must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
+def run(args) -> int:
+    from simstudy.apps.bench import bench
+
+    timeout = parse_seconds(args.timeout, "--timeout")
+    print(
+        bench(
+            args.target,
+            test=args.test,
+            scheme=args.scheme,
+            profile=args.profile,
+            results=args.results or DEFAULT_ROOT,
+            out=args.out,
+            alpha=args.alpha,
+            timeout=timeout,
+        )
+    )
+    return 0

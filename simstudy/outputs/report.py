@@ -1,0 +1,388 @@
+"""One static page (HTML and a Markdown twin) with every stored study beside the published numbers.
+
+``build_report(profile, results, out)`` reads each study's stored rows at the
+profile, recomputes its summaries and its comparison with the published numbers,
+draws the figures the study declares (in-process, on Matplotlib's Agg canvas)
+and writes ``report.html`` and ``report.md`` into ``out``, figures in
+``out/figures``.  What is shown comes from the studies' declarations alone:
+their title, published numbers, ``figures``, ``notes`` and the rows they
+contribute to cross-study tables.  Studies without stored results are listed as
+not run.  Nothing is simulated.
+
+A figure is redrawn only when the stored results it shows have changed (its
+sidecar JSON records the key, see :mod:`simstudy.outputs.plots.output`), and every
+file is written atomically.
+"""
+
+from __future__ import annotations
+
+import html
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+from simstudy._files import DEFAULT_ROOT
+from simstudy.outputs.published import cross_study_tables, reduced_scale, write_atomic
+from simstudy.outputs.tables import (
+    INSIDE_RULE,
+    NA,
+    NO_VERDICT_RULE,
+    REDUCED_RULE,
+    compare,
+    comparison_view,
+    html_table,
+    markdown_table,
+    verdict_line,
+)
+
+__all__ = ["build_report", "resolve_studies", "largest_stored_profile", "LARGEST"]
+
+#: The pseudo-profile of a reproduction page: each study at the largest profile it has stored.
+LARGEST = "largest"
+
+#: Preference among stored profiles for :data:`LARGEST` (a profile not listed comes after these).
+_SCALE_ORDER = ("paper", "quick", "smoke")
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 6px;
+vertical-align:top}th{background:#f0f0f0}.l{text-align:left}.r{text-align:right;white-space:nowrap;
+font-variant-numeric:tabular-nums}.no{color:#b00;font-weight:bold}
+.meta{color:#555;font-size:13px}figure{margin:0.5em 0 1.5em}img{max-width:720px;width:100%;border:1px solid #ddd}
+figcaption{font-size:13px;color:#333;max-width:720px}.rules{font-size:13px;color:#333}
+.verdict{background:#f6f6e8;padding:0.5em 1em;border-left:4px solid #cc9}"""
+
+#: How to read the page, stated once at its top.
+RULES = (
+    "Intervals are our 95% Monte Carlo intervals, clipped to the values the quantity can take (shares "
+    "and probabilities in [0, 1], differences of shares in [-1, 1], percentages in [0, 100], normalised "
+    f"replicability in [-100, 100], counts in [0, n]). {INSIDE_RULE} {NO_VERDICT_RULE} {REDUCED_RULE} "
+    "Numbers have at most 4 significant digits (published values as the paper prints them); "
+    f"{NA} marks a value that was not computed. Every dotted line in a figure is named in its legend."
+)
+
+
+def resolve_studies(studies) -> list:
+    """Studies given by registered name, by the path of a ``.py`` file defining ``STUDY``, or as Study objects.
+
+    Parameters
+    ----------
+    studies : iterable of str, path-like or simstudy.engine.Study
+        Each is looked up with :func:`simstudy.engine.get_study`.
+
+    Returns
+    -------
+    list of simstudy.engine.Study
+        In the order given, without repeats.
+
+    Raises
+    ------
+    ValueError
+        Naming an entry that is neither a registered study nor a study file.
+    """
+    from simstudy.engine import get_study
+
+    out = []
+    for item in studies:
+        st = get_study(item)
+        if all(s.name != st.name for s in out):
+            out.append(st)
+    return out
+
+
+def largest_stored_profile(study, results) -> str | None:
+    """The largest profile of ``study`` stored under ``results``, a finished run before an unfinished one.
+
+    Among finished runs (manifest status ``complete``): paper, else quick, else
+    smoke, else another; only when no run is finished, the largest unfinished one.
+
+    Parameters
+    ----------
+    study : simstudy.engine.Study
+    results : path-like
+        Root of the stored results (``RESULTS/STUDY/PROFILE``).
+
+    Returns
+    -------
+    str or None
+        The profile's name, or None when nothing is stored.
+    """
+    import json
+
+    base = Path(results) / study.name
+    stored = sorted(p.parent.name for p in base.glob("*/manifest.json")) if base.is_dir() else []
+
+    def finished(name):
+        try:
+            return json.loads((base / name / "manifest.json").read_text()).get("status") == "complete"
+        except (OSError, ValueError):
+            return False
+
+    for group in ([n for n in stored if finished(n)], stored):
+        for name in _SCALE_ORDER:
+            if name in group:
+                return name
+        if group:
+            return group[0]
+    return None
+
+
+def _git_commit(tree: Path) -> str | None:
+    """The commit checked out in ``tree`` (read from its ``.git`` files, no process started), or None."""
+    git = tree / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head[:12] or None
+        ref = head[5:]
+        if (git / ref).is_file():
+            return (git / ref).read_text().strip()[:12] or None
+        packed = git / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                if line.endswith(" " + ref):
+                    return line.split()[0][:12]
+    except OSError:
+        pass
+    return None
+
+
+def _provenance() -> str:
+    """The commit of the source tree (when it is a git checkout) and the machine, for a page's header."""
+    import os
+    import platform
+
+    commit = _git_commit(Path(__file__).resolve().parents[2]) or "unknown (not run from a git checkout)"
+    try:
+        memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        memory = ""
+    return (
+        f"commit {commit}; machine: {platform.system()} {platform.machine()}, "
+        f"{os.cpu_count()} cores{memory}, Python {platform.python_version()}"
+    )
+
+
+def _check_writable(out: Path):
+    """Fail early, on one line, when the report cannot be written to ``out``."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(
+            f"--out: cannot write the report to {out} ({exc.strerror or exc}); choose a writable directory with --out"
+        ) from None
+
+
+def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """Draw (or reuse) the study's declared figures; returns ``(relative path, title, description)`` and failures."""
+    from simstudy.outputs.plots import figure_description, render_study_figure
+
+    drawn, failed = [], []
+    for fig in st.figures:
+        stem = f"{st.name}-{fig.name}"
+        try:
+            png = render_study_figure(st, fig, tables, run, figdir, stem, profile=profile)
+        except OSError:
+            raise
+        except Exception as exc:  # a figure that cannot be drawn is reported, never replaced by an old file
+            for ext in ("json", "png", "pdf"):
+                (figdir / f"{stem}.{ext}").unlink(missing_ok=True)
+            failed.append(f"{fig.name} could not be drawn ({type(exc).__name__}: {exc})")
+            continue
+        if png.is_file() and png.stat().st_size > 0:
+            drawn.append(
+                (
+                    png.relative_to(out).as_posix(),
+                    fig.title or fig.name,
+                    figure_description(figdir, stem) or fig.title or fig.name,
+                )
+            )
+        else:
+            failed.append(f"{fig.name} could not be drawn (empty file)")
+    return drawn, failed
+
+
+def _stored_line(run, prog) -> str:
+    """How many replications are stored, and for an adaptive run whether it has finished adding them."""
+    done, planned = int(prog["done"].sum()), int(prog["planned"].sum())
+    manifest = run.manifest
+    if not (manifest.get("config") or {}).get("adaptive"):
+        return f"{done} of {planned} replications stored ({manifest.get('n_replications')} per condition)"
+    lo, hi = int(prog["planned"].min()), int(prog["planned"].max())
+    per = f"{lo} per condition" if lo == hi else f"{lo} to {hi} per condition"
+    if (manifest.get("adaptive") or {}).get("finished"):
+        return f"{done} of {planned} replications stored (adaptive run, finished: {per})"
+    from simstudy.engine.store import lock_holder
+
+    if lock_holder(run.path)[0]:
+        going = f"the adaptive run is still adding replications (its current stage plans {per})"
+    else:
+        going = (
+            f"the adaptive run stopped before it finished (its current stage plans {per}; run the same "
+            "command to resume)"
+        )
+    return f"{done} of {planned} replications stored so far: {going}; the tables show only those stored now"
+
+
+def _study_section(st, profile: str, results: Path, out: Path) -> dict:
+    from simstudy.engine import load_run
+
+    run = load_run(st, profile=profile, out=results / st.name / profile)
+    tables = st.summarize(run)
+    reduced = reduced_scale(st, run)
+    cmp = compare(tables, st.reference.get("published", []), reduced=bool(reduced))
+    runs = run.manifest.get("runs", [])
+    seconds = sum(r.get("seconds", 0) for r in runs)
+    prog = run.progress()
+    meta = (
+        f"profile {profile}; {_stored_line(run, prog)}; compute time {seconds:.0f} s over {len(runs)} "
+        f"run(s) with {runs[-1].get('jobs') if runs else '?'} worker(s); root seed {run.manifest['root_seed']}"
+    )
+    if len(cmp):
+        verdict = verdict_line(cmp, reduced=reduced)
+    else:
+        verdict = "Nothing published to compare cell by cell; our tables follow."
+    figs, failed = _figures(st, run, tables, profile, out / "figures", out)
+    main_table = comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None
+    summary = next(iter(tables.values())) if not len(cmp) and tables else None
+    return {
+        "name": st.name,
+        "title": st.title,
+        "meta": meta,
+        "verdict": verdict,
+        "note": st.notes or "",
+        "comparison": main_table,
+        "summary": summary,
+        "figures": figs,
+        "failed": failed,
+    }
+
+
+def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None) -> tuple[Path, Path]:
+    """Write ``report.html`` and ``report.md`` (and the figures they show); returns their paths.
+
+    Parameters
+    ----------
+    profile : str
+        The stored profile to report, or :data:`LARGEST` (``"largest"``): each
+        study at the largest profile it has stored (the reproduction page).
+    results : path-like
+        Root of the stored results (``RESULTS/STUDY/PROFILE``).
+    out : path-like, optional
+        Output directory (default ``RESULTS/report/PROFILE``).  Besides the
+        page, ``csv/STUDY.csv`` holds each study's comparison table.
+    studies : iterable of str, path-like or simstudy.engine.Study, optional
+        The studies to report: registered names, paths of study files (a file
+        outside the repository that defines ``STUDY``) or Study objects.
+        Default: every registered study; those without stored results at
+        ``profile`` are listed as not run.
+
+    Returns
+    -------
+    (pathlib.Path, pathlib.Path)
+        The HTML and Markdown files.
+
+    Raises
+    ------
+    ValueError
+        When ``out`` cannot be written (one line naming the directory) or a
+        study cannot be found.
+    OSError
+        When a write fails later (e.g. a full disk); ``simstudy report`` turns
+        it into one line naming the directory.
+    """
+    from importlib import metadata
+
+    from simstudy.engine import list_studies
+
+    results = Path(results)
+    out = Path(out) if out is not None else results / "report" / profile
+    chosen = resolve_studies(studies if studies is not None else list_studies())
+    _check_writable(out)
+    sections, not_run, chosen_profiles, unreadable = [], [], {}, []
+    for st in chosen:
+        prof = largest_stored_profile(st, results) if profile == LARGEST else profile
+        if prof and (results / st.name / prof / "manifest.json").exists():
+            try:
+                section = _study_section(st, prof, results, out)
+            except KeyError as exc:  # a run just started: a manifest, no rows yet
+                unreadable.append(f"{st.name} ({prof}): {exc.args[0] if exc.args else exc}")
+                continue
+            chosen_profiles[st.name] = prof
+            sections.append(section)
+        else:
+            not_run.append(st.name)
+    for s in sections:
+        table = s["comparison"] if s["comparison"] is not None else s["summary"]
+        if table is not None:
+            (out / "csv").mkdir(exist_ok=True)
+            write_atomic(out / "csv" / f"{s['name']}.csv", table.to_csv(index=False))
+    versions = {p: metadata.version(p) for p in ("simstudy", "numpy", "scipy", "scikit-learn", "pandas")}
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    scale = "the largest stored profile of each study" if profile == LARGEST else f"the {profile} profile"
+    origin = (
+        f"Generated {stamp} from stored results in `{results}`; {_provenance()}; versions: "
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+        + "."
+    )
+    md = [f"# simstudy: reproductions at {scale}", "", origin, ""]
+    md += [f"How to read this page: {RULES}", ""]
+    body = [
+        f"<h1>simstudy: reproductions at {html.escape(scale)}</h1>",
+        f'<p class="meta">{html.escape(origin.replace("`", ""))}</p>',
+        f'<p class="rules"><b>How to read this page.</b> {html.escape(RULES)}</p>',
+    ]
+    if not sections:
+        md.append("No study has stored results at this profile.")
+        body.append("<p>No study has stored results at this profile.</p>")
+    body.append(
+        "<ul>"
+        + "".join(f'<li><a href="#{html.escape(s["name"])}">{html.escape(s["title"])}</a></li>' for s in sections)
+        + "</ul>"
+    )
+    for s in sections:
+        md += [f"## {s['title']}", "", f"*{s['meta']}*", "", f"**{s['verdict']}** {s['note']}".rstrip(), ""]
+        body += [
+            f'<h2 id="{html.escape(s["name"])}">{html.escape(s["title"])}</h2>',
+            f'<p class="meta">{html.escape(s["meta"])}</p>',
+            f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>',
+        ]
+        table = s["comparison"] if s["comparison"] is not None else s["summary"]
+        if table is not None:
+            md += [markdown_table(table), ""]
+            body.append(html_table(table))
+        for fig, title, description in s["figures"]:
+            alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
+            md += [f"![{alt}]({fig})", "", f"*{title}.* {description}", ""]
+            body.append(
+                f'<figure><img src="{html.escape(fig)}" alt="{html.escape(description)}">'
+                f"<figcaption><b>{html.escape(title)}.</b> {html.escape(description)}</figcaption></figure>"
+            )
+        for text in s["failed"]:
+            md += [f"*Figure {text}.*", ""]
+            body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
+    for table, frame, _ in cross_study_tables(
+        chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
+    ):
+        md += [f"## {table.heading}", "", markdown_table(frame), ""]
+        body += [f"<h2>{html.escape(table.heading)}</h2>", html_table(frame)]
+    if unreadable:
+        md += ["## Stored but not summarised", ""] + [f"* {u}" for u in unreadable] + [""]
+        body += [
+            "<h2>Stored but not summarised</h2>",
+            "<ul>" + "".join(f"<li>{html.escape(u)}</li>" for u in unreadable) + "</ul>",
+        ]
+    if not_run:
+        heading = "Not run" if profile == LARGEST else "Not run at this profile"
+        md += [f"## {heading}", "", ", ".join(not_run), ""]
+        body += [f"<h2>{heading}</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]
+    md_path, html_path = out / "report.md", out / "report.html"
+    write_atomic(md_path, "\n".join(md) + "\n")
+    write_atomic(
+        html_path,
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>simstudy report'
+        f"</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n",
+    )
+    return html_path, md_path

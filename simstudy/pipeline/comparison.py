@@ -1,0 +1,444 @@
+"""The comparison: one replication's learners fitted on each design's splits, and every test on the same fits.
+
+A study's replication is "sample the source, run the comparison"::
+
+    X, y = source.sample(n, rng)
+    return Comparison({"nb": GaussianNB(), "tree": DecisionTreeClassifier()}, designs=("cv10x10",)).run(X, y, rng)
+
+For every design, in the order given, :meth:`Comparison.fit` draws the
+partitions of ``n_experiments`` repeated experiments (:mod:`simstudy.pipeline.designs`),
+then one seed per experiment for each learner that takes a ``random_state``,
+and fits every learner once per split (:mod:`simstudy.pipeline.scores`).
+:meth:`Fits.outcomes` applies the tests to those fits
+(:func:`simstudy.pipeline.outcomes.outcome_rows`): the sample tests on each
+sampling scheme of an r x k cv design, the whole-design tests once.  Every test
+and every pair of learners sees the same partitions and the same fits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from simstudy._lazy import lazy_module
+from simstudy.pipeline.designs import DesignSpec, parse_designs
+from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, cv_paired_scores
+
+pd = lazy_module("pandas")
+
+__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "HOLDOUT_TESTS", "DESIGN_INPUTS", "seeded"]
+
+#: The tests of a holdout design when all are asked for: Dietterich's two tests on one split.
+HOLDOUT_TESTS = ("mcnemar", "difference_of_proportions")
+
+#: What each kind of design can give a test (see :data:`simstudy.pipeline.outcomes.INPUTS`).
+DESIGN_INPUTS = {
+    "cv": {"sample", "cv", "scores"},
+    "5x2": {"sample", "cv", "5x2", "scores"},
+    "resampled": {"sample", "splits", "scores"},
+    "holdout": {"scores"},
+}
+
+_SEED_HIGH = 2**31 - 1
+
+
+class FitFailed(RuntimeError):
+    """A learner raised while it was fitted or predicted; ``learner`` names it, the cause is chained."""
+
+    def __init__(self, learner: str, cause: BaseException):
+        super().__init__(f"learner {learner!r}: {type(cause).__name__}: {cause}")
+        self.learner = learner
+
+
+@dataclass(frozen=True)
+class Learner:
+    """A learner of a comparison.
+
+    Attributes
+    ----------
+    make : callable
+        Zero-argument factory of an unfitted learner (see
+        :func:`simstudy.pipeline.learners.as_learner_factory`).
+    fit_predict : callable, optional
+        Where its fits are made (``fit_predict(make, train, test)``, see
+        :func:`simstudy.pipeline.scores.fold_predictions`), e.g. a worker
+        process with a time limit; default: in this process.
+    """
+
+    make: Callable
+    fit_predict: Callable | None = None
+
+
+class seeded:
+    """A factory whose learners get ``random_state=seed`` (picklable)."""
+
+    __slots__ = ("make", "seed")
+
+    def __init__(self, make: Callable, seed: int):
+        self.make, self.seed = make, int(seed)
+
+    def __call__(self):
+        est = self.make()
+        est.set_params(random_state=self.seed)
+        return est
+
+    def __getstate__(self):
+        return self.make, self.seed
+
+    def __setstate__(self, state):
+        self.make, self.seed = state
+
+
+def _takes_seed(make: Callable) -> bool:
+    """Whether the learners ``make`` returns have a ``random_state`` parameter."""
+    get = getattr(make(), "get_params", None)
+    return get is not None and "random_state" in get()
+
+
+def _learners(learners) -> tuple[tuple[str, Learner], ...]:
+    from simstudy.pipeline.learners import as_learner_factory
+
+    if isinstance(learners, Mapping):
+        items = [(str(k), v) for k, v in learners.items()]
+    else:
+        items = list(learners)
+        if len(items) != 2:
+            raise ValueError(f"learners: give two learners (A, B) or a mapping of names to learners, got {len(items)}")
+        items = list(zip(("a", "b"), items))
+    if len(items) < 2:
+        raise ValueError(f"learners: a comparison needs at least two learners, got {len(items)}")
+    out = []
+    for name, obj in items:
+        if not isinstance(obj, Learner):
+            try:
+                obj = Learner(as_learner_factory(obj))
+            except ValueError as exc:
+                raise ValueError(f"learners: {name!r}: {exc}") from None
+        out.append((name, obj))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Learners compared on designs by tests: what one replication does with its data.
+
+    Parameters
+    ----------
+    learners : pair or mapping
+        Learner A and learner B (their scores are ``acc_a``, ``acc_b``), or a
+        mapping of names to learners (``acc_<name>``, every pair in order, A
+        the earlier).  Each is a registered name, an estimator class or
+        instance, a zero-argument factory or a :class:`Learner`.  A learner
+        with a ``random_state`` parameter receives one drawn from the
+        replication's stream, per design and experiment (see the module docstring).
+    designs : sequence of str, or mapping of label -> str
+        Design names (:func:`simstudy.pipeline.designs.parse_designs`); with a
+        mapping, the labels name the designs in the stored rows.
+    tests : ``"all"``, sequence of str, or mapping of label -> str
+        ``"all"``: every registered test a design allows (a holdout design:
+        :data:`HOLDOUT_TESTS`); names: those a design allows, labelled by
+        their names; a mapping: registered tests under the labels stored.
+    n_experiments : int
+        Repetitions of every design with new partitions on the same data
+        (replicability compares them); the rows get an ``experiment`` column when > 1.
+    alpha : float
+        Level of the stored decisions.
+    schemes : sequence of str or None
+        Bouckaert's sampling schemes (:data:`simstudy.pipeline.schemes.SCHEMES`)
+        for the sample tests of an r x k cv design; the outcome rows then have a
+        ``scheme`` column ("" for the other tests and designs).  None: the
+        sample tests take all differences of a design as one sample.
+    sign_alpha : float, optional
+        Also store ``sign``, the decision at this larger level, so that a
+        decision at any level up to it can be re-made from the stored p-value.
+    counts : bool
+        Keep McNemar's discordant counts per split (``n01``, ``n10``; two
+        learners); a holdout design's tests need them.
+    split_sizes : bool
+        Store every split's training and test size in the scores.
+    design_column : bool, optional
+        Whether the rows name the design (default: when there are several).
+    index_dtype : dtype
+        Type of the ``experiment``, ``run`` and ``fold`` columns.
+    """
+
+    learners: Any
+    designs: Any = ("cv10x10",)
+    tests: Any = "all"
+    n_experiments: int = 1
+    alpha: float = 0.05
+    schemes: tuple | None = None
+    sign_alpha: float | None = None
+    counts: bool = False
+    split_sizes: bool = False
+    design_column: bool | None = None
+    index_dtype: Any = np.int64
+    _learners: tuple = field(init=False, repr=False, compare=False)
+    _designs: tuple = field(init=False, repr=False, compare=False)
+    _seeded: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        from simstudy.pipeline.outcomes import get_test, test_names
+
+        learners = _learners(self.learners)
+        labels = list(self.designs) if isinstance(self.designs, Mapping) else None
+        specs = parse_designs(list(self.designs.values()) if labels is not None else self.designs)
+        designs = tuple(zip(labels or [d.key for d in specs], specs))
+        if (
+            isinstance(self.n_experiments, bool)
+            or int(self.n_experiments) != self.n_experiments
+            or self.n_experiments < 1
+        ):
+            raise ValueError(f"n_experiments: must be an integer >= 1, got {self.n_experiments!r}")
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
+        if self.sign_alpha is not None and not self.alpha <= self.sign_alpha < 1.0:
+            raise ValueError(f"sign_alpha: must lie in [alpha, 1), got {self.sign_alpha!r}")
+        if (self.counts or any(d.kind == "holdout" for _, d in designs)) and len(learners) != 2:
+            raise ValueError("counts: discordant counts (and a holdout design's tests) need exactly two learners")
+        if not isinstance(self.tests, str):
+            names = list(self.tests.values()) if isinstance(self.tests, Mapping) else list(self.tests)
+            for n in names:
+                try:
+                    get_test(n)
+                except ValueError:
+                    raise ValueError(f"tests: unknown test {n!r}; registered: {', '.join(test_names())}") from None
+                if not any(get_test(n).takes in DESIGN_INPUTS[d.kind] for _, d in designs):
+                    raise ValueError(f"tests: {n!r} applies to none of the designs {', '.join(k for k, _ in designs)}")
+        elif self.tests != "all":
+            raise ValueError(f"tests: 'all', a list of test names or a mapping of label to name; got {self.tests!r}")
+        object.__setattr__(self, "_learners", learners)
+        object.__setattr__(self, "_designs", designs)
+        object.__setattr__(self, "_seeded", tuple(_takes_seed(lr.make) for _, lr in learners))
+
+    # -- what the rows hold ----------------------------------------------------------------------
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The learners' names (``a``, ``b`` for a pair given without names)."""
+        return tuple(n for n, _ in self._learners)
+
+    @property
+    def pairs(self) -> dict[str, tuple[str, str]]:
+        """Every pair of learners, ``A-B`` -> (A, B) in order (the single pair of two learners: ``A-B``)."""
+        names = self.names
+        if names == ("a", "b"):
+            return {"A-B": ("a", "b")}
+        return {f"{a}-{b}": (a, b) for i, a in enumerate(names) for b in names[i + 1 :]}
+
+    @property
+    def design_keys(self) -> tuple[str, ...]:
+        """The designs' labels, in order."""
+        return tuple(k for k, _ in self._designs)
+
+    def design(self, key: str) -> DesignSpec:
+        """The design labelled ``key``."""
+        return dict(self._designs)[key]
+
+    def _named_designs(self) -> bool:
+        return len(self._designs) > 1 if self.design_column is None else bool(self.design_column)
+
+    def tests_for(self, kind: str) -> Mapping[str, str] | str:
+        """The tests run on a design of this kind: ``{label: name}``, or ``"all"`` for every applicable one."""
+        from simstudy.pipeline.outcomes import get_test
+
+        if isinstance(self.tests, str):
+            return {n: n for n in HOLDOUT_TESTS} if kind == "holdout" else "all"
+        chosen = self.tests if isinstance(self.tests, Mapping) else {n: n for n in self.tests}
+        return {label: n for label, n in chosen.items() if get_test(n).takes in DESIGN_INPUTS[kind]}
+
+    def layout(self, groups=(), *, unit: str = "replication", sizes: Callable | None = None) -> ScoreLayout:
+        """Where the stored scores of this comparison are (for ``simstudy bench`` and plug-in tests).
+
+        ``sizes(rows, design)`` gives a split's training and test sizes from
+        stored rows; default: the stored ``n_train`` and ``n_test`` (of the
+        scores with ``split_sizes``, or of the condition's fields).
+        """
+        by_kind: dict[str, str] = {}
+        for key, d in self._designs:
+            by_kind.setdefault(d.kind, key)
+        first = self._designs[0][0]
+        whole = by_kind.get("cv") or by_kind.get("5x2") or first
+        designs = {
+            "sample": whole,
+            "cv": whole,
+            "splits": by_kind.get("resampled", whole),
+            "5x2": by_kind.get("5x2", whole),
+        }
+        named = self._named_designs()
+        several = len(self.names) > 2
+        return ScoreLayout(
+            groups=tuple(groups),
+            unit=unit,
+            experiment="experiment" if self.n_experiments > 1 else None,
+            axes=("run", "fold"),
+            pairs={p: (f"acc_{a}", f"acc_{b}") for p, (a, b) in self.pairs.items()},
+            pair_column="pair" if several else None,
+            variants=(("design",) if named else ()) + ("test",) + (("scheme",) if self.schemes is not None else ()),
+            design_column="design" if named else None,
+            designs=designs if named else {},
+            sizes=sizes or stored_sizes,
+        )
+
+    # -- one replication -------------------------------------------------------------------------
+
+    def fit(self, X, y, rng) -> "Fits":
+        """Draw every design's partitions and fit every learner once per split (see the module docstring)."""
+        y = np.asarray(y)
+        E = int(self.n_experiments)
+        per_design = {}
+        for key, d in self._designs:
+            split = d.splitter()
+            ids = np.concatenate([split.fold_ids(y, rng) for _ in range(E)])
+            n_seeded = sum(self._seeded)
+            seeds = rng.integers(0, _SEED_HIGH, size=(E, n_seeded)) if n_seeded else None
+            acc, n01, n10 = self._fit_design(X, y, ids, E, seeds)
+            shape = (E, d.n_runs, d.n_folds)
+            acc = acc.reshape(shape + (len(self._learners),))
+            if n01 is not None:
+                n01, n10 = n01.reshape(shape), n10.reshape(shape)
+            per_design[key] = (acc, n01, n10, d.sizes(y))
+        return Fits(self, per_design)
+
+    def _keeps_counts(self) -> bool:
+        return self.counts or any(d.kind == "holdout" for _, d in self._designs)
+
+    def _fit_design(self, X, y, ids, E: int, seeds):
+        """Accuracies ``(E * runs, folds, L)`` of every learner, and the discordant counts when kept."""
+        if self._keeps_counts():
+            if any(self._seeded) or any(lr.fit_predict is not None for _, lr in self._learners):
+                raise ValueError("counts: discordant counts are kept for learners without seeds fitted in this process")
+            return cv_paired_scores(X, y, ids, tuple(lr.make for _, lr in self._learners))
+        runs = ids.shape[0] // E
+        parts = []
+        column = 0
+        for j, (name, lr) in enumerate(self._learners):
+            try:
+                if not self._seeded[j]:
+                    parts.append(cv_accuracies(X, y, ids, (lr.make,), fit_predict=lr.fit_predict))
+                else:
+                    parts.append(
+                        np.concatenate(
+                            [
+                                cv_accuracies(
+                                    X,
+                                    y,
+                                    ids[e * runs : (e + 1) * runs],
+                                    (seeded(lr.make, seeds[e, column]),),
+                                    fit_predict=lr.fit_predict,
+                                )
+                                for e in range(E)
+                            ]
+                        )
+                    )
+                    column += 1
+            except Exception as exc:
+                raise FitFailed(name, exc) from exc
+        return np.concatenate(parts, axis=-1), None, None
+
+    def run(self, X, y, rng) -> dict[str, pd.DataFrame]:
+        """One replication: ``{"scores": ..., "outcomes": ...}`` in long format (see :class:`Fits`)."""
+        fits = self.fit(X, y, rng)
+        return {"scores": fits.scores(), "outcomes": fits.outcomes()}
+
+
+def stored_sizes(rows, design=None) -> tuple[int, int]:
+    """``(n_train, n_test)`` of one split, from stored rows.
+
+    From their ``n_train`` and ``n_test`` fields; else, for an r x k cv, from
+    ``n_cases`` and the design (the rows' ``design`` field, or ``design``).
+    """
+    if "n_train" in rows and "n_test" in rows:
+        return int(rows["n_train"].iloc[0]), int(rows["n_test"].iloc[0])
+    name = str(rows["design"].iloc[0]) if "design" in rows else design
+    spec = parse_designs([name])[0] if name is not None else None
+    if spec is None or spec.kind not in ("cv", "5x2") or "n_cases" not in rows:
+        raise ValueError(f"sizes: the stored rows hold neither n_train and n_test nor n_cases of a cv design ({name})")
+    return spec.sizes(int(rows["n_cases"].iloc[0]))
+
+
+@dataclass(frozen=True)
+class Fits:
+    """The fitted scores of one replication of a :class:`Comparison`, per design."""
+
+    comparison: Comparison
+    per_design: dict
+
+    def paired(self, design: str | None = None, pair=None, *, runs: int | None = None) -> PairedScores:
+        """The paired scores of one design and pair, shape ``(experiments, runs, folds)``.
+
+        ``pair``: a label of :attr:`Comparison.pairs` or a tuple of two learner
+        names (default: the first pair).
+
+        ``runs``: only the first so many runs (a design's first splits are a
+        smaller design of the same kind, fitted once).  The experiment axis is
+        dropped when there is one experiment.
+        """
+        c = self.comparison
+        design = design if design is not None else c.design_keys[0]
+        pair = pair if pair is not None else next(iter(c.pairs))
+        a, b = (c.names.index(n) for n in (pair if isinstance(pair, tuple) else c.pairs[pair]))
+        acc, n01, n10, (n_train, n_test) = self.per_design[design]
+        if runs is not None:
+            acc, n01, n10 = (
+                acc[:, :runs],
+                None if n01 is None else n01[:, :runs],
+                None if n10 is None else n10[:, :runs],
+            )
+        if c.n_experiments == 1:
+            acc, n01, n10 = acc[0], None if n01 is None else n01[0], None if n10 is None else n10[0]
+        return PairedScores(acc[..., a], acc[..., b], n_train=n_train, n_test=n_test, n01=n01, n10=n10)
+
+    def scores(self) -> pd.DataFrame:
+        """Per design, experiment, run and fold: every learner's accuracy (and the sizes and counts kept)."""
+        c = self.comparison
+        dt = c.index_dtype
+        frames = []
+        for key, (acc, n01, n10, (n_train, n_test)) in self.per_design.items():
+            E, R, K = acc.shape[:3]
+            grid = np.meshgrid(np.arange(E), np.arange(R), np.arange(K), indexing="ij")
+            data = {}
+            if c._named_designs():
+                data["design"] = key
+            if c.n_experiments > 1:
+                data["experiment"] = grid[0].ravel().astype(dt)
+            data["run"], data["fold"] = grid[1].ravel().astype(dt), grid[2].ravel().astype(dt)
+            for j, name in enumerate(c.names):
+                data[f"acc_{name}"] = acc[..., j].ravel()
+            if c.split_sizes:
+                data["n_train"], data["n_test"] = np.int32(n_train), np.int32(n_test)
+            if c.counts:
+                data["n01"], data["n10"] = n01.ravel().astype(np.int32), n10.ravel().astype(np.int32)
+            frames.append(pd.DataFrame(data))
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    def outcomes(self) -> pd.DataFrame:
+        """One row per design, pair, experiment, scheme and test: statistic, p-value, decision (and ``sign``)."""
+        from simstudy.pipeline.outcomes import outcome_rows
+
+        c = self.comparison
+        level = c.sign_alpha if c.sign_alpha is not None else c.alpha
+        several = len(c.names) > 2
+        blocks = []
+        for key, d in c._designs:
+            for pair in c.pairs:
+                index = {"pair": pair} if several else {}
+                if c.n_experiments > 1:
+                    index["experiment"] = np.arange(c.n_experiments, dtype=c.index_dtype)
+                schemes = c.schemes if d.kind == "cv" else None
+                with np.errstate(all="ignore"):
+                    rows = outcome_rows(
+                        self.paired(key, pair), c.tests_for(d.kind), alpha=level, schemes=schemes, index=index
+                    )
+                if c.schemes is not None and schemes is None:
+                    rows.insert(len(index), "scheme", "")
+                if c.sign_alpha is not None:
+                    rows = rows.rename(columns={"decision": "sign"})
+                    p = rows["pvalue"].to_numpy()
+                    rows["decision"] = np.where(np.nan_to_num(p, nan=2.0) <= c.alpha, rows["sign"], 0).astype(np.int8)
+                if c._named_designs():
+                    rows.insert(0, "design", key)
+                blocks.append(rows)
+        return pd.concat(blocks, ignore_index=True) if len(blocks) > 1 else blocks[0]

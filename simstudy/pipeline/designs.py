@@ -1,0 +1,350 @@
+"""Resampling designs: which cases train and which test, drawn from ``(y, rng)``.
+
+A design is a small frozen object.  It draws the partitions of one experiment
+from the class labels and a random generator, and it knows the training and
+test sizes that the variance-corrected tests need.  Splitting is separate from
+fitting and testing: a study draws the folds once, every learner is fitted on
+them (:mod:`simstudy.pipeline.scores`), and every test sees the same fits.
+
+Every design describes its splits as *fold ids*, an integer array of shape
+``(n_runs, n)``: in run ``r``, case ``i`` is held out in fold ``ids[r, i]`` and
+used for training in every other fold of that run; ``-1`` marks a case that is
+always training (a train/test split is one run with its test cases in fold 0).
+:func:`simstudy.pipeline.scores.cv_accuracies` turns fold ids into per-fold accuracies.
+
+Designs
+-------
+:class:`RepeatedKFold`
+    ``n_runs`` independent stratified ``n_folds``-fold partitions (Bouckaert's
+    r x k cv; Dietterich's 5 x 2 cv is ``RepeatedKFold(5, 2)``).
+:class:`Subsample`
+    ``n_splits`` random stratified train/test splits with a test share
+    (Nadeau and Bengio's resampled design).
+:class:`Bootstrap`
+    A bootstrap sample of the cases (Berrar's Algorithm 1), as indices: a
+    bootstrap sample repeats cases, so it has no fold ids.
+
+The random draws are those the studies have always made, in the same order, so
+stored replications are reproduced exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simstudy._validation import check_positive
+from simstudy.pipeline.splits import repeated_fold_ids
+
+__all__ = [
+    "Design",
+    "RepeatedKFold",
+    "Subsample",
+    "Bootstrap",
+    "FIVE_BY_TWO",
+    "DesignSpec",
+    "parse_design",
+    "parse_designs",
+    "TEST_SHARE",
+]
+
+
+def _labels(y) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y: expected a 1-d array of class labels, got shape {y.shape}")
+    return y
+
+
+class Design:
+    """Base of the designs that can be written as fold ids (see the module docstring)."""
+
+    def fold_ids(self, y, rng) -> np.ndarray:  # pragma: no cover - interface
+        """Fold id of every case in every run: shape ``(n_runs, n)``, -1 = always training."""
+        raise NotImplementedError
+
+    def sizes(self, y) -> tuple[int, int]:  # pragma: no cover - interface
+        """``(n_train, n_test)`` of one split, for the variance-corrected tests."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class RepeatedKFold(Design):
+    """``n_runs`` independent stratified ``n_folds``-fold partitions.
+
+    Cases of each class are shuffled and dealt to the folds in turn
+    (:func:`simstudy.pipeline.splits.stratified_fold_ids`), a new partition per run.
+
+    Parameters
+    ----------
+    n_runs : int
+        Number of partitions (>= 1).
+    n_folds : int
+        Folds per partition (>= 2, at most the number of cases).
+    """
+
+    n_runs: int
+    n_folds: int
+
+    def __post_init__(self):
+        check_positive(self.n_runs, "n_runs", integer=True)
+        check_positive(self.n_folds, "n_folds", integer=True)
+        if self.n_folds < 2:
+            raise ValueError(f"n_folds: must be >= 2, got {self.n_folds}")
+
+    def fold_ids(self, y, rng) -> np.ndarray:
+        """Stratified fold of every case in every run.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            Class labels (the folds keep their proportions).
+        rng : numpy.random.Generator
+            The replication's generator.
+
+        Returns
+        -------
+        ndarray of int, shape (n_runs, n)
+            Fold id 0..n_folds-1 of every case in every run.
+        """
+        return repeated_fold_ids(_labels(y), self.n_runs, self.n_folds, rng)
+
+    def sizes(self, y) -> tuple[int, int]:
+        """``(n - n // k, n // k)``: the test size is the smaller fold size, ``n // k``.
+
+        With ``n`` divisible by ``k`` every fold has that size; otherwise some
+        folds hold one case more, and the ratio n_test / n_train that the
+        corrected tests use is taken from the smaller folds.
+        """
+        n = _labels(y).shape[0] if np.ndim(y) else int(y)
+        return n - n // self.n_folds, n // self.n_folds
+
+
+FIVE_BY_TWO = RepeatedKFold(5, 2)
+
+
+@dataclass(frozen=True)
+class Subsample(Design):
+    """``n_splits`` random stratified splits into a training and a test part.
+
+    Each class contributes ``max(1, round(test_share * n_class))`` cases to the
+    test part, drawn without replacement; the rest train.
+
+    Parameters
+    ----------
+    n_splits : int
+        Number of independent splits (>= 1).
+    test_share : float
+        Share of each class held out for testing, in (0, 1).
+    """
+
+    n_splits: int
+    test_share: float = 0.1
+
+    def __post_init__(self):
+        check_positive(self.n_splits, "n_splits", integer=True)
+        if not (isinstance(self.test_share, (int, float)) and 0.0 < self.test_share < 1.0):
+            raise ValueError(f"test_share: must lie strictly between 0 and 1, got {self.test_share!r}")
+
+    def split(self, y, rng) -> tuple[np.ndarray, np.ndarray]:
+        """One split: sorted ``(train, test)`` indices."""
+        y = _labels(y)
+        test = self._test_cases(self._classes(y), rng)
+        train = np.ones(y.size, dtype=bool)
+        train[test] = False
+        return np.flatnonzero(train), test
+
+    def splits(self, y, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+        """All ``n_splits`` splits, drawn in order."""
+        return [self.split(y, rng) for _ in range(self.n_splits)]
+
+    def _classes(self, y) -> list[tuple[np.ndarray, int]]:
+        """Each class's cases (in the order of the sorted labels) and how many of them a split holds out."""
+        out = []
+        for label in np.unique(y):
+            idx = np.flatnonzero(y == label)
+            out.append((idx, max(1, int(round(self.test_share * idx.size)))))
+        return out
+
+    @staticmethod
+    def _test_cases(classes, rng) -> np.ndarray:
+        """The sorted test cases of one split: each class's share drawn without replacement, class by class."""
+        return np.sort(np.concatenate([rng.choice(idx, size=k, replace=False) for idx, k in classes]))
+
+    def fold_ids(self, y, rng) -> np.ndarray:
+        """Each random split as one run with its test cases in fold 0.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            Class labels.
+        rng : numpy.random.Generator
+            The replication's generator.
+
+        Returns
+        -------
+        ndarray of int, shape (n_splits, n)
+            0 for the test cases of each split, -1 for its training cases.
+        """
+        y = _labels(y)
+        ids = np.full((self.n_splits, y.size), -1, dtype=np.int64)
+        classes = self._classes(y)
+        for r in range(self.n_splits):
+            ids[r, self._test_cases(classes, rng)] = 0
+        return ids
+
+    def sizes(self, y) -> tuple[int, int]:
+        """Training and test size of every split (the same for all: each class rounds alike)."""
+        y = _labels(y)
+        n_test = sum(max(1, int(round(self.test_share * int((y == c).sum())))) for c in np.unique(y))
+        return y.size - n_test, n_test
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """A bootstrap sample of ``n`` cases drawn with replacement from ``n``.
+
+    Parameters
+    ----------
+    min_classes : int
+        A sample with fewer distinct classes is drawn again (default 2, so a
+        classifier can be fitted on it).
+    """
+
+    min_classes: int = 2
+
+    def __post_init__(self):
+        check_positive(self.min_classes, "min_classes", integer=True)
+
+    def indices(self, y, rng) -> np.ndarray:
+        """Indices of one bootstrap sample of ``y``."""
+        y = _labels(y)
+        if np.unique(y).size < self.min_classes:
+            raise ValueError(f"y: has {np.unique(y).size} classes, a bootstrap sample needs {self.min_classes}")
+        while True:
+            idx = rng.integers(0, y.shape[0], y.shape[0])
+            if np.unique(y[idx]).size >= self.min_classes:
+                return idx
+
+
+# -- the design grammar ---------------------------------------------------------------------
+
+#: The test share of Nadeau and Bengio's and Bouckaert and Frank's 90% / 10% subsamples.
+TEST_SHARE = 0.1
+
+_GRAMMAR = (
+    "use cvRxK (e.g. cv10x10, cv1x10), 5x2cv, resampledR (e.g. resampled10: 90/10 splits), resampledR-TT "
+    "(TT percent held out, e.g. resampled30-33) or holdoutTT (e.g. holdout33)"
+)
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """A named design, as the command line and the studies write it.
+
+    Attributes
+    ----------
+    key : str
+        The name as written (``cv10x10``, ``5x2cv``, ``resampled10``, ``resampled30-33``, ``holdout33``).
+    kind : str
+        ``cv`` (r x k stratified cv, whose differences the sampling schemes
+        sample), ``5x2`` (Dietterich's 5 x 2 cv), ``resampled`` (``n_runs``
+        random stratified train/test splits) or ``holdout`` (one such split).
+    n_runs, n_folds : int
+        Runs and folds per run (1 fold per split for the last two kinds).
+    test_share : float
+        Share of each class a split holds out (``resampled`` and ``holdout``).
+    """
+
+    key: str
+    kind: str
+    n_runs: int
+    n_folds: int
+    test_share: float = TEST_SHARE
+
+    def splitter(self) -> Design:
+        """The design object that draws this design's fold ids."""
+        if self.kind in ("resampled", "holdout"):
+            return Subsample(self.n_runs, self.test_share)
+        return RepeatedKFold(self.n_runs, self.n_folds)
+
+    def sizes(self, y) -> tuple[int, int]:
+        """``(n_train, n_test)`` of one split of ``y``."""
+        return self.splitter().sizes(y)
+
+    @property
+    def train_share(self) -> float:
+        """The share of the cases a split trains on."""
+        if self.kind in ("resampled", "holdout"):
+            return 1.0 - self.test_share
+        return (self.n_folds - 1) / self.n_folds
+
+
+def _percent(name: str, text: str) -> float:
+    share = int(text) / 100.0
+    if not 0.05 <= share <= 0.5:
+        raise ValueError(f"--designs: {name}: the test share must be 5 to 50 percent, got {text}")
+    return share
+
+
+def parse_design(name: str) -> DesignSpec:
+    """One design from its name (see :func:`parse_designs`)."""
+    import re
+
+    name = str(name)
+    m = re.fullmatch(r"cv(\d+)x(\d+)", name)
+    if m:
+        r, k = int(m.group(1)), int(m.group(2))
+        if r < 1 or k < 2:
+            raise ValueError(f"--designs: {name}: needs at least 1 run and 2 folds")
+        return DesignSpec(name, "5x2" if (r, k) == (5, 2) else "cv", r, k)
+    if name == "5x2cv":
+        return DesignSpec(name, "5x2", 5, 2)
+    m = re.fullmatch(r"resampled(\d+)(?:-(\d+))?", name)
+    if m:
+        r = int(m.group(1))
+        if r < 2:
+            raise ValueError(f"--designs: {name}: needs at least 2 splits")
+        return DesignSpec(name, "resampled", r, 1, TEST_SHARE if m.group(2) is None else _percent(name, m.group(2)))
+    m = re.fullmatch(r"holdout(\d+)", name)
+    if m:
+        return DesignSpec(name, "holdout", 1, 1, _percent(name, m.group(1)))
+    raise ValueError(f"--designs: unknown design {name!r}; {_GRAMMAR}")
+
+
+def parse_designs(names) -> tuple[DesignSpec, ...]:
+    """Designs from names: the one grammar of every command and study.
+
+    ``cvRxK`` is R runs of stratified K-fold cv (``cv5x2`` is Dietterich's
+    ``5x2cv``); ``resampledR`` is R random stratified 90/10 splits (Nadeau and
+    Bengio's), ``resampledR-TT`` and ``holdoutTT`` hold out TT percent
+    (Dietterich's resampled t and his holdout tests used a third:
+    ``resampled30-33``, ``holdout33``).  Whether a design fits a data set (its
+    folds against the classes' sizes) is checked where the data are known.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        Design names (a string is split at commas and spaces).
+
+    Returns
+    -------
+    tuple of DesignSpec
+
+    Raises
+    ------
+    ValueError
+        Starting with ``--designs``: an unknown or impossible design, or one named twice.
+    """
+    if isinstance(names, str):
+        names = [n for n in names.replace(",", " ").split() if n]
+    out = tuple(parse_design(n) for n in names)
+    if not out:
+        raise ValueError("--designs: no design given")
+    keys = [d.key for d in out]
+    if len(set(keys)) < len(keys):
+        raise ValueError(f"--designs: a design is named twice ({', '.join(keys)})")
+    if sum(d.kind == "5x2" for d in out) > 1:
+        raise ValueError("--designs: 5x2cv and cv5x2 are the same design; name it once")
+    return out
