@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs test test-slow fault-injection study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
+.PHONY: setup docs lint wheel test test-slow fault-injection study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,24 @@ setup: $(STAMP)
 TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+
+# Lint and format check (ruff, configured in pyproject.toml); `pre-commit install` runs the same on each commit.
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+# The wheel built and installed in a fresh environment, then used from outside the checkout: the
+# studies/ -> simstudy.studies mapping and the package data must survive packaging.
+wheel: $(STAMP)
+	rm -rf build/wheel-check && mkdir -p build/wheel-check
+	$(PY) -m pip wheel --quiet --no-deps --wheel-dir build/wheel-check .
+	$(PYTHON) -m venv build/wheel-check/venv
+	build/wheel-check/venv/bin/pip install --quiet build/wheel-check/simstudy-*.whl
+	cd build/wheel-check && venv/bin/simstudy list >/dev/null \
+	  && venv/bin/simstudy run demo --profile smoke --quiet --out run \
+	  && venv/bin/simstudy compare demo --profile smoke --out run >/dev/null \
+	  && venv/bin/python -c "import simstudy.pipeline.sources as s, simstudy.apps.proving.scenarios as p; s.berrar_cv_source(11); p.scenario('bouckaert1')" \
+	  && echo "wheel: installed in a fresh environment; list, run and compare work outside the checkout"
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow

@@ -31,7 +31,7 @@ autosummary_generate = True
 autosummary_imported_members = False
 # scikit-learn adds set_*_request methods to every estimator class; they are not ours to document
 autodoc_default_options = {"members": True, "exclude-members": "set_fit_request,set_score_request,set_predict_request"}
-autodoc_typehints = "none"          # the numpydoc Parameters sections say the types
+autodoc_typehints = "none"  # the numpydoc Parameters sections say the types
 autodoc_member_order = "bysource"
 autoclass_content = "class"
 numpydoc_show_class_members = False

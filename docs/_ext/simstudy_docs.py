@@ -7,9 +7,9 @@
     the study's profiles: replications, conditions, settings and the estimated
     single-core time;
 ``.. simstudy-tests::``
-    the registry of significance tests (:mod:`simstudy.outcomes`);
+    the registry of significance tests (:mod:`simstudy.pipeline.outcomes`);
 ``.. simstudy-learners::``
-    the registry of learners (:mod:`simstudy.learners.registry`);
+    the registry of learners (:mod:`simstudy.pipeline.learners.registry`);
 ``.. simstudy-studies::``
     every registered study with its title.
 
@@ -99,18 +99,35 @@ class PublishedDirective(Directive):
         study = get_study(self.arguments[0])
         published = study.reference.get("published", [])
         if not published:
-            para = nodes.paragraph(text="This study declares no published numbers to compare with "
-                                        "(see the text above for what is checked instead).")
+            para = nodes.paragraph(
+                text="This study declares no published numbers to compare with "
+                "(see the text above for what is checked instead)."
+            )
             return [para]
-        rows = [(p.label, _num(float(p.value)), p.source,
-                 f"{p.table}.{p.column}" + (f" where {_where(p.where)}" if p.where else ""))
-                for p in published]
-        intro = nodes.paragraph(text=f"{len(published)} published numbers, read from the study's declaration "
-                                     f"(simstudy.studies.{study.name}) when this page was built. "
-                                     "“Our counterpart” names the summary table, column and row that hold "
-                                     "our number (the tables of simstudy summarize).")
-        return [intro, _table(("quantity", "published", "where in the paper", "our counterpart"), rows,
-                              widths=(40, 10, 22, 28), classes=("published",))]
+        rows = [
+            (
+                p.label,
+                _num(float(p.value)),
+                p.source,
+                f"{p.table}.{p.column}" + (f" where {_where(p.where)}" if p.where else ""),
+            )
+            for p in published
+        ]
+        intro = nodes.paragraph(
+            text=f"{len(published)} published numbers, read from the study's declaration "
+            f"(simstudy.studies.{study.name}) when this page was built. "
+            "“Our counterpart” names the summary table, column and row that hold "
+            "our number (the tables of simstudy summarize)."
+        )
+        return [
+            intro,
+            _table(
+                ("quantity", "published", "where in the paper", "our counterpart"),
+                rows,
+                widths=(40, 10, 22, 28),
+                classes=("published",),
+            ),
+        ]
 
 
 class ProfilesDirective(Directive):
@@ -129,13 +146,18 @@ class ProfilesDirective(Directive):
             except Exception as exc:  # a profile whose grid needs data that is not installed
                 n_cond, cost = "n/a", f"n/a ({type(exc).__name__})"
             rows.append((name, str(prof.n_replications), n_cond, _settings(prof.settings), cost))
-        return [_table(("profile", "replications per condition", "conditions", "settings",
-                        "estimated single-core time"), rows, widths=(10, 14, 10, 46, 16))]
+        return [
+            _table(
+                ("profile", "replications per condition", "conditions", "settings", "estimated single-core time"),
+                rows,
+                widths=(10, 14, 10, 46, 16),
+            )
+        ]
 
 
 class TestsDirective(Directive):
     def run(self):
-        from simstudy.outcomes import get_test, test_names
+        from simstudy.pipeline.outcomes import get_test, test_names
 
         rows = []
         for name in test_names():
@@ -146,13 +168,12 @@ class TestsDirective(Directive):
 
 class LearnersDirective(Directive):
     def run(self):
-        from simstudy.learners import learner_names, learner_spec
+        from simstudy.pipeline.learners import learner_names, learner_spec
 
         rows = []
         for name in learner_names():
             spec = learner_spec(name)
-            rows.append((name, ", ".join(spec.aliases) if getattr(spec, "aliases", ()) else "",
-                         spec.description))
+            rows.append((name, ", ".join(spec.aliases) if getattr(spec, "aliases", ()) else "", spec.description))
         return [_table(("name", "aliases", "description"), rows, widths=(24, 12, 64))]
 
 
