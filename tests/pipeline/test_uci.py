@@ -72,7 +72,7 @@ def test_weka_agrees_on_a_converted_data_set():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "weka"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "weka"))
     import crosscheck
     import j48_crosscheck
 

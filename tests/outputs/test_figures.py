@@ -20,7 +20,7 @@ from simstudy.outputs.plots import (
     save_figure,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from simstudy.engine import get_study, list_studies, run_study
 from simstudy.outputs.published import berrar_table1, comparison_report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STUDIES = ("berrar1", "berrar2", "berrar3", "berrar4")
 
 

@@ -18,7 +18,7 @@ from simstudy.protocols.bouckaert import FACTOR_JSON, network_source, source_inf
 from simstudy.statistics.significance import paired_t_test
 from simstudy.studies import bouckaert_factors as bf
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts" / "networks"  # the scripts that build the networks
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "networks"  # the scripts that build the networks
 
 TESTS = ("t", "sign", "rank sum")
 

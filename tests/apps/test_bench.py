@@ -13,7 +13,7 @@ from simstudy.cli import main
 from simstudy.engine import run_study
 from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_test
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "permutation_test.py")
 
 
@@ -190,3 +190,28 @@ def test_scheme_plugin_reaches_the_test(results, tmp_path):
     # the built-in t-test on the same scheme ("average over folds") is reproduced exactly, on every source
     rows = _diff_rows(text, "t / average_over_folds")
     assert len(rows) == 4 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+
+
+def test_a_plugin_gives_outcome_rows_as_a_study_stores_them(results, tmp_path):
+    """A plug-in runs through the one test contract: its rows are the stored test's, p-values and all."""
+    import shutil
+
+    import pandas as pd
+
+    from simstudy.engine import load_run
+    from simstudy.statistics.significance import corrected_repeated_cv_t_test
+
+    def corrected(scores):
+        return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
+
+    shutil.copytree(results / "berrar3", tmp_path / "berrar3")
+    bench("berrar3", test=corrected, profile="smoke", results=tmp_path, write=True)
+    (path,) = (tmp_path / "berrar3" / "smoke" / "bench").glob("*corrected.parquet")  # earlier tests bench here too
+    new = pd.read_parquet(path)
+    stored = load_run("berrar3", "smoke", out=tmp_path / "berrar3" / "smoke").table("outcomes")
+    stored = stored[stored["test"] == "corrected_t"]
+    assert len(new) == len(stored) > 0 and set(new["test"]) == {"corrected"}
+    merged = new.merge(stored, on=["q", "replication"], suffixes=("", "_stored"))  # berrar3's groups: q
+    assert len(merged) == len(new)
+    np.testing.assert_allclose(merged["pvalue"], merged["pvalue_stored"], rtol=1e-12)
+    np.testing.assert_array_equal(merged["decision"], merged["decision_stored"])

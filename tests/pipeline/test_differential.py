@@ -35,7 +35,7 @@ import pytest
 from simstudy.pipeline.data.arff import ArffData
 from simstudy.pipeline.learners import E1071SVC, E1071NaiveBayes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks" / "weka"))
 sys.path.insert(0, str(ROOT / "benchmarks" / "r"))
 import rbridge  # noqa: E402

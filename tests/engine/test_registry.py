@@ -24,7 +24,7 @@ from simstudy.cli import main
 from simstudy.engine import Study, get_study, list_studies, load_run, study_origins
 from simstudy.engine.study import ENTRY_POINT_GROUP
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 STUDY_FILE = '''\
 """A study written outside the repository: a one-sample t-test of a normal mean."""

@@ -370,7 +370,7 @@ def test_a_target_the_quantity_can_never_take_is_refused_before_anything_runs(tm
 
 def test_solve_refuses_an_impossible_target_on_the_command_line(tmp_path, capsys):
     study_file = tmp_path / "linear.py"
-    study_file.write_text("from tests.test_run_folders import LINEAR as STUDY\n")
+    study_file.write_text("from tests.engine.test_run_folders import LINEAR as STUDY\n")
     code = main(
         [
             "solve",
@@ -467,7 +467,7 @@ def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, c
         again = solve(LINEAR, "x", ("F", 0.3), out=mnt / "s", profile="smoke", progress=False)
         _same_answer(again, solved)
         study_file = tmp_path / "linear.py"
-        study_file.write_text("from tests.test_run_folders import LINEAR as STUDY\n")
+        study_file.write_text("from tests.engine.test_run_folders import LINEAR as STUDY\n")
         assert (
             main(
                 [

@@ -14,7 +14,7 @@ import pytest
 from simstudy.apps.assess import evidence_table, parse_designs, recommend
 from simstudy.apps.evidence import Evidence, collect_evidence
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def synthetic(source, procs, *, n_null=30, n_alt=30, n_exp=10, seed=0, pattern="random", alpha=0.5, prefix=True):

@@ -130,7 +130,7 @@ def test_not_reached(tmp_path):
 )
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
     path = tmp_path / "linear.py"
-    path.write_text("from tests.test_solve import LINEAR as STUDY\n")
+    path.write_text("from tests.engine.test_solve import LINEAR as STUDY\n")
     out = tmp_path / "out"
     code = main(["solve", str(path), *args, "--profile", "smoke", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
@@ -141,7 +141,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
 
 def test_command_line_answer(tmp_path, capsys):
     path = tmp_path / "linear.py"
-    path.write_text("from tests.test_solve import LINEAR as STUDY\n")
+    path.write_text("from tests.engine.test_solve import LINEAR as STUDY\n")
     code = main(
         [
             "solve",

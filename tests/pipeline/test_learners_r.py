@@ -21,7 +21,7 @@ from sklearn.base import clone
 from simstudy.pipeline.learners import E1071SVC, E1071NaiveBayes, RandomForestR, naive_bayes_predict_batch
 from simstudy.pipeline.sources import berrar_cv_source
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "r"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "r"))
 import rbridge  # noqa: E402
 
 _HAVE_R = rbridge.r_available()

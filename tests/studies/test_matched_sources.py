@@ -12,7 +12,7 @@ import pytest
 from simstudy.engine import get_study
 from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, read_source
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts" / "networks"  # the scripts that build the networks
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "networks"  # the scripts that build the networks
 
 
 def _script():

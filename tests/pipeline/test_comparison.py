@@ -1,0 +1,169 @@
+"""The comparison object: one replication's learners on each design's splits, every test on the same fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
+
+from simstudy.pipeline.comparison import Comparison, FitFailed, Learner, seeded
+from simstudy.pipeline.designs import RepeatedKFold, parse_design, parse_designs
+from simstudy.pipeline.outcomes import outcome_rows
+from simstudy.pipeline.schemes import SCHEMES
+from simstudy.pipeline.scores import PairedScores, cv_accuracies, scores_frame
+
+
+def _data(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, 4)) + 0.6 * y[:, None]
+    return X, y
+
+
+def test_one_grammar_for_every_design():
+    specs = parse_designs("cv10x10, 5x2cv resampled10 resampled30-33 holdout33")
+    assert [(d.kind, d.n_runs, d.n_folds) for d in specs] == [
+        ("cv", 10, 10),
+        ("5x2", 5, 2),
+        ("resampled", 10, 1),
+        ("resampled", 30, 1),
+        ("holdout", 1, 1),
+    ]
+    assert specs[3].test_share == pytest.approx(0.33) and specs[2].test_share == pytest.approx(0.1)
+    assert parse_design("cv5x2").kind == "5x2"
+    for bad, words in [
+        ("cv0x10", "at least 1 run"),
+        ("resampled1", "2 splits"),
+        ("holdout80", "5 to 50"),
+        ("loo", "unknown design"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            parse_design(bad)
+    with pytest.raises(ValueError, match="same design"):
+        parse_designs(["5x2cv", "cv5x2"])
+    with pytest.raises(ValueError, match="named twice"):
+        parse_designs(["cv2x5", "cv2x5"])
+
+
+def test_the_rows_are_those_of_the_pieces_assembled_by_hand():
+    """Draws, fits and tests in the documented order give the same rows as doing each step by hand."""
+    X, y = _data()
+    learners = (GaussianNB(), DecisionTreeClassifier(max_depth=2, random_state=0))
+    tests = {"t": "paired_t", "rank sum": "signed_rank"}
+    got = Comparison(learners, designs=("cv3x5",), tests=tests, n_experiments=2, schemes=SCHEMES).run(
+        X, y, np.random.default_rng(7)
+    )
+    rng = np.random.default_rng(7)
+    ids = np.concatenate([RepeatedKFold(3, 5).fold_ids(y, rng) for _ in range(2)])
+    # the tree takes a random_state: one seed per experiment, drawn after the partitions
+    seeds = rng.integers(0, 2**31 - 1, size=(2, 1))
+    nb = cv_accuracies(X, y, ids, (GaussianNB,))
+    tree = np.concatenate(
+        [
+            cv_accuracies(X, y, ids[3 * e : 3 * (e + 1)], (seeded(lambda: DecisionTreeClassifier(max_depth=2), s),))
+            for e, s in enumerate(seeds[:, 0])
+        ]
+    )
+    acc = np.concatenate([nb, tree], axis=-1).reshape(2, 3, 5, 2)
+    scores = PairedScores(acc[..., 0], acc[..., 1], *RepeatedKFold(3, 5).sizes(y))
+    want = outcome_rows(scores, tests, alpha=0.05, schemes=SCHEMES, index={"experiment": np.arange(2)})
+    pd.testing.assert_frame_equal(got["outcomes"], want)
+    pd.testing.assert_frame_equal(got["scores"], scores_frame(acc, ("acc_a", "acc_b")))
+
+
+def test_same_stream_same_rows_and_seeded_learners_change_between_replications():
+    X, y = _data()
+    comp = Comparison((GaussianNB(), DecisionTreeClassifier(max_features=1)), designs=("cv2x5",))
+    a = comp.run(X, y, np.random.default_rng(1))
+    b = comp.run(X, y, np.random.default_rng(1))
+    c = comp.run(X, y, np.random.default_rng(2))
+    pd.testing.assert_frame_equal(a["outcomes"], b["outcomes"])
+    assert not np.array_equal(a["scores"]["acc_b"], c["scores"]["acc_b"])
+
+
+def test_several_designs_and_learners_name_their_rows():
+    X, y = _data()
+    comp = Comparison(
+        {"nb": GaussianNB(), "tree": DecisionTreeClassifier(max_depth=1), "deep": DecisionTreeClassifier()},
+        designs={"cv": "cv2x5", "sub": "resampled4"},
+        tests=["paired_t", "corrected_resampled_t"],
+        index_dtype=np.int16,
+    )
+    out = comp.run(X, y, np.random.default_rng(3))
+    assert list(out["scores"].columns) == ["design", "run", "fold", "acc_nb", "acc_tree", "acc_deep"]
+    assert out["scores"]["run"].dtype == np.int16
+    rows = out["outcomes"]
+    assert list(rows.columns[:3]) == ["design", "pair", "test"]
+    # each test only where the design allows it
+    assert set(rows.loc[rows.design == "cv", "test"]) == {"paired_t"}
+    assert set(rows.loc[rows.design == "sub", "test"]) == {"paired_t", "corrected_resampled_t"}
+    assert set(rows["pair"]) == {"nb-tree", "nb-deep", "tree-deep"}
+
+
+def test_sign_at_a_larger_level_and_holdout_tests_with_counts():
+    X, y = _data()
+    comp = Comparison(
+        (GaussianNB, DecisionTreeClassifier(max_depth=1, random_state=0).__class__),
+        designs=("cv2x5", "holdout33"),
+        n_experiments=2,
+        alpha=0.05,
+        sign_alpha=0.5,
+        schemes=SCHEMES,
+        counts=True,
+        split_sizes=True,
+        design_column=True,
+    )
+    with pytest.raises(ValueError, match="without seeds"):  # counts are kept only for unseeded in-process fits
+        comp.run(X, y, np.random.default_rng(0))
+    comp = Comparison(
+        (GaussianNB(), "weka.NaiveBayes"),
+        designs=("cv2x5", "holdout33"),
+        n_experiments=2,
+        sign_alpha=0.5,
+        schemes=SCHEMES,
+        counts=True,
+        split_sizes=True,
+        design_column=True,
+    )
+    out = comp.run(X, y, np.random.default_rng(0))
+    rows = out["outcomes"]
+    assert set(rows.loc[rows.design == "holdout33", "test"]) == {"mcnemar", "difference_of_proportions"}
+    assert (rows.loc[rows.design == "holdout33", "scheme"] == "").all()
+    p = rows["pvalue"].to_numpy()
+    assert ((rows["decision"] != 0) <= (p <= 0.05)).all() and ((rows["sign"] != 0) <= (p <= 0.5)).all()
+    assert {"n_train", "n_test", "n01", "n10"} <= set(out["scores"].columns)
+
+
+def test_a_failing_learner_is_named():
+    class Broken(GaussianNB):
+        def fit(self, X, y):
+            raise RuntimeError("no")
+
+    X, y = _data()
+    with pytest.raises(FitFailed, match="learner 'b': RuntimeError: no") as err:
+        Comparison({"a": GaussianNB(), "b": Learner(Broken)}, designs=("cv1x5",)).run(X, y, np.random.default_rng(0))
+    assert err.value.learner == "b" and isinstance(err.value.__cause__, RuntimeError)
+
+
+def test_arguments_are_checked_by_name():
+    for kwargs, words in [
+        ({"learners": (GaussianNB(),)}, "learners"),
+        ({"learners": (GaussianNB(), GaussianNB()), "designs": ("cv1x1",)}, "--designs"),
+        ({"learners": (GaussianNB(), GaussianNB()), "tests": ["nope"]}, "tests: unknown test"),
+        ({"learners": (GaussianNB(), GaussianNB()), "tests": ["5x2cv_t"]}, "applies to none"),
+        ({"learners": (GaussianNB(), GaussianNB()), "n_experiments": 0}, "n_experiments"),
+        ({"learners": (GaussianNB(), GaussianNB()), "alpha": 1.5}, "alpha"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            Comparison(**kwargs)
+
+
+def test_the_derived_layout_reads_back_what_run_stored():
+    X, y = _data()
+    comp = Comparison((GaussianNB(), DecisionTreeClassifier()), designs=("cv2x5",), schemes=SCHEMES)
+    layout = comp.layout(groups=("n_cases",))
+    assert layout.experiment is None and layout.variants == ("test", "scheme")
+    rows = pd.DataFrame({"n_cases": [120], "design": ["cv2x5"]})
+    assert layout.sizes(rows) == RepeatedKFold(2, 5).sizes(120)
