@@ -13,28 +13,31 @@ The test is a registered test (:func:`simstudy.pipeline.outcomes.test_names`, e.
 plug-in (``module:function`` or ``path/to/file.py:function``, see
 :mod:`simstudy.pipeline.plugins`).  The library knows no study by name: anything a study
 declares with ``paired_scores`` can be benchmarked.  Nothing is written into the
-stored run; the report goes to ``RUN/bench/``.
+stored run; the report and the new tests' outcome rows (one per unit and
+experiment, as a study stores its own) go to ``RUN/bench/``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simstudy._files import DEFAULT_ROOT, write_atomic
 from simstudy._lazy import lazy_module
 from simstudy.outputs.tables import markdown_table
-from simstudy.pipeline.outcomes import get_test, test_names
-from simstudy.pipeline.outcomes import run_test as run_registered
-from simstudy.pipeline.plugins import run_scheme
-from simstudy.pipeline.plugins import run_test as run_plugin
+from simstudy.pipeline.outcomes import get_test, run_test, test_names
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics.intervals import mean_interval, wilson
 from simstudy.statistics.replicability import normalized, r2
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["TARGETS", "bench"]
 
@@ -140,13 +143,14 @@ def _published(study, fields: dict) -> str:
     return "; ".join(found)
 
 
-def _new_tests(test, scheme, timeout, workers: contextlib.ExitStack):
-    """[(label, spec, runner)] where runner(block, scheme_name, alpha) -> decisions (units, experiments) or None.
+def _new_tests(test, scheme, timeout, alpha: float, workers: contextlib.ExitStack) -> list:
+    """The tests to bench, each a :class:`~simstudy.pipeline.outcomes.TestSpec`: registered ones by name, a
+    plug-in adapted into the same contract (:func:`simstudy.pipeline.plugins.as_test`).
 
     A plug-in given by reference is loaded in a worker process that ``workers`` closes
     (see :func:`simstudy.pipeline.plugins.open_plugin`); a callable runs in this process.
     """
-    from simstudy.pipeline.plugins import open_plugin
+    from simstudy.pipeline.plugins import as_test, open_plugin
 
     def plugin_of(ref, what):
         return workers.enter_context(open_plugin(ref, what, timeout=timeout)) if isinstance(ref, str) else ref
@@ -156,38 +160,49 @@ def _new_tests(test, scheme, timeout, workers: contextlib.ExitStack):
     elif isinstance(test, str) and ":" not in test:
         names = [get_test(test).name]
     else:
-        fn = plugin_of(test, "test")
         scheme_fn = None if scheme is None else plugin_of(scheme, "scheme")
-        name = getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", "new test"))
-
-        def plugin(block, scheme_name, alpha):
-            ps = block.scores
-            if scheme_fn is not None:
-                ps = PairedScores(
-                    ps.acc_a, ps.acc_b, ps.n_train, ps.n_test, run_scheme(scheme_fn, ps.diffs, timeout=timeout)
-                )
-            return run_plugin(fn, ps, alpha, timeout=timeout)["decision"]
-
-        return [(name, None, plugin)]
+        return [as_test(plugin_of(test, "test"), alpha=alpha, timeout=timeout, scheme=scheme_fn)]
     if scheme is not None:
         raise ValueError(
             "--scheme: a plug-in scheme goes with a plug-in test; registered tests run on the study's own schemes"
         )
-    out = []
-    for n in names:
-        spec = get_test(n)
+    return [get_test(n) for n in names]
 
-        def registered(block, scheme_name, alpha, spec=spec):
-            if spec.sizes and block.scores.n_train is None:
-                return None
-            try:
-                res = run_registered(spec, block.scores, scheme=scheme_name if spec.takes == "sample" else None)
-            except ValueError:  # the stored design does not fit this test (e.g. 5 x 2 folds)
-                return None
-            return np.asarray(res.decision(alpha)).reshape(block.scores.acc_a.shape[:2])
 
-        out.append((n, spec, registered))
-    return out
+def _run(spec, block: _Block, scheme_name, alpha: float):
+    """The test's result on a block's scores, its decisions shaped (units, experiments); None where the stored
+    design does not fit it (e.g. 5 x 2 folds, or no split sizes for a corrected test)."""
+    from simstudy.pipeline.plugins import PluginError
+
+    if spec.sizes and block.scores.n_train is None:
+        return None
+    try:
+        res = run_test(spec, block.scores, scheme=scheme_name if spec.takes == "sample" else None)
+    except PluginError:
+        raise
+    except ValueError:
+        return None
+    shape = block.scores.acc_a.shape[:2]
+    return res, np.asarray(res.decision(alpha)).reshape(shape)
+
+
+def _outcome_rows(base: dict, block: _Block, label: str, scheme_name, res, dec) -> pd.DataFrame:
+    """The new test's outcome rows on one block: one per unit and experiment, as a study stores them."""
+    shape = dec.shape
+    units = np.repeat(np.asarray(block.units, dtype=object), shape[1])
+    cols = {**{k: v for k, v in base.items()}, block.layout.unit: units}
+    if block.layout.experiment:
+        cols[block.layout.experiment] = np.tile(np.asarray(block.experiments, dtype=object), shape[0])
+    cols.update(
+        {
+            "scheme": scheme_name or "",
+            "test": label,
+            "statistic": np.broadcast_to(np.asarray(res.statistic, dtype=float), shape).ravel(),
+            "pvalue": np.broadcast_to(np.asarray(res.pvalue, dtype=float), shape).ravel(),
+            "decision": dec.ravel().astype(np.int8),
+        }
+    )
+    return pd.DataFrame(cols)
 
 
 def bench(
@@ -231,8 +246,9 @@ def bench(
         bench and killed at the limit; a callable runs in this process under
         the lighter in-process limit (see :mod:`simstudy.pipeline.plugins`).
     write : bool
-        Also write the report to ``RUN/bench/STUDY__TEST.md`` (the stored chunks
-        and manifest are only read; a read-only store skips this).
+        Also write the report to ``RUN/bench/STUDY__TEST.md`` and the new tests'
+        outcome rows to ``RUN/bench/STUDY__TEST.parquet`` (the stored chunks and
+        manifest are only read; a read-only store skips this).
 
     Returns
     -------
@@ -264,7 +280,7 @@ def bench(
 
     timeout = DEFAULT_TIMEOUT if timeout is None else (None if timeout == "none" else timeout)
     with contextlib.ExitStack() as workers:  # a plug-in's worker process lives as long as this bench
-        tests = _new_tests(test, scheme, timeout, workers)
+        tests = _new_tests(test, scheme, timeout, alpha, workers)
         return _bench_text(
             study,
             layout,
@@ -297,7 +313,7 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
     schemes = list(dict.fromkeys(outcomes["scheme"])) if "scheme" in outcomes else [None]
     groups = list(layout.groups)
 
-    rows, diffs = [], []
+    rows, diffs, outcome_parts = [], [], []
     group_iter = scores.groupby(groups, sort=False) if groups else [((), scores)]
     for gkey, grows in group_iter:
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
@@ -319,19 +335,21 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
 
             base = {**gfields, **({"pair": pair} if len(pairs) > 1 or layout.pair_column else {})}
             new = {}
-            for label, spec, runner in tests:
-                kind = spec.takes if spec is not None else "cv"
+            for spec in tests:
+                label = spec.name
+                kind = spec.takes
                 blk = block_for(kind if kind in _DEFAULT_DESIGNS else "cv")
                 if blk is None:
                     continue
                 # a registered sample test runs on each scheme the study uses; a plug-in makes its own sample
-                for sch in schemes if (spec is not None and spec.takes == "sample") else [None]:
-                    dec = runner(blk, sch, alpha)
-                    if dec is None:
+                for sch in schemes if spec.takes == "sample" else [None]:
+                    got = _run(spec, blk, sch, alpha)
+                    if got is None:
                         continue
-                    dec = np.asarray(dec).reshape(len(blk.units), len(blk.experiments))
-                    sch_label = sch if (spec is not None and spec.takes == "sample") else None
+                    res, dec = got
+                    sch_label = sch if spec.takes == "sample" else None
                     new[(label, sch_label)] = (dec, blk)
+                    outcome_parts.append(_outcome_rows(base, blk, label, sch_label, res, dec))
                     rows.append(
                         {**base, "test": f"**{label}**", "scheme": sch_label or "", **_summary(dec), "published": ""}
                     )
@@ -377,7 +395,7 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
         table = table.drop(columns="scheme")
     if not table["published"].astype(bool).any():
         table = table.drop(columns="published")
-    names = ", ".join(label for label, _, _ in tests)
+    names = ", ".join(spec.name for spec in tests)
     unit = layout.unit if layout.unit != "replication" else "replications"
     head = (
         f"# {study.title}: `{names}` on the stored replications\n\nProfile `{profile}`, alpha {alpha}; the "
@@ -401,6 +419,10 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
             outdir = Path(run.path) / "bench"
             outdir.mkdir(exist_ok=True)
             write_atomic(outdir / f"{study.name}__{safe}.md", text + "\n")
+            if outcome_parts:  # the new tests' outcome rows, as the study's own are stored
+                buf = io.BytesIO()
+                pd.concat(outcome_parts, ignore_index=True).to_parquet(buf, index=False)
+                write_atomic(outdir / f"{study.name}__{safe}.parquet", buf.getvalue())
         except OSError:
             pass
     return text

@@ -100,14 +100,18 @@ import tempfile
 import threading
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from simstudy._worker import write_prefixed
 from simstudy.pipeline.scores import PairedScores
+from simstudy.statistics.significance import SignificanceResult
 
 __all__ = [
+    "as_test",
+    "PluginResult",
     "DEFAULT_TIMEOUT",
     "PairedScores",
     "PluginError",
@@ -224,6 +228,7 @@ def _output_to_stderr(ref: str):
         if saved_fd is not None:
             os.dup2(saved_fd, 1)
             os.close(saved_fd)
+            assert tmp is not None  # saved_fd is kept only when the temporary file was opened too
             tmp.seek(0)
             text += tmp.read().decode("utf-8", errors="replace")
             tmp.close()
@@ -625,3 +630,61 @@ def _decisions(res, lead, ref) -> np.ndarray:
     if not np.all(ok):
         raise PluginError(f"--test {ref!r}: decisions must be -1, 0 or +1")
     return d.astype(np.int8)
+
+
+# -- one test contract ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PluginResult(SignificanceResult):
+    """A plug-in's checked result: statistic and p-value (NaN for a test that gives decisions only), and
+    its decisions at the level it was run at (:func:`run_test` checks them at that level)."""
+
+    decisions: np.ndarray | None = None
+    alpha: float = 0.05
+
+    def decision(self, alpha: float = 0.05):
+        if not math.isclose(alpha, self.alpha):
+            raise PluginError(f"a plug-in test run at alpha {self.alpha:g} is asked for its decisions at {alpha:g}")
+        return self.decisions
+
+
+class _PluginTest:
+    """``function(scores)`` of the :class:`~simstudy.pipeline.outcomes.TestSpec` of a plug-in test."""
+
+    def __init__(self, fn, alpha: float, timeout, scheme=None):
+        self.fn, self.alpha, self.timeout, self.scheme = fn, alpha, timeout, scheme
+
+    def __call__(self, scores: PairedScores) -> PluginResult:
+        if self.scheme is not None:
+            sample = run_scheme(self.scheme, scores.diffs, timeout=self.timeout)
+            scores = PairedScores(scores.acc_a, scores.acc_b, scores.n_train, scores.n_test, sample)
+        out = run_test(self.fn, scores, self.alpha, timeout=self.timeout)
+        return PluginResult(
+            out["statistic"], out["pvalue"], None, np.sign(out["decision"]), out["decision"], self.alpha
+        )
+
+
+def as_test(fn, *, alpha: float, timeout=DEFAULT_TIMEOUT, scheme=None):
+    """A plug-in test (and optionally its scheme) as a :class:`~simstudy.pipeline.outcomes.TestSpec`.
+
+    The spec takes the paired scores (``takes="scores"``), so anything that
+    runs registered tests runs it: :func:`simstudy.pipeline.outcomes.outcome_rows`
+    gives its outcome rows, with the statistic and p-value it returned and its
+    decisions at ``alpha`` (checked as :func:`run_test` checks them).
+
+    Parameters
+    ----------
+    fn : callable or PluginProcess
+        The plug-in test (see the module docstring).
+    alpha : float
+        The level its decisions are made and checked at.
+    timeout : float or None
+        Time limit of one call.
+    scheme : callable or PluginProcess, optional
+        A plug-in scheme whose sample the test finds in ``scores.sample``.
+    """
+    from simstudy.pipeline.outcomes import TestSpec
+
+    name = getattr(fn, "__simstudy_ref__", getattr(fn, "__name__", "new test"))
+    return TestSpec(name, _PluginTest(fn, alpha, timeout, scheme), takes="scores", description=f"plug-in {name}")

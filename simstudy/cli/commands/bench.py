@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from simstudy.cli import DEFAULT_ROOT, add_profile_option, add_run_dir_option
 
 
@@ -36,12 +38,8 @@ def register(subparsers):
     add_run_dir_option(
         p, "the run directory to read, where a copy of the table goes to bench/ (default results/STUDY/PROFILE)"
     )
-    p.add_argument(
-        "--results",
-        default=None,
-        metavar="ROOT",
-        help="where runs are looked for without --out: ROOT/STUDY/PROFILE (default results)",
-    )
+    # the older spelling of where runs are looked for (ROOT/STUDY/PROFILE); --out names the run itself
+    p.add_argument("--results", default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--alpha",
         type=float,
