@@ -11,7 +11,10 @@ is printed beside the estimate ``simstudy list --jobs J`` gives for it
 (:meth:`simstudy.engine.Study.wall_seconds`).  ``--cold`` also runs each study
 with an empty compilation cache (``NUMBA_CACHE_DIR`` pointing to a new
 directory), as the first run after installing does, beside the estimate of a
-first run.  The goal is a ratio within 1/1.5 .. 1.5.
+first run.  The goal is a ratio within 1/1.5 .. 1.5.  With ``--cold --write`` the
+measured compilation time of every study that compiles kernels (the first run
+minus the warm one, whole seconds, 1 s at least) replaces its entry in
+``simstudy/engine/timings.json``, which the estimates read.
 """
 
 from __future__ import annotations
@@ -59,7 +62,13 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--study", nargs="*", default=None, help="studies (default: every registered one)")
     parser.add_argument("--cold", action="store_true", help="also time a first run (empty compilation cache)")
+    parser.add_argument(
+        "--write", action="store_true", help="with --cold: store the measured compile seconds in timings.json"
+    )
     args = parser.parse_args(argv)
+    if args.write and not args.cold:
+        parser.error("--write: needs --cold (the compile seconds are a cold run minus a warm one)")
+    measured = {}
     names = args.study or list_studies()
     print(f"profile {args.profile}, --jobs {args.jobs}")
     print(
@@ -82,13 +91,31 @@ def main(argv=None) -> int:
                 cells = [f"{est_cold:.1f} s", f"{cold:.1f} s", f"{cold / est_cold:.2f}"]
                 worst = max(worst, cold / est_cold, est_cold / cold)
             warm = _run(name, args.profile, args.jobs, tmp / "warm", dict(os.environ))
+        if args.cold and st.compile_seconds > 0:
+            measured[name] = float(max(1, round(cold - warm)))
         worst = max(worst, warm / est, est / warm)
         print(
             f"| {name} | {est:.1f} s | {warm:.1f} s | {warm / est:.2f} |" + "".join(f" {c} |" for c in cells),
             flush=True,
         )
     print(f"largest factor between estimate and run: {worst:.2f}")
+    if args.write and measured:
+        _write_compile_seconds(measured)
     return 0
+
+
+def _write_compile_seconds(measured: dict) -> None:
+    """Replace the measured studies' entries of ``timings.json`` (the others are kept), atomically."""
+    import json
+
+    from simstudy._files import write_atomic
+    from simstudy.engine import study
+
+    path = Path(study.__file__).with_name("timings.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["compile_seconds"] = dict(sorted({**data["compile_seconds"], **measured}.items()))
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
+    print(f"wrote the compile seconds of {', '.join(sorted(measured))} to {path}")
 
 
 if __name__ == "__main__":

@@ -141,6 +141,5 @@ STUDY = Study(
     # measured with the intelex forest, one thread per worker: 2.85 s at d = 24 (benchmarks/bench_dask_scaling.py),
     # about 2.35 s at d = 11 (the smoke profile's fresh runs); about 9 s with scikit-learn's forest
     seconds_per_replication=lambda c: 1.9 + 0.04 * c.d,
-    compile_seconds=berrar.SVM_COMPILE_SECONDS,
     chunk_size=2,
 )

@@ -279,6 +279,5 @@ STUDY = Study(
     # compiled J48 (on bit sets) and naive Bayes: about 15 us per fold for both on 270 x 10 binary
     # data in each of 2 workers, plus the tests and the row tables (paper run: 71 s)
     seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.000015 + 0.02,
-    compile_seconds=16.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=10,
 )

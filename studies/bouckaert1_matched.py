@@ -121,6 +121,5 @@ STUDY = Study(
     },
     reference={"published": base.PUBLISHED, "interval_note": base.STUDY.reference["interval_note"]},
     seconds_per_replication=base.STUDY.seconds_per_replication,
-    compile_seconds=base.STUDY.compile_seconds,
     chunk_size=10,
 )

@@ -272,5 +272,4 @@ STUDY = Study(
     chunk_size=1,
     # J48's compiled numeric cuts: a first run with an empty numba cache took 6-9 s more than a warm one
     # (benchmarks/bench_estimates.py --cold, a paper-scale run sharing the cores; about half of it idle)
-    compile_seconds=5.0,
 )

@@ -794,7 +794,6 @@ STUDY = Study(
         "+- t quantile x standard error."
     },
     seconds_per_replication=seconds_per_replication,
-    compile_seconds=27.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=10,
     knobs=(RUNS_KNOB,),
 )

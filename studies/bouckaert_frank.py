@@ -223,6 +223,5 @@ STUDY = Study(
     # compiled J48 (on bit sets) and naive Bayes on the binary sources: about 0.13 ms per split for
     # both in each of 2 workers, with the three designs' tests (quick run: 21 s)
     seconds_per_replication=lambda c: c.n_experiments * ((10 + c.n_resamples + 10 * c.n_cv_runs) * 0.00013 + 0.007),
-    compile_seconds=17.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
     chunk_size=5,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import json
 import numbers
 import os
 import pkgutil
@@ -37,17 +38,18 @@ __all__ = [
 
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
+#: The measured costs behind the wall-time estimates (``timings.json`` beside this module, written by
+#: ``benchmarks/bench_estimates.py``): start-up, loading compiled kernels, and each study's compilation.
+_TIMINGS = json.loads((Path(__file__).with_name("timings.json")).read_text(encoding="utf-8"))
+
 #: Seconds a fresh ``simstudy run`` spends before its first replication: the
 #: process and its imports ("serial", ``--jobs 1``), and also starting the
-#: worker processes and their imports ("workers").  Measured with
-#: ``benchmarks/bench_estimates.py`` (BENCHMARKS.md, "Wall-time estimates").
-STARTUP_SECONDS = {"serial": 2.1, "workers": 2.3}
+#: worker processes and their imports ("workers").
+STARTUP_SECONDS = dict(_TIMINGS["startup_seconds"])
 
 #: Seconds every run of a study with compiled kernels (``compile_seconds > 0``) adds to
 #: :data:`STARTUP_SECONDS`: importing numba and loading the kernels from its cache in each process.
-#: Without it the smoke runs of bouckaert1, the factors study and the proving ground took 0.8 to 2.3 s
-#: longer than estimated, the other studies' 0.2 to 0.9 s (``benchmarks/bench_estimates.py``).
-KERNEL_LOAD_SECONDS = 1.0
+KERNEL_LOAD_SECONDS = float(_TIMINGS["kernel_load_seconds"])
 
 
 @dataclass(frozen=True)
@@ -172,10 +174,11 @@ class Study:
         Rough cost of one replication in seconds of one worker, as a run with 2
         workers on 2 cores pays it (a worker sharing the machine is slower than a
         process alone), for ``simstudy list``.
-    compile_seconds : float
+    compile_seconds : float, optional
         Seconds the first run after installation spends compiling the study's
         kernels (numba caches them; later runs do not pay it), for ``simstudy
-        list``.
+        list``.  Default: the value measured for the study's name in
+        ``timings.json`` (0 for a study that compiles nothing).
     chunk_size : int
         Replications per stored chunk (the unit of work, storage and resumption).
     settings : type, optional
@@ -217,7 +220,7 @@ class Study:
     setup: Callable | None = None
     validate: Callable | None = None
     seconds_per_replication: Any = 1.0
-    compile_seconds: float = 0.0
+    compile_seconds: float | None = None
     chunk_size: int = 10
     settings: Any = None
     paired_scores: Any = None
@@ -229,6 +232,8 @@ class Study:
 
     def __post_init__(self):
         check_name(self.name, "name", "a study name, which names the folder results/NAME")
+        if self.compile_seconds is None:
+            object.__setattr__(self, "compile_seconds", float(_TIMINGS["compile_seconds"].get(self.name, 0.0)))
         for key in self.profiles:
             check_name(
                 key,
@@ -363,9 +368,10 @@ class Study:
         workers = max(1, min(int(jobs), len(costs)))
         compute = max(sum(costs) / workers, max(costs, default=0.0))
         start = STARTUP_SECONDS["serial" if jobs <= 1 else "workers"]
-        if self.compile_seconds > 0:
+        compile_seconds = float(self.compile_seconds or 0.0)  # set from timings.json when the study was declared
+        if compile_seconds > 0:
             start += KERNEL_LOAD_SECONDS
-        return float(start + compute + (self.compile_seconds if first_run else 0.0))
+        return float(start + compute + (compile_seconds if first_run else 0.0))
 
 
 def settings_of(profile: Profile, cls, *, study: str = ""):
@@ -420,7 +426,7 @@ def condition_fields(condition) -> dict:
     dict
         Field name to value, for fields holding a number, string or bool.
     """
-    if dataclasses.is_dataclass(condition):
+    if dataclasses.is_dataclass(condition) and not isinstance(condition, type):
         items = dataclasses.asdict(condition).items()
     elif isinstance(condition, dict):
         items = condition.items()
@@ -631,6 +637,8 @@ def load_study_file(path) -> Study:
         return cached[1]
     name = _FILE_MODULE_PREFIX + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
     spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"study: cannot import {given}: not a Python source file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

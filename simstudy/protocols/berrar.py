@@ -43,7 +43,10 @@ if TYPE_CHECKING:
 from simstudy._lazy import lazy_module
 from simstudy.statistics.intervals import sd_interval
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 _learners = lazy_module("simstudy.pipeline.learners")
 
@@ -125,17 +128,7 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
         "settings": BenchmarkSettings,
         "paired_scores": ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
         "seconds_per_replication": benchmark_seconds,
-        # the SVM's compiled pass over the kernel matrix (E1071SVC): a first run compiles it
-        "compile_seconds": SVM_COMPILE_SECONDS,
     }
-
-
-#: Seconds a first run after installing spends compiling the SVM's kernel pass and naive
-#: Bayes's loops (``simstudy/pipeline/learners/_radial.py``, ``_extended.py``, ``_e1071_nb.py``):
-#: berrar1 at the smoke profile took 6.3 s with an empty numba cache and 3.7 s with a filled
-#: one (``benchmarks/bench_estimates.py --cold``), 1.24x its first-run estimate; studies 3 and
-#: 4 compile only the SVM's part.
-SVM_COMPILE_SECONDS = 1.0
 
 
 def benchmark_seconds(cond: BenchmarkGroup) -> float:

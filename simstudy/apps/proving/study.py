@@ -37,6 +37,7 @@ precise enough, up to a cap, so that a verdict never rests on too few data sets.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,7 +46,10 @@ from simstudy.apps.proving.scenarios import BANK, scenario
 from simstudy.pipeline.comparison import HOLDOUT_TESTS, Comparison, stored_sizes
 from simstudy.pipeline.designs import DesignSpec, parse_designs
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "DesignSpec",
@@ -377,7 +381,6 @@ def proving_study(designs=None):
         seconds_per_replication=_seconds,
         targets=null_targets,
         evidence=evidence,
-        compile_seconds=20.0,  # measured: a first run with an empty numba cache (benchmarks/bench_estimates.py --cold)
         chunk_size=5,
         notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "
         "(simstudy/apps/proving/truth.json). The table is its leaderboard (size verdict, size-adjusted and raw "
