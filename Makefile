@@ -27,10 +27,12 @@ TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
-# Lint and format check (ruff, configured in pyproject.toml); `pre-commit install` runs the same on each commit.
+# Lint and format check (ruff) and types of the statistics, pipeline and engine layers (mypy), both
+# configured in pyproject.toml; `pre-commit install` runs ruff on each commit.
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m mypy
 
 # The wheel built and installed in a fresh environment, then used from outside the checkout: the
 # studies/ -> simstudy.studies mapping and the package data must survive packaging.

@@ -8,7 +8,7 @@ pd``; the first attribute read (``pd.DataFrame``) imports pandas, and each
 attribute is then kept on the proxy, so later reads cost what a module
 attribute costs.
 
-``tests/test_startup.py`` checks that the commands which should not import
+``tests/cli/test_startup.py`` checks that the commands which should not import
 these packages do not.
 """
 

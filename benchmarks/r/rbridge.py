@@ -1,6 +1,6 @@
 """Write Berrar-style data sets to CSV, run ``learners_r.R`` on them and read R's answers.
 
-Used by ``tests/test_learners_r.py`` (cross-check, marked ``needs_r``) and by
+Used by ``tests/pipeline/test_learners_r.py`` (cross-check, marked ``needs_r``) and by
 ``benchmarks/bench_learners_r.py`` (timings).  R is never needed at run time of
 simstudy itself.
 

@@ -1,7 +1,7 @@
 """Cross-check simstudy's TAN and SMO against Weka 3.6 run through java on the same folds.
 
 ``compare`` and ``run_weka`` also serve NaiveBayes, J48, IB1 and DecisionStump (keys of
-``WEKA``); ``tests/test_differential.py`` runs all of them on generated data.
+``WEKA``); ``tests/pipeline/test_differential.py`` runs all of them on generated data.
 
 Usage: .venv/bin/python benchmarks/weka/pairs_crosscheck.py [--random=N] [dataset ...]
 

@@ -40,6 +40,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,7 +48,10 @@ from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.pipeline.designs import TEST_SHARE
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "Dataset",

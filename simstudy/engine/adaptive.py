@@ -34,10 +34,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 
 __all__ = ["AdaptiveRule", "default_targets", "condition_targets", "stage_decisions", "adaptive_table"]

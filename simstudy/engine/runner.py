@@ -32,6 +32,7 @@ import types
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,7 +41,10 @@ from simstudy.engine.seeds import replication_seed, setup_seed
 from simstudy.engine.store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
 from simstudy.engine.study import Study, condition_fields, condition_key, get_study, n_replications_of
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "run_study",
@@ -217,6 +221,7 @@ def _locate(name: str, memo: dict) -> tuple[str | None, str | None]:
     if name in memo:
         return memo[name]
     top = name.partition(".")[0]
+    out: tuple[str | None, str | None]
     if not top:  # code without a module name (exec'd)
         out = (None, None)
     elif top in sys.stdlib_module_names or top in sys.builtin_module_names:
@@ -375,7 +380,7 @@ def _package_digest() -> tuple[Path, bytes, frozenset]:
 @functools.lru_cache(maxsize=4)
 def _entry_point_modules(group: str) -> dict:
     """``{name: module}`` of the entry points of ``group`` (read once per process; nothing is imported)."""
-    out = {}
+    out: dict[str, str] = {}
     for ep in metadata.entry_points(group=group):
         out.setdefault(ep.name, ep.value.partition(":")[0].strip())
     return out
@@ -893,7 +898,7 @@ def limit_native_threads(n: int) -> bool:
     dask worker runs its tasks in a thread of its own, where the extension
     ignores that limit and takes every core of the machine, so that two
     workers on two cores ran no faster than one.  oneDAL's forest gives the
-    same trees with any number of threads (``tests/test_learners_r.py``), so this
+    same trees with any number of threads (``tests/pipeline/test_learners_r.py``), so this
     changes the speed only.
     """
     from importlib.util import find_spec
@@ -1269,7 +1274,7 @@ def stop_resource_trackers(timeout: float = 2.0) -> None:
     for name in ("joblib.externals.loky.backend.resource_tracker", "multiprocessing.resource_tracker"):
         tracker = getattr(sys.modules.get(name), "_resource_tracker", None)
         fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
-        if fd is None or pid is None:
+        if tracker is None or fd is None or pid is None:  # no tracker: fd and pid are None too
             continue
         try:
             tracker._fd = None
@@ -1358,7 +1363,9 @@ def run_study(
         rule = AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
     elif step is not None:
         raise ValueError("--step: only meaningful with --target-mcse")
-    conds, plan, config, digest = plan_run(study, profile, seed, adaptive=rule and rule.as_config())
+    conds, plan, config, digest = plan_run(
+        study, profile, seed, adaptive=rule.as_config() if rule is not None else None
+    )
     path = Path(out) if out is not None else default_out(study.name, profile)
     store = RunStore(path)
     store.check_target()
@@ -1513,7 +1520,7 @@ def _run_locked(
         manifest["adaptive"] = old["adaptive"]
     by_key = {condition_key(c): c for c in conds}
     todo, done = [], set()  # done: chunks verified or written in this call (no second hashing pass)
-    discarded = {}
+    discarded: dict[str, int] = {}
     for c in plan:
         state = store.chunk_state(
             c["condition"],

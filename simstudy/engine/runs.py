@@ -88,16 +88,19 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
     from simstudy.engine.study import Study, get_study  # the study layer imports this module
 
     name = getattr(study, "name", study)
-    if out is None and profile is None:
-        profile = "quick"
-    path = Path(out) if out is not None else default_out(name, profile)
+    if out is not None:
+        path = Path(out)
+    else:
+        if profile is None:
+            profile = "quick"
+        path = default_out(name, profile)
     manifest = RunStore(path).read_manifest()
-    if manifest is not None and profile is None:
-        profile = manifest["profile"]
     if manifest is None:
         raise ValueError(
             f"study {name!r}: no stored run in {path}; run `simstudy run {name} --profile {profile}` first"
         )
+    if profile is None:
+        profile = manifest["profile"]
     if manifest.get("study") != name:
         raise ValueError(f"--out: {path} holds study {manifest.get('study')!r}, not {name!r}")
     if verify_plan:

@@ -45,14 +45,17 @@ import math
 import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["Knob", "Evaluation", "SolveResult", "solve", "knob_of", "replication_values"]
 
@@ -205,12 +208,13 @@ class Evaluation:
 def _wrap_replicate(replicate, has_setup):
     if has_setup:
 
-        def run(ev, rng, state):
+        def run_with_state(ev, rng, state):
             return replicate(ev.condition, rng, state)
-    else:
 
-        def run(ev, rng):
-            return replicate(ev.condition, rng)
+        return run_with_state
+
+    def run(ev, rng):
+        return replicate(ev.condition, rng)
 
     return run
 
@@ -335,7 +339,7 @@ class _Search:
         else:
             self.base = knob.base(conds) if knob.base else conds[0]
         self.base_key = condition_key(self.base)
-        self.rows: dict[float, list[pd.DataFrame]] = {}
+        self.rows: dict[float | str, list[pd.DataFrame]] = {}  # per knob value; "all" for a nested knob
         self.blocks_run = 0
         self.seconds = 0.0
         self.nested_values = None

@@ -52,11 +52,15 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simstudy._files import DEFAULT_ROOT, write_atomic
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["RunStore", "RunData", "RunLock", "ConfigMismatch", "StoreError", "RunLocked", "lock_holder"]
 
@@ -862,7 +866,7 @@ class RunData:
 
     def progress_rows(self) -> list[dict]:
         """:meth:`progress` as plain dicts, one per condition (read without pandas, for ``simstudy status``)."""
-        rows = {}
+        rows: dict[str, dict] = {}
         ok = {(c["condition"], c["start"]) for c in self._chunks()}
         for c in self.manifest["plan"]:
             r = rows.setdefault(c["condition"], {"condition": c["condition"], "planned": 0, "done": 0})

@@ -18,6 +18,7 @@ import io
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,7 +26,10 @@ from simstudy._files import DEFAULT_ROOT, write_atomic
 from simstudy._lazy import lazy_module
 from simstudy.outputs.tables import Published, compare, comparison_markdown, markdown_table
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "summary_tables",

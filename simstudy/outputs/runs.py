@@ -34,12 +34,16 @@ Example
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["load", "tables", "paired_scores", "baycomp_arrays", "correctr_frame", "export", "FORMATS"]
 

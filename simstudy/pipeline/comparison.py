@@ -18,7 +18,7 @@ and every pair of learners sees the same partitions and the same fits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -26,7 +26,10 @@ from simstudy._lazy import lazy_module
 from simstudy.pipeline.designs import DesignSpec, parse_designs
 from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, cv_paired_scores
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["Comparison", "Fits", "Learner", "FitFailed", "HOLDOUT_TESTS", "DESIGN_INPUTS", "seeded"]
 
@@ -47,9 +50,12 @@ _SEED_HIGH = 2**31 - 1
 class FitFailed(RuntimeError):
     """A learner raised while it was fitted or predicted; ``learner`` names it, the cause is chained."""
 
-    def __init__(self, learner: str, cause: BaseException):
-        super().__init__(f"learner {learner!r}: {type(cause).__name__}: {cause}")
-        self.learner = learner
+    def __init__(self, learner: str, message: str):
+        super().__init__(f"learner {learner!r}: {message}")
+        self.learner, self.message = learner, message
+
+    def __reduce__(self):  # picklable, so that it crosses process boundaries as it is
+        return type(self), (self.learner, self.message)
 
 
 @dataclass(frozen=True)
@@ -335,7 +341,7 @@ class Comparison:
                     )
                     column += 1
             except Exception as exc:
-                raise FitFailed(name, exc) from exc
+                raise FitFailed(name, f"{type(exc).__name__}: {exc}") from exc
         return np.concatenate(parts, axis=-1), None, None
 
     def run(self, X, y, rng) -> dict[str, pd.DataFrame]:
@@ -424,7 +430,7 @@ class Fits:
         blocks = []
         for key, d in c._designs:
             for pair in c.pairs:
-                index = {"pair": pair} if several else {}
+                index: dict[str, Any] = {"pair": pair} if several else {}
                 if c.n_experiments > 1:
                     index["experiment"] = np.arange(c.n_experiments, dtype=c.index_dtype)
                 schemes = c.schemes if d.kind == "cv" else None

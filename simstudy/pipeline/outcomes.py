@@ -28,7 +28,7 @@ paired scores, and run by every study declared with ``tests="all"``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import numpy as np
 
@@ -37,7 +37,10 @@ from simstudy.pipeline.schemes import scheme_sample
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics import significance as h
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 
 __all__ = ["TestSpec", "register_test", "get_test", "test_names", "run_test", "outcome_rows", "INPUTS"]
@@ -184,7 +187,7 @@ def test_names(takes: str | None = None, *, in_all: bool = False) -> list[str]:
     return [n for n, s in _REGISTRY.items() if (takes is None or s.takes == takes) and (s.in_all or not in_all)]
 
 
-def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarray:
+def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarray | PairedScores:
     d = scores.diffs
     if spec.takes == "sample":
         if scheme is not None:

@@ -36,7 +36,8 @@ def stratified_fold_ids(y, n_folds: int, rng) -> np.ndarray:
     y = _checked_labels(y, n_folds)
     rng = np.random.default_rng(rng)
     fold = np.empty(y.shape[0], dtype=np.int64)
-    _deal(*_class_deals(y, n_folds), rng, fold)
+    members, deals = _class_deals(y, n_folds)
+    _deal(members, deals, rng, fold)
     return fold
 
 

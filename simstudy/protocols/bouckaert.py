@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,7 +23,10 @@ from simstudy.pipeline.scores import cv_accuracies, scores_frame
 from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
 from simstudy.statistics.replicability import normalized, r2
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 _learners = lazy_module("simstudy.pipeline.learners")
 
 __all__ = [

@@ -21,6 +21,7 @@ with the verdicts of :mod:`simstudy.statistics.intervals`.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,7 +38,10 @@ from simstudy.statistics.intervals import (
 )
 from simstudy.statistics.replicability import all_agree, r2, r2_from_tallies
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "RESAMPLED_RUNS",

@@ -6,7 +6,7 @@ dozen functions of six distributions.  Each function here evaluates the same
 ``scipy.special`` kernel that scipy.stats' distribution calls, on the same
 elements, with the same handling of the support and of invalid parameters
 (``rv_continuous`` / ``rv_discrete`` with ``loc = 0``, ``scale = 1``), so the
-numbers are identical to the last bit: ``tests/test_distributions.py``
+numbers are identical to the last bit: ``tests/statistics/test_distributions.py``
 compares them with scipy.stats on grids that include the edges of every
 support.
 

@@ -28,12 +28,17 @@ Replication-probability summaries (per-group F, P and their intervals) are in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.statistics.replicability import normalized, r2
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 
 __all__ = [

@@ -18,13 +18,16 @@ we compute, per group:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 
 __all__ = ["empirical_interval", "ModelSpec", "replication_table", "closest_to"]
@@ -220,5 +223,5 @@ def mad_interval(
         boot += np.abs(np.asarray(estimate(x[idx].mean(axis=1), j), dtype=float) - fb)
     boot /= len(groups)
     a = (1 - level) / 2
-    dev = np.asarray(dev)
-    return float(dev.mean()), float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)), dev
+    deviations = np.asarray(dev)
+    return float(deviations.mean()), float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)), deviations

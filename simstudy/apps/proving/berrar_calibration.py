@@ -33,13 +33,17 @@ Intervals (95%) come from a bootstrap of the replications within every group
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["STUDIES", "forecasts", "reliability", "brier_table", "berrar_calibration", "draw_reliability"]
 

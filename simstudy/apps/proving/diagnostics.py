@@ -40,11 +40,16 @@ independent unit), with a fixed seed so that a report is reproducible.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from simstudy._lazy import lazy_module
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 
 __all__ = ["split_diagnostics", "sample_factors", "corrected_with_measured_factor", "explain", "N_BOOT"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,7 +36,10 @@ from simstudy.apps.proving.summary import (
     size_table,
 )
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["plugin_rows", "build_report", "write_berrar_page", "statements", "REPORT_NAME"]
 

@@ -37,12 +37,17 @@ its cases, so per data set the share of repeats that reject is averaged first.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.scenarios import BANK, truth
 
-pd = lazy_module("pandas")
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "ALPHAS",

@@ -66,7 +66,9 @@ def _tokens(line: str, sep: str = ","):
 
     Returns ``(value, quoted)`` pairs; unquoted values are stripped.
     """
-    out, cur, quote, i, had_quote = [], [], None, 0, False
+    out: list[tuple[str, bool]] = []
+    cur: list[str] = []
+    quote, i, had_quote = None, 0, False
     while i < len(line):
         ch = line[i]
         if quote:

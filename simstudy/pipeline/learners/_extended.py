@@ -12,7 +12,7 @@ written with llvmlite's IR builder, where LLVM's ``x86_fp80`` is the type numpy'
 ``longdouble`` is on this platform.  Every operation (extension of a double,
 addition, subtraction, multiplication, division by a count, rounding to double)
 is the one numpy's loops perform, on the same values in the same order, so the
-results are equal to the last bit (``tests/test_learners_r.py`` compares them
+results are equal to the last bit (``tests/pipeline/test_learners_r.py`` compares them
 with the numpy versions).
 
 :data:`AVAILABLE` says whether the compiled loops can be used: an x86-64 machine

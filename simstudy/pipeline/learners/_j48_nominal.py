@@ -21,7 +21,7 @@ The kernel follows :class:`~simstudy.pipeline.learners.j48.J48` step by step: th
 tolerances and tie rules, the same order of growing, collapsing and pruning, and
 the same order of every floating-point sum of non-integer terms (numpy's pairwise
 order where the Python class sums an array with numpy), so that it gives the same
-trees and predictions.  ``tests/test_learners_j48_fast.py`` checks this on
+trees and predictions.  ``tests/pipeline/test_learners_j48_fast.py`` checks this on
 thousands of folds.
 
 Everything here is private; :meth:`J48.fold_predictions` is the entry point.

@@ -14,7 +14,7 @@ J48's own function, ``log2`` of the number of cuts in a table computed with
 Python's ``math.log2``, and each remaining floating-point sum is made in numpy's
 order (:func:`~simstudy.pipeline.learners._j48_nominal._np_sum`), so gains, gain ratios
 and thresholds are those of :meth:`J48._candidate` to the last bit
-(``tests/test_learners_j48_numeric.py``).
+(``tests/pipeline/test_learners_j48_numeric.py``).
 """
 
 from __future__ import annotations

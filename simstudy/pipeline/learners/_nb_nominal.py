@@ -8,7 +8,7 @@ likelihood floored at 1e-75, all classes multiplied by 1e75 whenever their
 largest product falls below 1e-75, then each divided by their sum added left to
 right; the prediction is the first largest.  Every operation is the one the
 array version makes, in the same order, so the predictions are the same
-(``tests/test_learners_weka.py`` compares them).
+(``tests/pipeline/test_learners_weka.py`` compares them).
 
 Everything here is private; :meth:`WekaNaiveBayes.fold_predictions` is the entry point.
 """

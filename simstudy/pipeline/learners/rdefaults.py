@@ -123,7 +123,7 @@ def _nb_tables_by_class(X, codes, n_classes):
 
     Each class's rows, in their order, summed term after term as R does.  For two
     or more classes this is the order of :func:`_nb_tables`'s ``einsum`` too, so
-    the tables are equal to the last bit (``tests/test_learners_r.py``); with one
+    the tables are equal to the last bit (``tests/pipeline/test_learners_r.py``); with one
     class ``einsum`` takes a faster path whose order differs from R's.
     """
     L = np.longdouble
@@ -381,7 +381,7 @@ def _rbf_kernel(Xs, gamma):
     difference, from the dot products' length and the largest squared norm,
     decides which) are computed again exactly as libsvm computes them.  The
     solver thus sees libsvm's own 4-byte values and fits libsvm's model to the
-    last bit (``tests/test_learners_r.py``).  The diagonal is libsvm's exact 1.
+    last bit (``tests/pipeline/test_learners_r.py``).  The diagonal is libsvm's exact 1.
     Returns None when more entries than rows would need computing again (inputs
     of very large norm widen the bound): libsvm then evaluates the kernel itself.
     """

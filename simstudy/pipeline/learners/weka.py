@@ -203,7 +203,7 @@ class WekaNaiveBayes(_Base):
       in the order its quicksort leaves the training instances; we sum in data order,
       which changes the probabilities by ~1e-15, and by up to ~1e-7 on values far
       from 0 with a tiny spread, where the variance cancels (see
-      ``tests/test_differential.py``).
+      ``tests/pipeline/test_differential.py``).
     * Missing attribute values are skipped in training and prediction; training
       instances with a missing class are dropped.
     """

@@ -40,6 +40,7 @@ import numbers
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ def _topological_order(parents) -> np.ndarray | None:
     """Kahn's algorithm, lowest index first among ready nodes; ``None`` for a cycle."""
     m = len(parents)
     n_missing = [len(p) for p in parents]
-    children = [[] for _ in range(m)]
+    children: list[list[int]] = [[] for _ in range(m)]
     for j, ps in enumerate(parents):
         for q in ps:
             children[q].append(j)
@@ -264,7 +265,7 @@ class BayesNetSource:
         network, not on the order in which nodes are visited.
         """
         check_positive(n_cases, "n_cases", integer=True)
-        shape = (n_cases,)
+        shape: tuple[int, ...] = (n_cases,)
         if n_sets is not None:
             check_positive(n_sets, "n_sets", integer=True)
             shape = (n_sets, n_cases)
@@ -449,10 +450,10 @@ def _class_table(n_classes, class_prior) -> np.ndarray:
         if not 0.0 < p < 1.0:
             raise ValueError(f"class_prior: must lie strictly between 0 and 1, got {class_prior!r}")
         return np.array([[1.0 - p, p]])
-    p = np.asarray(class_prior, dtype=float)
-    if p.shape != (n_classes,) or np.any(p <= 0) or abs(p.sum() - 1.0) > 1e-9:
+    probs = np.asarray(class_prior, dtype=float)
+    if probs.shape != (n_classes,) or np.any(probs <= 0) or abs(probs.sum() - 1.0) > 1e-9:
         raise ValueError(f"class_prior: expected {n_classes} positive probabilities summing to 1, got {class_prior!r}")
-    return p[None, :]
+    return probs[None, :]
 
 
 def _attribute_names(n_attributes):
@@ -559,7 +560,7 @@ def random_augmented_nb(
     perm = rng.permutation(n_attributes)
     # Candidate arcs go from an earlier to a later attribute of the random ordering.
     cand = [(perm[i], perm[j]) for j in range(n_attributes) for i in range(j)]
-    chosen = {j: [] for j in range(n_attributes)}
+    chosen: dict[int, list[int]] = {j: [] for j in range(n_attributes)}
     n_added = 0
     for idx in rng.permutation(len(cand)):
         if n_added == n_extra_arcs:
@@ -766,7 +767,7 @@ def search_source(
     check_positive(n_candidates, "n_candidates", integer=True)
     check_positive(tolerance, "tolerance")
     rng = np.random.default_rng(rng)
-    kw = {"n_train": n_train, "n_test": n_test}
+    kw: dict[str, Any] = {"n_train": n_train, "n_test": n_test}
     best = None  # (distance, source, estimate, params) of the best confirmed candidate
     screened_best = None
     for tried in range(1, n_candidates + 1):
@@ -784,6 +785,7 @@ def search_source(
         if dist <= tolerance:
             break
     if best is None:
+        assert screened_best is not None  # n_candidates >= 1: the first candidate is always screened
         _, source, params = screened_best
         est = measure_gap(source, learner_a, learner_b, rng, n_train_sets=n_confirm_sets, **kw)
         best = (abs(est.gap - target_gap), source, est, params)
