@@ -1,4 +1,4 @@
-"""Writing files so that a reader sees the old content or the new, never part of one."""
+"""Where runs live by default, and writing files so that a reader sees the old content or the new, never part of one."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import os
 import uuid
 from pathlib import Path
 
-__all__ = ["write_atomic", "DEFAULT_ROOT"]
+__all__ = ["write_atomic", "DEFAULT_ROOT", "DEFAULT_PROFILE"]
 
 #: Where runs are stored and looked for when no directory is given: ``results/STUDY/PROFILE``.
 DEFAULT_ROOT = Path("results")
+#: The profile a command uses when none is given.
+DEFAULT_PROFILE = "quick"
 
 
 def write_atomic(path, data, *, fsync: bool = True) -> Path:

@@ -190,7 +190,7 @@ def _outcome_rows(base: dict, block: _Block, label: str, scheme_name, res, dec) 
     """The new test's outcome rows on one block: one per unit and experiment, as a study stores them."""
     shape = dec.shape
     units = np.repeat(np.asarray(block.units, dtype=object), shape[1])
-    cols = {**{k: v for k, v in base.items()}, block.layout.unit: units}
+    cols = {**base, block.layout.unit: units}
     if block.layout.experiment:
         cols[block.layout.experiment] = np.tile(np.asarray(block.experiments, dtype=object), shape[0])
     cols.update(

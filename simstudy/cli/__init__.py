@@ -93,9 +93,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-from simstudy._files import DEFAULT_ROOT  # noqa: E402,F401  (the commands' default for --results)
-
-DEFAULT_PROFILE = "quick"
+from simstudy._files import DEFAULT_PROFILE  # noqa: E402
 
 
 def add_profile_option(parser, *, reads_run: bool = False) -> None:

@@ -13,13 +13,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from simstudy._files import DEFAULT_PROFILE, DEFAULT_ROOT
 from simstudy.engine.runner import plan_run
-from simstudy.engine.store import DEFAULT_ROOT, ConfigMismatch, RunData, RunStore, default_out
+from simstudy.engine.store import ConfigMismatch, RunData, RunStore, default_out
 
 __all__ = ["DEFAULT_ROOT", "DEFAULT_PROFILE", "default_out", "stored_profiles", "locate_run", "check_plan", "load_run"]
-
-#: The profile a command uses when none is given.
-DEFAULT_PROFILE = "quick"  # the command line's default too (simstudy.cli)
 
 
 def check_plan(manifest: dict, study, profile: str, path) -> None:
@@ -92,7 +90,7 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
         path = Path(out)
     else:
         if profile is None:
-            profile = "quick"
+            profile = DEFAULT_PROFILE
         path = default_out(name, profile)
     manifest = RunStore(path).read_manifest()
     if manifest is None:

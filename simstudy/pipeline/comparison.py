@@ -184,6 +184,7 @@ class Comparison:
     _learners: tuple = field(init=False, repr=False, compare=False)
     _designs: tuple = field(init=False, repr=False, compare=False)
     _seeded: tuple = field(init=False, repr=False, compare=False)
+    _counts: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         from simstudy.pipeline.outcomes import get_test, test_names
@@ -202,8 +203,12 @@ class Comparison:
             raise ValueError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
         if self.sign_alpha is not None and not self.alpha <= self.sign_alpha < 1.0:
             raise ValueError(f"sign_alpha: must lie in [alpha, 1), got {self.sign_alpha!r}")
-        if (self.counts or any(d.kind == "holdout" for _, d in designs)) and len(learners) != 2:
+        seeded = tuple(_takes_seed(lr.make) for _, lr in learners)
+        counts = self.counts or any(d.kind == "holdout" for _, d in designs)
+        if counts and len(learners) != 2:
             raise ValueError("counts: discordant counts (and a holdout design's tests) need exactly two learners")
+        if counts and (any(seeded) or any(lr.fit_predict is not None for _, lr in learners)):
+            raise ValueError("counts: discordant counts are kept for learners without seeds fitted in this process")
         if not isinstance(self.tests, str):
             names = list(self.tests.values()) if isinstance(self.tests, Mapping) else list(self.tests)
             for n in names:
@@ -217,7 +222,8 @@ class Comparison:
             raise ValueError(f"tests: 'all', a list of test names or a mapping of label to name; got {self.tests!r}")
         object.__setattr__(self, "_learners", learners)
         object.__setattr__(self, "_designs", designs)
-        object.__setattr__(self, "_seeded", tuple(_takes_seed(lr.make) for _, lr in learners))
+        object.__setattr__(self, "_seeded", seeded)
+        object.__setattr__(self, "_counts", counts)
 
     # -- what the rows hold ----------------------------------------------------------------------
 
@@ -308,14 +314,9 @@ class Comparison:
             per_design[key] = (acc, n01, n10, d.sizes(y))
         return Fits(self, per_design)
 
-    def _keeps_counts(self) -> bool:
-        return self.counts or any(d.kind == "holdout" for _, d in self._designs)
-
     def _fit_design(self, X, y, ids, E: int, seeds):
         """Accuracies ``(E * runs, folds, L)`` of every learner, and the discordant counts when kept."""
-        if self._keeps_counts():
-            if any(self._seeded) or any(lr.fit_predict is not None for _, lr in self._learners):
-                raise ValueError("counts: discordant counts are kept for learners without seeds fitted in this process")
+        if self._counts:
             return cv_paired_scores(X, y, ids, tuple(lr.make for _, lr in self._learners))
         runs = ids.shape[0] // E
         parts = []
@@ -387,14 +388,10 @@ class Fits:
         pair = pair if pair is not None else next(iter(c.pairs))
         a, b = (c.names.index(n) for n in (pair if isinstance(pair, tuple) else c.pairs[pair]))
         acc, n01, n10, (n_train, n_test) = self.per_design[design]
-        if runs is not None:
-            acc, n01, n10 = (
-                acc[:, :runs],
-                None if n01 is None else n01[:, :runs],
-                None if n10 is None else n10[:, :runs],
-            )
-        if c.n_experiments == 1:
-            acc, n01, n10 = acc[0], None if n01 is None else n01[0], None if n10 is None else n10[0]
+        # (experiments, runs, folds[, learners]): the first ``runs`` runs; no experiment axis for one experiment
+        cut = (0 if c.n_experiments == 1 else slice(None), slice(runs))
+        n01, n10 = (None if x is None else x[cut] for x in (n01, n10))
+        acc = acc[cut]
         return PairedScores(acc[..., a], acc[..., b], n_train=n_train, n_test=n_test, n01=n01, n10=n10)
 
     def scores(self) -> pd.DataFrame:

@@ -104,19 +104,14 @@ def test_several_designs_and_learners_name_their_rows():
 
 def test_sign_at_a_larger_level_and_holdout_tests_with_counts():
     X, y = _data()
-    comp = Comparison(
-        (GaussianNB, DecisionTreeClassifier(max_depth=1, random_state=0).__class__),
-        designs=("cv2x5", "holdout33"),
-        n_experiments=2,
-        alpha=0.05,
-        sign_alpha=0.5,
-        schemes=SCHEMES,
-        counts=True,
-        split_sizes=True,
-        design_column=True,
-    )
-    with pytest.raises(ValueError, match="without seeds"):  # counts are kept only for unseeded in-process fits
-        comp.run(X, y, np.random.default_rng(0))
+    # counts are kept only for unseeded in-process fits: refused when declared, before any fit
+    with pytest.raises(ValueError, match="without seeds"):
+        Comparison(
+            (GaussianNB, DecisionTreeClassifier),
+            designs=("cv2x5", "holdout33"),
+            n_experiments=2,
+            counts=True,
+        )
     comp = Comparison(
         (GaussianNB(), "weka.NaiveBayes"),
         designs=("cv2x5", "holdout33"),

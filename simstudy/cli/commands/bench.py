@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from simstudy.cli import DEFAULT_ROOT, add_profile_option, add_run_dir_option
+from simstudy._files import DEFAULT_ROOT
+from simstudy.cli import add_profile_option, add_run_dir_option
 
 
 def register(subparsers):

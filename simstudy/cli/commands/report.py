@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simstudy.cli import DEFAULT_PROFILE, DEFAULT_ROOT
+from simstudy._files import DEFAULT_PROFILE, DEFAULT_ROOT
 
 
 def register(subparsers):
