@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     from dask.distributed import Client, LocalCluster
 
     from simstudy.engine import get_study
-    from simstudy.engine.runner import NATIVE_THREADS_PLUGIN, native_threads_plugin
+    from simstudy.engine.threads import NATIVE_THREADS_PLUGIN, native_threads_plugin
     from simstudy.engine.study import condition_key
 
     study = get_study("berrar4")

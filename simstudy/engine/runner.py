@@ -40,6 +40,11 @@ from simstudy._lazy import lazy_module
 from simstudy.engine.seeds import replication_seed, setup_seed
 from simstudy.engine.store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
 from simstudy.engine.study import Study, condition_fields, condition_key, get_study, n_replications_of
+from simstudy.engine.threads import (
+    NATIVE_THREADS_PLUGIN,
+    native_threads_plugin,
+    one_thread_per_kernel,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -887,46 +892,6 @@ def _die_with_parent(parent: int | None = None):
     return exec, (_DIE_WITH_PARENT.format(parent=parent), {})
 
 
-NATIVE_THREADS_PLUGIN = "simstudy-native-threads"
-
-
-def limit_native_threads(n: int) -> bool:
-    """Let oneDAL (the intelex forest and SVM) use ``n`` threads in this process; False when it is not installed.
-
-    A replication runs on one core: loky workers are told so through the
-    OpenMP limit joblib sets, which oneDAL's scikit-learn extension reads; a
-    dask worker runs its tasks in a thread of its own, where the extension
-    ignores that limit and takes every core of the machine, so that two
-    workers on two cores ran no faster than one.  oneDAL's forest gives the
-    same trees with any number of threads (``tests/pipeline/test_learners_r.py``), so this
-    changes the speed only.
-    """
-    from importlib.util import find_spec
-
-    if find_spec("daal4py") is None:
-        return False
-    import daal4py
-
-    daal4py.daalinit(max(1, int(n)))
-    return True
-
-
-def native_threads_plugin():
-    """A dask worker plugin that gives oneDAL one thread per task, as a loky worker has.
-
-    Each of a worker's task threads runs one replication at a time, and the
-    thread count of oneDAL is global to the process, so one thread per task
-    means one for the process.
-    """
-    from dask.distributed import WorkerPlugin
-
-    class NativeThreads(WorkerPlugin):
-        def setup(self, worker):
-            limit_native_threads(1)
-
-    return NativeThreads()
-
-
 def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
     """A dask client of ``scheduler``, or ValueError on one line (nothing written yet)."""
     import logging
@@ -1101,7 +1066,8 @@ def _executor(jobs: int, backend: str, client=None):
                     own.close()
                     cluster.close()
         elif jobs == 1:
-            yield lambda tasks: (_run_chunk(*t) for t in tasks)
+            with one_thread_per_kernel():
+                yield lambda tasks: (_run_chunk(*t) for t in tasks)
         else:
             initializer, initargs = _die_with_parent()
             with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):

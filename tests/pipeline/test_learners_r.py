@@ -444,11 +444,11 @@ def test_svm_fit_prints_nothing(capfd):
 
 
 def test_intelex_forest_gives_the_same_votes_with_one_thread_or_all():
-    """The dask engine limits oneDAL to one thread per task (simstudy.engine.runner.limit_native_threads):
+    """The dask engine limits oneDAL to one thread per task (simstudy.engine.threads.limit_native_threads):
     that must change the speed only."""
     daal4py = pytest.importorskip("daal4py")
     pytest.importorskip("sklearnex")
-    from simstudy.engine.runner import limit_native_threads
+    from simstudy.engine.threads import limit_native_threads
     from simstudy.pipeline.learners import make_learner
 
     rng = np.random.default_rng(7)
