@@ -38,6 +38,7 @@ import json
 import math
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -396,7 +397,8 @@ class LearnerChoice:
             }
             extra = {k: v for k, v in told.items() if k in accepted and k not in params}
             return as_learner_factory(self.spec, **params, **extra)
-        return as_learner_factory(_import_class(self.spec), **params)
+        obj = _load_learner(self.spec)
+        return as_learner_factory(obj, **params) if inspect.isclass(obj) else as_learner_factory(obj)
 
     @property
     def registered(self) -> bool:
@@ -406,27 +408,70 @@ class LearnerChoice:
         return self.template is None and self.spec in learner_names(aliases=True)
 
 
-def _import_class(spec: str):
-    module, _, name = spec.partition(":")
-    if not module or not name:
+def _is_file_ref(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or os.sep in where
+
+
+def _load_learner(spec: str):
+    """The object ``spec`` names: ``module:NAME`` or ``path/to/file.py:NAME``.
+
+    NAME is an estimator class, an estimator instance (a pipeline, say) or a
+    zero-argument factory of estimators.  A file is imported as a module of
+    its own and its objects travel to worker processes by value, so the file
+    need not be importable there.
+    """
+    where, _, name = spec.rpartition(":")
+    if not where or not name:
         from simstudy.pipeline.learners import learner_names
 
         raise ValueError(
             f"learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
-            "nor a module:Class path"
+            "nor a module:NAME or path/to/file.py:NAME reference"
         )
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        raise ValueError(f"learner {spec!r}: cannot import module {module!r} ({exc})") from None
+    if _is_file_ref(where):
+        mod = _import_file(spec, Path(where))
+    else:
+        try:
+            mod = importlib.import_module(where)
+        except ImportError as exc:
+            raise ValueError(f"learner {spec!r}: cannot import module {where!r} ({exc})") from None
     obj = mod
     for part in name.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise ValueError(f"learner {spec!r}: module {module!r} has no {name!r}")
-    if not inspect.isclass(obj):
-        raise ValueError(f"learner {spec!r}: {name!r} is not a class")
+            raise ValueError(f"learner {spec!r}: {where} has no {name!r}")
+    if not (inspect.isclass(obj) or callable(obj) or hasattr(obj, "fit")):
+        raise ValueError(
+            f"learner {spec!r}: {name!r} is a {type(obj).__name__}, not an estimator class, an estimator "
+            "or a factory of estimators"
+        )
     return obj
+
+
+def _import_file(spec: str, path: Path):
+    """The module of a learner file, imported once per process (the same object on every call)."""
+    import importlib.util
+
+    if not path.is_file():
+        raise ValueError(f"learner {spec!r}: no such file {str(path)!r}")
+    resolved = path.resolve()
+    key = "simstudy_learners_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    if key in sys.modules:
+        return sys.modules[key]
+    found = importlib.util.spec_from_file_location(key, resolved)
+    if found is None or found.loader is None:
+        raise ValueError(f"learner {spec!r}: {str(path)!r} is not a Python file")
+    module = importlib.util.module_from_spec(found)
+    sys.modules[key] = module  # registered while it runs, so that its classes can be pickled
+    try:
+        found.loader.exec_module(module)
+    except Exception as exc:
+        sys.modules.pop(key, None)
+        raise ValueError(f"learner {spec!r}: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(module)  # worker processes cannot import the file by its name
+    return module
 
 
 def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
@@ -467,16 +512,26 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         if spec not in learner_names(aliases=True) and ":" not in spec:
             raise ValueError(
                 f"{option}: unknown learner {spec!r}; use a registered name "
-                f"({', '.join(learner_names(aliases=True))}) or module:Class for a scikit-learn "
-                "estimator"
+                f"({', '.join(learner_names(aliases=True))}), module:NAME or path/to/file.py:NAME for a "
+                "scikit-learn estimator, pipeline or factory"
             )
         try:
             if spec in learner_names(aliases=True):
                 as_learner_factory(spec, **params)
             else:
-                as_learner_factory(_import_class(spec), **params)
+                obj = _load_learner(spec)
+                if inspect.isclass(obj):
+                    as_learner_factory(obj, **params)
+                elif params:
+                    raise ValueError(
+                        f"{option}-params: not allowed with {spec!r}, which is an estimator or a factory "
+                        "(set its parameters in the file)"
+                    )
+                else:
+                    as_learner_factory(obj)
         except ValueError as exc:
-            raise ValueError(f"{option}: {exc}") from None
+            text = str(exc)
+            raise ValueError(text if text.startswith(option) else f"{option}: {text}") from None
         return LearnerChoice(spec, canonical)
     if inspect.isclass(spec):
         try:
@@ -727,6 +782,10 @@ class _FitLimit:
         """Predictions for the rows ``test`` of ``make()`` fitted on the rows ``train`` (see :func:`fold_predictions`)."""
         return self._call(self._worker.call, _serve_fit, make, train, test, timeout=self.seconds)
 
+    def fit_score(self, make, train, test, metric):
+        """The score ``metric`` of ``make()`` fitted on the rows ``train``, on the rows ``test`` (see :func:`cv_scores`)."""
+        return self._call(self._worker.call, _serve_fit_score, make, train, test, metric, timeout=self.seconds)
+
     def trial(self, make):
         """``make()`` fitted on all the data, and its predictions of the first five rows (see :func:`_check_learnable`)."""
         return self._call(self._worker.call, _serve_trial_fit, make, timeout=self.seconds)
@@ -773,6 +832,9 @@ class _LimitedFits:
     def __call__(self, make, train, test):
         return _fit_limit(*self.args).fit_predict(make, train, test)
 
+    def score(self, make, train, test, metric):
+        return _fit_limit(*self.args).fit_score(make, train, test, metric)
+
 
 def _close_fit_workers() -> None:
     """End this process's fit workers (the command is done)."""
@@ -793,6 +855,12 @@ def _serve_fit_data(X, y, make) -> None:
 def _serve_fit(make, train, test):
     X, y = _FIT_DATA["X"], _FIT_DATA["y"]
     return make().fit(X[train], y[train]).predict(X[test])
+
+
+def _serve_fit_score(make, train, test, metric):
+    from simstudy.pipeline.scores import fold_score
+
+    return fold_score(make, _FIT_DATA["X"], _FIT_DATA["y"], train, test, metric)
 
 
 def _serve_trial_fit(make):
@@ -922,6 +990,7 @@ def assessment_study(
     tests=None,
     chunk_size: int = 1,
     fit_timeout: float | None = None,
+    metric: str = "accuracy",
 ):
     """The :class:`~simstudy.engine.Study` of an assessment: one condition per design, one replication per repeat.
 
@@ -943,6 +1012,8 @@ def assessment_study(
     fit_timeout : float, optional
         Seconds one fit of a user learner may take (see :func:`assess`); not
         part of the stored settings, since it changes no number.
+    metric : str
+        The per-split score the tests compare (a scikit-learn scorer name).
 
     Returns
     -------
@@ -958,13 +1029,10 @@ def assessment_study(
     X, y = data.X, data.y
     digest = data.digest if fit_timeout is not None else None
     sides = {"a": ("A", a), "b": ("B", b)}
-    learners = {
-        k: Learner(
-            choice.factory(data),
-            _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None,
-        )
-        for k, (_, choice) in sides.items()
-    }
+    learners = {}
+    for k, (_, choice) in sides.items():
+        limited = _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None
+        learners[k] = Learner(choice.factory(data), limited, limited.score if limited is not None else None)
     comparisons = {
         cond.key: Comparison(
             learners,
@@ -973,6 +1041,7 @@ def assessment_study(
             alpha=cond.alpha,
             schemes=SCHEMES,
             index_dtype=np.int16,
+            metric=metric,
         )
         for cond in designs
     }
@@ -992,10 +1061,12 @@ def assessment_study(
         "b": b.label,
         "tests": list(tests) if tests else "default",
     }
+    if metric != "accuracy":  # the settings of an accuracy assessment stay those its stored runs were made with
+        settings["metric"] = metric
     per_fit = 1e-3 * max(1.0, y.size / 100.0)
     return Study(
         name="assess",
-        title=f"{a.label} against {b.label} on {data.name}",
+        title=f"{a.label} against {b.label} on {data.name}" + ("" if metric == "accuracy" else f" ({metric})"),
         conditions=list(designs),
         replicate=replicate,
         summarize=assessment_tables,
@@ -1071,6 +1142,16 @@ def _count_threshold(spec, n: int, alpha: float, side: int) -> int:
     return int(hit[0]) if hit.size else n + 1
 
 
+def _score_columns(scores: pd.DataFrame) -> tuple[str, str]:
+    """The stored score columns of A and B: ``acc_a``, ``acc_b`` for accuracy, ``score_a``, ``score_b`` otherwise."""
+    return ("acc_a", "acc_b") if "acc_a" in scores.columns else ("score_a", "score_b")
+
+
+def stored_metric(run) -> str:
+    """The per-split score a stored assessment compares (``accuracy`` unless its settings name another)."""
+    return str(run.manifest.get("config", {}).get("settings", {}).get("metric", "accuracy"))
+
+
 def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float, scheme: str):
     """Berrar's replication probability of the first repeat's verdict: (model, estimate, low, high)."""
     from simstudy.pipeline.outcomes import get_test, run_test
@@ -1080,8 +1161,9 @@ def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float
     runs = int(block["run"].max()) + 1
     folds = int(block["fold"].max()) + 1
     block = block.sort_values(["run", "fold"])
-    a = block["acc_a"].to_numpy(float).reshape(runs, folds)
-    b = block["acc_b"].to_numpy(float).reshape(runs, folds)
+    col_a, col_b = _score_columns(block)
+    a = block[col_a].to_numpy(float).reshape(runs, folds)
+    b = block[col_b].to_numpy(float).reshape(runs, folds)
     scores = PairedScores(a, b, int(cond_row["n_train"]), int(cond_row["n_test"]))
     spec = get_test(test)
     try:
@@ -1119,8 +1201,9 @@ def assessment_tables(run) -> dict[str, pd.DataFrame]:
     Returns
     -------
     dict of DataFrame
-        ``assessment``: one row per design, scheme and test; ``accuracy``: the
-        mean accuracy of A and B per design.  Computed from the stored rows alone.
+        ``assessment``: one row per design, scheme and test; ``effect``: per
+        design, the mean score of A and B over every split of every repeat.
+        Computed from the stored rows alone.
     """
     from simstudy.statistics.intervals import clopper_pearson
     from simstudy.statistics.replicability import r2, r2_variance
@@ -1177,13 +1260,15 @@ def assessment_tables(run) -> dict[str, pd.DataFrame]:
             }
         )
     table = pd.DataFrame(rows)
-    acc = (
-        scores.groupby("condition", sort=False)[["acc_a", "acc_b"]]
+    col_a, col_b = _score_columns(scores)
+    means = (
+        scores.groupby("condition", sort=False)[[col_a, col_b]]
         .mean()
         .reset_index()
-        .rename(columns={"condition": "design", "acc_a": "mean accuracy A", "acc_b": "mean accuracy B"})
+        .rename(columns={"condition": "design", col_a: "mean A", col_b: "mean B"})
     )
-    return {"assessment": table, "accuracy": acc}
+    means.insert(1, "metric", stored_metric(run))
+    return {"assessment": table, "effect": means}
 
 
 # ----------------------------------------------------------------------------------------- evidence
@@ -1708,6 +1793,26 @@ _NAMED = (
 )
 
 
+# tests whose rejection says "the two differ" without a direction (the stored decision's sign is the mean's)
+_DIRECTION_FREE = ("5x2cv_f",)
+
+
+def _verdict_text(r, test: str) -> str:
+    """How often a significant verdict was reached, in words that claim no more than the test does."""
+    n, a_n, b_n = int(r["repeats"]), int(r["A better"]), int(r["B better"])
+    if test in _DIRECTION_FREE:
+        if not a_n + b_n:
+            return f"No significant difference in any of {n} repeats"
+        return f"A significant difference (the test has no direction) in {a_n + b_n} of {n} repeats"
+    if a_n and b_n:
+        return f"A beats B in {a_n} and B beats A in {b_n} of {n} repeats"
+    if b_n:
+        return f"B beats A in {b_n} of {n} repeats"
+    if a_n:
+        return f"A beats B in {a_n} of {n} repeats"
+    return f"Neither is significantly better in any of {n} repeats"
+
+
 def verdicts(table: pd.DataFrame, designs) -> list[str]:
     """Plain-language verdicts across repeats for the procedures the papers name.
 
@@ -1727,14 +1832,7 @@ def verdicts(table: pd.DataFrame, designs) -> list[str]:
             if d.design == kind and r["scheme"] == scheme and r["test"] == test:
                 if d.design == "cv" and scheme == "kfold_cv" and d.n_folds != 10:
                     name = f"the {d.n_folds}-fold cv t-test (first run only)"
-                n = r["repeats"]
-                if r["A better"] and r["B better"]:
-                    text = f"A beats B in {r['A better']} and B beats A in {r['B better']} of {n} repeats"
-                elif r["B better"]:
-                    text = f"B beats A in {r['B better']} of {n} repeats"
-                else:
-                    text = f"A beats B in {r['A better']} of {n} repeats"
-                lines.append(f"{text} with {name.format(r=d.n_runs, k=d.n_folds)}")
+                lines.append(f"{_verdict_text(r, test)} with {name.format(r=d.n_runs, k=d.n_folds)}")
     return lines
 
 
@@ -1761,6 +1859,7 @@ def assess(
     b_params=None,
     evidence=DEFAULT_ROOT,
     fit_timeout: float | None = None,
+    metric: str = "accuracy",
 ):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
@@ -1806,6 +1905,11 @@ def assess(
         as without a limit), and the assessment ends with one line naming the
         learner and the limit.  The learner's class must be importable by its
         module (as ``module:Class`` is).
+    metric : str
+        The per-split score every test and summary compares: ``"accuracy"``
+        (the default, as in the papers) or a scikit-learn scorer name
+        (``"balanced_accuracy"``, ``"roc_auc"``, ``"f1_macro"``,
+        ``"neg_log_loss"``, ...; greater is better), ``--metric``.
 
     Returns
     -------
@@ -1838,6 +1942,12 @@ def assess(
         data = _array_dataset(X, y)
     if a is None or b is None:
         raise ValueError("--a/--b: both learners are needed")
+    from simstudy.pipeline.scores import check_metric
+
+    try:
+        metric = check_metric(metric)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
     ca = parse_learner(a, a_params, option="--a")
     cb = parse_learner(b, b_params, option="--b")
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
@@ -1846,7 +1956,9 @@ def assess(
     try:
         _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
         _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
-        study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout)
+        study = assessment_study(
+            data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
+        )
         if out is None:
             out = DEFAULT_ROOT / "assess" / _slug(f"{Path(data.name).stem}-{ca.spec}-{cb.spec}")
         seed = DEFAULT_SEED if seed is None else seed
@@ -1922,7 +2034,7 @@ class Assessment:
     study: object
     run: object
     table: pd.DataFrame
-    accuracy: pd.DataFrame
+    effect: pd.DataFrame
     verdicts: list
     recommendation: str
     evidence_notes: list
@@ -1951,7 +2063,7 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
         ev, notes = collect_evidence(evidence)
     table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes)
     return Assessment(
-        study, run, table, tables["accuracy"], verdicts(table, designs), text, notes, tuple(designs), data, a, b, alpha
+        study, run, table, tables["effect"], verdicts(table, designs), text, notes, tuple(designs), data, a, b, alpha
     )
 
 

@@ -118,6 +118,7 @@ def _header(a, esc=_plain) -> list[str]:
     return lines + [
         f"A: {esc(a.a.label)}",
         f"B: {esc(a.b.label)}",
+        f"Score per split: {_metric(a)}" + ("" if _metric(a) == "accuracy" else " (greater is better)"),
         f"Designs: {designs}; each repeated {a.table['repeats'].max()} times on new random partitions; "
         f"alpha {a.alpha}; root seed {a.run.manifest['root_seed']}",
         f"Stored in {esc(a.run.path)}",
@@ -169,17 +170,26 @@ _CODE = re.compile(r"`([^`\n]+)`")
 _NUMBER_CELL = re.compile(r"n/a|[0-9eE.,%+\- ]*(\[[0-9eE.,+\- ]*\])?[0-9eE.,%+\- ]*")
 
 
+def _html_prose(text: str) -> str:
+    """Our own text as HTML: code spans (names, commands) as ``<code>``, everything escaped."""
+    parts = _CODE.split(str(text))
+    return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
+
+
 def _md_prose(text: str) -> str:
     """Our own text with code spans (names, commands): the spans kept as code, everything else :func:`md_text`."""
     parts = _CODE.split(str(text))
     return "".join(f"`{p}`" if i % 2 else md_text(p) for i, p in enumerate(parts))
 
 
-def _accuracy_lines(a) -> list[str]:
+def _metric(a) -> str:
+    return str(a.effect["metric"].iloc[0]) if len(a.effect) else "accuracy"
+
+
+def _effect_lines(a) -> list[str]:
     return [
-        f"  {r['design']}: A {r['mean accuracy A']:.4f}, B {r['mean accuracy B']:.4f} "
-        f"(mean over every split of every repeat)"
-        for _, r in a.accuracy.iterrows()
+        f"  {r['design']}: A {r['mean A']:.4f}, B {r['mean B']:.4f} (mean over every split of every repeat)"
+        for _, r in a.effect.iterrows()
     ]
 
 
@@ -206,8 +216,8 @@ def assessment_text(a) -> str:
     lines = [
         *_header(a),
         "",
-        "Mean accuracy:",
-        *_accuracy_lines(a),
+        f"Mean {_metric(a)}:",
+        *_effect_lines(a),
         "",
         "Verdicts across repeats:",
         *[f"  {v}" for v in a.verdicts],
@@ -288,9 +298,9 @@ def assessment_markdown(a, figure: str | None = None) -> str:
         "",
         *[f"- {v}" for v in a.verdicts],
         "",
-        "## Mean accuracy",
+        f"## Mean {md(_metric(a))}",
         "",
-        _md_table(a.accuracy),
+        _md_table(a.effect),
         "",
         "## Per design, scheme and test",
         "",
@@ -325,13 +335,13 @@ def assessment_html(a, figure: str | None = None) -> str:
         "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
         "<h2>Verdicts across repeats</h2>",
         "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",
-        "<h2>Mean accuracy</h2>",
-        table(a.accuracy),
+        f"<h2>Mean {e(_metric(a))}</h2>",
+        table(a.effect),
         "<h2>Per design, scheme and test</h2>",
         table(compact_table(a)),
         f"<p>{e(lucky_line(a))}</p>",
         "<h2>Recommendation</h2>",
-        f"<p>{e(a.recommendation).replace('`', '')}</p>",
+        f"<p>{_html_prose(a.recommendation)}</p>",
     ]
     if a.evidence_notes:
         body.append(f"<p>Evidence: {e('; '.join(a.evidence_notes))}</p>")
@@ -374,6 +384,12 @@ def _pvalue_png(a) -> bytes:
     return buf.getvalue()
 
 
+def _short(text, limit: int = 60) -> str:
+    """A label cut to ``limit`` characters for a figure title (the pages give it whole)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _pvalue_figure(a):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -405,6 +421,13 @@ def _pvalue_figure(a):
     axes[-1, 0].set_xlabel(
         f"p-value (log scale; dashed: alpha = {a.alpha}; blue: A significantly better, red: B, grey: not significant)",
         fontsize=8,
+    )
+    fig.suptitle(
+        f"A: {_short(a.a.label)}  vs  B: {_short(a.b.label)}\non {_short(a.data.name)}, {_metric(a)}, "
+        f"{int(a.table['repeats'].max())} repeats of every design",
+        fontsize=9,
+        x=0.01,
+        ha="left",
     )
     fig.tight_layout()
     return fig

@@ -24,7 +24,14 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.pipeline.designs import DesignSpec, parse_designs
-from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, cv_paired_scores
+from simstudy.pipeline.scores import (
+    PairedScores,
+    ScoreLayout,
+    check_metric,
+    cv_accuracies,
+    cv_paired_scores,
+    cv_scores,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,14 +78,27 @@ class Learner:
         Where its fits are made (``fit_predict(make, train, test)``, see
         :func:`simstudy.pipeline.scores.fold_predictions`), e.g. a worker
         process with a time limit; default: in this process.
+    fit_score : callable, optional
+        The same for a metric other than accuracy (``fit_score(make, train,
+        test, metric)``, see :func:`simstudy.pipeline.scores.cv_scores`).
     """
 
     make: Callable
     fit_predict: Callable | None = None
+    fit_score: Callable | None = None
+
+
+def seed_parameters(est) -> list[str]:
+    """The parameters of ``est`` that take its seed: ``random_state``, and those of the steps of a pipeline or
+    meta-estimator (``clf__random_state``, ...), so that every random step of a composite learner is seeded."""
+    get = getattr(est, "get_params", None)
+    if get is None:
+        return []
+    return sorted(k for k in get(deep=True) if k == "random_state" or k.endswith("__random_state"))
 
 
 class seeded:
-    """A factory whose learners get ``random_state=seed`` (picklable)."""
+    """A factory whose learners get ``random_state=seed``, in every step that has one (picklable)."""
 
     __slots__ = ("make", "seed")
 
@@ -87,7 +107,7 @@ class seeded:
 
     def __call__(self):
         est = self.make()
-        est.set_params(random_state=self.seed)
+        est.set_params(**dict.fromkeys(seed_parameters(est), self.seed))
         return est
 
     def __getstate__(self):
@@ -98,9 +118,8 @@ class seeded:
 
 
 def _takes_seed(make: Callable) -> bool:
-    """Whether the learners ``make`` returns have a ``random_state`` parameter."""
-    get = getattr(make(), "get_params", None)
-    return get is not None and "random_state" in get()
+    """Whether the learners ``make`` returns have a ``random_state`` parameter, or a step that has one."""
+    return bool(seed_parameters(make()))
 
 
 def _learners(learners) -> tuple[tuple[str, Learner], ...]:
@@ -168,6 +187,12 @@ class Comparison:
         Whether the rows name the design (default: when there are several).
     index_dtype : dtype
         Type of the ``experiment``, ``run`` and ``fold`` columns.
+    metric : str
+        The per-split score: ``"accuracy"`` (stored as ``acc_<name>``) or any
+        scikit-learn scorer name (``"balanced_accuracy"``, ``"roc_auc"``,
+        ``"neg_log_loss"``, ...; stored as ``score_<name>``, greater is
+        better).  The tests that count cases (McNemar, the difference of
+        proportions) need accuracy.
     """
 
     learners: Any
@@ -181,6 +206,7 @@ class Comparison:
     split_sizes: bool = False
     design_column: bool | None = None
     index_dtype: Any = np.int64
+    metric: str = "accuracy"
     _learners: tuple = field(init=False, repr=False, compare=False)
     _designs: tuple = field(init=False, repr=False, compare=False)
     _seeded: tuple = field(init=False, repr=False, compare=False)
@@ -207,6 +233,13 @@ class Comparison:
         counts = self.counts or any(d.kind == "holdout" for _, d in designs)
         if counts and len(learners) != 2:
             raise ValueError("counts: discordant counts (and a holdout design's tests) need exactly two learners")
+        if self.metric != "accuracy":
+            check_metric(self.metric)
+            if counts:
+                raise ValueError(
+                    f"metric: {self.metric!r}: discordant counts (and a holdout design's tests) count correct cases, "
+                    "so they need metric='accuracy'"
+                )
         if counts and (any(seeded) or any(lr.fit_predict is not None for _, lr in learners)):
             raise ValueError("counts: discordant counts are kept for learners without seeds fitted in this process")
         if not isinstance(self.tests, str):
@@ -231,6 +264,12 @@ class Comparison:
     def names(self) -> tuple[str, ...]:
         """The learners' names (``a``, ``b`` for a pair given without names)."""
         return tuple(n for n, _ in self._learners)
+
+    @property
+    def columns(self) -> dict[str, str]:
+        """Each learner's score column: ``acc_<name>`` for accuracy, ``score_<name>`` for another metric."""
+        prefix = "acc_" if self.metric == "accuracy" else "score_"
+        return {n: prefix + n for n in self.names}
 
     @property
     def pairs(self) -> dict[str, tuple[str, str]]:
@@ -286,7 +325,7 @@ class Comparison:
             unit=unit,
             experiment="experiment" if self.n_experiments > 1 else None,
             axes=("run", "fold"),
-            pairs={p: (f"acc_{a}", f"acc_{b}") for p, (a, b) in self.pairs.items()},
+            pairs={p: (self.columns[a], self.columns[b]) for p, (a, b) in self.pairs.items()},
             pair_column="pair" if several else None,
             variants=(("design",) if named else ()) + ("test",) + (("scheme",) if self.schemes is not None else ()),
             design_column="design" if named else None,
@@ -322,22 +361,19 @@ class Comparison:
         parts = []
         column = 0
         for j, (name, lr) in enumerate(self._learners):
+
+            def score(fold_ids, make, lr=lr):
+                if self.metric == "accuracy":
+                    return cv_accuracies(X, y, fold_ids, (make,), fit_predict=lr.fit_predict)
+                return cv_scores(X, y, fold_ids, (make,), self.metric, fit_score=lr.fit_score)
+
             try:
                 if not self._seeded[j]:
-                    parts.append(cv_accuracies(X, y, ids, (lr.make,), fit_predict=lr.fit_predict))
+                    parts.append(score(ids, lr.make))
                 else:
                     parts.append(
                         np.concatenate(
-                            [
-                                cv_accuracies(
-                                    X,
-                                    y,
-                                    ids[e * runs : (e + 1) * runs],
-                                    (seeded(lr.make, seeds[e, column]),),
-                                    fit_predict=lr.fit_predict,
-                                )
-                                for e in range(E)
-                            ]
+                            [score(ids[e * runs : (e + 1) * runs], seeded(lr.make, seeds[e, column])) for e in range(E)]
                         )
                     )
                     column += 1
@@ -395,7 +431,7 @@ class Fits:
         return PairedScores(acc[..., a], acc[..., b], n_train=n_train, n_test=n_test, n01=n01, n10=n10)
 
     def scores(self) -> pd.DataFrame:
-        """Per design, experiment, run and fold: every learner's accuracy (and the sizes and counts kept)."""
+        """Per design, experiment, run and fold: every learner's score (and the sizes and counts kept)."""
         c = self.comparison
         dt = c.index_dtype
         frames = []
@@ -408,8 +444,8 @@ class Fits:
             if c.n_experiments > 1:
                 data["experiment"] = grid[0].ravel().astype(dt)
             data["run"], data["fold"] = grid[1].ravel().astype(dt), grid[2].ravel().astype(dt)
-            for j, name in enumerate(c.names):
-                data[f"acc_{name}"] = acc[..., j].ravel()
+            for j, column in enumerate(c.columns.values()):
+                data[column] = acc[..., j].ravel()
             if c.split_sizes:
                 data["n_train"], data["n_test"] = np.int32(n_train), np.int32(n_test)
             if c.counts:

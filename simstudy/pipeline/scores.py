@@ -32,6 +32,8 @@ __all__ = [
     "split_accuracies",
     "resample_accuracies",
     "cv_accuracies",
+    "cv_scores",
+    "check_metric",
     "cv_paired_scores",
     "fold_predictions",
 ]
@@ -281,6 +283,62 @@ def cv_accuracies(X, y, fold_ids, learners, *, fit_predict=None) -> np.ndarray:
         ],
         axis=-1,
     )
+
+
+def check_metric(metric: str) -> str:
+    """``metric`` if scikit-learn has a scorer of that name (``accuracy``, ``balanced_accuracy``, ``roc_auc``, ...).
+
+    Raises ValueError on one line naming the argument and a few of the names.
+    """
+    from sklearn.metrics import get_scorer, get_scorer_names
+
+    if not isinstance(metric, str):
+        raise ValueError(f"metric: a scikit-learn scorer name such as 'balanced_accuracy', got {metric!r}")
+    try:
+        get_scorer(metric)
+    except ValueError:
+        close = [n for n in get_scorer_names() if metric.lower() in n or n in metric.lower()][:6]
+        hint = ", ".join(close or ["accuracy", "balanced_accuracy", "roc_auc", "f1_macro", "neg_log_loss"])
+        raise ValueError(f"metric: {metric!r} is not a scikit-learn scorer name (for instance {hint})") from None
+    return metric
+
+
+def fold_score(make, X, y, train, test, metric: str) -> float:
+    """The scorer ``metric`` of ``make()`` fitted on the rows ``train``, on the rows ``test`` (greater is better)."""
+    from sklearn.metrics import get_scorer
+
+    est = make().fit(X[train], y[train])
+    return float(get_scorer(metric)(est, X[test], y[test]))
+
+
+def cv_scores(X, y, fold_ids, learners, metric: str, *, fit_score=None) -> np.ndarray:
+    """Score ``metric`` (a scikit-learn scorer name) of each learner on each fold of each run: (n_runs, n_folds, L).
+
+    As :func:`cv_accuracies`, for any scorer: each fold's learner is fitted
+    on the other folds and scored on its own by ``sklearn.metrics.get_scorer(metric)``,
+    which reads the predictions, probabilities or decision values it needs.
+    Scorers are oriented so that greater is better (``neg_log_loss``).
+
+    Parameters
+    ----------
+    fit_score : callable, optional
+        ``fit_score(make, train, test, metric)``: the score made elsewhere (e.g.
+        in a worker process with a time limit); default here.
+    """
+    fold_ids = np.atleast_2d(np.asarray(fold_ids))
+    y = np.asarray(y)
+    n_folds = int(fold_ids.max()) + 1
+    out = np.full((fold_ids.shape[0], n_folds, len(learners)), np.nan)
+    for j, make in enumerate(learners):
+        for r, ids in enumerate(fold_ids):
+            for f in range(int(ids.max()) + 1):
+                test = np.flatnonzero(ids == f)
+                train = np.flatnonzero(ids != f)
+                if fit_score is None:
+                    out[r, f, j] = fold_score(make, X, y, train, test, metric)
+                else:
+                    out[r, f, j] = fit_score(make, train, test, metric)
+    return out
 
 
 def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -89,7 +89,7 @@ def test_shipped_data_set_and_arff(tmp_path):
         ("nosuchmodule:Thing", None, "cannot import module 'nosuchmodule'"),
         ("sklearn.tree:NoTree", None, "has no 'NoTree'"),
         ("sklearn.tree:DecisionTreeClassifier", "{max_depth: 3", "--a-params: not valid JSON"),
-        ("sklearn.tree:DecisionTreeClassifier", '{"depth": 3}', "refused"),
+        ("sklearn.tree:DecisionTreeClassifier", '{"depth": 3}', "has no parameter 'depth'; its parameters"),
     ],
 )
 def test_bad_learner_specifications(spec, params, message):
@@ -218,7 +218,7 @@ def test_python_api_with_arrays_and_estimators(tmp_path):
     # the forest gets a new random_state per repeat: its accuracies differ between repeats' identical folds
     assert scores.groupby("replication")["acc_b"].mean().nunique() == 2
     text = str(one)
-    assert "A beats B" in text or "B beats A" in text
+    assert any(w in text for w in ("A beats B", "B beats A", "Neither is significantly better"))
 
 
 def test_cli_writes_the_pages_and_benches_a_new_test(tmp_path, iris_csv, capsys):

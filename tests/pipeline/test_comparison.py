@@ -162,3 +162,48 @@ def test_the_derived_layout_reads_back_what_run_stored():
     assert layout.experiment is None and layout.variants == ("test", "scheme")
     rows = pd.DataFrame({"n_cases": [120], "design": ["cv2x5"]})
     assert layout.sizes(rows) == RepeatedKFold(2, 5).sizes(120)
+
+
+def test_a_metric_other_than_accuracy_is_stored_under_its_own_columns():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.naive_bayes import GaussianNB
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
+    c = Comparison((GaussianNB(), LogisticRegression()), designs=("cv1x4",), metric="roc_auc")
+    fits = c.fit(X, y, np.random.default_rng(5))
+    scores = fits.scores()
+    assert list(scores.columns) == ["run", "fold", "score_a", "score_b"]
+    assert c.layout().pairs == {"A-B": ("score_a", "score_b")}
+    # fold 0 by hand, from the same partition
+    ids = c.design("cv1x4").splitter().fold_ids(y, np.random.default_rng(5))
+    test = np.atleast_2d(ids)[0] == 0
+    auc = roc_auc_score(y[test], GaussianNB().fit(X[~test], y[~test]).predict_proba(X[test])[:, 1])
+    assert scores["score_a"].iloc[0] == pytest.approx(auc, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(metric="auc"), "not a scikit-learn scorer name"),
+        (dict(metric="f1", designs=("holdout33",)), "need metric='accuracy'"),
+    ],
+)
+def test_metric_refusals(kw, message):
+    with pytest.raises(ValueError, match=message):
+        Comparison(("NB", "C4.5"), **kw)
+
+
+def test_every_random_step_of_a_pipeline_is_seeded():
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from simstudy.pipeline.comparison import seed_parameters, seeded
+
+    pipe = make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=3))
+    assert seed_parameters(pipe) == ["randomforestclassifier__random_state"]
+    est = seeded(lambda: pipe, 11)()
+    assert est.get_params()["randomforestclassifier__random_state"] == 11

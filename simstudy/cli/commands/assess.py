@@ -67,6 +67,13 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         metavar="N",
         help="repetitions of every design on new random partitions (default 10)",
     )
+    p.add_argument(
+        "--metric",
+        default="accuracy",
+        metavar="SCORER",
+        help="the per-split score every test compares: accuracy (default) or a scikit-learn scorer name "
+        "(balanced_accuracy, roc_auc, f1_macro, neg_log_loss, ...; greater is better)",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
     p.add_argument(
@@ -143,6 +150,7 @@ def cmd_assess(args) -> int:
         b_params=args.b_params,
         evidence=args.results,
         fit_timeout=fit_timeout,
+        metric=args.metric,
     )
     print(a)
     written = []

@@ -434,6 +434,14 @@ def as_learner_factory(obj, **params):
         return _NamedFactory(obj, dict(params))
     if inspect.isclass(obj):
         _check_estimator_class(obj, "obj")
+        if hasattr(obj, "_get_param_names"):
+            known = obj._get_param_names()
+            unknown = sorted(set(params) - set(known))
+            if unknown:
+                raise ValueError(
+                    f"params: {obj.__qualname__} has no parameter {', '.join(map(repr, unknown))}; "
+                    f"its parameters are: {', '.join(known) or '(none)'}"
+                )
         try:
             template = obj(**params)
         except TypeError as err:

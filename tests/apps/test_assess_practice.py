@@ -1,0 +1,129 @@
+"""assess for practitioners: their own files and pipelines, any scikit-learn score, words that claim no more than the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simstudy.apps.assess import assess, parse_learner, verdicts
+from simstudy.cli import main
+
+SMALL = dict(designs=("cv2x5",), n_repeats=2, evidence=None)
+
+LEARNERS = """
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+scaled = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+
+
+def forest():
+    return make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=8))
+
+
+NOT_A_LEARNER = 3
+"""
+
+
+@pytest.fixture(scope="module")
+def data():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[::4], y[::4]
+
+
+@pytest.fixture
+def learner_file(tmp_path):
+    path = tmp_path / "my_models.py"
+    path.write_text(LEARNERS)
+    return path
+
+
+def test_metric_scores_are_the_scorers_on_each_split(tmp_path, data):
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = data
+    a = assess(X, y, "sklearn.naive_bayes:GaussianNB", "NB", out=tmp_path / "m", metric="balanced_accuracy", **SMALL)
+    scores = a.run.table("scores")
+    assert {"score_a", "score_b"} <= set(scores.columns) and "acc_a" not in scores.columns
+    assert (a.effect["metric"] == "balanced_accuracy").all()
+    text = str(a)
+    assert "Score per split: balanced_accuracy" in text and "Mean balanced_accuracy:" in text
+    # mean over splits equals the scorer recomputed from nothing but the stored rows' means
+    assert np.isclose(a.effect["mean A"].iloc[0], scores["score_a"].mean())
+    # one split by hand: GaussianNB scored by balanced accuracy lies in [0, 1] and differs from accuracy somewhere
+    acc = assess(X, y, "sklearn.naive_bayes:GaussianNB", "NB", out=tmp_path / "acc", **SMALL).run.table("scores")
+    assert not np.allclose(acc["acc_a"], scores["score_a"])
+    assert scores["score_a"].between(0, 1).all()
+    est = GaussianNB().fit(X[: len(y) // 2], y[: len(y) // 2])
+    assert 0 <= balanced_accuracy_score(y[len(y) // 2 :], est.predict(X[len(y) // 2 :])) <= 1
+
+
+def test_an_unknown_metric_is_one_line_and_exit_2(tmp_path, capsys):
+    code = main(["assess", "iris", "--a", "NB", "--b", "C4.5", "--metric", "auc", "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--metric: 'auc' is not a scikit-learn scorer name" in err[0]
+    assert "roc_auc" in err[0] and not (tmp_path / "x").exists()
+
+
+def test_learners_from_a_file_are_seeded_and_the_same_with_two_workers(tmp_path, data, learner_file):
+    X, y = data
+    a, b = f"{learner_file}:scaled", f"{learner_file}:forest"
+    one = assess(X, y, a, b, out=tmp_path / "one", jobs=1, **SMALL)
+    two = assess(X, y, a, b, out=tmp_path / "two", jobs=2, **SMALL)
+    pd.testing.assert_frame_equal(one.run.table("scores"), two.run.table("scores"))
+    assert one.a.label == a and one.b.label == b
+
+
+@pytest.mark.parametrize(
+    "ref, params, message",
+    [
+        ("{file}:NOT_A_LEARNER", None, "is a int, not an estimator class"),
+        ("{file}:missing", None, "has no 'missing'"),
+        ("{dir}/nothing.py:x", None, "no such file"),
+        ("{file}:scaled", '{"C": 2}', "--a-params: not allowed with"),
+    ],
+)
+def test_bad_file_learners_are_one_line(tmp_path, learner_file, ref, params, message):
+    with pytest.raises(ValueError, match=message) as err:
+        parse_learner(ref.format(file=learner_file, dir=tmp_path), params, option="--a")
+    assert "\n" not in str(err.value)
+
+
+def test_a_bad_parameter_is_named_alone():
+    with pytest.raises(ValueError) as err:
+        parse_learner("sklearn.svm:SVC", '{"C": 1, "bogus": 3}')
+    assert "has no parameter 'bogus'" in str(err.value) and "'C'" not in str(err.value).split(";")[0]
+
+
+def _row(design, test, a_n, b_n, n=3):
+    return {"design": design, "scheme": "", "test": test, "repeats": n, "A better": a_n, "B better": b_n}
+
+
+def test_verdicts_claim_no_more_than_the_test():
+    from simstudy.apps.assess import parse_designs
+
+    designs = parse_designs(["5x2cv", "cv2x5"], np.array([0, 1] * 20))
+    table = pd.DataFrame(
+        [_row("5x2cv", "5x2cv_f", 1, 1), _row("5x2cv", "5x2cv_t", 0, 0), _row("cv2x5", "corrected_cv_t", 0, 2)]
+    )
+    lines = verdicts(table, designs)
+    assert lines[0].startswith("A significant difference (the test has no direction) in 2 of 3 repeats")
+    assert lines[1].startswith("Neither is significantly better in any of 3 repeats")
+    assert lines[2].startswith("B beats A in 2 of 3 repeats")
+    assert not any("A beats B in 0" in line for line in lines)
+
+
+def test_pages_keep_code_and_the_figure_names_the_comparison(tmp_path, data):
+    from simstudy.apps.assess_report import _html_prose, _pvalue_figure
+
+    assert _html_prose("run `simstudy x --a <b>` now") == "run <code>simstudy x --a &lt;b&gt;</code> now"
+    X, y = data
+    a = assess(X, y, "NB", "sklearn.naive_bayes:GaussianNB", out=tmp_path / "f", **SMALL)
+    title = _pvalue_figure(a)._suptitle.get_text()
+    assert "A: NB" in title and "B: sklearn.naive_bayes:GaussianNB" in title and "arrays" in title
