@@ -39,6 +39,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -895,8 +896,10 @@ def _check_learnable(
             est, pred = limit.trial(choice.factory(data))
         else:
             est = choice.factory(data)()
-            est.fit(data.X, data.y)
-            pred = est.predict(data.X[:5])
+            with warnings.catch_warnings():  # the repeats count them (see warning_rows); said once, in the report
+                warnings.simplefilter("ignore")
+                est.fit(data.X, data.y)
+                pred = est.predict(data.X[:5])
     except FitStopped as exc:
         raise ValueError(f"{option}: {choice.label}: {exc}") from None
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
@@ -1048,7 +1051,12 @@ def assessment_study(
 
     def replicate(cond: DesignChoice, rng):
         try:
-            return comparisons[cond.key].run(X, y, rng)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = comparisons[cond.key].run(X, y, rng)
+            if caught:
+                out["warnings"] = warning_rows(caught)
+            return out
         except FitFailed as exc:  # the failure row names the learner that raised
             side, choice = sides[exc.learner]
             raise LearnerFailed(f"{_failed_text(side, choice)}{_error_text(exc.__cause__)}") from exc.__cause__
@@ -1078,6 +1086,36 @@ def assessment_study(
 
 
 # ----------------------------------------------------------------------------------------- summary
+
+
+def warning_rows(caught) -> pd.DataFrame:
+    """The warnings of one repeat, counted by category and first line of the message (a ``warnings`` table)."""
+    counts: dict[tuple[str, str], int] = {}
+    for w in caught:
+        text = str(w.message).strip()
+        key = (w.category.__name__, text.splitlines()[0][:200].rstrip(":") if text else "")
+        counts[key] = counts.get(key, 0) + 1
+    return pd.DataFrame(
+        {
+            "category": [k[0] for k in counts],
+            "message": [k[1] for k in counts],
+            "count": np.array(list(counts.values()), dtype=np.int64),
+        }
+    )
+
+
+def warning_summary(run) -> pd.DataFrame:
+    """Every warning the learners raised over the assessment: category, message, count and repeats it occurred in."""
+    if "warnings" not in run.tables():
+        return pd.DataFrame(columns=["category", "message", "count", "repeats"])
+    w = run.table("warnings")
+    return (
+        w.groupby(["category", "message"], sort=False)
+        .agg(count=("count", "sum"), repeats=("replication", "nunique"))
+        .reset_index()
+        .sort_values("count", ascending=False, kind="stable")
+        .reset_index(drop=True)
+    )
 
 
 # The tests that count wins; each P_rep uses the tie convention and the threshold of its own test.
@@ -1860,6 +1898,7 @@ def assess(
     evidence=DEFAULT_ROOT,
     fit_timeout: float | None = None,
     metric: str = "accuracy",
+    out_root=None,
 ):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
@@ -1884,8 +1923,13 @@ def assess(
     alpha : float
         Significance level.
     out : str or Path, optional
-        Run directory (default ``results/assess/<data>-<A>-<B>``); an
-        interrupted assessment resumes there.
+        Run directory; an interrupted assessment resumes there, a finished one
+        is re-read.  Default: ``out_root/assess/<data>-<A>-<B>`` when
+        ``out_root`` is given, else a temporary directory that lives as long
+        as the returned :class:`Assessment` (nothing is written anywhere else).
+    out_root : str or Path, optional
+        Results root of the default run directory (the command line gives
+        ``results``).
     jobs : int
         Parallel workers; the numbers do not depend on it.
     seed : int, optional
@@ -1959,15 +2003,23 @@ def assess(
         study = assessment_study(
             data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
         )
-        if out is None:
-            out = DEFAULT_ROOT / "assess" / _slug(f"{Path(data.name).stem}-{ca.spec}-{cb.spec}")
+        scratch = None
+        if out is None and out_root is not None:
+            out = Path(out_root) / "assess" / _slug(f"{Path(data.name).stem}-{Path(ca.spec).name}-{Path(cb.spec).name}")
+        elif out is None:
+            import tempfile
+
+            scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
+            out = Path(scratch.name) / "run"
         seed = DEFAULT_SEED if seed is None else seed
         run = None if fresh else _finished_run(study, out, seed)
         if run is None:
             run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
     finally:
         _close_fit_workers()
-    return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
+    result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
+    result.scratch = scratch
+    return result
 
 
 def _finished_run(study, out, seed):
@@ -2043,11 +2095,97 @@ class Assessment:
     a: LearnerChoice
     b: LearnerChoice
     alpha: float
+    warnings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the temporary directory of an assessment made without ``out``: removed with this object
+    scratch: object = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         from simstudy.apps.assess_report import assessment_text
 
         return assessment_text(self)
+
+    @property
+    def metric(self) -> str:
+        """The per-split score the tests compared (``accuracy`` unless ``metric=`` named another)."""
+        return stored_metric(self.run)
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The summaries as DataFrames: ``assessment`` (per design, scheme and test), ``effect``, ``warnings``."""
+        return {"assessment": self.table, "effect": self.effect, "warnings": self.warnings}
+
+    def _design(self, design: str | None) -> DesignChoice:
+        keys = [d.key for d in self.designs]
+        if design is None:
+            return self.designs[0]
+        if design not in keys:
+            raise ValueError(f"design: {design!r} is not one of this assessment's designs ({', '.join(keys)})")
+        return self.designs[keys.index(design)]
+
+    def scores(self, design: str | None = None) -> pd.DataFrame:
+        """Per split: the two learners' scores, in columns named by the learners.
+
+        Columns ``design``, ``repeat`` (from 0), ``run``, ``fold``,
+        ``n_train``, ``n_test``, then A's and B's score under their labels
+        (``A: <label>`` and ``B: <label>`` when the two labels are the same).
+        One design, or every design when ``design`` is None.
+        """
+        rows = self.run.table("scores")
+        col_a, col_b = _score_columns(rows)
+        name_a, name_b = self.a.label, self.b.label
+        if name_a == name_b:
+            name_a, name_b = f"A: {name_a}", f"B: {name_b}"
+        chosen = [self._design(design)] if design is not None else list(self.designs)
+        parts = []
+        for d in chosen:
+            r = rows[rows["condition"] == d.key].sort_values(["replication", "run", "fold"])
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "design": d.key,
+                        "repeat": r["replication"].to_numpy(),
+                        "run": r["run"].to_numpy(),
+                        "fold": r["fold"].to_numpy(),
+                        "n_train": d.n_train,
+                        "n_test": d.n_test,
+                        name_a: r[col_a].to_numpy(float),
+                        name_b: r[col_b].to_numpy(float),
+                    }
+                )
+            )
+        return pd.concat(parts, ignore_index=True)
+
+    def to_baycomp(self, design: str | None = None, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
+        """``x, y, runs`` of one repeat of one design, for ``baycomp.two_on_single(x, y, runs=runs)``.
+
+        baycomp's correlated t-test takes the correlation of two splits'
+        differences as ``runs / len(x)``; ``runs`` is set so that this is the
+        test share ``n_test / n`` the corrected tests assume: the number of
+        runs for a cv design, and for resampled splits a number that need not
+        be whole (10 resampled 90/10 splits: about 1, not 10).
+        """
+        d = self._design(design)
+        s = self.scores(d.key)
+        s = s[s["repeat"] == repeat]
+        if s.empty:
+            raise ValueError(
+                f"repeat: {repeat!r} is not a stored repeat of {d.key} (0 to {self.table['repeats'].max() - 1})"
+            )
+        x, y = s.iloc[:, -2].to_numpy(float), s.iloc[:, -1].to_numpy(float)
+        runs = float(d.n_runs) if d.design != "resampled" else x.size * d.n_test / (d.n_train + d.n_test)
+        return x, y, runs
+
+    def plot(self):
+        """The figure of the pages: every test's p-value in every repeat, one panel per design (a matplotlib Figure)."""
+        from simstudy.apps.assess_report import _pvalue_figure
+
+        return _pvalue_figure(self)
+
+    def save(self, directory) -> dict:
+        """Write the pages (Markdown, HTML, PNG, CSV) into ``directory``; returns their paths by kind."""
+        from simstudy.apps.assess_report import write_assessment
+
+        return write_assessment(self, directory)
 
 
 def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
@@ -2063,7 +2201,19 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
         ev, notes = collect_evidence(evidence)
     table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes)
     return Assessment(
-        study, run, table, tables["effect"], verdicts(table, designs), text, notes, tuple(designs), data, a, b, alpha
+        study,
+        run,
+        table,
+        tables["effect"],
+        verdicts(table, designs),
+        text,
+        notes,
+        tuple(designs),
+        data,
+        a,
+        b,
+        alpha,
+        warning_summary(run),
     )
 
 

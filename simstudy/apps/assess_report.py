@@ -193,6 +193,18 @@ def _effect_lines(a) -> list[str]:
     ]
 
 
+def warning_lines(a) -> list[str]:
+    """The learners' warnings, each said once with how often and in how many repeats it came."""
+    w = getattr(a, "warnings", None)
+    if w is None or w.empty:
+        return []
+    n = int(a.table["repeats"].max()) * len(a.designs)
+    lines = [f"Warnings from the learners' fits (counted, not printed as they came; {n} repeats in all):"]
+    for _, r in w.iterrows():
+        lines.append(f"  {r['category']}: {r['count']} times in {r['repeats']} repeats: {r['message']}")
+    return lines
+
+
 def lucky_line(a) -> str:
     """Berrar's question on the user's data: do significant first repeats replicate as often as P_rep says?"""
     t = a.table
@@ -222,6 +234,8 @@ def assessment_text(a) -> str:
         "Verdicts across repeats:",
         *[f"  {v}" for v in a.verdicts],
         "",
+        *[line for line in warning_lines(a)],
+        *([""] if warning_lines(a) else []),
         table,
         "",
         lucky_line(a),
@@ -298,6 +312,8 @@ def assessment_markdown(a, figure: str | None = None) -> str:
         "",
         *[f"- {v}" for v in a.verdicts],
         "",
+        *[(md(line) if i == 0 else f"- {md(line.strip())}") for i, line in enumerate(warning_lines(a))],
+        *([""] if warning_lines(a) else []),
         f"## Mean {md(_metric(a))}",
         "",
         _md_table(a.effect),
@@ -335,6 +351,12 @@ def assessment_html(a, figure: str | None = None) -> str:
         "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
         "<h2>Verdicts across repeats</h2>",
         "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",
+        *(
+            [f"<p>{e(warning_lines(a)[0])}</p><ul>" + "".join(f"<li>{e(x.strip())}</li>" for x in warning_lines(a)[1:])]
+            + ["</ul>"]
+            if warning_lines(a)
+            else []
+        ),
         f"<h2>Mean {e(_metric(a))}</h2>",
         table(a.effect),
         "<h2>Per design, scheme and test</h2>",

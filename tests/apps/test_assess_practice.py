@@ -127,3 +127,48 @@ def test_pages_keep_code_and_the_figure_names_the_comparison(tmp_path, data):
     a = assess(X, y, "NB", "sklearn.naive_bayes:GaussianNB", out=tmp_path / "f", **SMALL)
     title = _pvalue_figure(a)._suptitle.get_text()
     assert "A: NB" in title and "B: sklearn.naive_bayes:GaussianNB" in title and "arrays" in title
+
+
+def test_the_python_call_writes_nothing_without_out(tmp_path, monkeypatch, data):
+    monkeypatch.chdir(tmp_path)
+    X, y = data
+    a = assess(X, y, "NB", "sklearn.naive_bayes:GaussianNB", **SMALL)
+    assert list(tmp_path.iterdir()) == []
+    scratch = a.run.path
+    assert scratch.exists() and len(a.scores()) == 2 * 2 * 5
+    del a
+    import gc
+
+    gc.collect()
+    assert not scratch.exists()
+
+
+def test_scores_are_named_by_learner_and_baycomp_gets_the_right_runs(tmp_path, data):
+    X, y = data
+    a = assess(X, y, "NB", "C4.5", out=tmp_path / "b", designs=("cv2x5", "resampled4"), n_repeats=2, evidence=None)
+    s = a.scores("cv2x5")
+    assert list(s.columns) == ["design", "repeat", "run", "fold", "n_train", "n_test", "NB", "C4.5"]
+    x, y_, runs = a.to_baycomp("cv2x5", repeat=1)
+    assert x.size == 10 and runs == 2.0
+    np.testing.assert_array_equal(x, s[s["repeat"] == 1]["NB"].to_numpy())
+    d = a.designs[1]
+    x, _, runs = a.to_baycomp("resampled4")
+    # baycomp's correlation runs / len(x) is the test share the corrected resampled t assumes
+    assert runs / x.size == pytest.approx(d.n_test / (d.n_train + d.n_test))
+    with pytest.raises(ValueError, match="design: 'cv9x9' is not one of"):
+        a.scores("cv9x9")
+    assert set(a.tables) == {"assessment", "effect", "warnings"}
+    assert a.plot()._suptitle is not None
+
+
+def test_learner_warnings_are_counted_and_said_once(tmp_path, data, recwarn):
+    X, y = data
+    a = assess(
+        X, y, "sklearn.linear_model:LogisticRegression", "NB", out=tmp_path / "w", a_params={"max_iter": 5}, **SMALL
+    )
+    w = a.warnings
+    assert len(w) == 1 and w["category"].iloc[0] == "ConvergenceWarning"
+    assert w["count"].iloc[0] == 2 * 2 * 5 and w["repeats"].iloc[0] == 2
+    assert not [r for r in recwarn if "converge" in str(r.message)]
+    text = str(a)
+    assert text.count("ConvergenceWarning") == 1 and "20 times in 2 repeats" in text

@@ -151,6 +151,7 @@ def cmd_assess(args) -> int:
         evidence=args.results,
         fit_timeout=fit_timeout,
         metric=args.metric,
+        out_root=DEFAULT_ROOT,
     )
     print(a)
     written = []
