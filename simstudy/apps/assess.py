@@ -1899,6 +1899,7 @@ def assess(
     fit_timeout: float | None = None,
     metric: str = "accuracy",
     out_root=None,
+    rope: float = 0.01,
 ):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
@@ -1930,6 +1931,10 @@ def assess(
     out_root : str or Path, optional
         Results root of the default run directory (the command line gives
         ``results``).
+    rope : float
+        Half-width of the region of practical equivalence of the Bayesian
+        correlated t-test, in score units (``--rope``; default 0.01, one point
+        of accuracy).  It changes the summary only, not the stored rows.
     jobs : int
         Parallel workers; the numbers do not depend on it.
     seed : int, optional
@@ -1980,6 +1985,7 @@ def assess(
     from simstudy.engine import DEFAULT_SEED, run_study
 
     alpha = check_alpha(alpha, "--alpha")
+    rope = check_rope(rope)
     if isinstance(X, (str, Path)) and y is None:
         data = load_data(X, class_column=class_column)
     else:
@@ -2017,7 +2023,7 @@ def assess(
             run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
     finally:
         _close_fit_workers()
-    result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
+    result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=rope)
     result.scratch = scratch
     return result
 
@@ -2055,6 +2061,13 @@ def _finished_run(study, out, seed):
         return run if run.complete else None
     except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
         return None
+
+
+def check_rope(rope) -> float:
+    """``rope`` as a float >= 0, or one line naming ``--rope``."""
+    if isinstance(rope, bool) or not isinstance(rope, (int, float, np.floating)) or not np.isfinite(rope) or rope < 0:
+        raise ValueError(f"--rope: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}")
+    return float(rope)
 
 
 def _slug(text: str) -> str:
@@ -2096,6 +2109,7 @@ class Assessment:
     b: LearnerChoice
     alpha: float
     warnings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rope: float = 0.01
     # the temporary directory of an assessment made without ``out``: removed with this object
     scratch: object = field(default=None, repr=False, compare=False)
 
@@ -2188,9 +2202,50 @@ class Assessment:
         return write_assessment(self, directory)
 
 
-def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
+def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd.DataFrame:
+    """``means`` with, per design, the effect of the first repeat and how often the interval excluded 0.
+
+    Per design: the first repeat's mean difference A - B with the 95%
+    interval the design's corrected t-test inverts (Nadeau-Bengio variance:
+    ``(1/n + n_test/n_train) s^2`` over the n splits), the Bayesian correlated
+    t-test's probabilities of A better, practically equivalent (within
+    ``rope``) and B better, and in how many repeats the interval lay above 0
+    (A better) or below it (B better).
+    """
+    from simstudy.statistics.bayesian import correlated_t_test
+    from simstudy.statistics.effect import corrected_difference_interval
+
+    scores = run.table("scores")
+    col_a, col_b = _score_columns(scores)
+    by_key = {d.key: d for d in designs}
+    extra = []
+    for key in means["design"]:
+        d = by_key[key]
+        rows = scores[scores["condition"] == key].sort_values(["replication", "run", "fold"])
+        reps = rows["replication"].nunique()
+        diff = (rows[col_a].to_numpy(float) - rows[col_b].to_numpy(float)).reshape(reps, -1)
+        ci = corrected_difference_interval(diff, n_train=d.n_train, n_test=d.n_test)
+        side = np.asarray(ci.excludes_zero())
+        first = correlated_t_test(diff[0], n_train=d.n_train, n_test=d.n_test, rope=rope)
+        extra.append(
+            {
+                "first: A - B": float(np.asarray(ci.mean)[0]),
+                "low": float(np.asarray(ci.low)[0]),
+                "high": float(np.asarray(ci.high)[0]),
+                "P(A better)": float(first.p_a_better),
+                "P(equivalent)": float(first.p_rope),
+                "P(B better)": float(first.p_b_better),
+                "interval above 0": f"{int((side > 0).sum())}/{reps}",
+                "interval below 0": f"{int((side < 0).sum())}/{reps}",
+            }
+        )
+    return pd.concat([means.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
+
+
+def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 0.01) -> Assessment:
     _check_failures(run, a, b)
     tables = assessment_tables(run)
+    tables["effect"] = effect_table(run, designs, tables["effect"], rope=rope)
     if evidence is None:
         ev, notes = [], ["no evidence root given"]
     elif isinstance(evidence, (list, tuple)):
@@ -2214,6 +2269,7 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b) -> Assessment:
         b,
         alpha,
         warning_summary(run),
+        rope,
     )
 
 

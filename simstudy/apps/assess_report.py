@@ -187,10 +187,19 @@ def _metric(a) -> str:
 
 
 def _effect_lines(a) -> list[str]:
-    return [
-        f"  {r['design']}: A {r['mean A']:.4f}, B {r['mean B']:.4f} (mean over every split of every repeat)"
-        for _, r in a.effect.iterrows()
-    ]
+    lines = []
+    for _, r in a.effect.iterrows():
+        lines.append(
+            f"  {r['design']}: A {r['mean A']:.4f}, B {r['mean B']:.4f} (mean over every split of every repeat)"
+        )
+        if "first: A - B" in r:
+            lines.append(
+                f"    first repeat: A - B = {r['first: A - B']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] (corrected 95% "
+                f"interval); Bayesian correlated t: P(A better) {r['P(A better)']:.2f}, P(equivalent) "
+                f"{r['P(equivalent)']:.2f}, P(B better) {r['P(B better)']:.2f} (ROPE ±{getattr(a, 'rope', 0.01):g}); "
+                f"interval above 0 in {r['interval above 0']} repeats, below 0 in {r['interval below 0']}"
+            )
+    return lines
 
 
 def warning_lines(a) -> list[str]:
@@ -228,7 +237,7 @@ def assessment_text(a) -> str:
     lines = [
         *_header(a),
         "",
-        f"Mean {_metric(a)}:",
+        f"Mean {_metric(a)} and the difference:",
         *_effect_lines(a),
         "",
         "Verdicts across repeats:",

@@ -53,7 +53,7 @@ def test_metric_scores_are_the_scorers_on_each_split(tmp_path, data):
     assert {"score_a", "score_b"} <= set(scores.columns) and "acc_a" not in scores.columns
     assert (a.effect["metric"] == "balanced_accuracy").all()
     text = str(a)
-    assert "Score per split: balanced_accuracy" in text and "Mean balanced_accuracy:" in text
+    assert "Score per split: balanced_accuracy" in text and "Mean balanced_accuracy and the difference:" in text
     # mean over splits equals the scorer recomputed from nothing but the stored rows' means
     assert np.isclose(a.effect["mean A"].iloc[0], scores["score_a"].mean())
     # one split by hand: GaussianNB scored by balanced accuracy lies in [0, 1] and differs from accuracy somewhere

@@ -17,6 +17,10 @@ stores evidence for them. Stored like any run: an interrupted assessment resumes
 finished one without fitting again."""
 
 
+class _Repeats(int):
+    """An integer that remembers it was given (several data sets default to 1 repeat, one data set to 10)."""
+
+
 def register(subparsers):  # imports nothing heavy: building the parser must stay fast
     p = subparsers.add_parser(
         "assess", help="assess the replicability of a comparison of two learners on your data", description=ASSESS_HELP
@@ -24,18 +28,37 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
     p.add_argument(
         "data",
         metavar="DATA",
-        help="a CSV (header line; class column named by --class or last), ARFF or Parquet file, "
+        nargs="+",
+        help="one or more data sets (several: each is compared, then the learners across them): "
+        "a CSV (header line; class column named by --class or last), ARFF or Parquet file, "
         "or the name of a shipped data set; empty cells are missing values, rows without a "
         "class are left out (the output says how many), infinite values are refused",
     )
     p.add_argument(
         "--a",
-        required=True,
+        default=None,
         metavar="LEARNER",
         help="learner A: a registered name (NB, C4.5, NN, stump, TAN, weka.SMO, e1071.naiveBayes, "
-        "e1071.svm, randomForest) or module:Class of a scikit-learn estimator",
+        "e1071.svm, randomForest), module:NAME or path/to/file.py:NAME of a scikit-learn estimator, "
+        "pipeline or factory",
     )
-    p.add_argument("--b", required=True, metavar="LEARNER", help="learner B, as --a")
+    p.add_argument("--b", default=None, metavar="LEARNER", help="learner B, as --a")
+    p.add_argument(
+        "--learners",
+        nargs="+",
+        default=None,
+        metavar="LEARNER",
+        help="two or more learners, as --a, compared on every DATA on one design (the first of --designs), then "
+        "across data sets (Wilcoxon, sign and Bayesian signed-rank tests per pair; with three or more, Friedman, "
+        "Holm and a critical-difference diagram)",
+    )
+    p.add_argument(
+        "--rope",
+        type=float,
+        default=None,
+        metavar="R",
+        help="half-width of the region of practical equivalence of the Bayesian tests, in score units (default 0.01)",
+    )
     p.add_argument("--a-params", default=None, metavar="JSON", help="parameters of A as a JSON object")
     p.add_argument("--b-params", default=None, metavar="JSON", help="parameters of B as a JSON object")
     p.add_argument(
@@ -62,10 +85,11 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
     )
     p.add_argument(
         "--repeats",
-        type=int,
+        type=_Repeats,
         default=10,
         metavar="N",
-        help="repetitions of every design on new random partitions (default 10)",
+        help="repetitions of every design on new random partitions (default 10; with several data sets or "
+        "--learners, 1)",
     )
     p.add_argument(
         "--metric",
@@ -123,8 +147,46 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
     p.set_defaults(func=cmd_assess)
 
 
+def _cmd_many(args) -> int:
+    from simstudy.apps.assess_many import DEFAULT_ROPE, assess_many, write_many
+
+    if args.learners and (args.a or args.b):
+        raise ValueError("--learners: give the learners either with --learners or with --a and --b, not both")
+    learners = args.learners or [x for x in (args.a, args.b) if x]
+    if args.designs and len(args.designs) > 1:
+        raise ValueError("--designs: several data sets or learners are compared on one design; give one")
+    m = assess_many(
+        args.data,
+        learners,
+        design=args.designs[0] if args.designs else "cv10x10",
+        n_repeats=int(args.repeats) if isinstance(args.repeats, _Repeats) else 1,
+        metric=args.metric,
+        rope=DEFAULT_ROPE if args.rope is None else args.rope,
+        alpha=args.alpha,
+        out=args.out,
+        out_root=DEFAULT_ROOT,
+        jobs=args.jobs,
+        seed=args.seed,
+        progress=not args.quiet,
+        fresh=args.fresh,
+        class_column=args.class_column,
+    )
+    print(m)
+    paths = write_many(m)
+    print("\nWrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
 def cmd_assess(args) -> int:
     from simstudy.apps.assess import DEFAULT_DESIGNS, assess
+
+    if len(args.data) > 1 or args.learners:
+        for flag in ("bench", "fit_timeout"):
+            if getattr(args, flag):
+                raise ValueError(f"--{flag.replace('_', '-')}: applies to one data set and two learners (--a, --b)")
+        return _cmd_many(args)
+    if not args.a or not args.b:
+        raise ValueError("--a/--b: both learners are needed (or --learners L1 L2 ... for several)")
     from simstudy.apps.assess_report import write_assessment
     from simstudy.cli.commands.bench import parse_seconds
 
@@ -132,7 +194,7 @@ def cmd_assess(args) -> int:
     timeout = parse_seconds(args.timeout, "--timeout")
     fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
     a = assess(
-        args.data,
+        args.data[0],
         None,
         args.a,
         args.b,
@@ -152,6 +214,7 @@ def cmd_assess(args) -> int:
         fit_timeout=fit_timeout,
         metric=args.metric,
         out_root=DEFAULT_ROOT,
+        rope=0.01 if args.rope is None else args.rope,
     )
     print(a)
     written = []

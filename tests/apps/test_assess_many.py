@@ -1,0 +1,92 @@
+"""Several learners on several data sets: stored and resumable, the same with two workers, the tests across data sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simstudy.apps.assess_many import assess_many
+from simstudy.cli import main
+
+SETS = ["iris", "labor", "vote", "breast-cancer", "Wisconsin breast cancer"]
+LEARNERS = ["NB", "C4.5", "stump"]
+SMALL = dict(design="cv1x3")
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    return assess_many(SETS, LEARNERS, out=tmp_path_factory.mktemp("many") / "run", jobs=1, **SMALL)
+
+
+def test_tables_from_stored_rows(three):
+    t = three.tables
+    assert list(t["means"].columns) == ["data set", *LEARNERS] and len(t["means"]) == 5
+    assert len(t["pairs"]) == 5 * 3 and len(t["across"]) == 3
+    row = t["across"].iloc[0]
+    assert row["wins A"] + row["wins B"] + row["ties"] == 5
+    probs = t["across"][["P(A better)", "P(equivalent)", "P(B better)"]].sum(axis=1)
+    np.testing.assert_allclose(probs, 1.0, atol=1e-9)
+    assert {"friedman", "ranks", "holm"} <= set(t)
+    assert t["ranks"]["mean rank"].sum() == pytest.approx(1 + 2 + 3)
+    # the per-data-set interval and the corrected test agree on significance
+    pairs = t["pairs"]
+    excludes = (pairs["low"] > 0) | (pairs["high"] < 0)
+    assert (excludes == (pairs["p"] <= 0.05)).all()
+
+
+def test_same_rows_with_two_workers_and_resumed(tmp_path, three):
+    two = assess_many(SETS, LEARNERS, out=tmp_path / "two", jobs=2, **SMALL)
+    pd.testing.assert_frame_equal(three.run.table("scores"), two.run.table("scores"))
+    again = assess_many(SETS, LEARNERS, out=tmp_path / "two", jobs=1, **SMALL)
+    pd.testing.assert_frame_equal(two.tables["across"], again.tables["across"])
+
+
+def test_the_diagram_and_pages(tmp_path, three):
+    from simstudy.apps.assess_many import write_many
+
+    fig = three.plot()
+    assert fig is not None
+    paths = write_many(three, tmp_path / "pages")
+    assert paths["figure"].stat().st_size > 1000
+    text = paths["markdown"].read_text()
+    assert "Friedman" in text and "critical-difference diagram" in text
+
+
+def test_command_line_many(tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = main(
+        [
+            "assess",
+            "iris",
+            "labor",
+            "vote",
+            "--learners",
+            "NB",
+            "stump",
+            "--designs",
+            "cv1x3",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    text = capsys.readouterr().out
+    assert code == 0 and "Across data sets, per pair" in text and (out / "assessment.md").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["iris", "labor", "--learners", "NB"], "--learners: give at least two learners"),
+        (["iris", "labor", "--learners", "NB", "C4.5", "--a", "NB"], "not both"),
+        (["iris", "labor", "--learners", "NB", "C4.5", "--designs", "cv1x3", "5x2cv"], "give one"),
+        (["iris", "labor", "--learners", "NB", "C4.5", "--rope", "-1"], "--rope: must be a number >= 0"),
+        (["iris", "--a", "NB"], "--a/--b: both learners are needed"),
+    ],
+)
+def test_command_line_refusals(tmp_path, capsys, argv, message):
+    out = tmp_path / "x"
+    code = main(["assess", *argv, "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0] and not out.exists()
