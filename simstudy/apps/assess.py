@@ -2318,6 +2318,41 @@ def _first_line(text: str, limit: int = 300) -> str:
     return (text.splitlines()[0] if text else "")[:limit]
 
 
+def assessment_scores(folder) -> pd.DataFrame:
+    """The per-split scores of a stored assessment, from its folder alone (no data, no learners needed).
+
+    Columns: ``design``, ``repeat``, ``run``, ``fold``, then the two learners'
+    scores under their labels as the assessment recorded them (``A: <label>``,
+    ``B: <label>`` when they are the same), and ``metric``.  Only chunks that
+    pass their checksums are read.
+
+    Raises
+    ------
+    ValueError
+        ``folder`` holds no stored assessment.
+    """
+    from simstudy.engine import load_run
+
+    run = load_run("assess", out=folder, verify_plan=False)
+    settings = run.manifest.get("config", {}).get("settings", {})
+    name_a, name_b = str(settings.get("a", "A")), str(settings.get("b", "B"))
+    if name_a == name_b:
+        name_a, name_b = f"A: {name_a}", f"B: {name_b}"
+    rows = run.table("scores")
+    col_a, col_b = _score_columns(rows)
+    return pd.DataFrame(
+        {
+            "design": rows["condition"].to_numpy(),
+            "repeat": rows["replication"].to_numpy(),
+            "run": rows["run"].to_numpy(),
+            "fold": rows["fold"].to_numpy(),
+            name_a: rows[col_a].to_numpy(float),
+            name_b: rows[col_b].to_numpy(float),
+            "metric": stored_metric(run),
+        }
+    )
+
+
 def load_assessment(
     out,
     data,
@@ -2332,6 +2367,8 @@ def load_assessment(
     class_column=None,
     a_params=None,
     b_params=None,
+    metric: str = "accuracy",
+    rope: float = 0.01,
 ) -> Assessment:
     """The assessment stored in ``out``, re-summarised without fitting anything.
 
@@ -2346,6 +2383,6 @@ def load_assessment(
     data = load_data(data, class_column=class_column) if isinstance(data, (str, Path)) else data
     ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
-    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests)
+    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric)
     run = load_run(study, profile=ASSESS_PROFILE, out=out)
-    return _assessment(study, run, chosen, evidence, alpha, data, ca, cb)
+    return _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=check_rope(rope))

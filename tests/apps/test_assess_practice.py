@@ -172,3 +172,19 @@ def test_learner_warnings_are_counted_and_said_once(tmp_path, data, recwarn):
     assert not [r for r in recwarn if "converge" in str(r.message)]
     text = str(a)
     assert text.count("ConvergenceWarning") == 1 and "20 times in 2 repeats" in text
+
+
+def test_scores_by_folder_alone_and_reloaded_with_the_metric(tmp_path, data):
+    from simstudy.apps.assess import assessment_scores, load_assessment
+
+    X, y = data
+    a = assess(X, y, "NB", "C4.5", out=tmp_path / "s", metric="balanced_accuracy", **SMALL)
+    s = assessment_scores(tmp_path / "s")
+    assert list(s.columns) == ["design", "repeat", "run", "fold", "NB", "C4.5", "metric"]
+    np.testing.assert_array_equal(s["NB"], a.scores()["NB"])
+    again = load_assessment(
+        tmp_path / "s", a.data, "NB", "C4.5", designs=("cv2x5",), n_repeats=2, metric="balanced_accuracy", evidence=None
+    )
+    pd.testing.assert_frame_equal(again.effect, a.effect)
+    with pytest.raises(ValueError, match="no stored run"):
+        assessment_scores(tmp_path / "nothing")
