@@ -35,6 +35,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy._validation import as_sample, check_positive
+from simstudy.statistics.effect import _mean_and_se
 from simstudy.statistics.significance import _split_sizes
 
 stats = lazy_module("scipy.stats")
@@ -142,10 +143,9 @@ def correlated_t_test(x, *, n_train, n_test, rope: float = 0.0) -> BayesianVerdi
     x = as_sample(x, "x", min_n=2)
     rope = _check_rope(rope)
     n = x.shape[-1]
-    mean = x.mean(axis=-1)
-    var = np.where(np.ptp(x, axis=-1) == 0, 0.0, x.var(axis=-1, ddof=1))
-    # Nadeau-Bengio correction: rho / (1 - rho) = n_test / n_train
-    scale = np.sqrt((1.0 / n + _split_sizes(n_train, n_test)) * var)
+    # Nadeau-Bengio correction: rho / (1 - rho) = n_test / n_train; the scale is the corrected standard
+    # error of simstudy.statistics.effect, with its guard for values whose squares under- or overflow
+    mean, scale = _mean_and_se(x, 1.0 / n + _split_sizes(n_train, n_test))
     pos = scale > 0
     safe = np.where(pos, scale, 1.0)
     p_a = np.where(pos, stats.t.sf((rope - mean) / safe, n - 1), (mean > rope).astype(float))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from simstudy.statistics.effect import corrected_cv_difference_interval, corrected_difference_interval
@@ -95,3 +97,17 @@ def test_correction_only_widens_the_interval():
 def test_invalid_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         corrected_difference_interval(**kwargs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(-1.0, 1.0, allow_subnormal=False), min_size=2, max_size=30),
+    st.sampled_from([(9, 1), (4, 1), (2, 1), (600, 400)]),
+    st.sampled_from([0.9, 0.95, 0.99]),
+)
+def test_interval_and_test_agree_on_any_sample(values, sizes, level):
+    x = np.array(values)
+    res = corrected_difference_interval(x, n_train=sizes[0], n_test=sizes[1], level=level)
+    test = corrected_resampled_t_test(x, n_train=sizes[0], n_test=sizes[1])
+    assume(abs(test.pvalue - (1 - level)) > 1e-9)  # a tie with alpha may round either way
+    assert res.excludes_zero() == test.decision(1 - level)
