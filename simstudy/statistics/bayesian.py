@@ -44,6 +44,8 @@ __all__ = ["BayesianVerdict", "correlated_t_test", "bayesian_signed_rank_test", 
 
 #: Monte Carlo samples of the posterior by default (baycomp's default too).
 N_SAMPLES = 50_000
+# posterior draws per block of the signed-rank test
+_BLOCK = 10_000
 
 
 @dataclass(frozen=True)
@@ -235,12 +237,13 @@ def bayesian_signed_rank_test(
     z = np.concatenate([[0.0], z])
     walsh = z[:, None] + z[None, :]
     above, below = _heaviside(walsh, 2 * rope), _heaviside(-walsh, 2 * rope)
-    w = rng.dirichlet(np.concatenate([[prior], np.ones(z.size - 1)]), size=n_samples)
+    alpha = np.concatenate([[prior], np.ones(z.size - 1)])
     theta = np.empty((n_samples, 3))
-    for start in range(0, n_samples, 10_000):  # bounded memory for many data sets
-        ws = w[start : start + 10_000]
-        theta[start : start + 10_000, 0] = ((ws @ above) * ws).sum(axis=1)
-        theta[start : start + 10_000, 2] = ((ws @ below) * ws).sum(axis=1)
+    # drawn in blocks of a fixed size: bounded memory for many data sets, the same draws for a given rng
+    for start in range(0, n_samples, _BLOCK):
+        w = rng.dirichlet(alpha, size=min(_BLOCK, n_samples - start))
+        theta[start : start + w.shape[0], 0] = ((w @ above) * w).sum(axis=1)
+        theta[start : start + w.shape[0], 2] = ((w @ below) * w).sum(axis=1)
     theta[:, 1] = 0.0 if rope == 0 else 1.0 - theta[:, 0] - theta[:, 2]
     return _verdict_from_theta(theta, rope)
 
