@@ -35,6 +35,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy._validation import as_sample, check_positive
+from simstudy.statistics.effect import _mean_and_se
 from simstudy.statistics.significance import _split_sizes
 
 stats = lazy_module("scipy.stats")
@@ -43,6 +44,8 @@ __all__ = ["BayesianVerdict", "correlated_t_test", "bayesian_signed_rank_test", 
 
 #: Monte Carlo samples of the posterior by default (baycomp's default too).
 N_SAMPLES = 50_000
+# posterior draws per block of the signed-rank test
+_BLOCK = 10_000
 
 
 @dataclass(frozen=True)
@@ -142,10 +145,9 @@ def correlated_t_test(x, *, n_train, n_test, rope: float = 0.0) -> BayesianVerdi
     x = as_sample(x, "x", min_n=2)
     rope = _check_rope(rope)
     n = x.shape[-1]
-    mean = x.mean(axis=-1)
-    var = np.where(np.ptp(x, axis=-1) == 0, 0.0, x.var(axis=-1, ddof=1))
-    # Nadeau-Bengio correction: rho / (1 - rho) = n_test / n_train
-    scale = np.sqrt((1.0 / n + _split_sizes(n_train, n_test)) * var)
+    # Nadeau-Bengio correction: rho / (1 - rho) = n_test / n_train; the scale is the corrected standard
+    # error of simstudy.statistics.effect, with its guard for values whose squares under- or overflow
+    mean, scale = _mean_and_se(x, 1.0 / n + _split_sizes(n_train, n_test))
     pos = scale > 0
     safe = np.where(pos, scale, 1.0)
     p_a = np.where(pos, stats.t.sf((rope - mean) / safe, n - 1), (mean > rope).astype(float))
@@ -235,12 +237,13 @@ def bayesian_signed_rank_test(
     z = np.concatenate([[0.0], z])
     walsh = z[:, None] + z[None, :]
     above, below = _heaviside(walsh, 2 * rope), _heaviside(-walsh, 2 * rope)
-    w = rng.dirichlet(np.concatenate([[prior], np.ones(z.size - 1)]), size=n_samples)
+    alpha = np.concatenate([[prior], np.ones(z.size - 1)])
     theta = np.empty((n_samples, 3))
-    for start in range(0, n_samples, 10_000):  # bounded memory for many data sets
-        ws = w[start : start + 10_000]
-        theta[start : start + 10_000, 0] = ((ws @ above) * ws).sum(axis=1)
-        theta[start : start + 10_000, 2] = ((ws @ below) * ws).sum(axis=1)
+    # drawn in blocks of a fixed size: bounded memory for many data sets, the same draws for a given rng
+    for start in range(0, n_samples, _BLOCK):
+        w = rng.dirichlet(alpha, size=min(_BLOCK, n_samples - start))
+        theta[start : start + w.shape[0], 0] = ((w @ above) * w).sum(axis=1)
+        theta[start : start + w.shape[0], 2] = ((w @ below) * w).sum(axis=1)
     theta[:, 1] = 0.0 if rope == 0 else 1.0 - theta[:, 0] - theta[:, 2]
     return _verdict_from_theta(theta, rope)
 

@@ -163,3 +163,13 @@ def test_verdict_thresholds():
 def test_invalid_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_correlated_t_does_not_depend_on_the_unit(scale):
+    x = np.array([0.01, 0.03, -0.01, 0.02, 0.05])
+    ref = correlated_t_test(x, n_train=4, n_test=1, rope=0.01)
+    res = correlated_t_test(x * scale, n_train=4, n_test=1, rope=0.01 * scale)
+    assert (res.p_a_better, res.p_rope, res.p_b_better) == pytest.approx(
+        (ref.p_a_better, ref.p_rope, ref.p_b_better), rel=1e-9
+    )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from simstudy.statistics.effect import corrected_cv_difference_interval, corrected_difference_interval
@@ -95,3 +97,28 @@ def test_correction_only_widens_the_interval():
 def test_invalid_input_names_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         corrected_difference_interval(**kwargs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(-1.0, 1.0, allow_subnormal=False), min_size=2, max_size=30),
+    st.sampled_from([(9, 1), (4, 1), (2, 1), (600, 400)]),
+    st.sampled_from([0.9, 0.95, 0.99]),
+)
+def test_interval_and_test_agree_on_any_sample(values, sizes, level):
+    x = np.array(values)
+    res = corrected_difference_interval(x, n_train=sizes[0], n_test=sizes[1], level=level)
+    test = corrected_resampled_t_test(x, n_train=sizes[0], n_test=sizes[1])
+    assume(abs(test.pvalue - (1 - level)) > 1e-9)  # a tie with alpha may round either way
+    assert res.excludes_zero() == test.decision(1 - level)
+
+
+def test_resampled_design_stored_as_runs_of_one_fold():
+    # assess stores the resampled design as r runs of one fold: the cv form gives the resampled interval
+    rng = np.random.default_rng(10)
+    x = rng.normal(0.01, 0.02, (10, 1))
+    cv = corrected_cv_difference_interval(x, n_train=120, n_test=60)
+    flat = corrected_difference_interval(x[:, 0], n_train=120, n_test=60)
+    assert (cv.low, cv.high) == pytest.approx((flat.low, flat.high), rel=1e-14)
+    test = corrected_resampled_t_test(x[:, 0], n_train=120, n_test=60)
+    assert cv.excludes_zero() == test.decision(0.05)

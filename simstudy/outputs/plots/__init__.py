@@ -6,6 +6,8 @@
   (``draw(tables, ax, *, profile)``, the signature of
   :class:`simstudy.engine.study.Figure`) and the analytic Figures 2 and 4;
 * :mod:`.bouckaert`: Bouckaert's Figure 2 (variance of R1 and R2);
+* :mod:`.critical_difference`: Demsar's critical-difference diagram of
+  several learners over several data sets (:func:`critical_difference_diagram`);
 * :mod:`.output`: drawing a study's declared figures in-process and saving
   them atomically, keyed by the stored results they show.
 
@@ -29,6 +31,7 @@ from simstudy.outputs.plots.core import (
     reference_line,
     replication_vs_p,
 )
+from simstudy.outputs.plots.critical_difference import critical_difference_diagram
 from simstudy.outputs.plots.output import (
     figure_description,
     figure_is_current,
@@ -56,6 +59,7 @@ __all__ = [
     "bouckaert_figure2",
     "bouckaert_variance_panel",
     "simulated_variances",
+    "critical_difference_diagram",
     "new_figure",
     "save_figure",
     "run_fingerprint",
