@@ -319,10 +319,18 @@ class ManyAssessment:
         if "ranks" not in self.tables:
             return None
         from simstudy.outputs.plots.critical_difference import critical_difference_diagram
+        from simstudy.statistics.multiple import nemenyi_test
 
         means = self.tables["means"][self.labels].to_numpy(float)
-        means = means[~np.isnan(means).any(axis=1)]
-        return critical_difference_diagram(means, self.labels, alpha=self.alpha).figure
+        res = nemenyi_test(means[~np.isnan(means).any(axis=1)], alpha=self.alpha)
+        ax = critical_difference_diagram(
+            res.mean_ranks,
+            self.labels,
+            groups=res.groups,
+            critical_difference=res.critical_difference,
+            title=f"{self.metric}, {self.design}, {res.n_datasets} data sets: Nemenyi at alpha = {self.alpha}",
+        )
+        return ax.figure
 
 
 def many_text(a: ManyAssessment) -> str:
