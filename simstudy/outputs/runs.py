@@ -266,7 +266,10 @@ def baycomp_arrays(scores: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         Accuracy of the first and second learner, one row per unit (data set),
         the splits of a unit in run-major order (run 0's folds first).  For one
         data set pass ``x[0], y[0]`` to ``baycomp.two_on_single(..., runs=n_runs)``
-        (the correlated Bayesian t-test); for several, pass the matrices to
+        (the correlated Bayesian t-test; baycomp takes ``runs / len(x)`` as the
+        correlation of two splits, so for resampled splits, stored as runs of
+        one fold, pass ``runs = len(x) * n_test / (n_train + n_test)`` instead:
+        about 1 for ten 90/10 splits); for several, pass the matrices to
         ``baycomp.two_on_multiple(..., runs=n_runs)`` (the hierarchical model), or
         their row means for the signed-rank test on data-set means.
 
