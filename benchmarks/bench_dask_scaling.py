@@ -56,8 +56,8 @@ def main(argv=None) -> int:
     from dask.distributed import Client, LocalCluster
 
     from simstudy.engine import get_study
-    from simstudy.engine.threads import NATIVE_THREADS_PLUGIN, native_threads_plugin
     from simstudy.engine.study import condition_key
+    from simstudy.engine.threads import NATIVE_THREADS_PLUGIN, native_threads_plugin
 
     study = get_study("berrar4")
     paper = study.profile("paper")
