@@ -188,6 +188,14 @@ def _check_samples(n_samples) -> int:
     return int(check_positive(n_samples, "n_samples", integer=True))
 
 
+def _over_data_sets(x, rope, prior, n_samples, rng):
+    """The checked arguments of a test over data sets: one difference per data set, ROPE, prior, samples, Generator."""
+    z = as_sample(x, "x", min_n=1)
+    if z.ndim != 1:
+        raise ValueError(f"x: expected one difference per data set (shape (q,)), got shape {z.shape}")
+    return z, _check_rope(rope), float(check_positive(prior, "prior")), _check_samples(n_samples), _rng(rng)
+
+
 def bayesian_signed_rank_test(
     x, *, rope: float = 0.0, rng: np.random.Generator, prior: float = 0.5, n_samples: int = N_SAMPLES
 ) -> BayesianVerdict:
@@ -227,13 +235,7 @@ def bayesian_signed_rank_test(
     BayesianVerdict
         Monte Carlo probabilities (standard error at most ``0.5/sqrt(n_samples)``).
     """
-    z = as_sample(x, "x", min_n=1)
-    if z.ndim != 1:
-        raise ValueError(f"x: expected one difference per data set (shape (q,)), got shape {z.shape}")
-    rope = _check_rope(rope)
-    prior = float(check_positive(prior, "prior"))
-    n_samples = _check_samples(n_samples)
-    rng = _rng(rng)
+    z, rope, prior, n_samples, rng = _over_data_sets(x, rope, prior, n_samples, rng)
     z = np.concatenate([[0.0], z])
     walsh = z[:, None] + z[None, :]
     above, below = _heaviside(walsh, 2 * rope), _heaviside(-walsh, 2 * rope)
@@ -293,13 +295,7 @@ def bayesian_sign_test(
     With ``rope = 0`` baycomp reports only A and B, renormalised to sum to 1;
     here ``p_rope`` stays, the share of draws won by the ties and the prior.
     """
-    z = as_sample(x, "x", min_n=1)
-    if z.ndim != 1:
-        raise ValueError(f"x: expected one difference per data set (shape (q,)), got shape {z.shape}")
-    rope = _check_rope(rope)
-    prior = float(check_positive(prior, "prior"))
-    n_samples = _check_samples(n_samples)
-    rng = _rng(rng)
+    z, rope, prior, n_samples, rng = _over_data_sets(x, rope, prior, n_samples, rng)
     n_a, n_b = float((z > rope).sum()), float((z < -rope).sum())
     alpha = np.array([n_a, z.size - n_a - n_b + prior, n_b])
     return _verdict_from_theta(_dirichlet(alpha, n_samples, rng), rope)

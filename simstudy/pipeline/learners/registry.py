@@ -308,16 +308,22 @@ def make_learner(name, **params):
     return _call_factory(learner_spec(name), params)
 
 
+def _refuse_unknown(cls, params, name: str) -> None:
+    """One line naming the parameters a scikit-learn estimator class does not have, and those it has."""
+    if not hasattr(cls, "_get_param_names"):
+        return
+    known = cls._get_param_names()
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(
+            f"params: {name} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters are: {', '.join(known) or '(none)'}"
+        )
+
+
 def _call_factory(spec, params):
-    cls = spec.cls
-    if cls is not None and hasattr(cls, "_get_param_names"):
-        known = cls._get_param_names()
-        unknown = sorted(set(params) - set(known))
-        if unknown:
-            raise ValueError(
-                f"params: learner {spec.name!r} has no parameter {', '.join(map(repr, unknown))}; "
-                f"its parameters are: {', '.join(known) or '(none)'}"
-            )
+    if spec.cls is not None:
+        _refuse_unknown(spec.cls, params, f"learner {spec.name!r}")
     try:
         return spec.factory(**params)
     except (TypeError, ValueError) as err:
@@ -434,14 +440,7 @@ def as_learner_factory(obj, **params):
         return _NamedFactory(obj, dict(params))
     if inspect.isclass(obj):
         _check_estimator_class(obj, "obj")
-        if hasattr(obj, "_get_param_names"):
-            known = obj._get_param_names()
-            unknown = sorted(set(params) - set(known))
-            if unknown:
-                raise ValueError(
-                    f"params: {obj.__qualname__} has no parameter {', '.join(map(repr, unknown))}; "
-                    f"its parameters are: {', '.join(known) or '(none)'}"
-                )
+        _refuse_unknown(obj, params, obj.__qualname__)
         try:
             template = obj(**params)
         except TypeError as err:
