@@ -191,4 +191,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from simstudy.engine.threads import one_thread_per_kernel
+
+    with one_thread_per_kernel():  # one thread per kernel, as a run in one process has
+        raise SystemExit(main())

@@ -269,4 +269,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from simstudy.engine.threads import one_thread_per_kernel
+
+    with one_thread_per_kernel():  # one thread per kernel, as a run in one process has
+        main()
