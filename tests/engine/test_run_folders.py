@@ -370,7 +370,7 @@ def test_a_target_the_quantity_can_never_take_is_refused_before_anything_runs(tm
 
 def test_solve_refuses_an_impossible_target_on_the_command_line(tmp_path, capsys):
     study_file = tmp_path / "linear.py"
-    study_file.write_text("from tests.engine.test_run_folders import LINEAR as STUDY\n")
+    _write_study_file(study_file)
     code = main(
         [
             "solve",
@@ -467,7 +467,7 @@ def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, c
         again = solve(LINEAR, "x", ("F", 0.3), out=mnt / "s", profile="smoke", progress=False)
         _same_answer(again, solved)
         study_file = tmp_path / "linear.py"
-        study_file.write_text("from tests.engine.test_run_folders import LINEAR as STUDY\n")
+        _write_study_file(study_file)
         assert (
             main(
                 [
@@ -673,3 +673,15 @@ def test_report_during_an_adaptive_run_says_it_is_still_going(tmp_path, capsys):
     assert "stored so far: the adaptive run stopped before it finished" in line, line
     assert "run the same command to resume" in line, line
     capsys.readouterr()
+
+
+def _write_study_file(path):
+    """A study file whose STUDY is this module's LINEAR, loaded by path (a ``tests`` package elsewhere can shadow ours)."""
+    path.write_text(
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('linear_source', {__file__!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules[spec.name] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "STUDY = module.LINEAR\n"
+    )
