@@ -55,6 +55,46 @@ def test_naive_bayes_matches_e1071_with_constant_class_feature():
     np.testing.assert_array_equal(nb.predict(Xt), [0, 1, 1])
 
 
+def test_svm_exact_tie_falls_as_in_e1071():
+    # library(e1071); x <- data.frame(x0=c(-1,-1,-1,1,1,1,1), x1=c(-1,-1,1,-1,-1,-1,1)); y <- factor(c(0,0,0,1,1,1,1))
+    # m <- svm(x, y); g <- expand.grid(x1=seq(-2, 2, by=0.5), x0=c(0, -0.25, 0.25))[, c("x0", "x1")]
+    # p <- predict(m, g, decision.values=TRUE)   (decision values oriented "0/1": > 0 votes for 0)
+    # At (0, -1) the value is exactly 0 in exact arithmetic; libsvm's sum inside R gives -5.55e-17 -> class 1.
+    X = np.array([[-1, -1], [-1, -1], [-1, 1], [1, -1], [1, -1], [1, -1], [1, 1]], dtype=float)
+    y = np.array([0, 0, 0, 1, 1, 1, 1])
+    G = np.array([[a, b] for a in (0, -0.25, 0.25) for b in np.arange(-2, 2.01, 0.5)])
+    r_pred = [0, 0, 1, 0, 0, 0, 0, 0, 1] + [0] * 9 + [1] * 9
+    r_dec = [4.4235448637408581e-17, 1.6306400674181987e-16, -5.5511151231257827e-17, 1.9428902930940239e-16]
+    r_dec += [1.1102230246251565e-16, 2.2204460492503131e-16, 1.1102230246251565e-16, 1.1102230246251565e-16, 0.0]
+    m = E1071SVC().fit(X, y)
+    np.testing.assert_array_equal(m.predict(G), r_pred)
+    np.testing.assert_array_equal(m.predict(np.array([[0.0, -1.0]])), [1])
+    # libsvm's first class is 0 here, so e1071's "0/1" value is the negated decision_function
+    np.testing.assert_array_equal(-m.decision_function(G[:9]), r_dec)  # to the bit
+
+
+def test_svm_exact_ties_in_three_features_fall_as_in_e1071():
+    # Mirror-symmetric problem (benchmarks/r/svm_ties.py, seed 37, problem 61), test cases on the
+    # mirror line x0 = 0; R: m <- svm(x, factor(y)); predict(m, xt, decision.values=TRUE)
+    X = np.array(
+        [[-1, -2, -2], [-1, 1, 0], [-1, 1, 0], [1, -2, -2], [-1, -2, -2], [1, 2, -1]]
+        + [[-1, 2, -1], [1, 1, 0], [1, -2, -2], [-1, -2, -2], [-1, 1, 0]],
+        dtype=float,
+    )
+    y = np.array([0, 0, 0, 1, 0, 1, 0, 1, 1, 0, 0])
+    Xt = np.array(
+        [[0, 1.5, 2], [0, -1.5, 0], [0, -1.5, -1], [0, 2, -1], [0, 0, 1], [0, 1.5, 1.5]]
+        + [[0, -1, -1.5], [0, 2, 0], [0, 0.5, 1], [0, 0, 0.5], [0, 0.5, 0.5], [0, 0, 1]]
+    )
+    r_pred = [0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
+    r_dec = [9.2157184661267877e-18, 5.5511151231257827e-17, -2.7755575615628914e-16, -2.2204460492503131e-16]
+    r_dec += [-1.1449174941446927e-16, -2.688821387764051e-17, -2.2204460492503131e-16, 3.1225022567582528e-17]
+    r_dec += [-4.5102810375396984e-17, -6.9388939039072284e-17, -1.0408340855860843e-16, -1.1449174941446927e-16]
+    m = E1071SVC().fit(X, y)
+    np.testing.assert_array_equal(m.predict(Xt), r_pred)
+    np.testing.assert_array_equal(-m.decision_function(Xt), r_dec)
+
+
 # --------------------------------------------------------------------- invariants
 
 
@@ -269,7 +309,7 @@ def test_svm_matrix_predict_equals_libsvm_predict():
         m = E1071SVC().fit(X, y)
         Xs = (Xt - m.center_) / m.scale_
         np.testing.assert_array_equal(m.predict(Xt), m.libsvm_classes_[m.svc_.predict(Xs)])
-        np.testing.assert_allclose(m._binary_decision(Xs), m.svc_.decision_function(Xs), rtol=0, atol=1e-10)
+        np.testing.assert_allclose(-m._pairwise_decisions(Xs)[:, 0], m.svc_.decision_function(Xs), rtol=0, atol=1e-10)
 
 
 def test_naive_bayes_tables_by_class_equal_the_batched_ones():

@@ -566,45 +566,143 @@ class E1071SVC(Learner):
             self._svc_model = self._make_svc(self.gamma_).fit(*self._svc_data)
         return self._svc_model
 
+    def _libsvm_model(self):
+        """The fitted model in libsvm's terms: support vectors, ``sv_coef``, ``rho`` and ``nSV``.
+
+        libsvm (R's and scikit-learn's alike) stores the support vectors grouped by
+        class in the classes' order (here: first appearance in the training data),
+        each group in the order of the training rows.
+        """
+        if self.backend == "sklearn" and self.classes_.size == 2:
+            # _libsvm_binary returns scikit-learn's signs: dual_coef_ = -sv_coef, intercept_ = rho
+            n_sv = np.bincount(self._svc_data[1][self.support_].astype(np.intp), minlength=2)
+            return self.support_vectors_, -self.dual_coef_, np.asarray(self.intercept_, dtype=float), n_sv
+        svc = self.svc_
+        return svc.support_vectors_, svc._dual_coef_, -np.asarray(svc._intercept_, dtype=float), svc.n_support_
+
+    def _pairwise_decisions(self, Xs):
+        """libsvm's decision values, one column per pair of classes (i, j), i < j, libsvm's orientation.
+
+        A value > 0 is a vote for class i, otherwise (0 included) for class j, in
+        ``libsvm_classes_`` order.  Computed with one matrix product; values within
+        ``1e-9`` of 0, where its rounding may give the other sign than R's libsvm, are
+        computed again as libsvm sums them inside R (:func:`_libsvm_decision_values`),
+        so that exact ties fall as they do in e1071.
+        """
+        from simstudy.pipeline.learners._radial import exponents
+
+        sv, sv_coef, rho, n_sv = self._libsvm_model()
+        e = Xs @ sv.T
+        exponents(e, np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", sv, sv), float(self.gamma_))
+        K = np.exp(e, out=e)
+        if rho.size == 1:
+            dec = (K @ sv_coef[0] - rho[0])[:, None]
+        else:
+            dec = np.empty((Xs.shape[0], rho.size))
+            for p, (i, j, own, other) in enumerate(_pair_blocks(n_sv)):
+                dec[:, p] = K[:, own] @ sv_coef[j - 1, own] + K[:, other] @ sv_coef[i, other] - rho[p]
+        near = (np.abs(dec) < 1e-9).any(axis=1)
+        if near.any():
+            dec[near] = _libsvm_decision_values(Xs[near], sv, sv_coef, rho, n_sv, float(self.gamma_))
+        return dec
+
     def decision_function(self, X):
+        """Decision values; with two classes positive values vote for ``classes_[1]``.
+
+        With two classes and the scikit-learn backend these are the values e1071's
+        ``predict(..., decision.values = TRUE)`` reports, negated when ``classes_[1]``
+        is libsvm's first class (e1071 orients them first class against second); near
+        0 they are summed as libsvm sums them inside R.  Otherwise scikit-learn's.
+        """
         X = _check_X(self, X)
         if self.classes_.size < 2:
             return np.zeros(X.shape[0])
-        dec = self.svc_.decision_function((X - self.center_) / self.scale_)
+        Xs = (X - self.center_) / self.scale_
+        if self.backend == "sklearn" and self.classes_.size == 2:
+            dec = self._pairwise_decisions(Xs)[:, 0]
+            return dec if self.libsvm_classes_[0] == self.classes_[1] else -dec
+        dec = self.svc_.decision_function(Xs)
         if self.classes_.size == 2 and self.libsvm_classes_[0] != self.classes_[0]:
             dec = -dec  # positive values vote for classes_[1], whatever came first in training
         return dec
 
-    def _binary_decision(self, Xs):
-        """libsvm's two-class decision values, computed with one matrix product.
-
-        libsvm predicts case by case with a scalar kernel loop, which costs more
-        than the fit on Berrar's data sets; K = exp(-gamma |x - sv|^2) for all
-        cases at once gives the same values up to rounding (about 1e-15).
-        """
-        from simstudy.pipeline.learners._radial import exponents
-
-        sv = self.support_vectors_
-        e = Xs @ sv.T
-        exponents(e, np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", sv, sv), float(self.gamma_))
-        return np.exp(e, out=e) @ self.dual_coef_[0] + self.intercept_[0]
-
     def predict(self, X):
+        """libsvm's one-against-one vote as in e1071 (ties: the first class in ``libsvm_classes_``)."""
         X = _check_X(self, X)
         if self.classes_.size < 2:
             return np.repeat(self.classes_, X.shape[0])
         Xs = (X - self.center_) / self.scale_
-        if self.backend == "sklearn" and self.classes_.size == 2:
-            dec = self._binary_decision(Xs)
-            # Near 0 the matrix product's rounding may give the other sign than libsvm's own sum
-            # (e.g. +1e-16 where libsvm has -1e-16); libsvm decides those cases itself.
-            near = np.abs(dec) < 1e-9
-            if near.any():
-                dec[near] = self.svc_.decision_function(Xs[near])
-            # scikit-learn's decision is libsvm's negated: libsvm votes for its first class when its
-            # value is > 0, for the second otherwise (a value of exactly 0 included)
-            return self.libsvm_classes_[(dec >= 0).astype(np.intp)]
-        return self.libsvm_classes_[self.svc_.predict(Xs)]
+        if self.backend != "sklearn":
+            return self.libsvm_classes_[self.svc_.predict(Xs)]
+        dec = self._pairwise_decisions(Xs)
+        if self.classes_.size == 2:
+            # libsvm votes for its first class when the value is > 0, for the second otherwise
+            return self.libsvm_classes_[(dec[:, 0] <= 0).astype(np.intp)]
+        votes = np.zeros((Xs.shape[0], self.classes_.size), dtype=np.intp)
+        for p, (i, j, _, _) in enumerate(_pair_blocks(self._libsvm_model()[3])):
+            first = dec[:, p] > 0
+            votes[:, i] += first
+            votes[:, j] += ~first
+        return self.libsvm_classes_[votes.argmax(axis=1)]  # argmax: the first of equal votes, as libsvm
+
+
+def _pair_blocks(n_sv):
+    """libsvm's pairs of classes (i, j), i < j, in its order, with the slices of their support vectors."""
+    start = np.concatenate([[0], np.cumsum(n_sv)[:-1]]).astype(np.intp)
+    k = len(n_sv)
+    return [
+        (i, j, slice(start[i], start[i] + n_sv[i]), slice(start[j], start[j] + n_sv[j]))
+        for i in range(k)
+        for j in range(i + 1, k)
+    ]
+
+
+def _libsvm_decision_values(Xs, sv, sv_coef, rho, n_sv, gamma):
+    """Decision values of libsvm's ``svm_predict_values`` as e1071 computes them inside R.
+
+    Per case and support vector, the kernel is libsvm's ``Kernel::k_function`` for
+    the radial kernel: the squared differences ``(x_j - sv_j)^2`` added feature
+    after feature (e1071 passes rows sparse, without their zeros, which skips only
+    terms that add 0), then ``exp(-gamma * sum)`` from the C library.  For the pair
+    (i, j) the terms ``sv_coef[j - 1] * k`` over class i's support vectors, then
+    ``sv_coef[i] * k`` over class j's, are added one after another, and ``rho`` is
+    subtracted.  scikit-learn's build of libsvm rounds the kernel differently, so
+    at a decision value of exactly 0 (symmetric data) its sign can differ from R's.
+
+    Parameters
+    ----------
+    Xs : array (m, p)
+        Scaled cases.
+    sv : array (l, p)
+        Support vectors, grouped by class in libsvm's order.
+    sv_coef : array (k - 1, l)
+        libsvm's ``sv_coef``.
+    rho : array (k (k - 1) / 2,)
+        libsvm's ``rho``.
+    n_sv : int array (k,)
+        Support vectors per class.
+    gamma : float
+        Radial kernel parameter.
+
+    Returns
+    -------
+    array (m, k (k - 1) / 2)
+        One column per pair, libsvm's orientation (> 0: a vote for the first class of the pair).
+    """
+    d2 = np.zeros((Xs.shape[0], sv.shape[0]))
+    for j in range(Xs.shape[1]):
+        d = Xs[:, j, None] - sv[None, :, j]
+        d *= d
+        d2 += d
+    d2 *= -gamma
+    # math.exp is the C library's exp, as libsvm's; numpy's vectorised exp may round differently.
+    k = np.fromiter(map(math.exp, d2.ravel().tolist()), dtype=float, count=d2.size).reshape(d2.shape)
+    out = np.empty((Xs.shape[0], len(rho)))
+    for p, (i, j, own, other) in enumerate(_pair_blocks(n_sv)):
+        terms = np.concatenate([sv_coef[j - 1, own] * k[:, own], sv_coef[i, other] * k[:, other]], axis=1)
+        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(Xs.shape[0])  # term after term
+        out[:, p] = total - rho[p]
+    return out
 
 
 # --------------------------------------------------------------------------- random forest
