@@ -708,6 +708,69 @@ def _libsvm_decision_values(Xs, sv, sv_coef, rho, n_sv, gamma):
 # --------------------------------------------------------------------------- random forest
 
 
+# R's rf.c draws a bootstrap sample at most this many times while it holds fewer than two classes.
+_R_CLASS_DRAWS = 31
+# R regrows a root-only tree without limit; beyond this many attempts the tree is kept.
+_MAX_REGROWTH = 1000
+
+
+def _regrow_root_only_trees(trees: list, X: np.ndarray, codes: np.ndarray, seed: int) -> int:
+    """Replace the trees that are a single root node, as R's ``classRF`` (``rf.c``) never keeps one.
+
+    ``classRF`` draws a tree's bootstrap sample again while it holds fewer than two
+    classes (at most 31 draws in all, then it stops with an error), and if the tree
+    grown on it is the root alone it starts over with a new sample.  scikit-learn
+    keeps such trees; on tiny or very imbalanced training sets (8 rows, 7:1: a third
+    of the samples miss the minority class) they vote the majority class unsplit.
+    Each such tree ``i`` is grown again here, as scikit-learn's forest grows a tree
+    (the same parameters, the bootstrap as case weights), on samples drawn from a
+    generator seeded by ``(seed, i)``: the forest stays a function of the learner's
+    ``random_state``, and a forest without root-only trees is left as it was.  If no
+    split is possible at all (every training row has the same inputs) R would loop
+    forever; the trees are then kept, as after ``_MAX_REGROWTH`` attempts for one tree.
+
+    Parameters
+    ----------
+    trees : list of DecisionTreeClassifier
+        The forest's ``estimators_``, changed in place.
+    X : array (n, p)
+        The training inputs.
+    codes : int array (n,)
+        The training classes as codes 0 .. k - 1 (at least two present).
+    seed : int
+        The forest's seed.
+
+    Returns
+    -------
+    int
+        The number of trees grown again.
+    """
+    root_only = [i for i, tree in enumerate(trees) if tree.tree_.node_count == 1]
+    if not root_only or (X == X[0]).all():
+        return 0
+    from sklearn.base import clone
+
+    n = X.shape[0]
+    for i in root_only:
+        rng = np.random.default_rng([seed, i])
+        for _ in range(_MAX_REGROWTH):
+            for _ in range(_R_CLASS_DRAWS):
+                counts = np.bincount(rng.integers(0, n, n), minlength=n)
+                if np.unique(codes[counts > 0]).size >= 2:
+                    break
+            else:
+                raise ValueError(
+                    f"y: still fewer than two classes in the bootstrap sample after {_R_CLASS_DRAWS} draws "
+                    "(R's randomForest stops with this error too)"
+                )
+            tree = clone(trees[i]).set_params(random_state=int(rng.integers(0, 2**31 - 1)))
+            tree.fit(X, codes, sample_weight=counts.astype(float))
+            if tree.tree_.node_count > 1:
+                break
+        trees[i] = tree
+    return len(root_only)
+
+
 class RandomForestR(Learner):
     """Random forest with the defaults of R's ``randomForest`` (classification).
 
@@ -740,6 +803,13 @@ class RandomForestR(Learner):
     Sec. 4) used these defaults in study 4.  R's and scikit-learn's random
     streams differ, so agreement with R is in distribution (mean accuracy), not
     per prediction.
+
+    As R's ``rf.c``, no tree is a single root node: a bootstrap sample with fewer
+    than two classes is drawn again and a root-only tree is grown again (scikit-learn
+    backend; ``n_regrown_`` counts them, see :func:`_regrow_root_only_trees`).  This
+    matters on tiny or very imbalanced training sets only; a forest that has no
+    root-only tree is scikit-learn's as before.  The intelex backend's trees are not
+    exposed and are kept as grown.
     """
 
     def __init__(self, n_estimators=500, mtry=None, nodesize=1, backend="sklearn", n_jobs=None, random_state=None):
@@ -771,6 +841,7 @@ class RandomForestR(Learner):
         self._vote_seed = seed_vote
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = p
+        self.n_regrown_ = 0
         if self.classes_.size < 2:
             self.forest_ = None
             return self
@@ -789,6 +860,7 @@ class RandomForestR(Learner):
             random_state=seed_forest,
         ).fit(X, codes)
         if self.backend == "sklearn":
+            self.n_regrown_ = _regrow_root_only_trees(self.forest_.estimators_, X, codes.ravel(), seed_forest)
             # The class each leaf votes for, all trees concatenated, for one gather per prediction.
             trees = [est.tree_ for est in self.forest_.estimators_]
             self._leaf_class = np.concatenate([t.value[:, 0, :].argmax(axis=1) for t in trees])
