@@ -21,8 +21,11 @@ import numpy as np
 from simstudy.pipeline.learners import E1071SVC
 
 
-def problem(rng: np.random.Generator):
-    """One mirror-symmetric problem: training rows and labels, boundary and ordinary test cases."""
+def problem(rng: np.random.Generator, classes: int = 2):
+    """One mirror-symmetric problem: training rows and labels, boundary and ordinary test cases.
+
+    With ``classes = 3`` the third class lies on the mirror line x0 = 0 (its own mirror image).
+    """
     p = int(rng.integers(2, 4))
     base = []
     while len(base) < int(rng.integers(2, 5)):
@@ -38,6 +41,12 @@ def problem(rng: np.random.Generator):
             for _ in range(int(rng.integers(1, 4))):
                 rows.append(x)
                 labels.append(lab)
+    if classes == 3:
+        for _ in range(int(rng.integers(1, 4))):
+            pt = rng.integers(-2, 3, size=p).astype(float)
+            pt[0] = 0.0
+            rows.append(pt)
+            labels.append(2)
     order = rng.permutation(len(rows))
     X, y = np.array(rows)[order], np.array(labels)[order]
     grid = np.arange(-2.0, 2.5, 0.5)
@@ -72,11 +81,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--problems", type=int, default=64)
     ap.add_argument("--seed", type=int, default=37)
+    ap.add_argument("--classes", type=int, choices=(2, 3), default=2)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/svm_ties"))
     ap.add_argument("--no-r", action="store_true", help="reuse R's answers already in --dir")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    problems = [problem(rng) for _ in range(args.problems)]
+    problems = [problem(rng, args.classes) for _ in range(args.problems)]
     if not args.no_r:
         write(args.dir, problems)
         subprocess.run(["Rscript", str(Path(__file__).with_name("svm_ties.R")), str(args.dir)], check=True)
@@ -87,12 +97,13 @@ def main() -> None:
         r_pred, r_dec, orient = read_r(args.dir, k)
         m = E1071SVC().fit(X, y)
         ours = m.predict(Xt)
-        # e1071 orients the value as "first/second" class (libsvm's order); ours: > 0 for classes_[1]
-        dec = m.decision_function(Xt) * (1 if int(orient.split("/")[0]) == m.classes_[1] else -1)
-        tie = np.abs(r_dec[:12]) < 1e-12
-        zero += int(tie.sum())
-        exact += int((dec[:12][tie] == r_dec[:12][tie]).sum())
-        worst = max(worst, float(np.abs(dec - r_dec).max()))
+        if m.classes_.size == 2:  # (with three classes only the predictions are compared)
+            # e1071 orients the value as "first/second" class (libsvm's order); ours: > 0 for classes_[1]
+            dec = m.decision_function(Xt) * (1 if int(orient.split("/")[0]) == m.classes_[1] else -1)
+            tie = np.abs(r_dec[:12]) < 1e-12
+            zero += int(tie.sum())
+            exact += int((dec[:12][tie] == r_dec[:12][tie]).sum())
+            worst = max(worst, float(np.abs(dec - r_dec).max()))
         for name, sl in (("boundary", slice(0, 12)), ("ordinary", slice(12, None))):
             diff[name][0] += int((ours[sl] != r_pred[sl]).sum())
             diff[name][1] += int(ours[sl].size)

@@ -95,6 +95,19 @@ def test_svm_exact_ties_in_three_features_fall_as_in_e1071():
     np.testing.assert_array_equal(-m.decision_function(Xt), r_dec)
 
 
+def test_svm_exact_ties_with_three_classes_fall_as_in_e1071():
+    # benchmarks/r/svm_ties.py --classes 3 --problems 200, problem 86 (class 2 on the mirror line x0 = 0);
+    # R: m <- svm(x, factor(y)); predict(m, xt): the 0-against-1 value is 0 in exact arithmetic on x0 = 0
+    X = np.array(
+        [[-2, -2], [-2, 2], [2, 0], [2, 2], [2, 1], [2, -2], [0, 0], [2, 1], [-2, 2], [-2, 0], [-2, 1], [-2, -2]],
+        dtype=float,
+    )
+    y = np.array([0, 0, 1, 1, 1, 1, 2, 1, 0, 0, 0, 0])
+    Xt = np.column_stack([np.zeros(12), [2, -1.5, 0.5, -1, 1, 2, 1, 2, -2, 1.5, 0, -2]])
+    r_pred = [0, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0]
+    np.testing.assert_array_equal(E1071SVC().fit(X, y).predict(Xt), r_pred)
+
+
 # --------------------------------------------------------------------- invariants
 
 
