@@ -490,7 +490,8 @@ class E1071SVC(Learner):
     matrix computed in one product, through its wrapper called directly (the
     same model as ``sklearn.svm.SVC``'s to the last bit, see
     :func:`_libsvm_binary`), and the decision values are computed with one matrix
-    product too; ``support_``, ``support_vectors_``, ``dual_coef_`` and
+    product too, except near 0, where they are summed as libsvm sums them inside R
+    (:func:`_libsvm_decision_values`), so that exact ties fall as in e1071; ``support_``, ``support_vectors_``, ``dual_coef_`` and
     ``intercept_`` hold the model with scikit-learn's signs, and ``svc_`` (the
     radial-kernel ``SVC``) is fitted on first use.  ``BENCHMARKS.md``: the speed
     of Berrar's studies 1 and 2.
@@ -566,7 +567,7 @@ class E1071SVC(Learner):
             self._svc_model = self._make_svc(self.gamma_).fit(*self._svc_data)
         return self._svc_model
 
-    def _libsvm_model(self):
+    def _libsvm_model(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The fitted model in libsvm's terms: support vectors, ``sv_coef``, ``rho`` and ``nSV``.
 
         libsvm (R's and scikit-learn's alike) stores the support vectors grouped by
@@ -580,7 +581,7 @@ class E1071SVC(Learner):
         svc = self.svc_
         return svc.support_vectors_, svc._dual_coef_, -np.asarray(svc._intercept_, dtype=float), svc.n_support_
 
-    def _pairwise_decisions(self, Xs):
+    def _pairwise_decisions(self, Xs: np.ndarray) -> np.ndarray:
         """libsvm's decision values, one column per pair of classes (i, j), i < j, libsvm's orientation.
 
         A value > 0 is a vote for class i, otherwise (0 included) for class j, in
@@ -646,7 +647,7 @@ class E1071SVC(Learner):
         return self.libsvm_classes_[votes.argmax(axis=1)]  # argmax: the first of equal votes, as libsvm
 
 
-def _pair_blocks(n_sv):
+def _pair_blocks(n_sv: np.ndarray) -> list[tuple[int, int, slice, slice]]:
     """libsvm's pairs of classes (i, j), i < j, in its order, with the slices of their support vectors."""
     start = np.concatenate([[0], np.cumsum(n_sv)[:-1]]).astype(np.intp)
     k = len(n_sv)
@@ -657,7 +658,9 @@ def _pair_blocks(n_sv):
     ]
 
 
-def _libsvm_decision_values(Xs, sv, sv_coef, rho, n_sv, gamma):
+def _libsvm_decision_values(
+    Xs: np.ndarray, sv: np.ndarray, sv_coef: np.ndarray, rho: np.ndarray, n_sv: np.ndarray, gamma: float
+) -> np.ndarray:
     """Decision values of libsvm's ``svm_predict_values`` as e1071 computes them inside R.
 
     Per case and support vector, the kernel is libsvm's ``Kernel::k_function`` for
@@ -718,14 +721,15 @@ def _regrow_root_only_trees(trees: list, X: np.ndarray, codes: np.ndarray, seed:
     """Replace the trees that are a single root node, as R's ``classRF`` (``rf.c``) never keeps one.
 
     ``classRF`` draws a tree's bootstrap sample again while it holds fewer than two
-    classes (at most 31 draws in all, then it stops with an error), and if the tree
+    classes (at most 31 draws, then it stops with an error), and if the tree
     grown on it is the root alone it starts over with a new sample.  scikit-learn
     keeps such trees; on tiny or very imbalanced training sets (8 rows, 7:1: a third
     of the samples miss the minority class) they vote the majority class unsplit.
     Each such tree ``i`` is grown again here, as scikit-learn's forest grows a tree
     (the same parameters, the bootstrap as case weights), on samples drawn from a
     generator seeded by ``(seed, i)``: the forest stays a function of the learner's
-    ``random_state``, and a forest without root-only trees is left as it was.  If no
+    ``random_state``, and a forest without root-only trees is left as it was.  Each
+    new sample gets R's 31 draws (scikit-learn's first, one-class draw not counted).  If no
     split is possible at all (every training row has the same inputs) R would loop
     forever; the trees are then kept, as after ``_MAX_REGROWTH`` attempts for one tree.
 
