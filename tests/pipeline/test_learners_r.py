@@ -55,6 +55,59 @@ def test_naive_bayes_matches_e1071_with_constant_class_feature():
     np.testing.assert_array_equal(nb.predict(Xt), [0, 1, 1])
 
 
+def test_svm_exact_tie_falls_as_in_e1071():
+    # library(e1071); x <- data.frame(x0=c(-1,-1,-1,1,1,1,1), x1=c(-1,-1,1,-1,-1,-1,1)); y <- factor(c(0,0,0,1,1,1,1))
+    # m <- svm(x, y); g <- expand.grid(x1=seq(-2, 2, by=0.5), x0=c(0, -0.25, 0.25))[, c("x0", "x1")]
+    # p <- predict(m, g, decision.values=TRUE)   (decision values oriented "0/1": > 0 votes for 0)
+    # At (0, -1) the value is exactly 0 in exact arithmetic; libsvm's sum inside R gives -5.55e-17 -> class 1.
+    X = np.array([[-1, -1], [-1, -1], [-1, 1], [1, -1], [1, -1], [1, -1], [1, 1]], dtype=float)
+    y = np.array([0, 0, 0, 1, 1, 1, 1])
+    G = np.array([[a, b] for a in (0, -0.25, 0.25) for b in np.arange(-2, 2.01, 0.5)])
+    r_pred = [0, 0, 1, 0, 0, 0, 0, 0, 1] + [0] * 9 + [1] * 9
+    r_dec = [4.4235448637408581e-17, 1.6306400674181987e-16, -5.5511151231257827e-17, 1.9428902930940239e-16]
+    r_dec += [1.1102230246251565e-16, 2.2204460492503131e-16, 1.1102230246251565e-16, 1.1102230246251565e-16, 0.0]
+    m = E1071SVC().fit(X, y)
+    np.testing.assert_array_equal(m.predict(G), r_pred)
+    np.testing.assert_array_equal(m.predict(np.array([[0.0, -1.0]])), [1])
+    # libsvm's first class is 0 here, so e1071's "0/1" value is the negated decision_function
+    np.testing.assert_array_equal(-m.decision_function(G[:9]), r_dec)  # to the bit
+
+
+def test_svm_exact_ties_in_three_features_fall_as_in_e1071():
+    # Mirror-symmetric problem (benchmarks/r/svm_ties.py, seed 37, problem 61), test cases on the
+    # mirror line x0 = 0; R: m <- svm(x, factor(y)); predict(m, xt, decision.values=TRUE)
+    X = np.array(
+        [[-1, -2, -2], [-1, 1, 0], [-1, 1, 0], [1, -2, -2], [-1, -2, -2], [1, 2, -1]]
+        + [[-1, 2, -1], [1, 1, 0], [1, -2, -2], [-1, -2, -2], [-1, 1, 0]],
+        dtype=float,
+    )
+    y = np.array([0, 0, 0, 1, 0, 1, 0, 1, 1, 0, 0])
+    Xt = np.array(
+        [[0, 1.5, 2], [0, -1.5, 0], [0, -1.5, -1], [0, 2, -1], [0, 0, 1], [0, 1.5, 1.5]]
+        + [[0, -1, -1.5], [0, 2, 0], [0, 0.5, 1], [0, 0, 0.5], [0, 0.5, 0.5], [0, 0, 1]]
+    )
+    r_pred = [0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
+    r_dec = [9.2157184661267877e-18, 5.5511151231257827e-17, -2.7755575615628914e-16, -2.2204460492503131e-16]
+    r_dec += [-1.1449174941446927e-16, -2.688821387764051e-17, -2.2204460492503131e-16, 3.1225022567582528e-17]
+    r_dec += [-4.5102810375396984e-17, -6.9388939039072284e-17, -1.0408340855860843e-16, -1.1449174941446927e-16]
+    m = E1071SVC().fit(X, y)
+    np.testing.assert_array_equal(m.predict(Xt), r_pred)
+    np.testing.assert_array_equal(-m.decision_function(Xt), r_dec)
+
+
+def test_svm_exact_ties_with_three_classes_fall_as_in_e1071():
+    # benchmarks/r/svm_ties.py --classes 3 --problems 200, problem 86 (class 2 on the mirror line x0 = 0);
+    # R: m <- svm(x, factor(y)); predict(m, xt): the 0-against-1 value is 0 in exact arithmetic on x0 = 0
+    X = np.array(
+        [[-2, -2], [-2, 2], [2, 0], [2, 2], [2, 1], [2, -2], [0, 0], [2, 1], [-2, 2], [-2, 0], [-2, 1], [-2, -2]],
+        dtype=float,
+    )
+    y = np.array([0, 0, 1, 1, 1, 1, 2, 1, 0, 0, 0, 0])
+    Xt = np.column_stack([np.zeros(12), [2, -1.5, 0.5, -1, 1, 2, 1, 2, -2, 1.5, 0, -2]])
+    r_pred = [0, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0]
+    np.testing.assert_array_equal(E1071SVC().fit(X, y).predict(Xt), r_pred)
+
+
 # --------------------------------------------------------------------- invariants
 
 
@@ -84,6 +137,70 @@ def test_forest_votes_sum_to_number_of_trees():
     votes = rf.vote_counts(X[150:])
     assert (votes.sum(axis=1) == 25).all()
     np.testing.assert_array_equal(rf.forest_.max_features, int(np.floor(np.sqrt(5))))
+
+
+def test_forest_on_tiny_imbalanced_sets_matches_r_accuracy():
+    # benchmarks/r/rf_tiny.py --sets 5 --ntree 50 --seeds 300: five training sets of 8 rows with classes
+    # 7:1, 200 test rows each; R's randomForest(x, y, ntree = 50) with set.seed(1..300): the accuracy of
+    # one run (mean over the 5 sets) has mean 0.5964 and sd 0.0115 over the seeds, range [0.567, 0.628].
+    # R redraws one-class bootstrap samples and regrows root-only trees; keeping them gave 0.5290 (range
+    # [0.513, 0.558] over 10 random states), so this interval alone does not always tell the two apart: the
+    # trees are checked too, and the slow test below compares on 10 sets of 100 trees.
+    import rf_tiny
+
+    r_mean, r_sd = 0.5964, 0.0115
+    sets = rf_tiny.tiny_sets(5)
+    fits = [RandomForestR(n_estimators=50, random_state=11).fit(X, y) for X, y, _, _ in sets]
+    acc = np.mean([np.mean(m.predict(Xt) == yt) for m, (_, _, Xt, yt) in zip(fits, sets)])
+    assert r_mean - 4 * r_sd <= acc <= r_mean + 4 * r_sd
+    assert all(m.n_regrown_ > 0 for m in fits)
+    assert all(t.tree_.node_count > 1 for m in fits for t in m.forest_.estimators_)
+
+
+@pytest.mark.slow
+def test_forest_on_tiny_imbalanced_sets_matches_r_accuracy_closely():
+    # benchmarks/r/rf_tiny.py (--sets 10 --ntree 100 --seeds 200): R's one-run accuracy has mean 0.5996
+    # and sd 0.0080 over the seeds, range [0.583, 0.624]; ours 0.5989 (sd 0.0107) over 20 random states.
+    # Keeping the root-only trees gave 0.5274, range [0.519, 0.541] over 20 random states: outside.
+    import rf_tiny
+
+    r_mean, r_sd = 0.5996, 0.0080
+    sets = rf_tiny.tiny_sets(10)
+    fits = [RandomForestR(n_estimators=100, random_state=5).fit(X, y) for X, y, _, _ in sets]
+    acc = np.mean([np.mean(m.predict(Xt) == yt) for m, (_, _, Xt, yt) in zip(fits, sets)])
+    assert r_mean - 4 * r_sd <= acc <= r_mean + 4 * r_sd
+
+
+def test_forest_regrowth_is_a_function_of_the_random_state():
+    X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.0], [3.0, 1.5], [4.0, 0.0], [5.0, 3.0], [6.0, 1.0], [7.0, 2.5]])
+    y = np.array([0, 0, 0, 1, 0, 0, 0, 0])
+    a, b = (RandomForestR(n_estimators=40, random_state=3).fit(X, y) for _ in range(2))
+    grid = np.column_stack([np.linspace(-1, 8, 50), np.linspace(3, -1, 50)])
+    assert a.n_regrown_ == b.n_regrown_ > 0
+    np.testing.assert_array_equal(a.vote_counts(grid), b.vote_counts(grid))
+    np.testing.assert_array_equal(a.predict(grid), b.predict(grid))
+
+
+def test_forest_without_root_only_trees_is_scikit_learns_forest():
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = _data(n=120, d=6, seed=4)
+    m = RandomForestR(n_estimators=60, random_state=9).fit(X, y)
+    assert m.n_regrown_ == 0
+    seed_forest = int(np.random.default_rng(9).integers(0, 2**31 - 1, size=2)[0])
+    ref = RandomForestClassifier(
+        n_estimators=60, max_features=2, min_samples_split=2, bootstrap=True, random_state=seed_forest
+    ).fit(X, y)
+    np.testing.assert_array_equal(m.forest_.apply(X), ref.apply(X))
+
+
+def test_forest_on_inputs_that_cannot_be_split_keeps_the_root_only_trees():
+    # R's rf.c would regrow forever; every tree is the root and votes the majority
+    X = np.ones((6, 3))
+    y = np.array([0, 1, 1, 0, 1, 1])
+    m = RandomForestR(n_estimators=10, random_state=0).fit(X, y)
+    assert m.n_regrown_ == 0
+    np.testing.assert_array_equal(m.predict(X[:2]), [1, 1])
 
 
 def test_svm_scales_with_training_data_only():
@@ -269,7 +386,7 @@ def test_svm_matrix_predict_equals_libsvm_predict():
         m = E1071SVC().fit(X, y)
         Xs = (Xt - m.center_) / m.scale_
         np.testing.assert_array_equal(m.predict(Xt), m.libsvm_classes_[m.svc_.predict(Xs)])
-        np.testing.assert_allclose(m._binary_decision(Xs), m.svc_.decision_function(Xs), rtol=0, atol=1e-10)
+        np.testing.assert_allclose(-m._pairwise_decisions(Xs)[:, 0], m.svc_.decision_function(Xs), rtol=0, atol=1e-10)
 
 
 def test_naive_bayes_tables_by_class_equal_the_batched_ones():

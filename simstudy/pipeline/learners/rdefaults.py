@@ -490,7 +490,8 @@ class E1071SVC(Learner):
     matrix computed in one product, through its wrapper called directly (the
     same model as ``sklearn.svm.SVC``'s to the last bit, see
     :func:`_libsvm_binary`), and the decision values are computed with one matrix
-    product too; ``support_``, ``support_vectors_``, ``dual_coef_`` and
+    product too, except near 0, where they are summed as libsvm sums them inside R
+    (:func:`_libsvm_decision_values`), so that exact ties fall as in e1071; ``support_``, ``support_vectors_``, ``dual_coef_`` and
     ``intercept_`` hold the model with scikit-learn's signs, and ``svc_`` (the
     radial-kernel ``SVC``) is fitted on first use.  ``BENCHMARKS.md``: the speed
     of Berrar's studies 1 and 2.
@@ -566,48 +567,212 @@ class E1071SVC(Learner):
             self._svc_model = self._make_svc(self.gamma_).fit(*self._svc_data)
         return self._svc_model
 
+    def _libsvm_model(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The fitted model in libsvm's terms: support vectors, ``sv_coef``, ``rho`` and ``nSV``.
+
+        libsvm (R's and scikit-learn's alike) stores the support vectors grouped by
+        class in the classes' order (here: first appearance in the training data),
+        each group in the order of the training rows.
+        """
+        if self.backend == "sklearn" and self.classes_.size == 2:
+            # _libsvm_binary returns scikit-learn's signs: dual_coef_ = -sv_coef, intercept_ = rho
+            n_sv = np.bincount(self._svc_data[1][self.support_].astype(np.intp), minlength=2)
+            return self.support_vectors_, -self.dual_coef_, np.asarray(self.intercept_, dtype=float), n_sv
+        svc = self.svc_
+        return svc.support_vectors_, svc._dual_coef_, -np.asarray(svc._intercept_, dtype=float), svc.n_support_
+
+    def _pairwise_decisions(self, Xs: np.ndarray) -> np.ndarray:
+        """libsvm's decision values, one column per pair of classes (i, j), i < j, libsvm's orientation.
+
+        A value > 0 is a vote for class i, otherwise (0 included) for class j, in
+        ``libsvm_classes_`` order.  Computed with one matrix product; values within
+        ``1e-9`` of 0, where its rounding may give the other sign than R's libsvm, are
+        computed again as libsvm sums them inside R (:func:`_libsvm_decision_values`),
+        so that exact ties fall as they do in e1071.
+        """
+        from simstudy.pipeline.learners._radial import exponents
+
+        sv, sv_coef, rho, n_sv = self._libsvm_model()
+        e = Xs @ sv.T
+        exponents(e, np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", sv, sv), float(self.gamma_))
+        K = np.exp(e, out=e)
+        if rho.size == 1:
+            dec = (K @ sv_coef[0] - rho[0])[:, None]
+        else:
+            dec = np.empty((Xs.shape[0], rho.size))
+            for p, (i, j, own, other) in enumerate(_pair_blocks(n_sv)):
+                dec[:, p] = K[:, own] @ sv_coef[j - 1, own] + K[:, other] @ sv_coef[i, other] - rho[p]
+        near = (np.abs(dec) < 1e-9).any(axis=1)
+        if near.any():
+            dec[near] = _libsvm_decision_values(Xs[near], sv, sv_coef, rho, n_sv, float(self.gamma_))
+        return dec
+
     def decision_function(self, X):
+        """Decision values; with two classes positive values vote for ``classes_[1]``.
+
+        With two classes and the scikit-learn backend these are the values e1071's
+        ``predict(..., decision.values = TRUE)`` reports, negated when ``classes_[1]``
+        is libsvm's first class (e1071 orients them first class against second); near
+        0 they are summed as libsvm sums them inside R.  Otherwise scikit-learn's.
+        """
         X = _check_X(self, X)
         if self.classes_.size < 2:
             return np.zeros(X.shape[0])
-        dec = self.svc_.decision_function((X - self.center_) / self.scale_)
+        Xs = (X - self.center_) / self.scale_
+        if self.backend == "sklearn" and self.classes_.size == 2:
+            dec = self._pairwise_decisions(Xs)[:, 0]
+            return dec if self.libsvm_classes_[0] == self.classes_[1] else -dec
+        dec = self.svc_.decision_function(Xs)
         if self.classes_.size == 2 and self.libsvm_classes_[0] != self.classes_[0]:
             dec = -dec  # positive values vote for classes_[1], whatever came first in training
         return dec
 
-    def _binary_decision(self, Xs):
-        """libsvm's two-class decision values, computed with one matrix product.
-
-        libsvm predicts case by case with a scalar kernel loop, which costs more
-        than the fit on Berrar's data sets; K = exp(-gamma |x - sv|^2) for all
-        cases at once gives the same values up to rounding (about 1e-15).
-        """
-        from simstudy.pipeline.learners._radial import exponents
-
-        sv = self.support_vectors_
-        e = Xs @ sv.T
-        exponents(e, np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", sv, sv), float(self.gamma_))
-        return np.exp(e, out=e) @ self.dual_coef_[0] + self.intercept_[0]
-
     def predict(self, X):
+        """libsvm's one-against-one vote as in e1071 (ties: the first class in ``libsvm_classes_``)."""
         X = _check_X(self, X)
         if self.classes_.size < 2:
             return np.repeat(self.classes_, X.shape[0])
         Xs = (X - self.center_) / self.scale_
-        if self.backend == "sklearn" and self.classes_.size == 2:
-            dec = self._binary_decision(Xs)
-            # Near 0 the matrix product's rounding may give the other sign than libsvm's own sum
-            # (e.g. +1e-16 where libsvm has -1e-16); libsvm decides those cases itself.
-            near = np.abs(dec) < 1e-9
-            if near.any():
-                dec[near] = self.svc_.decision_function(Xs[near])
-            # scikit-learn's decision is libsvm's negated: libsvm votes for its first class when its
-            # value is > 0, for the second otherwise (a value of exactly 0 included)
-            return self.libsvm_classes_[(dec >= 0).astype(np.intp)]
-        return self.libsvm_classes_[self.svc_.predict(Xs)]
+        if self.backend != "sklearn":
+            return self.libsvm_classes_[self.svc_.predict(Xs)]
+        dec = self._pairwise_decisions(Xs)
+        if self.classes_.size == 2:
+            # libsvm votes for its first class when the value is > 0, for the second otherwise
+            return self.libsvm_classes_[(dec[:, 0] <= 0).astype(np.intp)]
+        votes = np.zeros((Xs.shape[0], self.classes_.size), dtype=np.intp)
+        for p, (i, j, _, _) in enumerate(_pair_blocks(self._libsvm_model()[3])):
+            first = dec[:, p] > 0
+            votes[:, i] += first
+            votes[:, j] += ~first
+        return self.libsvm_classes_[votes.argmax(axis=1)]  # argmax: the first of equal votes, as libsvm
+
+
+def _pair_blocks(n_sv: np.ndarray) -> list[tuple[int, int, slice, slice]]:
+    """libsvm's pairs of classes (i, j), i < j, in its order, with the slices of their support vectors."""
+    start = np.concatenate([[0], np.cumsum(n_sv)[:-1]]).astype(np.intp)
+    k = len(n_sv)
+    return [
+        (i, j, slice(start[i], start[i] + n_sv[i]), slice(start[j], start[j] + n_sv[j]))
+        for i in range(k)
+        for j in range(i + 1, k)
+    ]
+
+
+def _libsvm_decision_values(
+    Xs: np.ndarray, sv: np.ndarray, sv_coef: np.ndarray, rho: np.ndarray, n_sv: np.ndarray, gamma: float
+) -> np.ndarray:
+    """Decision values of libsvm's ``svm_predict_values`` as e1071 computes them inside R.
+
+    Per case and support vector, the kernel is libsvm's ``Kernel::k_function`` for
+    the radial kernel: the squared differences ``(x_j - sv_j)^2`` added feature
+    after feature (e1071 passes rows sparse, without their zeros, which skips only
+    terms that add 0), then ``exp(-gamma * sum)`` from the C library.  For the pair
+    (i, j) the terms ``sv_coef[j - 1] * k`` over class i's support vectors, then
+    ``sv_coef[i] * k`` over class j's, are added one after another, and ``rho`` is
+    subtracted.  scikit-learn's build of libsvm rounds the kernel differently, so
+    at a decision value of exactly 0 (symmetric data) its sign can differ from R's.
+
+    Parameters
+    ----------
+    Xs : array (m, p)
+        Scaled cases.
+    sv : array (l, p)
+        Support vectors, grouped by class in libsvm's order.
+    sv_coef : array (k - 1, l)
+        libsvm's ``sv_coef``.
+    rho : array (k (k - 1) / 2,)
+        libsvm's ``rho``.
+    n_sv : int array (k,)
+        Support vectors per class.
+    gamma : float
+        Radial kernel parameter.
+
+    Returns
+    -------
+    array (m, k (k - 1) / 2)
+        One column per pair, libsvm's orientation (> 0: a vote for the first class of the pair).
+    """
+    d2 = np.zeros((Xs.shape[0], sv.shape[0]))
+    for j in range(Xs.shape[1]):
+        d = Xs[:, j, None] - sv[None, :, j]
+        d *= d
+        d2 += d
+    d2 *= -gamma
+    # math.exp is the C library's exp, as libsvm's; numpy's vectorised exp may round differently.
+    k = np.fromiter(map(math.exp, d2.ravel().tolist()), dtype=float, count=d2.size).reshape(d2.shape)
+    out = np.empty((Xs.shape[0], len(rho)))
+    for p, (i, j, own, other) in enumerate(_pair_blocks(n_sv)):
+        terms = np.concatenate([sv_coef[j - 1, own] * k[:, own], sv_coef[i, other] * k[:, other]], axis=1)
+        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(Xs.shape[0])  # term after term
+        out[:, p] = total - rho[p]
+    return out
 
 
 # --------------------------------------------------------------------------- random forest
+
+
+# R's rf.c draws a bootstrap sample at most this many times while it holds fewer than two classes.
+_R_CLASS_DRAWS = 31
+# R regrows a root-only tree without limit; beyond this many attempts the tree is kept.
+_MAX_REGROWTH = 1000
+
+
+def _regrow_root_only_trees(trees: list, X: np.ndarray, codes: np.ndarray, seed: int) -> int:
+    """Replace the trees that are a single root node, as R's ``classRF`` (``rf.c``) never keeps one.
+
+    ``classRF`` draws a tree's bootstrap sample again while it holds fewer than two
+    classes (at most 31 draws, then it stops with an error), and if the tree
+    grown on it is the root alone it starts over with a new sample.  scikit-learn
+    keeps such trees; on tiny or very imbalanced training sets (8 rows, 7:1: a third
+    of the samples miss the minority class) they vote the majority class unsplit.
+    Each such tree ``i`` is grown again here, as scikit-learn's forest grows a tree
+    (the same parameters, the bootstrap as case weights), on samples drawn from a
+    generator seeded by ``(seed, i)``: the forest stays a function of the learner's
+    ``random_state``, and a forest without root-only trees is left as it was.  Each
+    new sample gets R's 31 draws (scikit-learn's first, one-class draw not counted).  If no
+    split is possible at all (every training row has the same inputs) R would loop
+    forever; the trees are then kept, as after ``_MAX_REGROWTH`` attempts for one tree.
+
+    Parameters
+    ----------
+    trees : list of DecisionTreeClassifier
+        The forest's ``estimators_``, changed in place.
+    X : array (n, p)
+        The training inputs.
+    codes : int array (n,)
+        The training classes as codes 0 .. k - 1 (at least two present).
+    seed : int
+        The forest's seed.
+
+    Returns
+    -------
+    int
+        The number of trees grown again.
+    """
+    root_only = [i for i, tree in enumerate(trees) if tree.tree_.node_count == 1]
+    if not root_only or (X == X[0]).all():
+        return 0
+    from sklearn.base import clone
+
+    n = X.shape[0]
+    for i in root_only:
+        rng = np.random.default_rng([seed, i])
+        for _ in range(_MAX_REGROWTH):
+            for _ in range(_R_CLASS_DRAWS):
+                counts = np.bincount(rng.integers(0, n, n), minlength=n)
+                if np.unique(codes[counts > 0]).size >= 2:
+                    break
+            else:
+                raise ValueError(
+                    f"y: still fewer than two classes in the bootstrap sample after {_R_CLASS_DRAWS} draws "
+                    "(R's randomForest stops with this error too)"
+                )
+            tree = clone(trees[i]).set_params(random_state=int(rng.integers(0, 2**31 - 1)))
+            tree.fit(X, codes, sample_weight=counts.astype(float))
+            if tree.tree_.node_count > 1:
+                break
+        trees[i] = tree
+    return len(root_only)
 
 
 class RandomForestR(Learner):
@@ -642,6 +807,13 @@ class RandomForestR(Learner):
     Sec. 4) used these defaults in study 4.  R's and scikit-learn's random
     streams differ, so agreement with R is in distribution (mean accuracy), not
     per prediction.
+
+    As R's ``rf.c``, no tree is a single root node: a bootstrap sample with fewer
+    than two classes is drawn again and a root-only tree is grown again (scikit-learn
+    backend; ``n_regrown_`` counts them, see :func:`_regrow_root_only_trees`).  This
+    matters on tiny or very imbalanced training sets only; a forest that has no
+    root-only tree is scikit-learn's as before.  The intelex backend's trees are not
+    exposed and are kept as grown.
     """
 
     def __init__(self, n_estimators=500, mtry=None, nodesize=1, backend="sklearn", n_jobs=None, random_state=None):
@@ -673,6 +845,7 @@ class RandomForestR(Learner):
         self._vote_seed = seed_vote
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_features_in_ = p
+        self.n_regrown_ = 0
         if self.classes_.size < 2:
             self.forest_ = None
             return self
@@ -691,6 +864,7 @@ class RandomForestR(Learner):
             random_state=seed_forest,
         ).fit(X, codes)
         if self.backend == "sklearn":
+            self.n_regrown_ = _regrow_root_only_trees(self.forest_.estimators_, X, codes.ravel(), seed_forest)
             # The class each leaf votes for, all trees concatenated, for one gather per prediction.
             trees = [est.tree_ for est in self.forest_.estimators_]
             self._leaf_class = np.concatenate([t.value[:, 0, :].argmax(axis=1) for t in trees])
