@@ -163,32 +163,51 @@ def _nominal(X, y, idx, w, j, k, c, kmax, total, min_leaf, logtab, bags, buf, ou
 
 
 @njit(cache=True, nogil=True)
-def _numeric(X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, vals, wts, cls, counts, bags, buf, out):
+def _numeric(X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, rows, pos, sv, sw, sc, scratch, bags, buf, out):
     """The best cut on numeric column ``j`` (J48._candidate): returns whether there is one.
 
     ``bags`` (2, c) receives the class weights left and right of the cut, ``out``
-    (gain, ratio, midpoint before Weka moves it onto a training value).
+    (gain, ratio, midpoint before Weka moves it onto a training value).  The known
+    values are taken in J48's order (sorted, ties in node order): from ``rows``, the
+    training rows sorted once by the column, when ``pos`` (each row's place in
+    ``idx``, -1 if absent) is given (``pos.size > 0``), else sorted here.
     """
     m = 0
-    for t in range(idx.size):
-        v = X[idx[t], j]
-        if not np.isnan(v):
-            vals[m] = v
-            wts[m] = w[t]
-            cls[m] = y[idx[t]]
-            m += 1
+    if pos.size > 0:
+        for r in rows:
+            v = X[r, j]
+            if np.isnan(v):
+                break  # missing values sort last
+            t = pos[r]
+            if t >= 0:
+                sv[m] = v
+                sw[m] = w[t]
+                sc[m] = y[r]
+                m += 1
+    else:
+        for t in range(idx.size):
+            v = X[idx[t], j]
+            if not np.isnan(v):
+                sv[m] = v
+                sw[m] = w[t]
+                sc[m] = y[idx[t]]
+                m += 1
+        if m > 1:
+            order = np.argsort(sv[:m], kind="mergesort")
+            v0 = sv[:m].copy()
+            w0 = sw[:m].copy()
+            c0 = sc[:m].copy()
+            for s in range(m):
+                sv[s] = v0[order[s]]
+                sw[s] = w0[order[s]]
+                sc[s] = c0[order[s]]
     if m == 0:
         return False
-    order = np.argsort(vals[:m], kind="mergesort")
-    sw = np.empty(m)
-    for s in range(m):
-        sw[s] = wts[order[s]]
     kt = _pairwise(sw, 0, m)
+    # class weights in sorted order, as numpy's column sums add them
     per_class = np.zeros(c)
     for s in range(m):
-        per_class[cls[order[s]]] += sw[s]
-        for i in range(c):
-            counts[s, i] = per_class[i]
+        per_class[sc[s]] += sw[s]
     min_split = 0.1 * kt / c
     if min_split - min_leaf < _SMALL:
         min_split = min_leaf
@@ -200,24 +219,51 @@ def _numeric(X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, vals, wts, cl
         buf[i] = _xl(per_class[i], logtab)
     default_ent = _xl(kt, logtab) - _pairwise(buf, 0, c)
     unknown_rate = (total - kt) / total
+    # left[i]: class i's weight up to the cut (numpy's cumulative sum); lx, rx: a log2 a of it and of
+    # the rest, updated for the one class whose weight moves at each row
+    left = scratch[0]
+    lx = scratch[1]
+    rx = scratch[2]
+    best_left = scratch[3]
+    for i in range(c):
+        left[i] = 0.0
+        lx[i] = 0.0
+        rx[i] = _xl(per_class[i], logtab)
+    # with whole weights every sum of them is exact in any order: the weight left of the cut is a running sum
+    whole = True
+    for s in range(m):
+        if sw[s] != math.floor(sw[s]):
+            whole = False
+            break
     n_cand = 0
     best_gain = 0.0
     best = -1
     best_lw = 0.0
     best_rw = 0.0
+    run = 0.0
     for s in range(m - 1):
-        if not vals[order[s]] + 1e-5 < vals[order[s + 1]]:
+        k = sc[s]
+        left[k] += sw[s]
+        run += sw[s]
+        lx[k] = _xl(left[k], logtab)
+        rx[k] = _xl(per_class[k] - left[k], logtab)
+        if not sv[s] + 1e-5 < sv[s + 1]:
             continue
-        for i in range(c):
-            buf[i] = counts[s, i]
-            buf[c + i] = per_class[i] - counts[s, i]
-        lw = _pairwise(buf, 0, c)
-        rw = _pairwise(buf, c, c)
+        if whole:
+            lw = run
+            rw = kt - run
+        else:
+            for i in range(c):
+                buf[i] = left[i]
+                buf[c + i] = per_class[i] - left[i]
+            lw = _pairwise(buf, 0, c)
+            rw = _pairwise(buf, c, c)
         if not (lw - min_split > -_SMALL and rw - min_split > -_SMALL):
             continue
         n_cand += 1
-        for i in range(2 * c):
-            buf[i] = _xl(buf[i], logtab)
+        for i in range(c):
+            buf[i] = lx[i]
+            buf[c + i] = rx[i]
         new_ent = -(_pairwise(buf, 0, 2 * c) - (_xl(lw, logtab) + _xl(rw, logtab)))
         num = (1 - unknown_rate) * (default_ent - new_ent)
         g = 0.0 if abs(num) < _SMALL else num / kt
@@ -226,14 +272,16 @@ def _numeric(X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, vals, wts, cl
             best = s
             best_lw = lw
             best_rw = rw
+            for i in range(c):
+                best_left[i] = left[i]
     if best < 0:
         return False
     gain = best_gain - log2tab[n_cand] / total
     if gain - 0.0 < _SMALL:
         return False
     for i in range(c):
-        bags[0, i] = counts[best, i]
-        bags[1, i] = per_class[i] - counts[best, i]
+        bags[0, i] = best_left[i]
+        bags[1, i] = per_class[i] - best_left[i]
         buf[i] = bags[0, i]
         buf[c + i] = bags[1, i]
     kt2 = _pairwise(buf, 0, 2 * c)  # J48._ratio sums the bags again
@@ -241,8 +289,8 @@ def _numeric(X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, vals, wts, cl
     if kt2 - 0.0 > _SMALL:
         split_ent = -(_xl(best_lw, logtab) + _xl(best_rw, logtab)) - _xl(total - kt2, logtab) + _xl(total, logtab)
     ratio = 0.0 if (split_ent == 0.0 or abs(split_ent) < _SMALL) else gain / (split_ent / total)
-    lo = vals[order[best]]
-    hi = vals[order[best + 1]]
+    lo = sv[best]
+    hi = sv[best + 1]
     mid = (lo + hi) / 2
     if mid == hi:
         mid = lo
@@ -253,12 +301,13 @@ def _numeric(X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, vals, wts, cl
 
 
 @njit(cache=True, nogil=True)
-def select(X, y, idx, w, nominal, ncat, c, total, min_leaf, counted, logtab, log2tab, bags_out):
+def select(X, y, idx, w, nominal, ncat, c, total, min_leaf, counted, logtab, log2tab, sorted_rows, bags_out):
     """The attribute J48 splits the node's rows ``idx`` (weights ``w``) on, or -1 for a leaf.
 
     ``X`` (n, p) with NaN for missing, ``nominal`` the nominal columns, ``ncat`` their
     category counts, ``total`` the node's weight, ``counted[j]`` whether attribute
-    ``j``'s gain enters the average (J48's rule for many-valued attributes).  The
+    ``j``'s gain enters the average (J48's rule for many-valued attributes);
+    ``sorted_rows[j]`` the rows of ``X`` sorted by numeric column ``j`` (stable, missing last).  The
     chosen attribute's known class weights per branch go into ``bags_out`` (first
     ``ncat`` rows for a nominal one, 2 for a numeric one).  Returns (attribute,
     midpoint of the numeric cut or NaN).
@@ -278,10 +327,22 @@ def select(X, y, idx, w, nominal, ncat, c, total, min_leaf, counted, logtab, log
     mids = np.full(p, np.nan)
     ok = np.zeros(p, dtype=np.bool_)
     bags = np.zeros((kmax, c))
-    vals = np.empty(m)
-    wts = np.empty(m)
-    cls = np.empty(m, dtype=np.int64)
-    counts = np.empty((m, c))
+    sv = np.empty(m)
+    sw = np.empty(m)
+    sc = np.empty(m, dtype=np.int64)
+    # large nodes whose rows are in data order filter the rows sorted once; the others sort their own
+    ascending = True
+    for t in range(1, m):
+        if idx[t] <= idx[t - 1]:
+            ascending = False
+            break
+    if ascending and 8 * m > n:
+        pos = np.full(n, -1, dtype=np.int64)
+        for t in range(m):
+            pos[idx[t]] = t
+    else:
+        pos = np.empty(0, dtype=np.int64)
+    scratch = np.empty((4, c))
     res = np.zeros(3)
     n_gain = 0
     average = 0.0
@@ -290,7 +351,25 @@ def select(X, y, idx, w, nominal, ncat, c, total, min_leaf, counted, logtab, log
             ok[j] = _nominal(X, y, idx, w, j, ncat[j], c, kmax, total, min_leaf, logtab, bags, buf, res)
         else:
             ok[j] = _numeric(
-                X, y, idx, w, j, c, total, min_leaf, logtab, log2tab, vals, wts, cls, counts, bags, buf, res
+                X,
+                y,
+                idx,
+                w,
+                j,
+                c,
+                total,
+                min_leaf,
+                logtab,
+                log2tab,
+                sorted_rows[j],
+                pos,
+                sv,
+                sw,
+                sc,
+                scratch,
+                bags,
+                buf,
+                res,
             )
             mids[j] = res[2]
         if ok[j]:
@@ -317,7 +396,27 @@ def select(X, y, idx, w, nominal, ncat, c, total, min_leaf, counted, logtab, log
             for i in range(c):
                 bags_out[v, i] = bags[v, i]
     else:
-        _numeric(X, y, idx, w, best, c, total, min_leaf, logtab, log2tab, vals, wts, cls, counts, bags, buf, res)
+        _numeric(
+            X,
+            y,
+            idx,
+            w,
+            best,
+            c,
+            total,
+            min_leaf,
+            logtab,
+            log2tab,
+            sorted_rows[best],
+            pos,
+            sv,
+            sw,
+            sc,
+            scratch,
+            bags,
+            buf,
+            res,
+        )
         for v in range(2):
             for i in range(c):
                 bags_out[v, i] = bags[v, i]

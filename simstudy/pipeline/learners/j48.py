@@ -506,8 +506,10 @@ class J48(_Base):
                 np.array([self._multi_val or not m for m in self._many_values], dtype=np.bool_),
                 log_table(n),
                 log2_table(n),
+                # the rows sorted by each column once (stable, missing last; nominal columns unused)
+                np.ascontiguousarray(np.argsort(self._X, axis=0, kind="stable").T, dtype=np.int64),
             )
-        X, y, nominal, ncat, counted, logtab, log2tab = self._select_args
+        X, y, nominal, ncat, counted, logtab, log2tab, sorted_rows = self._select_args
         c = self.n_classes_
         bags = np.zeros((max(int(ncat.max(initial=0)), 2), c))
         best, mid = fast.select(
@@ -523,6 +525,7 @@ class J48(_Base):
             counted,
             logtab,
             log2tab,
+            sorted_rows,
             bags,
         )
         if best < 0:
