@@ -174,6 +174,11 @@ class J48(_Base):
     recomputed from those instances, unknowns again spread by the known weight of each
     branch, and the node is pruned again).
 
+    Each node's split is chosen in one compiled call for any data (nominal and numeric
+    attributes, missing values, fractional weights: :mod:`simstudy.pipeline.learners._j48_select`);
+    the attribute-by-attribute numpy path it replaces is kept as the reference
+    (``_compiled_select = False``), and the two grow the same trees.
+
     Prediction follows Weka's ``getProbs``: a missing value sends the instance down all
     non-empty branches with the branch weights; an empty branch answers with the
     class distribution of its parent's branch (or of the parent when that is empty).
