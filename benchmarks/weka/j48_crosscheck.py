@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python benchmarks/weka/j48_crosscheck.py [--VARIANT] [dataset ...]
 with VARIANT one of default, unpruned (-U), no-raising (-S), cf0.1 (-C 0.1), min-leaf5 (-M 5);
-the data set ``random:N`` checks N small random data sets (seeds 0..N-1) instead.
+the data set ``random:N`` checks N small random data sets (seeds 0..N-1) instead, and a name
+ending in ``.arff`` is read from that path.
 Folds, ARFF files and the parsing of Weka's ``-p 0`` output are those of ``crosscheck.py``.
 Prints, per data set: Weka's accuracy, ours, the number of differing predictions, the largest
 difference of class probabilities, and the number of leaves and nodes of the trees fitted to the
@@ -240,6 +241,8 @@ def load(name):
         return random_mixed()
     if name == "many-valued":
         return random_many_valued()
+    if name.endswith(".arff"):  # a file of one's own, e.g. one of Table 2's sets before it ships
+        return read_arff(name)
     return read_arff(os.path.join(EXAMPLES, name + ".arff"))
 
 

@@ -248,7 +248,7 @@ HAVE_WEKA = shutil.which("java") is not None and os.path.exists("/usr/share/java
 def test_cross_check_against_weka(name):
     import sys
 
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "weka"))
     import j48_crosscheck
 
     if name != "mixed" and not os.path.exists(os.path.join(j48_crosscheck.EXAMPLES, name + ".arff")):
@@ -263,7 +263,7 @@ def test_cross_check_against_weka(name):
 def test_small_random_data_sets_against_weka():
     import sys
 
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "weka"))
     import j48_crosscheck
 
     assert j48_crosscheck.random_check(range(6)) == []

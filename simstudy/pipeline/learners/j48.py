@@ -174,6 +174,11 @@ class J48(_Base):
     recomputed from those instances, unknowns again spread by the known weight of each
     branch, and the node is pruned again).
 
+    Each node's split is chosen in one compiled call for any data (nominal and numeric
+    attributes, missing values, fractional weights: :mod:`simstudy.pipeline.learners._j48_select`);
+    the attribute-by-attribute numpy path it replaces is kept as the reference
+    (``_compiled_select = False``), and the two grow the same trees.
+
     Prediction follows Weka's ``getProbs``: a missing value sends the instance down all
     non-empty branches with the branch weights; an empty branch answers with the
     class distribution of its parent's branch (or of the parent when that is empty).
@@ -204,6 +209,10 @@ class J48(_Base):
     >>> m.n_leaves(), m.tree_size()
     (5, 8)
     """
+
+    #: Choose each node's split in one compiled call (:meth:`_select_compiled`); False: attribute by
+    #: attribute with numpy (:meth:`_candidate`), the reference the compiled choice is checked against.
+    _compiled_select = True
 
     def __init__(
         self,
@@ -254,12 +263,14 @@ class J48(_Base):
         self._y = y[keep].astype(int)
         self._nominal_design()
         self._numeric = None  # the numeric columns, contiguous, made at the first node that needs them
+        self._select_args = None  # the compiled selection's arrays, made at the first node that needs them
         idx = np.arange(self._X.shape[0])
         self.tree_ = self._build(idx, np.ones(idx.size))
         self._collapse(self.tree_)
         if not self.unpruned:
             self._prune(self.tree_)
         del self._X, self._y, self._all_X, self._onehot, self._nom_cols, self._nom_slot, self._numeric
+        del self._select_args
         self._clear_train(self.tree_)
         return self
 
@@ -451,6 +462,8 @@ class J48(_Base):
         total = float(per_class.sum())
         if _sm(total, 2 * self._min) or _eq(total, float(per_class[_max_class(per_class)])):
             return None
+        if self._compiled_select:
+            return self._select_compiled(idx, w, total)
         nom = self._nominal_candidates(idx, w, total)
         num = self._numeric_candidates(idx, w, total)
         cands = [
@@ -479,6 +492,58 @@ class J48(_Base):
             threshold = _set_split_point(allc[~np.isnan(allc)], threshold)
         split = _Split(best, nominal, dist.shape[0], threshold)
         return split, dist
+
+    def _select_compiled(self, idx, w, total):
+        """:meth:`_select` past its leaf tests, in one compiled call (:mod:`simstudy.pipeline.learners._j48_select`)."""
+        from simstudy.pipeline.learners import (
+            _j48_select as fast,  # here, not at the top: importing numba takes about 0.5 s
+        )
+        from simstudy.pipeline.learners._j48_nominal import log_table
+        from simstudy.pipeline.learners._j48_numeric import log2_table
+
+        n = self._X.shape[0]
+        if self._select_args is None:
+            self._select_args = (
+                np.ascontiguousarray(self._X),
+                np.ascontiguousarray(self._y, dtype=np.int64),
+                np.ascontiguousarray(self.nominal_mask_, dtype=np.bool_),
+                np.asarray(self.n_categories_, dtype=np.int64),
+                np.array([self._multi_val or not m for m in self._many_values], dtype=np.bool_),
+                log_table(n),
+                log2_table(n),
+                # the rows sorted by each column once (stable, missing last; nominal columns unused)
+                np.ascontiguousarray(np.argsort(self._X, axis=0, kind="stable").T, dtype=np.int64),
+            )
+        X, y, nominal, ncat, counted, logtab, log2tab, sorted_rows = self._select_args
+        c = self.n_classes_
+        bags = np.zeros((max(int(ncat.max(initial=0)), 2), c))
+        best, mid = fast.select(
+            X,
+            y,
+            np.asarray(idx, dtype=np.int64),
+            np.asarray(w, dtype=float),
+            nominal,
+            ncat,
+            c,
+            float(total),
+            float(self._min),
+            counted,
+            logtab,
+            log2tab,
+            sorted_rows,
+            bags,
+        )
+        if best < 0:
+            return None
+        is_nominal = bool(nominal[best])
+        known = bags[: int(ncat[best])] if is_nominal else bags[:2]
+        miss = np.isnan(self._X[idx, best])
+        dist = self._add_unknown(known, idx[miss], w[miss])
+        threshold = None
+        if not is_nominal:
+            allc = self._all_X[:, best]
+            threshold = _set_split_point(allc[~np.isnan(allc)], float(mid))
+        return _Split(int(best), is_nominal, dist.shape[0], threshold), dist
 
     def _candidate(self, j, idx, w, total):
         """Weka's ``C45Split.buildClassifier``: (gain, gain ratio, known bags, threshold) or None."""
