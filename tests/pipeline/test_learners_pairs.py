@@ -341,7 +341,7 @@ HAVE_WEKA = (
 
 
 def _pairs_crosscheck():
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "weka"))
     import pairs_crosscheck
 
     return pairs_crosscheck

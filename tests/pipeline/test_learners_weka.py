@@ -130,7 +130,7 @@ HAVE_WEKA = shutil.which("java") is not None and os.path.exists("/usr/share/java
 def test_cross_check_against_weka(name):
     import sys
 
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks", "weka"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "weka"))
     import crosscheck
 
     path = os.path.join(crosscheck.EXAMPLES, name + ".arff")
