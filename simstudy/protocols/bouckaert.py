@@ -334,7 +334,8 @@ def uci_learner_factories(learners, name: str, n_classes=None, *, weka_evaluatio
     ``weka_evaluation``: the learners behave as in Weka's evaluation of a test fold, which classifies
     the test instances one after the other; for IB1 this widens the numeric attributes' ranges with
     every instance classified (``IB1(update_ranges_on_predict=True)``), as Weka 3.6's
-    ``IB1.classifyInstance`` does.  False: ranges from the training part only.
+    ``IB1.classifyInstance`` does (IB1's default).  False: ranges from the training part only (asked for
+    explicitly, since it is not IB1's default).
     """
     X, y, nominal, data = load_uci_for_learning(name)
     n_cats = tuple(len(c) if c is not None else 0 for c in data.categories)
@@ -343,8 +344,8 @@ def uci_learner_factories(learners, name: str, n_classes=None, *, weka_evaluatio
 
     def options(c):
         return (
-            {"update_ranges_on_predict": True}
-            if weka_evaluation and "update_ranges_on_predict" in c().get_params()
+            {"update_ranges_on_predict": bool(weka_evaluation)}
+            if "update_ranges_on_predict" in c().get_params()
             else {}
         )
 
