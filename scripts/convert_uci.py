@@ -1,8 +1,11 @@
-"""Convert the UCI data sets of Bouckaert (2004) Table 2 that this machine has into the package.
+"""Convert the 27 UCI data sets of Bouckaert (2004) Table 2 into the package.
 
 Run once, where Debian's ``weka`` and ``r-cran-mlbench`` are installed::
 
-    .venv/bin/python scripts/convert_uci.py
+    .venv/bin/python scripts/convert_uci.py [--uci-weka DIR] [--only SOURCE ...]
+
+``--only uci-weka`` (or ``weka``, ``mlbench``, ``orange``) converts the sets of those sources
+only and keeps the other records of ``provenance.json`` as they are.
 
 * Weka 3.6's example ARFF files (/usr/share/doc/weka/examples) are copied byte for byte.
 * mlbench's .rda data frames are exported by Rscript to CSV (factor levels kept in order)
@@ -11,6 +14,13 @@ Run once, where Debian's ``weka`` and ``r-cran-mlbench`` are installed::
 * autos (UCI imports-85) is read from the test data inside the Orange3 wheel on PyPI
   (``pip download orange3 --no-deps``; pass the wheel's path with ``--orange-wheel``, else
   the script downloads it to a temporary directory) and shaped like Weka's autos.arff.
+* The other twelve (anneal, arrhythmia, audiology, balance-scale, credit-rating, ecoli,
+  heart-statlog, hepatitis, horse-colic, Hungarian heart, lymphography, primary-tumor) are
+  Weka's own ARFF versions (its "datasets-UCI" collection), byte-for-byte copies of files held
+  in public GitHub repositories, gathered with their provenance (repository, commit, path,
+  SHA-256, the independent copies that match) in one folder (``--uci-weka``, default
+  ``/work/shared/data/uci-weka``).  They are copied byte for byte after their SHA-256 is checked
+  against that folder's ``provenance.json``, whose record of each file is carried into ours.
 
 The package itself reads only the ARFF files and ``provenance.json``: no R, no network.
 """
@@ -32,8 +42,15 @@ import numpy as np
 
 from simstudy.pipeline.data.arff import read_arff, write_arff
 
-OUT = Path(__file__).resolve().parents[1] / "simstudy" / "data" / "uci"
+OUT = Path(__file__).resolve().parents[1] / "simstudy" / "pipeline" / "data" / "uci"
 WEKA = Path("/usr/share/doc/weka/examples")
+UCI_WEKA = Path("/work/shared/data/uci-weka")
+SOURCES = ("weka", "mlbench", "orange", "uci-weka")
+UCI_LICENCE = (
+    "UCI Machine Learning Repository data, licensed by the repository under CC BY 4.0 with credit given "
+    "by citing Dua, D. and Graff, C. (2019), UCI Machine Learning Repository, University of California, "
+    "Irvine, School of Information and Computer Sciences"
+)
 
 # Table 2 name -> Weka example file
 FROM_WEKA = {
@@ -47,6 +64,42 @@ FROM_WEKA = {
     "soybean": "soybean.arff",
     "vote": "vote.arff",
 }
+
+# Table 2 name -> file of Weka's datasets-UCI collection in --uci-weka
+FROM_UCI_WEKA = {
+    "anneal": "anneal.arff",
+    "arrhythmia": "arrhythmia.arff",
+    "audiology": "audiology.arff",
+    "balance-scale": "balance-scale.arff",
+    "credit-rating": "credit-a.arff",
+    "ecoli": "ecoli.arff",
+    "heart-statlog": "heart-statlog.arff",
+    "hepatitis": "hepatitis.arff",
+    "horse-colic": "colic.arff",
+    "Hungarian heart": "heart-h.arff",
+    "lymphography": "lymph.arff",
+    "primary-tumor": "primary-tumor.arff",
+}
+# fields of the folder's provenance record carried into ours (the upstream file's identity, counts and checks;
+# its "attributes" count the class, ours do not)
+UCI_WEKA_FIELDS = (
+    "repo",
+    "commit",
+    "first_commit",
+    "path",
+    "url",
+    "size_bytes",
+    "instances",
+    "attributes",
+    "numeric_attributes",
+    "nominal_attributes",
+    "relation",
+    "class_attribute",
+    "identical_copies",
+    "identical_after_crlf_to_lf",
+    "identical_after_trailing_whitespace_normalisation",
+    "notes",
+)
 
 # Table 2 name -> (mlbench data set, columns to drop, columns made numeric, transformation note)
 FROM_MLBENCH = {
@@ -229,56 +282,104 @@ def orange_wheel(given: str | None, tmp: Path) -> Path:
     return next(tmp.glob("orange3-*.whl"))
 
 
+def from_uci_weka(folder: Path) -> dict:
+    """Copy the twelve Weka datasets-UCI files of ``folder`` byte for byte; their provenance records.
+
+    Each file's SHA-256 is checked against ``folder/provenance.json`` before it is copied, and the
+    copy's against the same value after.
+    """
+    upstream = json.loads((folder / "provenance.json").read_text())
+    records = {}
+    for name, fname in FROM_UCI_WEKA.items():
+        src, up = folder / fname, upstream[fname]
+        if sha256(src) != up["sha256"]:
+            raise SystemExit(f"{src}: SHA-256 {sha256(src)} is not the {up['sha256']} its provenance.json records")
+        target = OUT / f"{name.replace(' ', '_')}.arff"
+        shutil.copyfile(src, target)
+        if sha256(target) != up["sha256"]:
+            raise SystemExit(f"{target}: the copy's SHA-256 differs from its source's")
+        records[name] = {
+            "file": target.name,
+            "source": f"Weka's datasets-UCI file {fname}, from GitHub {up['repo']} at commit {up['commit']}, "
+            f"path {up['path']}",
+            "licence": UCI_LICENCE + "; Weka's ARFF version",
+            "transformation": "copied byte for byte",
+            "upstream": {k: up[k] for k in UCI_WEKA_FIELDS if k in up},
+            **describe(target),
+        }
+    return records
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--orange-wheel", help="path of a downloaded orange3 wheel (for autos)")
+    ap.add_argument(
+        "--uci-weka", default=str(UCI_WEKA), help=f"folder of Weka's datasets-UCI files (default {UCI_WEKA})"
+    )
+    ap.add_argument(
+        "--only", nargs="+", choices=SOURCES, default=list(SOURCES), help="convert these sources' sets only"
+    )
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
+    old = OUT / "provenance.json"
     prov = {
         "description": "UCI data sets of Bouckaert (2004) Table 2 shipped with simstudy, converted by "
         "scripts/convert_uci.py",
-        "datasets": {},
+        "citation": "Dua, D. and Graff, C. (2019). UCI Machine Learning Repository "
+        "[http://archive.ics.uci.edu/ml]. Irvine, CA: University of California, School of Information and "
+        "Computer Science.",
+        "licence": "The data are the UCI Machine Learning Repository's, which licenses its data sets under CC BY "
+        "4.0 and asks that it be cited (see citation); each record names the licence of the package or "
+        "file the ARFF was taken from.",
+        "datasets": json.loads(old.read_text())["datasets"] if old.exists() and set(args.only) != set(SOURCES) else {},
     }
-    weka_version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "weka"], capture_output=True, text=True).stdout
-    for name, fname in FROM_WEKA.items():
-        target = OUT / f"{name.replace(' ', '_')}.arff"
-        shutil.copyfile(WEKA / fname, target)
-        prov["datasets"][name] = {
-            "file": target.name,
-            "source": f"Debian package weka {weka_version}, /usr/share/doc/weka/examples/{fname}",
-            "licence": "GPL-2+ (Debian package weka); UCI Machine Learning Repository data",
-            "transformation": "copied byte for byte",
-            **describe(target),
-        }
-    mlbench_version = subprocess.run(
-        ["Rscript", "-e", 'cat(as.character(packageVersion("mlbench")))'], capture_output=True, text=True
-    ).stdout
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, (dataset, drop, numeric, note) in FROM_MLBENCH.items():
+    if "weka" in args.only:
+        weka_version = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Version}", "weka"], capture_output=True, text=True
+        ).stdout
+        for name, fname in FROM_WEKA.items():
             target = OUT / f"{name.replace(' ', '_')}.arff"
-            mlbench_to_arff(dataset, drop, numeric, target, Path(tmp))
+            shutil.copyfile(WEKA / fname, target)
             prov["datasets"][name] = {
                 "file": target.name,
-                "source": f"R package mlbench {mlbench_version} (Debian r-cran-mlbench), data set {dataset}",
-                "licence": "GPL-2 (mlbench); UCI Machine Learning Repository data",
-                "transformation": note,
+                "source": f"Debian package weka {weka_version}, /usr/share/doc/weka/examples/{fname}",
+                "licence": "GPL-2+ (Debian package weka); UCI Machine Learning Repository data",
+                "transformation": "copied byte for byte",
                 **describe(target),
             }
-        wheel = orange_wheel(args.orange_wheel, Path(tmp))
-        target = OUT / "autos.arff"
-        orange_autos_to_arff(wheel, target)
-        prov["datasets"]["autos"] = {
-            "file": target.name,
-            "source": f"PyPI wheel {wheel.name} (Orange3 {wheel.name.split('-')[1]}), "
-            f"file {ORANGE_AUTOS} (UCI imports-85)",
-            "licence": "GPL-3+ (Orange3); UCI Machine Learning Repository data",
-            "transformation": "symboling made the class (nominal -3..3) and moved last, as "
-            "in Weka's autos; nominal values declared in the order of UCI's imports-85.names as Weka does; "
-            "Orange's 'class' role on price dropped (price is a numeric attribute)",
-            **describe(target),
-        }
-    (OUT / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(prov['datasets'])} data sets to {OUT}")
+    with tempfile.TemporaryDirectory() as tmp:
+        if "mlbench" in args.only:
+            mlbench_version = subprocess.run(
+                ["Rscript", "-e", 'cat(as.character(packageVersion("mlbench")))'], capture_output=True, text=True
+            ).stdout
+            for name, (dataset, drop, numeric, note) in FROM_MLBENCH.items():
+                target = OUT / f"{name.replace(' ', '_')}.arff"
+                mlbench_to_arff(dataset, drop, numeric, target, Path(tmp))
+                prov["datasets"][name] = {
+                    "file": target.name,
+                    "source": f"R package mlbench {mlbench_version} (Debian r-cran-mlbench), data set {dataset}",
+                    "licence": "GPL-2 (mlbench); UCI Machine Learning Repository data",
+                    "transformation": note,
+                    **describe(target),
+                }
+        if "orange" in args.only:
+            wheel = orange_wheel(args.orange_wheel, Path(tmp))
+            target = OUT / "autos.arff"
+            orange_autos_to_arff(wheel, target)
+            prov["datasets"]["autos"] = {
+                "file": target.name,
+                "source": f"PyPI wheel {wheel.name} (Orange3 {wheel.name.split('-')[1]}), "
+                f"file {ORANGE_AUTOS} (UCI imports-85)",
+                "licence": "GPL-3+ (Orange3); UCI Machine Learning Repository data",
+                "transformation": "symboling made the class (nominal -3..3) and moved last, as "
+                "in Weka's autos; nominal values declared in the order of UCI's imports-85.names as Weka does; "
+                "Orange's 'class' role on price dropped (price is a numeric attribute)",
+                **describe(target),
+            }
+    if "uci-weka" in args.only:
+        prov["datasets"].update(from_uci_weka(Path(args.uci_weka)))
+    old.write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(args.only)} source(s); {len(prov['datasets'])} data sets in {OUT}")
 
 
 if __name__ == "__main__":

@@ -11,11 +11,14 @@ experiment 10 times: the replications of a data set.
 
 Summary per data set, pair and test: the number of experiments (of 10) that
 accept H0, and the normalised replicability 2 (R2 - 1/2) of those outcomes; per
-pair and test the mean normalised R2 over the data sets we have.  The comparison
-lists every published cell of the data sets we have (SPEC section 4 lists the
-cells that are neither 0 nor 10) and the published row means restricted to our
-data sets: a cell not printed is 0 or 10 accepts, whose normalised R2 is 100
-either way, so the restricted mean is computable from the published table.
+pair and test the mean normalised R2 over the data sets run.  All 27 data sets of
+the paper ship with the package.  The comparison lists every published cell (SPEC
+section 4 lists the cells that are neither 0 nor 10) and the published row means:
+as printed (the table's last row) when all 27 sets ship, else restricted to the
+sets shipped: a cell not printed is 0 or 10 accepts, whose normalised R2 is 100
+either way, so the restricted mean is computable from the published table (over
+all 27 it gives the printed means to within their rounding, 0.09).  A profile that
+runs fewer sets (smoke) is compared with the 27-set means for orientation only.
 
 Stored per replication: the per-fold accuracies of the three learners
 (``scores``) and one outcome row per pair x test (``outcomes``).
@@ -198,15 +201,28 @@ def summarize(run) -> dict[str, pd.DataFrame]:
 
 
 def _published():
-    """Every printed cell of the data sets we ship, and the row means restricted to them."""
+    """Every printed cell, and the row means: as printed when all 27 sets ship, else restricted to those shipped."""
     items = []
     try:
         sets = available_sets()
     except (ImportError, OSError):
         sets = []
     ours = {t: [o for o in TESTS if published_test(o) == t] for t in {published_test(o) for o in TESTS}}
-    for (ptest, pair), _ in PUBLISHED_MEANS.items():
-        if sets:
+    every = set(sets) == set(TABLE2_SETS.values())
+    for (ptest, pair), printed in PUBLISHED_MEANS.items():
+        if every:
+            for test in ours[ptest]:
+                items.append(
+                    Published(
+                        f"mean normalised R2, {test} {pair}, over the 27 data sets",
+                        "means",
+                        "norm_r2",
+                        printed,
+                        (("test", test), ("pair", pair)),
+                        "Bouckaert 2004, Table 2, last row",
+                    )
+                )
+        elif sets:
             value = float(
                 np.mean(
                     [
@@ -245,7 +261,7 @@ def _published():
 STUDY = Study(
     name="bouckaert2",
     title="Bouckaert 2004 Table 2: NB, C4.5 and NN on UCI data, sorted 10x10 cv, repeated 10 times",
-    notes="Only 15 of the 27 data sets are available; the published row means are compared restricted to them.",
+    notes="All 27 data sets of the paper; the published row means are compared as printed.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,

@@ -1,6 +1,7 @@
 """Bouckaert and Frank (2004) on the UCI data sets we ship: NB, C4.5 and NN, every test, 10 repetitions.
 
-For each shipped data set (``simstudy.pipeline.data.uci``), one replication is one
+For each shipped data set (``simstudy.pipeline.data.uci``: all 27 of Bouckaert's Table 2, the
+sets Bouckaert and Frank use), one replication is one
 *repetition* of the whole experiment: new 5 x 2 folds, 100 new subsamples and new
 10 x 10 folds (see ``studies/bouckaert_frank.py``), NB, C4.5 and NN fitted once per
 split, and every test on the three pairs.  The paper repeats it 10 times per data

@@ -56,7 +56,7 @@ _WEKA = {"nominal": np.array([True, False, True]), "n_categories": [2, 0, 3], "n
 NON_DEFAULT = {
     "weka.NaiveBayes": dict(_WEKA),
     "weka.J48": {"confidence": 0.1, "min_leaf": 3, "subtree_raising": False, "unpruned": True, **_WEKA},
-    "weka.IB1": {"update_ranges_on_predict": True, **_WEKA},
+    "weka.IB1": {"update_ranges_on_predict": False, **_WEKA},
     "weka.DecisionStump": dict(_WEKA),
     "weka.TAN": {"alpha": 1.0, **_WEKA},
     "weka.SMO": {"C": 2.0, "tol": 1e-4, "epsilon": 1e-10, "random_seed": 3, "backend": "sklearn", **_WEKA},

@@ -272,3 +272,66 @@ def test_ib1_agrees_with_its_definition_while_ranges_widen(widen, missing):
         .predict(X[40:])
     )
     np.testing.assert_array_equal(got, _ib1_by_definition(X[:40], y[:40], X[40:], nominal, widen))
+
+
+# Two numeric attributes; the test rows lie outside the training ranges, so Weka's IB1 widens them as it
+# classifies.  WEKA_IB1_PREDICTIONS is what Weka 3.6.14 printed for them (class codes, a = 0, b = 1), from
+#   java -cp /usr/share/java/weka.jar weka.classifiers.lazy.IB1 -t train.arff -T test.arff -p 0
+# on these rows written by write_arff (attributes a0, a1 numeric, class {a, b}).
+IB1_TRAIN_X = [
+    [4.2, 1.8],
+    [3.5, 4.3],
+    [3.2, 2.7],
+    [3.8, 3.6],
+    [2.3, 2.9],
+    [3.7, 0.3],
+    [3.2, 3.7],
+    [2.0, 2.5],
+    [1.1, 3.3],
+    [4.9, 1.5],
+    [2.3, 4.5],
+    [2.8, 2.1],
+]
+IB1_TRAIN_Y = [0, 1, 1, 0, 1, 0, 0, 1, 0, 1, 1, 0]
+IB1_TEST_X = [[5.0, -2.6], [-1.2, 7.5], [-1.1, -2.6], [8.1, 6.0], [8.7, 6.1], [8.1, 1.1], [6.1, -1.0], [6.9, 5.8]]
+WEKA_IB1_PREDICTIONS = [0, 0, 0, 0, 0, 1, 0, 1]
+TRAINING_RANGES_PREDICTIONS = [0, 1, 0, 0, 0, 1, 1, 1]  # differs from Weka on rows 2 and 7
+
+
+@pytest.mark.parametrize("name", ["weka.IB1", "NN"])
+def test_ib1_by_its_registered_name_predicts_as_weka(name):
+    from simstudy.pipeline.learners import make_learner
+
+    X, y, T = np.array(IB1_TRAIN_X), np.array(IB1_TRAIN_Y), np.array(IB1_TEST_X)
+    m = make_learner(name, nominal=[False, False], n_classes=2)
+    assert m.update_ranges_on_predict
+    assert m.fit(X, y).predict(T).tolist() == WEKA_IB1_PREDICTIONS
+    # the training part's ranges stay an explicit option, and differ from Weka here
+    plain = make_learner(name, nominal=[False, False], n_classes=2, update_ranges_on_predict=False)
+    assert plain.fit(X, y).predict(T).tolist() == TRAINING_RANGES_PREDICTIONS
+
+
+@pytest.mark.needs_weka
+@pytest.mark.skipif(
+    not os.path.exists("/usr/share/java/weka.jar") or shutil.which("java") is None,
+    reason="java or Debian's weka.jar missing",
+)
+def test_embedded_ib1_predictions_are_wekas(tmp_path):
+    """The embedded predictions, recomputed with Weka 3.6 where it is installed."""
+    import subprocess
+
+    from simstudy.pipeline.data import write_arff
+
+    paths = []
+    for part, X, y in (("train", IB1_TRAIN_X, IB1_TRAIN_Y), ("test", IB1_TEST_X, WEKA_IB1_PREDICTIONS)):
+        paths += [str(tmp_path / f"{part}.arff")]
+        write_arff(paths[-1], np.array(X), np.array(y, dtype=float), class_categories=["a", "b"])
+    out = subprocess.run(
+        ["java", "-cp", "/usr/share/java/weka.jar", "weka.classifiers.lazy.IB1", "-t", paths[0], "-T", paths[1]]
+        + ["-p", "0"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = [line.split() for line in out.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert [int(r[2].split(":")[0]) - 1 for r in rows] == WEKA_IB1_PREDICTIONS

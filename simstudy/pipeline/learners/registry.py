@@ -475,7 +475,12 @@ def _register_builtins():
     for name, cls, aliases, description in (
         ("weka.NaiveBayes", WekaNaiveBayes, ("NB",), "Weka 3.6 NaiveBayes (Laplace counts, normal estimators)"),
         ("weka.J48", J48, ("C4.5",), "Weka 3.6 J48: C4.5 release 8 decision tree"),
-        ("weka.IB1", IB1, ("NN",), "Weka 3.6 IB1: one nearest neighbour"),
+        (
+            "weka.IB1",
+            IB1,
+            ("NN",),
+            "Weka 3.6 IB1: one nearest neighbour, widening its ranges with each instance classified",
+        ),
         ("weka.DecisionStump", DecisionStump, ("stump",), "Weka 3.6 DecisionStump: one binary test"),
         ("weka.TAN", TAN, ("TAN",), "Weka 3.6 BayesNet with the TAN search: tree-augmented naive Bayes"),
         ("weka.SMO", SMO, (), "Weka 3.6 SMO: linear support vector machine, pairwise"),

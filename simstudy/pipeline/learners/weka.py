@@ -339,11 +339,13 @@ class IB1(_Base):
 
     Weka's IB1 also widens the ranges with every instance it classifies
     (``updateMinMax`` in ``classifyInstance``), so its predictions depend on the
-    order of the test instances; ``update_ranges_on_predict=True`` reproduces that
-    (test rows are then processed in order).
+    order of the test instances; ``update_ranges_on_predict=True`` (the default)
+    reproduces that, the test rows processed in order.  ``False`` keeps the ranges
+    of the training part, so that a prediction does not depend on the other test
+    rows (on nominal attributes the two are the same).
     """
 
-    def __init__(self, nominal=None, n_categories=None, n_classes=None, update_ranges_on_predict=False):
+    def __init__(self, nominal=None, n_categories=None, n_classes=None, update_ranges_on_predict=True):
         super().__init__(nominal, n_categories, n_classes)
         self.update_ranges_on_predict = update_ranges_on_predict
 
