@@ -115,6 +115,11 @@ class Published:
     bounds : (float, float), optional
         The values the quantity can take, to which our interval is clipped
         (default: :func:`possible_range` of ``column``).
+    note : str, optional
+        A short explanation shown beside the value (column ``Note`` of
+        :func:`comparison_view`): e.g. the measured cause of a difference, or the
+        search that found none.  Plain text; it states what was measured, not
+        a verdict, which the interval gives.
     """
 
     label: str
@@ -124,6 +129,7 @@ class Published:
     where: tuple = field(default_factory=tuple)
     source: str = ""
     bounds: tuple | None = None
+    note: str = ""
 
 
 # -- what a quantity can take -------------------------------------------------------------------------
@@ -394,7 +400,8 @@ def compare(tables: dict[str, pd.DataFrame], published: list[Published], *, redu
         (our interval as computed), ``low_bound``, ``high_bound`` (the values
         the quantity can take), ``difference`` (ours minus published),
         ``published_inside`` (:func:`is_inside` on the clipped interval, None
-        without one), ``verdict`` (:func:`verdict_of`) and ``source``.
+        without one), ``verdict`` (:func:`verdict_of`), ``source`` and ``note``
+        (:attr:`Published.note`, empty when none).
     """
     rows = []
     for item in published:
@@ -420,6 +427,7 @@ def compare(tables: dict[str, pd.DataFrame], published: list[Published], *, redu
                 "published_inside": is_inside(item.value, lo, hi),
                 "verdict": verdict_of(item.value, ours, low, high, bounds, reduced=reduced),
                 "source": item.source,
+                "note": item.note,
             }
         )
     columns = [
@@ -434,6 +442,7 @@ def compare(tables: dict[str, pd.DataFrame], published: list[Published], *, redu
         "published_inside",
         "verdict",
         "source",
+        "note",
     ]
     return pd.DataFrame(rows, columns=columns)
 
@@ -444,10 +453,14 @@ def comparison_view(comparison: pd.DataFrame, *, reduced: bool = False) -> pd.Da
     At full scale a row's verdict is yes (inside), no (outside), ``n/a`` (not
     computed) or says why there is none; at a reduced profile the column only
     says where the published value falls (for orientation, not a verdict).
+    When any published value has a note (:attr:`Published.note`), a column
+    ``Note`` beside the verdict shows it (empty for the rows without one).
     """
     inside_header = "Published inside? (orientation only)" if reduced else "Published inside?"
+    notes = [str(n) if isinstance(n, str) else "" for n in comparison.get("note", pd.Series([""] * len(comparison)))]
+    with_notes = any(notes)
     out = []
-    for r in comparison.itertuples(index=False):
+    for r, note in zip(comparison.itertuples(index=False), notes):
         pub = format_number(r.published, PUBLISHED_DIGITS, trailing_zeros=False)
         ours = format_number(r.ours)
         bounds = (getattr(r, "low_bound", -math.inf), getattr(r, "high_bound", math.inf))
@@ -460,21 +473,20 @@ def comparison_view(comparison: pd.DataFrame, *, reduced: bool = False) -> pd.Da
             shown = NA if r.published_inside is None else ("yes" if r.published_inside else "no")
         else:
             shown = verdict == "inside"  # a boolean: "no" is emphasised
-        out.append(
-            {
-                "Quantity": r.quantity,
-                "Published": pub,
-                "Ours": ours,
-                "Our 95% MC interval": format_interval(r.mc_low, r.mc_high, bounds),
-                "Ours - published": format_difference(r.difference, ours, pub),
-                inside_header: shown,
-                "Source": r.source,
-            }
-        )
-    return pd.DataFrame(
-        out,
-        columns=["Quantity", "Published", "Ours", "Our 95% MC interval", "Ours - published", inside_header, "Source"],
-    )
+        row = {
+            "Quantity": r.quantity,
+            "Published": pub,
+            "Ours": ours,
+            "Our 95% MC interval": format_interval(r.mc_low, r.mc_high, bounds),
+            "Ours - published": format_difference(r.difference, ours, pub),
+            inside_header: shown,
+        }
+        if with_notes:
+            row["Note"] = note
+        row["Source"] = r.source
+        out.append(row)
+    columns = ["Quantity", "Published", "Ours", "Our 95% MC interval", "Ours - published", inside_header]
+    return pd.DataFrame(out, columns=columns + (["Note"] if with_notes else []) + ["Source"])
 
 
 def verdict_line(comparison: pd.DataFrame, *, reduced: str | None = None) -> str:

@@ -266,3 +266,25 @@ def test_the_one_clopper_pearson_is_scipys():
     for i in range(len(k)):
         ci = binomtest(int(k[i]), int(n[i])).proportion_ci(0.95, method="exact")
         assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)
+
+
+def test_a_note_is_rendered_beside_its_value():
+    table = pd.DataFrame({"g": [3, 7], "F": [0.5, 0.9], "F_mc_low": [0.4, 0.85], "F_mc_high": [0.6, 0.95]})
+    note = "s* varies with the initial experiment | measured: 0.55 to 0.70"
+    pub = [Published("g3 F", "t", "F", 0.5365, (("g", 3),)), Published("g7 F", "t", "F", 0.99, (("g", 7),), note=note)]
+    view = comparison_view(compare({"t": table}, pub))
+    assert list(view.columns).index("Note") == list(view.columns).index("Published inside?") + 1
+    assert view["Note"].tolist() == ["", note]
+    # Markdown: the note in the row of its value, next to the verdict, the pipe escaped
+    lines = markdown_table(view, merge_intervals=False).splitlines()
+    header = _gfm_cells(lines[0])
+    rows = {cells[0]: cells for cells in map(_gfm_cells, lines[2:])}
+    assert rows["g7 F"][header.index("Published")] == "0.99" and rows["g7 F"][header.index("Note")] == note
+    assert rows["g7 F"][header.index("Published inside?")] == "**no**" and rows["g3 F"][header.index("Note")] == ""
+    # HTML: the same cell, escaped, in the row of its value
+    page = html_table(view, merge_intervals=False)
+    row = next(r for r in page.split("<tr>") if "g7 F" in r)
+    assert '<td class="l">s* varies with the initial experiment | measured: 0.55 to 0.70</td>' in row
+    # without any note the table keeps its columns
+    plain = comparison_view(compare({"t": table}, pub[:1]))
+    assert "Note" not in plain.columns

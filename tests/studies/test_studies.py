@@ -38,7 +38,11 @@ def test_comparison_report_from_stored_rows(results, name):
     assert (results / name / "smoke" / "comparison.md").exists()
     st = get_study(name)
     for item in st.reference["published"]:
-        assert item.label.replace("|", "\\|") in text  # a | in a Markdown cell is escaped
+        label = item.label.replace("|", "\\|")
+        assert label in text  # a | in a Markdown cell is escaped
+        if item.note:  # the measured cause or the search, in the row of its value
+            row = next(line for line in text.splitlines() if line.startswith("| " + label + " |"))
+            assert item.note.replace("|", "\\|") in row
     # a smoke run is too small to count values outside its intervals: the page says so instead
     assert "published values lie inside" in text or "Too few replications for a verdict" in text
 
