@@ -2207,7 +2207,9 @@ def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd
 
     Per design: the first repeat's mean difference A - B with the 95%
     interval the design's corrected t-test inverts (Nadeau-Bengio variance:
-    ``(1/n + n_test/n_train) s^2`` over the n splits), the Bayesian correlated
+    ``(1/n + n_test/n_train) s^2`` over the n splits; for 5x2cv, whose own
+    tests are Dietterich's t and Alpaydin's F, the same variance with
+    ``n_test/n_train = 1``, so its interval agrees with neither), the Bayesian correlated
     t-test's probabilities of A better, practically equivalent (within
     ``rope``) and B better, and in how many repeats the interval lay above 0
     (A better) or below it (B better).
