@@ -181,7 +181,7 @@ def cmd_assess(args) -> int:
     from simstudy.apps.assess import DEFAULT_DESIGNS, assess
 
     if len(args.data) > 1 or args.learners:
-        for flag in ("bench", "fit_timeout"):
+        for flag in ("bench", "fit_timeout", "tests"):
             if getattr(args, flag):
                 raise ValueError(f"--{flag.replace('_', '-')}: applies to one data set and two learners (--a, --b)")
         return _cmd_many(args)
