@@ -368,9 +368,9 @@ def test_a_target_the_quantity_can_never_take_is_refused_before_anything_runs(tm
     assert not (tmp_path / "s").exists()
 
 
-def test_solve_refuses_an_impossible_target_on_the_command_line(tmp_path, capsys):
+def test_solve_refuses_an_impossible_target_on_the_command_line(tmp_path, capsys, write_study_file):
     study_file = tmp_path / "linear.py"
-    _write_study_file(study_file)
+    write_study_file(study_file, __file__)
     code = main(
         [
             "solve",
@@ -455,7 +455,7 @@ def test_a_link_in_a_received_solve_folder_is_refused(solved, tmp_path):
     assert state(mine) == before
 
 
-def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, capsys):
+def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, capsys, write_study_file):
     mnt = tmp_path / "ro"
     if not _mount_tmpfs(mnt, "8m"):
         pytest.skip("cannot mount a tmpfs here (needs root)")
@@ -467,7 +467,7 @@ def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, c
         again = solve(LINEAR, "x", ("F", 0.3), out=mnt / "s", profile="smoke", progress=False)
         _same_answer(again, solved)
         study_file = tmp_path / "linear.py"
-        _write_study_file(study_file)
+        write_study_file(study_file, __file__)
         assert (
             main(
                 [
@@ -673,15 +673,3 @@ def test_report_during_an_adaptive_run_says_it_is_still_going(tmp_path, capsys):
     assert "stored so far: the adaptive run stopped before it finished" in line, line
     assert "run the same command to resume" in line, line
     capsys.readouterr()
-
-
-def _write_study_file(path):
-    """A study file whose STUDY is this module's LINEAR, loaded by path (a ``tests`` package elsewhere can shadow ours)."""
-    path.write_text(
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('linear_source', {__file__!r})\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        "sys.modules[spec.name] = module\n"
-        "spec.loader.exec_module(module)\n"
-        "STUDY = module.LINEAR\n"
-    )

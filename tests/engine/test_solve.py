@@ -128,9 +128,9 @@ def test_not_reached(tmp_path):
         (["--knob", "x", "--target", "F=0.3", "--tolerance", "0"], "--tolerance: must be positive"),
     ],
 )
-def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message, write_study_file):
     path = tmp_path / "linear.py"
-    _write_study_file(path)
+    write_study_file(path, __file__)
     out = tmp_path / "out"
     code = main(["solve", str(path), *args, "--profile", "smoke", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
@@ -139,9 +139,9 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):
     assert not (out / "evals").exists()
 
 
-def test_command_line_answer(tmp_path, capsys):
+def test_command_line_answer(tmp_path, capsys, write_study_file):
     path = tmp_path / "linear.py"
-    _write_study_file(path)
+    write_study_file(path, __file__)
     code = main(
         [
             "solve",
@@ -178,15 +178,3 @@ def test_command_line_answer(tmp_path, capsys):
         ]
     )
     assert code == 3 and "not reached" in capsys.readouterr().out
-
-
-def _write_study_file(path):
-    """A study file whose STUDY is this module's LINEAR, loaded by path (a ``tests`` package elsewhere can shadow ours)."""
-    path.write_text(
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('linear_source', {__file__!r})\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        "sys.modules[spec.name] = module\n"
-        "spec.loader.exec_module(module)\n"
-        "STUDY = module.LINEAR\n"
-    )
