@@ -83,6 +83,7 @@ def test_command_line_many(tmp_path, capsys):
         (["iris", "labor", "--learners", "NB", "C4.5", "--designs", "cv1x3", "5x2cv"], "give one"),
         (["iris", "labor", "--learners", "NB", "C4.5", "--rope", "-1"], "--rope: must be a number >= 0"),
         (["iris", "--a", "NB"], "--a/--b: both learners are needed"),
+        (["iris", "labor", "--learners", "NB", "C4.5", "--tests", "sign"], "--tests: applies to one data set"),
     ],
 )
 def test_command_line_refusals(tmp_path, capsys, argv, message):
