@@ -546,7 +546,7 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         as_learner_factory(spec)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
-    return LearnerChoice(repr(spec), "{}", template=spec)
+    return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec)  # one line, however the repr is laid out
 
 
 # ----------------------------------------------------------------------------------------- designs

@@ -188,3 +188,12 @@ def test_scores_by_folder_alone_and_reloaded_with_the_metric(tmp_path, data):
     pd.testing.assert_frame_equal(again.effect, a.effect)
     with pytest.raises(ValueError, match="no stored run"):
         assessment_scores(tmp_path / "nothing")
+
+
+def test_an_estimator_instance_is_named_on_one_line():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    label = parse_learner(make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))).label
+    assert "\n" not in label and label.startswith("Pipeline(steps=[('standardscaler', StandardScaler()),")
