@@ -78,6 +78,19 @@ def _labels(learners) -> list[str]:
     return labels
 
 
+def design_choices(datasets, design: str) -> dict:
+    """The design as each data set allows it (its split sizes), by position; one line naming a data set it cannot take."""
+    from simstudy.apps.assess import parse_designs
+
+    choices = {}
+    for i, data in enumerate(datasets):
+        try:
+            (choices[i],) = parse_designs([design], data.y, classes=data.classes)
+        except ValueError as exc:
+            raise ValueError(f"{data.name}: {exc}") from None
+    return choices
+
+
 def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 1, metric: str = "accuracy"):
     """The :class:`~simstudy.engine.Study` of a multi-data-set assessment.
 
@@ -98,7 +111,6 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
     -------
     simstudy.engine.Study
     """
-    from simstudy.apps.assess import parse_designs
     from simstudy.engine import Profile, Study
     from simstudy.pipeline.comparison import Comparison, Learner
 
@@ -109,12 +121,7 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
         raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
     if len(datasets) < 1:
         raise ValueError("DATA: give at least one data set")
-    choices = {}
-    for i, data in enumerate(datasets):
-        try:
-            (choices[i],) = parse_designs([design], data.y, classes=data.classes)
-        except ValueError as exc:
-            raise ValueError(f"{data.name}: {exc}") from None
+    choices = design_choices(datasets, design)
     conditions = [DataSetCondition(i, d.name) for i, d in enumerate(datasets)]
     names = [f"l{j}" for j in range(len(learners))]
 
@@ -202,13 +209,10 @@ def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE,
             x = first[cols[i]].to_numpy(float) - first[cols[j]].to_numpy(float)
             ci = corrected_difference_interval(x, n_train=d.n_train, n_test=d.n_test)
             bayes = correlated_t_test(x, n_train=d.n_train, n_test=d.n_test, rope=rope)
-            test = outcomes[
-                (outcomes["condition"] == c.key)
-                & (outcomes["replication"] == first["replication"].iloc[0])
-                & (outcomes["pair"] == f"l{i}-l{j}")
-                if "pair" in outcomes.columns
-                else (outcomes["condition"] == c.key) & (outcomes["replication"] == first["replication"].iloc[0])
-            ]
+            chosen = (outcomes["condition"] == c.key) & (outcomes["replication"] == first["replication"].iloc[0])
+            if "pair" in outcomes.columns:  # stored only with three or more learners
+                chosen &= outcomes["pair"] == f"l{i}-l{j}"
+            test = outcomes[chosen]
             pair_rows.append(
                 {
                     "data set": c.name,
@@ -466,10 +470,7 @@ def assess_many(
             f"{len(failures)} repeat(s) failed, the first on {first['condition']}: "
             f"{str(first['error']).strip().splitlines()[-1]} (rows kept in {run.path})"
         )
-    from simstudy.apps.assess import parse_designs
-
-    design_choices = {i: parse_designs([design], d.y, classes=d.classes)[0] for i, d in enumerate(datasets)}
-    tables = many_tables(run, datasets, choices, design_choices, rope=float(rope), alpha=alpha)
+    tables = many_tables(run, datasets, choices, design_choices(datasets, design), rope=float(rope), alpha=alpha)
     return ManyAssessment(
         study, run, tables, datasets, choices, _labels(choices), design, metric, float(rope), alpha, scratch
     )
