@@ -2146,9 +2146,7 @@ class Assessment:
         """
         rows = self.run.table("scores")
         col_a, col_b = _score_columns(rows)
-        name_a, name_b = self.a.label, self.b.label
-        if name_a == name_b:
-            name_a, name_b = f"A: {name_a}", f"B: {name_b}"
+        name_a, name_b = _score_names(self.a.label, self.b.label)
         chosen = [self._design(design)] if design is not None else list(self.designs)
         parts = []
         for d in chosen:
@@ -2320,6 +2318,11 @@ def _first_line(text: str, limit: int = 300) -> str:
     return (text.splitlines()[0] if text else "")[:limit]
 
 
+def _score_names(a: str, b: str) -> tuple[str, str]:
+    """The columns of A's and B's scores: their labels, told apart as ``A: ...`` and ``B: ...`` when equal."""
+    return (a, b) if a != b else (f"A: {a}", f"B: {b}")
+
+
 def assessment_scores(folder) -> pd.DataFrame:
     """The per-split scores of a stored assessment, from its folder alone (no data, no learners needed).
 
@@ -2337,9 +2340,7 @@ def assessment_scores(folder) -> pd.DataFrame:
 
     run = load_run("assess", out=folder, verify_plan=False)
     settings = run.manifest.get("config", {}).get("settings", {})
-    name_a, name_b = str(settings.get("a", "A")), str(settings.get("b", "B"))
-    if name_a == name_b:
-        name_a, name_b = f"A: {name_a}", f"B: {name_b}"
+    name_a, name_b = _score_names(str(settings.get("a", "A")), str(settings.get("b", "B")))
     rows = run.table("scores")
     col_a, col_b = _score_columns(rows)
     return pd.DataFrame(
