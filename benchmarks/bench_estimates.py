@@ -91,7 +91,7 @@ def main(argv=None) -> int:
                 cells = [f"{est_cold:.1f} s", f"{cold:.1f} s", f"{cold / est_cold:.2f}"]
                 worst = max(worst, cold / est_cold, est_cold / cold)
             warm = _run(name, args.profile, args.jobs, tmp / "warm", dict(os.environ))
-        if args.cold and st.compile_seconds > 0:
+        if args.cold and st.cost.compile_seconds > 0:
             measured[name] = float(max(1, round(cold - warm)))
         worst = max(worst, warm / est, est / warm)
         print(

@@ -22,7 +22,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
-from simstudy import SCHEMES, Comparison, Profile, Study, settings_of
+from simstudy import SCHEMES, Comparison, Profile, Provides, Study, settings_of
 
 
 @dataclass(frozen=True)
@@ -70,5 +70,5 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=100),
         "paper": Profile("paper", n_replications=1000),
     },
-    paired_scores=comparison(Condition(100)).layout(groups=("n_cases",)),
+    provides=Provides(paired_scores=comparison(Condition(100)).layout(groups=("n_cases",))),
 )

@@ -1,7 +1,7 @@
 """Shared command-line handling of the figure scripts: where to read results, where to write.
 
 The figures themselves are drawn by :mod:`simstudy.outputs.plots`; a study's figures
-are the ones its declaration lists (``Study.figures``).
+are the ones its declaration lists (``Study.publication.figures``).
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ def study_figure(study: str, name: str, args):
     from simstudy.outputs.plots import render_study_figure
 
     st = get_study(study)
-    figure = next((f for f in st.figures if f.name == name), None)
+    figure = next((f for f in st.publication.figures if f.name == name), None)
     if figure is None:
         raise SystemExit(
             f"{name}: study {study!r} declares no such figure "
-            f"(its figures: {', '.join(f.name for f in st.figures) or 'none'})"
+            f"(its figures: {', '.join(f.name for f in st.publication.figures) or 'none'})"
         )
     run = load_run(st, profile=args.profile, out=Path(args.results) / study / args.profile)
     render_study_figure(st, figure, st.summarize(run), run, args.out, profile=args.profile, force=True)

@@ -2,7 +2,7 @@
 
 The table is declared here once; each of the studies ``berrar1`` to ``berrar4``
 declares its row (the published group, p, P and F, and where our numbers live)
-under ``reference["cross_study"]``, and :func:`simstudy.outputs.published.cross_study_table`
+under ``publication.cross_study``, and :func:`simstudy.outputs.published.cross_study_table`
 assembles the rows of the studies that are stored.
 """
 

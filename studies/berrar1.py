@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Profile, Publication, Study
 from simstudy.engine.study import Figure
 from simstudy.outputs.plots import berrar_binomial_figure, berrar_wilcoxon_figure
 from simstudy.outputs.tables import Published
@@ -102,33 +102,35 @@ PUBLISHED = [
 STUDY = Study(
     name="berrar1",
     title="Berrar study 1: NB vs SVM over 20 data sets (Algorithm 2)",
-    figures=(
-        Figure(
-            "figure9",
-            partial(berrar_binomial_figure, title="Study 1: NB vs SVM over 20 data sets"),
-            "Berrar, Figure 9: replication probability against the binomial p-value, N = 20 data sets",
-        ),
-        Figure(
-            "figure10",
-            partial(berrar_wilcoxon_figure, title="Study 1: NB vs SVM over 20 data sets"),
-            "Berrar, Figure 10: replication probability against the Wilcoxon p-value, N = 20 data sets",
-        ),
-    ),
-    notes="The published mean success rate of NB in group 3 (0.752) is the rate with tied data sets left out "
-    "(NB and SVM with the same test accuracy, about one data set in twenty): wins / (20 - ties). Our "
-    "binomial test counts a tie as a loss of NB, which gives about 0.72 (14 wins of 20, p = 0.115) "
-    "instead of 15 wins (p = 0.0414, P_b = 0.617); both are shown. "
-    "At reduced profiles the mean |P - F| is inflated by the Monte Carlo error of F itself; only the "
-    "paper profile (1000 replications per group) can check the published 0.0098.",
     **berrar.benchmark_declaration(STARTS, N_DATASETS),
     profiles={
         "smoke": Profile("smoke", n_replications=4, settings={"groups": (3, 7), "n_boot": 4}),
         "quick": Profile("quick", n_replications=80, settings={"groups": tuple(range(1, 13)), "n_boot": 40}),
         "paper": Profile("paper", n_replications=1000, settings={"groups": tuple(range(1, 22)), "n_boot": 300}),
     },
-    reference={
-        "published": PUBLISHED,
-        "cross_study": (
+    chunk_size=5,
+    knobs=(berrar.start_size_knob(low=100, high=1500, interval=(290, 790)),),
+    publication=Publication(
+        figures=(
+            Figure(
+                "figure9",
+                partial(berrar_binomial_figure, title="Study 1: NB vs SVM over 20 data sets"),
+                "Berrar, Figure 9: replication probability against the binomial p-value, N = 20 data sets",
+            ),
+            Figure(
+                "figure10",
+                partial(berrar_wilcoxon_figure, title="Study 1: NB vs SVM over 20 data sets"),
+                "Berrar, Figure 10: replication probability against the Wilcoxon p-value, N = 20 data sets",
+            ),
+        ),
+        notes="The published mean success rate of NB in group 3 (0.752) is the rate with tied data sets left out "
+        "(NB and SVM with the same test accuracy, about one data set in twenty): wins / (20 - ties). Our "
+        "binomial test counts a tie as a loss of NB, which gives about 0.72 (14 wins of 20, p = 0.115) "
+        "instead of 15 wins (p = 0.0414, P_b = 0.617); both are shown. "
+        "At reduced profiles the mean |P - F| is inflated by the Monte Carlo error of F itself; only the "
+        "paper profile (1000 replications per group) can check the published 0.0098.",
+        values=PUBLISHED,
+        cross_study=(
             table1_row(
                 "a = 7",
                 0.00274,
@@ -140,7 +142,5 @@ STUDY = Study(
                 group_label="a",
             ),
         ),
-    },
-    chunk_size=5,
-    knobs=(berrar.start_size_knob(low=100, high=1500, interval=(290, 790)),),
+    ),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Profile, Publication, Study
 from simstudy.engine.study import Figure
 from simstudy.outputs.plots import berrar_binomial_figure, berrar_wilcoxon_figure
 from simstudy.outputs.tables import Published
@@ -40,28 +40,29 @@ PUBLISHED = [
 STUDY = Study(
     name="berrar2",
     title="Berrar study 2: NB vs SVM over 44 data sets (Appendix D)",
-    figures=(
-        Figure(
-            "figure11",
-            partial(berrar_binomial_figure, title="Study 2: NB vs SVM over 44 data sets"),
-            "Berrar, Figure 11: replication probability against the binomial p-value, N = 44 data sets",
-        ),
-        Figure(
-            "figure12",
-            partial(berrar_wilcoxon_figure, title="Study 2: NB vs SVM over 44 data sets"),
-            "Berrar, Figure 12: replication probability against the Wilcoxon p-value, N = 44 data sets",
-        ),
-    ),
-    notes="How d, mu and sigma extend to N = 44 is not stated in the paper; we use Algorithm 2's formulas.",
     **berrar.benchmark_declaration(STARTS, N_DATASETS),
     profiles={
         "smoke": Profile("smoke", n_replications=3, settings={"groups": (2, 7), "n_boot": 3}),
         "quick": Profile("quick", n_replications=50, settings={"groups": tuple(STARTS), "n_boot": 30}),
         "paper": Profile("paper", n_replications=1000, settings={"groups": tuple(STARTS), "n_boot": 300}),
     },
-    reference={
-        "published": PUBLISHED,
-        "cross_study": (
+    chunk_size=5,
+    publication=Publication(
+        figures=(
+            Figure(
+                "figure11",
+                partial(berrar_binomial_figure, title="Study 2: NB vs SVM over 44 data sets"),
+                "Berrar, Figure 11: replication probability against the binomial p-value, N = 44 data sets",
+            ),
+            Figure(
+                "figure12",
+                partial(berrar_wilcoxon_figure, title="Study 2: NB vs SVM over 44 data sets"),
+                "Berrar, Figure 12: replication probability against the Wilcoxon p-value, N = 44 data sets",
+            ),
+        ),
+        notes="How d, mu and sigma extend to N = 44 is not stated in the paper; we use Algorithm 2's formulas.",
+        values=PUBLISHED,
+        cross_study=(
             table1_row(
                 "a = 7",
                 0.00160,
@@ -73,6 +74,5 @@ STUDY = Study(
                 group_label="a",
             ),
         ),
-    },
-    chunk_size=5,
+    ),
 )

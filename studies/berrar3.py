@@ -19,7 +19,7 @@ from functools import partial
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import Figure, settings_of
 from simstudy.outputs.plots import berrar_t_figure
 from simstudy.outputs.tables import Published
@@ -134,28 +134,30 @@ PUBLISHED = [
 STUDY = Study(
     name="berrar3",
     title="Berrar study 3: SVM vs SVM with an oracle, 10-fold CV (Algorithm 3)",
-    figures=(
-        Figure(
-            "figure13",
-            partial(berrar_t_figure, title="Study 3: SVM with oracle vs SVM", group="q", first=3),
-            "Berrar, Figure 13: replication probability against the p-value of the corrected t-test",
-        ),
-    ),
-    notes="At the paper profile the q = 3 group's mean t is 2.41 against the published 2.49.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
     settings=Settings,
-    paired_scores=ScoreLayout(groups=("q",), axes=("fold",), variants=("test",), sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=6, settings={"q_values": (2, 3, 7)}),
         "quick": Profile("quick", n_replications=500),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={
-        "published": PUBLISHED,
-        "cross_study": (table1_row("q = 7", 0.00427, 0.91996, 0.96597, summary="t", models=("t",), group_column="q"),),
-    },
-    seconds_per_replication=0.12,  # measured: the quick profile (500 replications, all 20 q each) in 33 s on 2 workers
     chunk_size=10,
+    cost=Cost(
+        seconds_per_replication=0.12,  # measured: the quick profile (500 replications, all 20 q each) in 33 s on 2 workers
+    ),
+    publication=Publication(
+        figures=(
+            Figure(
+                "figure13",
+                partial(berrar_t_figure, title="Study 3: SVM with oracle vs SVM", group="q", first=3),
+                "Berrar, Figure 13: replication probability against the p-value of the corrected t-test",
+            ),
+        ),
+        notes="At the paper profile the q = 3 group's mean t is 2.41 against the published 2.49.",
+        values=PUBLISHED,
+        cross_study=(table1_row("q = 7", 0.00427, 0.91996, 0.96597, summary="t", models=("t",), group_column="q"),),
+    ),
+    provides=Provides(paired_scores=ScoreLayout(groups=("q",), axes=("fold",), variants=("test",), sizes=kfold_sizes)),
 )

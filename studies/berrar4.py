@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import Figure, settings_of
 from simstudy.outputs.plots import berrar_t_figure
 from simstudy.outputs.tables import Published
@@ -114,32 +114,34 @@ PUBLISHED = [
 STUDY = Study(
     name="berrar4",
     title="Berrar study 4: SVM vs random forest, 10-fold CV, d = 4..30 (Algorithm 4)",
-    figures=(
-        Figure(
-            "figure14",
-            partial(berrar_t_figure, title="Study 4: SVM vs RF", group="d", first=11),
-            "Berrar, Figure 14: replication probability against the p-value of the corrected t-test",
-        ),
-    ),
-    notes="Not reproduced: R's own svm and randomForest on the stated design (benchmarks/r/alg4_check.R) give "
-    "t of 0.2-0.9 at d = 24 instead of 4.1, and our learners agree with R (BENCHMARKS.md); the published "
-    "SVM advantage seems to come from a set-up the paper does not describe.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
     settings=Settings,
-    paired_scores=ScoreLayout(groups=("d",), axes=("fold",), variants=("test",), sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"d_values": (11, 24)}),
         "quick": Profile("quick", n_replications=24, settings={"d_values": (4, 8, 11, 14, 17, 20, 24, 27, 30)}),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={
-        "published": PUBLISHED,
-        "cross_study": (table1_row("d = 24", 0.00253, 0.95612, 0.95896, summary="t", models=("t",), group_column="d"),),
-    },
-    # measured with the intelex forest, one thread per worker: 2.85 s at d = 24 (benchmarks/bench_dask_scaling.py),
-    # about 2.35 s at d = 11 (the smoke profile's fresh runs); about 9 s with scikit-learn's forest
-    seconds_per_replication=lambda c: 1.9 + 0.04 * c.d,
     chunk_size=2,
+    cost=Cost(
+        # measured with the intelex forest, one thread per worker: 2.85 s at d = 24 (benchmarks/bench_dask_scaling.py),
+        # about 2.35 s at d = 11 (the smoke profile's fresh runs); about 9 s with scikit-learn's forest
+        seconds_per_replication=lambda c: 1.9 + 0.04 * c.d,
+    ),
+    publication=Publication(
+        figures=(
+            Figure(
+                "figure14",
+                partial(berrar_t_figure, title="Study 4: SVM vs RF", group="d", first=11),
+                "Berrar, Figure 14: replication probability against the p-value of the corrected t-test",
+            ),
+        ),
+        notes="Not reproduced: R's own svm and randomForest on the stated design (benchmarks/r/alg4_check.R) give "
+        "t of 0.2-0.9 at d = 24 instead of 4.1, and our learners agree with R (BENCHMARKS.md); the published "
+        "SVM advantage seems to come from a set-up the paper does not describe.",
+        values=PUBLISHED,
+        cross_study=(table1_row("d = 24", 0.00253, 0.95612, 0.95896, summary="t", models=("t",), group_column="d"),),
+    ),
+    provides=Provides(paired_scores=ScoreLayout(groups=("d",), axes=("fold",), variants=("test",), sizes=kfold_sizes)),
 )

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.outputs.tables import Published
 from simstudy.pipeline.comparison import Comparison
@@ -254,30 +254,33 @@ def evidence(run):
 STUDY = Study(
     name="bouckaert1",
     title="Bouckaert 2004 Table 1: sampling schemes x tests, C4.5 vs naive Bayes on 4 Bayesian-network sources",
-    notes="Our Bayesian networks are not Bouckaert's (his were not published) but have his C4.5-NB gaps: "
-    "Type I errors and replicability agree with the paper, power does not (lower on source 2, higher "
-    "on 3, lower on 4, for every scheme alike), which points to the networks. The published sign row "
-    "fits the rule the paper prints (row 'sign (cdf rule, C4.5 as A)'), not the exact sign test.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
     validate=validate,
     settings=Settings,
-    evidence=evidence,
-    paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),
         "quick": Profile("quick", n_replications=200),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={
-        "published": PUBLISHED,
-        "interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
+    chunk_size=10,
+    cost=Cost(
+        # compiled J48 (on bit sets) and naive Bayes: about 15 us per fold for both on 270 x 10 binary
+        # data in each of 2 workers, plus the tests and the row tables (paper run: 71 s)
+        seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.000015 + 0.02,
+    ),
+    publication=Publication(
+        notes="Our Bayesian networks are not Bouckaert's (his were not published) but have his C4.5-NB gaps: "
+        "Type I errors and replicability agree with the paper, power does not (lower on source 2, higher "
+        "on 3, lower on 4, for every scheme alike), which points to the networks. The published sign row "
+        "fits the rule the paper prints (row 'sign (cdf rule, C4.5 as A)'), not the exact sign test.",
+        values=PUBLISHED,
+        interval_note="Our interval is a 95% Monte Carlo interval with the data set as the unit "
         "(the experiments on one data set share its instances): mean over data sets "
         "+- t quantile x standard error.",
-    },
-    # compiled J48 (on bit sets) and naive Bayes: about 15 us per fold for both on 270 x 10 binary
-    # data in each of 2 workers, plus the tests and the row tables (paper run: 71 s)
-    seconds_per_replication=lambda c: c.n_experiments * c.n_runs * c.n_folds * 0.000015 + 0.02,
-    chunk_size=10,
+    ),
+    provides=Provides(
+        evidence=evidence, paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes)
+    ),
 )

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.pipeline.scores import ScoreLayout, kfold_sizes
 from simstudy.pipeline.sources.bayesnet import read_source
@@ -105,21 +105,24 @@ def summarize(run):
 STUDY = Study(
     name="bouckaert1_matched",
     title="Bouckaert 2004 Table 1 on sources matched on the C4.5-NB gap and the standardised gap",
-    notes="Sources 2-4 were searched for the paper's gap and for the standardised gap (mean fold difference / "
-    "sd of the fold differences) that the published power implies; source 1 is bouckaert1's. "
-    "See simstudy/pipeline/sources/networks/matched_sources.json.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
     validate=validate,
     settings=Settings,
-    paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes),
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_runs": 2, "n_folds": 5, "n_experiments": 2}),
         "quick": Profile("quick", n_replications=200),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={"published": base.PUBLISHED, "interval_note": base.STUDY.reference["interval_note"]},
-    seconds_per_replication=base.STUDY.seconds_per_replication,
     chunk_size=10,
+    cost=base.STUDY.cost,
+    publication=Publication(
+        notes="Sources 2-4 were searched for the paper's gap and for the standardised gap (mean fold difference / "
+        "sd of the fold differences) that the published power implies; source 1 is bouckaert1's. "
+        "See simstudy/pipeline/sources/networks/matched_sources.json.",
+        values=base.PUBLISHED,
+        interval_note=base.STUDY.publication.interval_note,
+    ),
+    provides=Provides(paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes)),
 )

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.outputs.tables import Published
 from simstudy.pipeline.designs import RepeatedKFold
@@ -261,21 +261,11 @@ def _published():
 STUDY = Study(
     name="bouckaert2",
     title="Bouckaert 2004 Table 2: NB, C4.5 and NN on UCI data, sorted 10x10 cv, repeated 10 times",
-    notes="All 27 data sets of the paper; the published row means are compared as printed.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
     validate=validate,
     settings=Settings,
-    # the replications of a data set are its repeated experiments (the paper's 10)
-    paired_scores=ScoreLayout(
-        groups=("dataset",),
-        unit="dataset",
-        experiment="replication",
-        pairs={f"{a}-{b}": (f"acc_{a}", f"acc_{b}") for a, b in PAIRS},
-        pair_column="pair",
-        sizes=uci_sizes,
-    ),
     profiles={
         "smoke": Profile(
             "smoke", n_replications=2, settings={"datasets": ["iris", "labor"], "n_runs": 2, "n_folds": 5}
@@ -283,9 +273,24 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=10, settings={"n_runs": 3}),
         "paper": Profile("paper", n_replications=10),
     },
-    reference={"published": _published()},
-    seconds_per_replication=lambda c: c.n_runs * c.n_folds * uci_fold_seconds(c.dataset),  # measured per set
     chunk_size=1,
     # J48's compiled numeric cuts: a first run with an empty numba cache took 6-9 s more than a warm one
     # (benchmarks/bench_estimates.py --cold, a paper-scale run sharing the cores; about half of it idle)
+    cost=Cost(
+        seconds_per_replication=lambda c: c.n_runs * c.n_folds * uci_fold_seconds(c.dataset),  # measured per set
+    ),
+    publication=Publication(
+        notes="All 27 data sets of the paper; the published row means are compared as printed.", values=_published()
+    ),
+    provides=Provides(
+        # the replications of a data set are its repeated experiments (the paper's 10)
+        paired_scores=ScoreLayout(
+            groups=("dataset",),
+            unit="dataset",
+            experiment="replication",
+            pairs={f"{a}-{b}": (f"acc_{a}", f"acc_{b}") for a, b in PAIRS},
+            pair_column="pair",
+            sizes=uci_sizes,
+        ),
+    ),
 )

@@ -87,7 +87,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Knob, Profile, Study
+from simstudy.engine import Cost, Knob, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import scheme_sample
@@ -766,13 +766,6 @@ STUDY = Study(
     summarize=summarize,
     validate=validate,
     settings=Settings,
-    paired_scores=ScoreLayout(
-        groups=("factor", "source"),
-        experiment="experiment",
-        pair_column="pair",
-        variants=("test", "level"),
-        sizes=kfold_sizes,
-    ),
     profiles={
         "smoke": Profile(
             "smoke",
@@ -791,12 +784,21 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=20),
         "paper": Profile("paper", n_replications=1000),
     },
-    reference={
-        "interval_note": "Our interval is a 95% Monte Carlo interval with the data set as the unit "
-        "(the experiments on one data set share its instances): mean over data sets "
-        "+- t quantile x standard error."
-    },
-    seconds_per_replication=seconds_per_replication,
     chunk_size=10,
     knobs=(RUNS_KNOB,),
+    cost=Cost(seconds_per_replication=seconds_per_replication),
+    publication=Publication(
+        interval_note="Our interval is a 95% Monte Carlo interval with the data set as the unit "
+        "(the experiments on one data set share its instances): mean over data sets "
+        "+- t quantile x standard error."
+    ),
+    provides=Provides(
+        paired_scores=ScoreLayout(
+            groups=("factor", "source"),
+            experiment="experiment",
+            pair_column="pair",
+            variants=("test", "level"),
+            sizes=kfold_sizes,
+        )
+    ),
 )

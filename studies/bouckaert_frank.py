@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.pipeline.designs import FIVE_BY_TWO, RepeatedKFold
 from simstudy.pipeline.scores import ScoreLayout
@@ -196,32 +196,35 @@ def evidence(run):
 STUDY = Study(
     name="bouckaert_frank",
     title="Bouckaert and Frank 2004: replicability of 5x2cv, resampled and cv t-tests on the Bayesian-network sources",
-    notes="The paper's numbers were lost in the extraction: only its claims can be checked.",
     conditions=conditions,
     replicate=replicate,
     summarize=summarize,
     settings=Settings,
-    evidence=evidence,
-    paired_scores=ScoreLayout(
-        groups=("source",),
-        experiment="experiment",
-        pairs={"C4.5-NB": ("acc_a", "acc_b")},
-        pair_column="pair",
-        variants=("test",),
-        design_column="design",
-        sizes=_sizes,
-    ),
-    reference={
-        "published": [],
-        "interval_note": "Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit.",
-    },
     profiles={
         "smoke": Profile("smoke", n_replications=2, settings={"n_experiments": 2, "n_resamples": 10, "n_cv_runs": 2}),
         "quick": Profile("quick", n_replications=25),
         "paper": Profile("paper", n_replications=100),
     },
-    # compiled J48 (on bit sets) and naive Bayes on the binary sources: about 0.13 ms per split for
-    # both in each of 2 workers, with the three designs' tests (quick run: 21 s)
-    seconds_per_replication=lambda c: c.n_experiments * ((10 + c.n_resamples + 10 * c.n_cv_runs) * 0.00013 + 0.007),
     chunk_size=5,
+    cost=Cost(
+        # compiled J48 (on bit sets) and naive Bayes on the binary sources: about 0.13 ms per split for
+        # both in each of 2 workers, with the three designs' tests (quick run: 21 s)
+        seconds_per_replication=lambda c: c.n_experiments * ((10 + c.n_resamples + 10 * c.n_cv_runs) * 0.00013 + 0.007),
+    ),
+    publication=Publication(
+        notes="The paper's numbers were lost in the extraction: only its claims can be checked.",
+        interval_note="Intervals in the tables are 95% Monte Carlo intervals with the data set as the unit.",
+    ),
+    provides=Provides(
+        evidence=evidence,
+        paired_scores=ScoreLayout(
+            groups=("source",),
+            experiment="experiment",
+            pairs={"C4.5-NB": ("acc_a", "acc_b")},
+            pair_column="pair",
+            variants=("test",),
+            design_column="design",
+            sizes=_sizes,
+        ),
+    ),
 )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Provides, Study
 from simstudy.engine.study import settings_of
 from simstudy.pipeline.designs import RepeatedKFold
 from simstudy.pipeline.outcomes import outcome_rows
@@ -116,7 +116,7 @@ STUDY = Study(
         "quick": Profile("quick", n_replications=200),
         "paper": Profile("paper", n_replications=2000),
     },
-    paired_scores=ScoreLayout(groups=("mu",), sizes=kfold_sizes),
-    seconds_per_replication=0.02,
     chunk_size=5,
+    cost=Cost(seconds_per_replication=0.02),
+    provides=Provides(paired_scores=ScoreLayout(groups=("mu",), sizes=kfold_sizes)),
 )

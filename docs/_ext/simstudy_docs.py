@@ -1,7 +1,7 @@
 """Directives that build tables of the documentation from the package itself, at build time.
 
 ``.. simstudy-published:: STUDY``
-    the published numbers a study declares (its ``reference["published"]``),
+    the published numbers a study declares (its ``publication.values``),
     with where in the paper each is printed;
 ``.. simstudy-profiles:: STUDY``
     the study's profiles: replications, conditions, settings and the estimated
@@ -97,7 +97,7 @@ class PublishedDirective(Directive):
         from simstudy.engine import get_study
 
         study = get_study(self.arguments[0])
-        published = study.reference.get("published", [])
+        published = study.publication.values
         if not published:
             para = nodes.paragraph(
                 text="This study declares no published numbers to compare with "

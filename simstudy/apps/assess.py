@@ -1022,7 +1022,7 @@ def assessment_study(
     -------
     simstudy.engine.Study
     """
-    from simstudy.engine import Profile, Study
+    from simstudy.engine import Cost, Profile, Provides, Study
     from simstudy.pipeline.comparison import Comparison, FitFailed, Learner
     from simstudy.pipeline.schemes import SCHEMES
 
@@ -1079,8 +1079,8 @@ def assessment_study(
         replicate=replicate,
         summarize=assessment_tables,
         profiles={ASSESS_PROFILE: Profile(ASSESS_PROFILE, n_replications=n_repeats, settings=settings)},
-        paired_scores=comparisons[designs[0].key].layout(groups=("condition",)),
-        seconds_per_replication=lambda c: 2 * c.n_runs * max(c.n_folds, 1) * per_fit,
+        provides=Provides(paired_scores=comparisons[designs[0].key].layout(groups=("condition",))),
+        cost=Cost(seconds_per_replication=lambda c: 2 * c.n_runs * max(c.n_folds, 1) * per_fit),
         chunk_size=chunk_size,
     )
 

@@ -111,7 +111,7 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
     -------
     simstudy.engine.Study
     """
-    from simstudy.engine import Profile, Study
+    from simstudy.engine import Cost, Profile, Study
     from simstudy.pipeline.comparison import Comparison, Learner
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
@@ -153,7 +153,7 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
         replicate=replicate,
         summarize=lambda run: many_tables(run, datasets, learners, choices),
         profiles={MANY_PROFILE: Profile(MANY_PROFILE, n_replications=n_repeats, settings=settings)},
-        seconds_per_replication=len(learners) * first.n_runs * max(first.n_folds, 1) * per_fit,
+        cost=Cost(seconds_per_replication=len(learners) * first.n_runs * max(first.n_folds, 1) * per_fit),
         chunk_size=1,
     )
 

@@ -136,7 +136,7 @@ def _summary(dec: np.ndarray) -> dict:
 def _published(study, fields: dict) -> str:
     """The study's published numbers whose location matches these fields (test, scheme, group, pair)."""
     found = []
-    for p in study.reference.get("published", []):
+    for p in study.publication.values:
         where = dict(p.where)
         if where and all(k in fields and str(fields[k]) == str(v) for k, v in where.items()):
             found.append(f"{p.column} {p.value:g}")
@@ -270,7 +270,7 @@ def bench(
 
     alpha = check_alpha(alpha, "--alpha")
     study = get_study(TARGETS.get(target, target) if isinstance(target, str) else target)
-    layout = study.paired_scores
+    layout = study.provides.paired_scores
     if layout is None:
         raise ValueError(
             f"STUDY: {study.name!r} stores no paired scores to run a test on "

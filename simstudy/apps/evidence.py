@@ -1,6 +1,6 @@
 """What stored simulation runs tell applications about tests: the evidence of a study's rows.
 
-A study may declare ``evidence(run) -> Evidence`` (:attr:`simstudy.engine.Study.evidence`):
+A study may declare ``evidence(run) -> Evidence`` (:attr:`simstudy.engine.Provides.evidence`):
 its stored rows translated into one long format that applications such as
 ``simstudy assess`` read without knowing the study.  No library module names a
 study or parses a study's labels; each study translates its own.
@@ -233,7 +233,7 @@ def _load(study, path: Path, profile: str, variant: bool, notes: list):
         notes.append(f"{where}: no rows stored yet (the run has just started); not used")
         return None
     try:
-        ev = study.evidence(run)
+        ev = study.provides.evidence(run)
         if not isinstance(ev, Evidence):
             raise TypeError(f"the study's evidence function returned a {type(ev).__name__}, not an Evidence")
         if len(ev.rows):
@@ -280,7 +280,7 @@ def collect_evidence(results=DEFAULT_ROOT, *, studies=None) -> tuple[list[Eviden
     """The evidence every registered study that declares it has stored under ``results``.
 
     For every study (:func:`simstudy.engine.list_studies`, or ``studies``) whose
-    :attr:`~simstudy.engine.Study.evidence` is set: the largest stored profile
+    :attr:`~simstudy.engine.Provides.evidence` is set: the largest stored profile
     under ``RESULTS/STUDY/PROFILE`` (paper, then quick, then smoke; a finished run
     before an unfinished one), loaded with :func:`simstudy.engine.load_run`, and
     likewise the largest of every ``RESULTS/STUDY/PROFILE-X`` (a run of the study
@@ -321,7 +321,7 @@ def collect_evidence(results=DEFAULT_ROOT, *, studies=None) -> tuple[list[Eviden
         except ValueError as exc:
             notes.append(f"{base}: not used ({_one_line(exc)})")
             continue
-        if getattr(st, "evidence", None) is None:
+        if st.provides.evidence is None:
             continue
         for group, (profile, path) in sorted(_stored_runs(base, notes).items()):
             ev = _load(st, path, profile, bool(group), notes)
@@ -337,7 +337,7 @@ def studies_with_evidence() -> list[str]:
     names = []
     for name in list_studies():
         try:
-            if get_study(name).evidence is not None:
+            if get_study(name).provides.evidence is not None:
                 names.append(name)
         except (ValueError, AttributeError):
             continue

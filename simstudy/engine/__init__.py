@@ -20,11 +20,25 @@ from simstudy.engine.runs import load_run, locate_run
 from simstudy.engine.seeds import replication_rng, replication_seed, setup_seed
 from simstudy.engine.solve import Knob, SolveResult
 from simstudy.engine.store import DEFAULT_ROOT, ConfigMismatch, RunData, RunStore
-from simstudy.engine.study import Profile, Study, condition_key, get_study, list_studies, load_study_file, study_origins
+from simstudy.engine.study import (
+    Cost,
+    Profile,
+    Provides,
+    Publication,
+    Study,
+    condition_key,
+    get_study,
+    list_studies,
+    load_study_file,
+    study_origins,
+)
 
 __all__ = [
     "Study",
     "Profile",
+    "Cost",
+    "Publication",
+    "Provides",
     "get_study",
     "list_studies",
     "study_origins",

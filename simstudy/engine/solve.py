@@ -304,8 +304,9 @@ def _check_number(value, name):
 
 def _derived(st, knob: Knob, ev: Evaluation, n: int):
     """The one-condition study that runs evaluation ``ev`` with ``n`` replications."""
-    from simstudy.engine.study import Profile, Study
+    from simstudy.engine.study import Cost, Profile, Study
 
+    per = st.cost.seconds_per_replication
     return Study(
         name=f"{st.name}-solve-{knob.name}",
         title=f"{st.title} (solve over {knob.name})",
@@ -314,7 +315,7 @@ def _derived(st, knob: Knob, ev: Evaluation, n: int):
         setup=_wrap_setup(st.setup) if st.setup is not None else None,
         profiles={"solve": Profile("solve", n_replications=n)},
         chunk_size=min(st.chunk_size, n),
-        seconds_per_replication=1.0 if callable(st.seconds_per_replication) else st.seconds_per_replication,
+        cost=Cost(seconds_per_replication=1.0 if callable(per) else per),
     )
 
 

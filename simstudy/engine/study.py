@@ -26,6 +26,9 @@ from typing import Any, Callable
 __all__ = [
     "Profile",
     "Study",
+    "Cost",
+    "Publication",
+    "Provides",
     "Figure",
     "settings_of",
     "get_study",
@@ -107,6 +110,84 @@ class Figure:
     title: str = ""
 
 
+@dataclass(frozen=True)
+class Cost:
+    """What a study costs to run, for the wall-time estimates of ``simstudy list`` and ``simstudy run``.
+
+    Attributes
+    ----------
+    seconds_per_replication : float or callable(condition) -> float
+        Rough cost of one replication in seconds of one worker, as a run with 2
+        workers on 2 cores pays it (a worker sharing the machine is slower than a
+        process alone).
+    compile_seconds : float, optional
+        Seconds the first run after installation spends compiling the study's
+        kernels (numba caches them; later runs do not pay it).  Default: the
+        value measured for the study's name in ``timings.json`` (0 for a study
+        that compiles nothing), filled in when the study is declared.
+    """
+
+    seconds_per_replication: Any = 1.0
+    compile_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What a study reproduces: the published numbers and figures, and what it does not reproduce.
+
+    Attributes
+    ----------
+    values : tuple of simstudy.outputs.tables.Published
+        The published numbers, each naming the summary table, column and row
+        of its counterpart; ``simstudy compare`` and the report set them beside
+        ours.
+    figures : tuple of Figure
+        The published figures the study reproduces, drawn from its summary tables.
+    notes : str
+        What is not reproduced, and why (shown beside the comparison in the report).
+    interval_note : str, optional
+        What our intervals are, when they are not the default binomial intervals
+        of a rejection rate (said under the comparison).
+    cross_study : tuple
+        Rows of a table that gathers several studies (Berrar's Table 1), read by
+        :func:`simstudy.outputs.published.cross_study_table`.
+    """
+
+    values: tuple = ()
+    figures: tuple = ()
+    notes: str = ""
+    interval_note: str | None = None
+    cross_study: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "figures", tuple(self.figures))
+        object.__setattr__(self, "cross_study", tuple(self.cross_study))
+
+
+@dataclass(frozen=True)
+class Provides:
+    """What applications may ask of a study's stored rows; a study that declares nothing here offers nothing.
+
+    Attributes
+    ----------
+    paired_scores : simstudy.pipeline.scores.ScoreLayout, optional
+        Where the study's ``scores`` table keeps its paired scores; with it,
+        ``simstudy bench`` runs any test on the stored replications and
+        :func:`simstudy.outputs.runs.paired_scores` reads them back.
+    evidence : callable(RunData) -> simstudy.apps.evidence.Evidence, optional
+        The null (and alternative) evidence the study's stored rows provide to
+        applications such as ``simstudy assess``: its rows translated into
+        designs, schemes and registered test names, with the truth of every
+        condition and the null condition that calibrates each alternative (see
+        :mod:`simstudy.apps.evidence`).  Applications never read a study's own
+        labels: a study without it provides no evidence.
+    """
+
+    paired_scores: Any = None
+    evidence: Callable | None = None
+
+
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
@@ -161,8 +242,6 @@ class Study:
     summarize : callable(RunData) -> dict[str, DataFrame]
         Tables computed from the stored rows alone (no simulation).
     profiles : dict[str, Profile]
-    reference : dict
-        Published values (``{"published": [simstudy.outputs.tables.Published, ...]}``).
     setup : callable(condition, rng) -> state, optional
         Work shared by all replications of a condition (e.g. the initial
         experiment that a bootstrap resamples); its ``rng`` comes from the
@@ -170,15 +249,6 @@ class Study:
     validate : callable(condition), optional
         Raises ValueError naming the problem; called on every condition before
         anything is written.
-    seconds_per_replication : float or callable(condition) -> float
-        Rough cost of one replication in seconds of one worker, as a run with 2
-        workers on 2 cores pays it (a worker sharing the machine is slower than a
-        process alone), for ``simstudy list``.
-    compile_seconds : float, optional
-        Seconds the first run after installation spends compiling the study's
-        kernels (numba caches them; later runs do not pay it), for ``simstudy
-        list``.  Default: the value measured for the study's name in
-        ``timings.json`` (0 for a study that compiles nothing).
     chunk_size : int
         Replications per stored chunk (the unit of work, storage and resumption).
     settings : type, optional
@@ -186,13 +256,6 @@ class Study:
         default.  Each profile's ``settings`` dict is checked against it when
         the study is declared: an unknown or misspelt setting is an error naming
         it.  The study reads them with :func:`settings_of`.
-    paired_scores : simstudy.pipeline.scores.ScoreLayout, optional
-        Where the study's ``scores`` table keeps its paired scores; with it,
-        ``simstudy bench`` runs any test on the stored replications.
-    figures : tuple of Figure
-        The published figures this study reproduces, drawn from its summary tables.
-    notes : str
-        What is not reproduced, and why (shown beside the comparison in the report).
     targets : callable(rows) -> DataFrame, optional
         The quantities an adaptive run (``--target-mcse``) makes precise, from
         the ``outcomes`` rows of one condition: columns ``quantity``,
@@ -201,13 +264,18 @@ class Study:
     knobs : tuple of simstudy.engine.solve.Knob
         The numeric condition fields ``simstudy solve`` may set to meet a
         target (see :mod:`simstudy.engine.solve`).
-    evidence : callable(RunData) -> simstudy.apps.evidence.Evidence, optional
-        The null (and alternative) evidence the study's stored rows provide to
-        applications such as ``simstudy assess``: its rows translated into
-        designs, schemes and registered test names, with the truth of every
-        condition and the null condition that calibrates each alternative (see
-        :mod:`simstudy.apps.evidence`).  Applications never read a study's own
-        labels: a study without it provides no evidence.
+    cost : Cost
+        What a replication costs, for the wall-time estimates.
+    publication : Publication
+        For a reproduction: the published numbers and figures, and what is not
+        reproduced.
+    provides : Provides
+        What applications may ask of the stored rows: the layout of the paired
+        scores (``simstudy bench``) and the null evidence (``simstudy assess``).
+
+    The fields above ``cost`` are what the engine needs to run the study and
+    summarise its rows; the last three are what the estimates, the comparison
+    with a paper and the applications read, each in a declaration of its own.
     """
 
     name: str
@@ -216,31 +284,34 @@ class Study:
     replicate: Callable
     summarize: Callable = _default_summarize
     profiles: dict = field(default_factory=dict)
-    reference: dict = field(default_factory=dict)
     setup: Callable | None = None
     validate: Callable | None = None
-    seconds_per_replication: Any = 1.0
-    compile_seconds: float | None = None
     chunk_size: int = 10
     settings: Any = None
-    paired_scores: Any = None
-    figures: tuple = ()
-    notes: str = ""
     targets: Callable | None = None
     knobs: tuple = ()
-    evidence: Callable | None = None
+    cost: Cost = field(default_factory=Cost)
+    publication: Publication = field(default_factory=Publication)
+    provides: Provides = field(default_factory=Provides)
 
     def __post_init__(self):
         check_name(self.name, "name", "a study name, which names the folder results/NAME")
-        if self.compile_seconds is None:
-            object.__setattr__(self, "compile_seconds", float(_TIMINGS["compile_seconds"].get(self.name, 0.0)))
+        for attr, cls in (("cost", Cost), ("publication", Publication), ("provides", Provides)):
+            if not isinstance(getattr(self, attr), cls):
+                raise ValueError(
+                    f"{attr}: expected a simstudy.engine.{cls.__name__}, got {type(getattr(self, attr)).__name__} "
+                    f"(study {self.name!r})"
+                )
+        if self.cost.compile_seconds is None:
+            measured = float(_TIMINGS["compile_seconds"].get(self.name, 0.0))
+            object.__setattr__(self, "cost", dataclasses.replace(self.cost, compile_seconds=measured))
         for key in self.profiles:
             check_name(
                 key,
                 "profiles",
                 f"a profile name of study {self.name!r}, which names the folder results/{self.name}/PROFILE",
             )
-        for fig in self.figures:
+        for fig in self.publication.figures:
             check_name(
                 getattr(fig, "name", None), "figures", f"a figure name of study {self.name!r}, which names its files"
             )
@@ -332,8 +403,8 @@ class Study:
         return float(sum(self._chunk_costs(profile)))
 
     def _chunk_costs(self, profile: Profile) -> list[float]:
-        """Worker seconds of each chunk of the run's plan (:attr:`seconds_per_replication` times its size)."""
-        per = self.seconds_per_replication
+        """Worker seconds of each chunk of the run's plan (the cost's seconds per replication times its size)."""
+        per = self.cost.seconds_per_replication
         costs = []
         for c in self.conditions_for(profile):
             n, s = n_replications_of(c, profile), (per(c) if callable(per) else per)
@@ -348,7 +419,7 @@ class Study:
         the workers: :data:`STARTUP_SECONDS`, and :data:`KERNEL_LOAD_SECONDS`
         for a study with compiled kernels) plus the chunks' cost spread over
         the workers (never less than the dearest chunk; no more workers than
-        chunks), plus :attr:`compile_seconds` when ``first_run``.
+        chunks), plus the cost's ``compile_seconds`` when ``first_run``.
         ``benchmarks/bench_estimates.py`` compares it with fresh runs.
 
         Parameters
@@ -368,7 +439,7 @@ class Study:
         workers = max(1, min(int(jobs), len(costs)))
         compute = max(sum(costs) / workers, max(costs, default=0.0))
         start = STARTUP_SECONDS["serial" if jobs <= 1 else "workers"]
-        compile_seconds = float(self.compile_seconds or 0.0)  # set from timings.json when the study was declared
+        compile_seconds = float(self.cost.compile_seconds or 0.0)  # from timings.json when the study was declared
         if compile_seconds > 0:
             start += KERNEL_LOAD_SECONDS
         return float(start + compute + (compile_seconds if first_run else 0.0))

@@ -8,7 +8,7 @@ A *cross-study table* gathers one row from each of several studies (Berrar's
 Table 1 takes, from each of his four studies, the group whose empirical F is
 closest to 0.95).  The table is declared once (:class:`CrossStudyTable`) and
 each study declares its own row (:class:`CrossStudyRow`) under
-``reference["cross_study"]``; :func:`cross_study_table` assembles the rows of
+``publication.cross_study``; :func:`cross_study_table` assembles the rows of
 whichever studies are stored.
 """
 
@@ -138,7 +138,7 @@ def comparison_report(study, *, profile: str = "quick", out=None, write: bool = 
     """
     st, run = _study_and_run(study, profile, out)
     tables = st.summarize(run)
-    published = st.reference.get("published", [])
+    published = st.publication.values
     reduced = reduced_scale(st, run)
     cmp = compare(tables, published, reduced=bool(reduced))
     k = run.manifest.get("n_replications") if hasattr(run, "manifest") else None
@@ -146,7 +146,7 @@ def comparison_report(study, *, profile: str = "quick", out=None, write: bool = 
         f"Profile `{profile}`"
         + (f", {k} replications per group" if k else "")
         + ". "
-        + st.reference.get("interval_note", BERRAR_INTERVALS)
+        + (st.publication.interval_note or BERRAR_INTERVALS)
         + " At reduced profiles the intervals are wide and some groups are not run (n/a).\n\n"
     )
     appendix = "".join(
@@ -225,7 +225,7 @@ class CrossStudyTable:
 class CrossStudyRow:
     """One study's row of a :class:`CrossStudyTable`: the published values and where ours live.
 
-    Declared by the study under ``reference["cross_study"]`` (a tuple of rows).
+    Declared by the study under ``publication.cross_study`` (a tuple of rows).
 
     Attributes
     ----------
@@ -277,7 +277,7 @@ def cross_study_rows(studies=None) -> dict[str, tuple[CrossStudyTable, list]]:
     """
     found: dict[str, tuple[CrossStudyTable, list]] = {}
     for st in _studies(studies):
-        for row in st.reference.get("cross_study", ()):
+        for row in st.publication.cross_study:
             table, rows = found.setdefault(row.table.name, (row.table, []))
             if row.table != table:
                 raise ValueError(

@@ -5,7 +5,7 @@ profile, recomputes its summaries and its comparison with the published numbers,
 draws the figures the study declares (in-process, on Matplotlib's Agg canvas)
 and writes ``report.html`` and ``report.md`` into ``out``, figures in
 ``out/figures``.  What is shown comes from the studies' declarations alone:
-their title, published numbers, ``figures``, ``notes`` and the rows they
+their title, publication (published numbers, figures, notes) and the rows they
 contribute to cross-study tables.  Studies without stored results are listed as
 not run.  Nothing is simulated.
 
@@ -180,7 +180,7 @@ def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[li
     from simstudy.outputs.plots import figure_description, render_study_figure
 
     drawn, failed = [], []
-    for fig in st.figures:
+    for fig in st.publication.figures:
         stem = f"{st.name}-{fig.name}"
         try:
             png = render_study_figure(st, fig, tables, run, figdir, stem, profile=profile)
@@ -232,7 +232,7 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     run = load_run(st, profile=profile, out=results / st.name / profile)
     tables = st.summarize(run)
     reduced = reduced_scale(st, run)
-    cmp = compare(tables, st.reference.get("published", []), reduced=bool(reduced))
+    cmp = compare(tables, st.publication.values, reduced=bool(reduced))
     runs = run.manifest.get("runs", [])
     seconds = sum(r.get("seconds", 0) for r in runs)
     prog = run.progress()
@@ -252,7 +252,7 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
         "title": st.title,
         "meta": meta,
         "verdict": verdict,
-        "note": st.notes or "",
+        "note": st.publication.notes or "",
         "comparison": main_table,
         "summary": summary,
         "figures": figs,

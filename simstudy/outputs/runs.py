@@ -186,7 +186,7 @@ def paired_scores(study, profile: str = "quick", *, out=None) -> pd.DataFrame:
         The study declares no ``paired_scores``, or its run has no ``scores`` table.
     """
     study, run = _run(study, profile, out)
-    layout = study.paired_scores
+    layout = study.provides.paired_scores
     if layout is None:
         raise ValueError(
             f"study {study.name!r} declares no paired_scores layout, so its per-split scores cannot be read back"
@@ -394,7 +394,7 @@ def export(
         raise ValueError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}")
     study_obj, run = _run(study, profile, out)
     stored = run.tables()
-    extra = ["paired_scores", "correctr"] if study_obj.paired_scores is not None and "scores" in stored else []
+    extra = ["paired_scores", "correctr"] if study_obj.provides.paired_scores is not None and "scores" in stored else []
     names = list(which) if which is not None else stored + extra
     unknown = [n for n in names if n not in stored and n not in ("paired_scores", "correctr")]
     if unknown:

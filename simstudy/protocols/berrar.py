@@ -113,7 +113,7 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
     """
     from functools import partial
 
-    from simstudy.engine.study import settings_of
+    from simstudy.engine.study import Cost, Provides, settings_of
     from simstudy.pipeline.scores import ScoreLayout
 
     def conditions(profile):
@@ -126,13 +126,13 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
         "setup": benchmark_setup,
         "summarize": partial(benchmark_summary, n_datasets=n_datasets),
         "settings": BenchmarkSettings,
-        "paired_scores": ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
-        "seconds_per_replication": benchmark_seconds,
+        "provides": Provides(paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",))),
+        "cost": Cost(seconds_per_replication=benchmark_seconds),
     }
 
 
 def benchmark_seconds(cond: BenchmarkGroup) -> float:
-    """Worker seconds of one replication (:attr:`Study.seconds_per_replication`), for ``simstudy list``.
+    """Worker seconds of one replication (:attr:`simstudy.engine.Cost.seconds_per_replication`).
 
     NB and the SVM are fitted and tested on each of the N data sets, whose mean
     size is a_g + 5 (N + 1) cases; the cost grows about in proportion to it:

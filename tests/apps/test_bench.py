@@ -69,7 +69,7 @@ def test_builtin_t_as_plugin_reproduces_table2(results):
 
 
 def test_every_study_with_paired_scores_can_be_benched(results, tmp_path):
-    """No study is special: any study declaring paired_scores takes any registered test, Bouckaert-Frank included."""
+    """No study is special: any study providing paired_scores takes any registered test, Bouckaert-Frank included."""
     from simstudy.engine import get_study, list_studies
 
     run_study("bouckaert_frank", "smoke", out=tmp_path / "bouckaert_frank" / "smoke", progress=False)
@@ -77,7 +77,7 @@ def test_every_study_with_paired_scores_can_be_benched(results, tmp_path):
     for name in ("5x2cv_t", "corrected_resampled_t", "corrected_cv_t", "paired_t"):
         assert f"**{name}**" in text
     assert "corrected 2x10 cv" in text
-    declared = [n for n in list_studies() if get_study(n).paired_scores is not None]
+    declared = [n for n in list_studies() if get_study(n).provides.paired_scores is not None]
     assert {
         "berrar1",
         "berrar2",

@@ -216,9 +216,11 @@ def test_wall_time_estimate_includes_startup_chunks_and_compilation():
     import dataclasses
 
     from simstudy.engine import get_study
-    from simstudy.engine.study import KERNEL_LOAD_SECONDS, STARTUP_SECONDS
+    from simstudy.engine.study import KERNEL_LOAD_SECONDS, STARTUP_SECONDS, Cost
 
-    demo = dataclasses.replace(get_study("demo"), seconds_per_replication=1.0, chunk_size=10, compile_seconds=7.0)
+    demo = dataclasses.replace(
+        get_study("demo"), cost=Cost(seconds_per_replication=1.0, compile_seconds=7.0), chunk_size=10
+    )
     prof = demo.profile("smoke")
     n = sum(1 for _ in demo.conditions_for(prof)) * prof.n_replications
     load = KERNEL_LOAD_SECONDS  # every run of a study with compiled kernels loads them
@@ -232,5 +234,7 @@ def test_wall_time_estimate_includes_startup_chunks_and_compilation():
     per_condition = one_chunk._chunk_costs(prof)
     assert len(per_condition) == len(demo.conditions_for(prof))
     assert one_chunk.wall_seconds(prof, 8) == STARTUP_SECONDS["workers"] + load + max(per_condition)
-    plain = dataclasses.replace(demo, compile_seconds=0.0)  # nothing compiled: nothing to load
+    plain = dataclasses.replace(
+        demo, cost=Cost(seconds_per_replication=1.0, compile_seconds=0.0)
+    )  # nothing compiled: nothing to load
     assert plain.wall_seconds(prof, 1) == STARTUP_SECONDS["serial"] + n

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Study
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ STUDY = Study(
     conditions=conditions,
     replicate=replicate,
     profiles={"smoke": Profile("smoke", 6)},
-    seconds_per_replication=0.001,
+    cost=Cost(seconds_per_replication=0.001),
     chunk_size=2,
 )
 '''

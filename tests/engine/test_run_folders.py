@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 from simstudy.cli import main
-from simstudy.engine import Knob, Profile, Study, get_study, load_run, run_study
+from simstudy.engine import Knob, Profile, Publication, Study, get_study, load_run, run_study
 from simstudy.engine.solve import quantity_range, solve
 from simstudy.engine.store import RunStore, StoreError, lock_holder
 
@@ -320,7 +320,7 @@ def test_a_study_file_named_to_escape_writes_nothing_when_run_without_out(tmp_pa
         (lambda: Profile("../smoke", 2), "profile name"),
         (lambda: Profile("a/b", 2), "profile name"),
         (lambda: _study(profiles={"../up": Profile("smoke", 2)}), "profiles"),
-        (lambda: _study(figures=(SimpleNamespace(name="../../fig"),)), "figures"),
+        (lambda: _study(publication=Publication(figures=(SimpleNamespace(name="../../fig"),))), "figures"),
         (lambda: Knob("../x", "int", 0, 10), "knob"),
     ],
 )
@@ -580,7 +580,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Cost, Profile, Study
 
 GATE = Path(GATE_PATH)
 CALLS = [0]
@@ -602,7 +602,7 @@ def replicate(cond, rng):
 
 STUDY = Study(name="gated", title="Gated adaptive study", conditions=[Cond()], replicate=replicate,
               profiles={"smoke": Profile("smoke", n_replications=10)}, chunk_size=5,
-              seconds_per_replication=0.001)
+              cost=Cost(seconds_per_replication=0.001))
 '''
 
 

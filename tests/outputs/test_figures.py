@@ -32,7 +32,7 @@ def berrar3(tmp_path_factory):
 
 def test_declared_figure_draws_on_an_axes(berrar3):
     st = get_study("berrar3")
-    (figure,) = st.figures
+    (figure,) = st.publication.figures
     run = load_run(st, profile="smoke", out=berrar3 / "berrar3" / "smoke")
     fig = new_figure()
     ax = fig.add_subplot()
@@ -56,8 +56,8 @@ def test_berrar_studies_declare_their_figures(name):
         "berrar4": ["figure14"],
     }[name]
     st = get_study(name)
-    assert [f.name for f in st.figures] == expected
-    assert all(f.title.startswith("Berrar, Figure") for f in st.figures) and st.notes
+    assert [f.name for f in st.publication.figures] == expected
+    assert all(f.title.startswith("Berrar, Figure") for f in st.publication.figures) and st.publication.notes
 
 
 def test_analytic_figures_on_axes():
@@ -91,7 +91,7 @@ def test_save_figure_is_atomic(tmp_path, monkeypatch):
 
 def test_render_keys_the_figure_by_the_run(berrar3, tmp_path):
     st = get_study("berrar3")
-    (figure,) = st.figures
+    (figure,) = st.publication.figures
     run = load_run(st, profile="smoke", out=berrar3 / "berrar3" / "smoke")
     tables = st.summarize(run)
     png = render_study_figure(st, figure, tables, run, tmp_path, profile="smoke")
@@ -129,7 +129,7 @@ def test_scripts_match_the_library(berrar3, tmp_path):
     assert proc.returncode == 0, proc.stderr
     st = get_study("berrar3")
     run = load_run(st, profile="smoke", out=berrar3 / "berrar3" / "smoke")
-    render_study_figure(st, st.figures[0], st.summarize(run), run, tmp_path / "lib", profile="smoke")
+    render_study_figure(st, st.publication.figures[0], st.summarize(run), run, tmp_path / "lib", profile="smoke")
     a = mpimg.imread(tmp_path / "script" / "figure13.png")
     b = mpimg.imread(tmp_path / "lib" / "figure13.png")
     assert a.shape == b.shape and np.array_equal(a, b)

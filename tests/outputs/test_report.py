@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from simstudy.engine import Profile, Study
+from simstudy.engine import Profile, Publication, Study
 from simstudy.engine.study import Figure
 
 
@@ -51,8 +51,9 @@ def draw(tables, ax, *, profile):
 STUDY = Study(
     name="outside_means",
     title="Outside study: means of normal draws",
-    figures=(Figure("means", draw, "Mean of the draws per shift"),),
-    notes="Declared in a file outside the repository.",
+    publication=Publication(
+        figures=(Figure("means", draw, "Mean of the draws per shift"),), notes="Declared in a file outside the repository."
+    ),
     conditions=[Shift(0.0), Shift(1.0)],
     replicate=replicate,
     summarize=summarize,
@@ -149,14 +150,14 @@ def test_declared_figures_and_notes(report):
     text = (report / "report.md").read_text()
     for name in ("berrar3", "bouckaert_frank"):
         st = get_study(name)
-        assert st.notes and st.notes in text
-        for fig in st.figures:
+        assert st.publication.notes and st.publication.notes in text
+        for fig in st.publication.figures:
             png = report / "figures" / f"{name}-{fig.name}.png"
             assert f"({png.relative_to(report).as_posix()})" in text
             assert png.stat().st_size > 1000 and (png.with_suffix(".pdf")).stat().st_size > 1000
             meta = json.loads(png.with_suffix(".json").read_text())
             assert meta["study"] == name and meta["figure"] == fig.name and meta["profile"] == "smoke"
-    assert get_study("berrar3").figures, "berrar3 declares Figure 13"
+    assert get_study("berrar3").publication.figures, "berrar3 declares Figure 13"
 
 
 def test_no_broken_images_or_links(report):

@@ -56,7 +56,7 @@ def test_record_matches_the_script_and_the_networks():
 def test_study_uses_bouckaert1_protocol_on_matched_sources():
     st = get_study("bouckaert1_matched")
     base = get_study("bouckaert1")
-    assert st.reference["published"] == base.reference["published"]
+    assert st.publication.values == base.publication.values
     conds = st.conditions_for(st.profiles["smoke"])
     assert [c.source for c in conds] == ["bouckaert1", "matched2", "matched3", "matched4"]
     from simstudy.studies import bouckaert1_matched as mod

@@ -37,7 +37,7 @@ def test_comparison_report_from_stored_rows(results, name):
     text = comparison_report(name, profile="smoke", out=results / name / "smoke")
     assert (results / name / "smoke" / "comparison.md").exists()
     st = get_study(name)
-    for item in st.reference["published"]:
+    for item in st.publication.values:
         label = item.label.replace("|", "\\|")
         assert label in text  # a | in a Markdown cell is escaped
         if item.note:  # the measured cause or the search, in the row of its value

@@ -342,7 +342,7 @@ def evidence(run):
 def proving_study(designs=None):
     """The proving ground's Study; ``designs`` (names) replace every profile's designs when given."""
     from simstudy.apps.proving.summary import summarize
-    from simstudy.engine import Profile, Study
+    from simstudy.engine import Cost, Profile, Provides, Publication, Study
 
     profiles = {
         "smoke": Profile("smoke", n_replications=3, settings={"scenarios": SMOKE_SCENARIOS, "n_experiments": 2}),
@@ -377,14 +377,15 @@ def proving_study(designs=None):
         summarize=summarize,
         settings=Settings,
         profiles=profiles,
-        paired_scores=layout(used),
-        seconds_per_replication=_seconds,
         targets=null_targets,
-        evidence=evidence,
         chunk_size=5,
-        notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "
-        "(simstudy/apps/proving/truth.json). The table is its leaderboard (size verdict, size-adjusted and raw "
-        "power); `simstudy proving-ground` writes the whole report, with the size verdicts per null scenario, "
-        "the diagnostics and the papers' statements checked (at the paper profile: "
-        "docs/reproduction/proving-ground/proving-ground.md).",
+        cost=Cost(seconds_per_replication=_seconds),
+        provides=Provides(paired_scores=layout(used), evidence=evidence),
+        publication=Publication(
+            notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "
+            "(simstudy/apps/proving/truth.json). The table is its leaderboard (size verdict, size-adjusted and raw "
+            "power); `simstudy proving-ground` writes the whole report, with the size verdicts per null scenario, "
+            "the diagnostics and the papers' statements checked (at the paper profile: "
+            "docs/reproduction/proving-ground/proving-ground.md).",
+        ),
     )

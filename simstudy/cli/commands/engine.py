@@ -127,7 +127,7 @@ def cmd_list(args) -> int:
         for i, (pname, prof, conds) in enumerate(plans):
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
             wall = st.wall_seconds(prof, args.jobs)
-            first = f"+{_fmt_seconds(st.compile_seconds)}" if st.compile_seconds else ""
+            first = f"+{_fmt_seconds(st.cost.compile_seconds)}" if st.cost.compile_seconds else ""
             print(
                 f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20} {first:>9}  "
                 f"{st.title + where if pname == 'smoke' or (i == 0 and 'smoke' not in st.profiles) else ''}"
@@ -208,7 +208,7 @@ def _next_steps(args, run) -> str:
         (f"simstudy compare {study}{where}", "the published numbers beside ours (saved as comparison.md)"),
         (f"simstudy summarize {study}{where} --csv", "the summary tables, also as CSV files"),
     ]
-    if st.paired_scores is not None:
+    if st.provides.paired_scores is not None:
         steps.append((f"simstudy bench {study}{where} --test all", "every registered test on the same replications"))
     if path.name == args.profile and path.parent.name == st.name:  # a report finds it under ROOT/STUDY/PROFILE
         root = path.parent.parent

@@ -243,7 +243,7 @@ def render_study_figure(
     ----------
     study : simstudy.engine.Study
     figure : simstudy.engine.study.Figure
-        One of ``study.figures``.
+        One of ``study.publication.figures``.
     tables : dict of str to pandas.DataFrame
         The study's summary tables, computed from ``run``.
     run : simstudy.engine.RunData
