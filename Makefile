@@ -35,15 +35,17 @@ lint: $(STAMP)
 	$(PY) -m mypy
 
 # The wheel built and installed in a fresh environment, then used from outside the checkout: the
-# studies/ -> simstudy.studies mapping and the package data must survive packaging.
+# studies/ -> simstudy.studies mapping (a folder per paper) and the package data must survive packaging.
+# setuptools builds in build/, where files of modules since moved would otherwise stay and be packed.
 wheel: $(STAMP)
-	rm -rf build/wheel-check && mkdir -p build/wheel-check
+	rm -rf build/wheel-check build/lib build/bdist.* && mkdir -p build/wheel-check
 	$(PY) -m pip wheel --quiet --no-deps --wheel-dir build/wheel-check .
 	$(PYTHON) -m venv build/wheel-check/venv
 	build/wheel-check/venv/bin/pip install --quiet build/wheel-check/simstudy-*.whl
 	cd build/wheel-check && venv/bin/simstudy list >/dev/null \
 	  && venv/bin/simstudy run demo --profile smoke --quiet --out run \
 	  && venv/bin/simstudy compare demo --profile smoke --out run >/dev/null \
+	  && venv/bin/simstudy run berrar3 --profile smoke --quiet --out run-berrar3 \
 	  && venv/bin/python -c "import simstudy.pipeline.sources as s, simstudy.apps.proving.scenarios as p; s.berrar_cv_source(11); p.scenario('bouckaert1')" \
 	  && echo "wheel: installed in a fresh environment; list, run and compare work outside the checkout"
 

@@ -11,7 +11,7 @@ SVC(gamma=1/d), GaussianNB, RandomForestClassifier(500, max_features=sqrt)).
 1. Study 1 (Algorithm 2, group 3): one replication, 20 data sets, NB and SVM; study 2
    (group 5: 44 data sets of 210 to 640 cases) the same way.
 2. Study 3 (Algorithm 3): our replication fits one SVM per fold and reuses it for all
-   20 oracle levels q (``studies/berrar3.py``); the plain loop follows the algorithm
+   20 oracle levels q (``studies/berrar/berrar3.py``); the plain loop follows the algorithm
    literally and fits SVM and SVM_o again for every q.
 3. Study 4 (Algorithm 4, d = 20): our replication with scikit-learn's forest and with
    the oneDAL forest (``forest="intelex"``, R defaults in both).
@@ -36,7 +36,7 @@ from sklearn.svm import SVC
 from simstudy.pipeline.sources import berrar_benchmark_sources, berrar_cv_source
 from simstudy.pipeline.splits import folds, stratified_fold_ids
 from simstudy.protocols import berrar
-from simstudy.studies import berrar3, berrar4
+from simstudy.studies.berrar import berrar3, berrar4
 
 
 def plain_svm(d):

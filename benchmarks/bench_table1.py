@@ -4,7 +4,7 @@ Reproduce with::
 
     .venv/bin/python benchmarks/bench_table1.py [--sets 2] [--python-sets 1]
 
-One replication of ``studies/bouckaert1.py`` is one data set of 300 instances and
+One replication of ``studies/bouckaert2004/bouckaert1.py`` is one data set of 300 instances and
 10 experiments of 10 x 10 cross-validation with two learners (2000 fits), followed by
 the six sampling schemes and the three tests.  Contenders, on the same data sets,
 folds and seeds:
@@ -12,7 +12,7 @@ folds and seeds:
 * plain loop: scikit-learn's ``DecisionTreeClassifier()`` and ``CategoricalNB()``
   (Laplace counts, as Weka's NaiveBayes) fitted and asked to predict fold by fold,
   then the same schemes and tests;
-* ours: ``studies.bouckaert1.replicate`` (J48 and NaiveBayes as Weka 3.6 has them,
+* ours: ``studies.bouckaert2004.bouckaert1.replicate`` (J48 and NaiveBayes as Weka 3.6 has them,
   every fold of every experiment in one compiled call per learner);
 * ours fold by fold: the same learners through their Python ``fit``/``predict``
   (the implementation before the compiled path; same predictions), on fewer sets
@@ -37,7 +37,7 @@ from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import SCHEMES
 from simstudy.pipeline.scores import PairedScores, cv_accuracies
 from simstudy.protocols.bouckaert import SOURCES, RepeatedCVCondition, experiment_accuracies, network_source
-from simstudy.studies import bouckaert1 as b1
+from simstudy.studies.bouckaert2004 import bouckaert1 as b1
 
 
 class _PerFold:
@@ -99,7 +99,7 @@ def main(argv=None):
     b1.replicate(conds[0], np.random.default_rng(0))  # load the compiled kernel once
     cv_accuracies(np.zeros((4, 2)), np.array([0, 1, 0, 1]), np.array([[0, 0, 1, 1]]), [DecisionTreeClassifier])
     plain_name = "plain scikit-learn loop (DecisionTree + CategoricalNB per fold)"
-    ours_name = "ours: compiled J48 + compiled NaiveBayes (studies.bouckaert1.replicate)"
+    ours_name = "ours: compiled J48 + compiled NaiveBayes (studies.bouckaert2004.bouckaert1.replicate)"
     sec = timed({plain_name: plain_replicate, ours_name: b1.replicate}, conds, list(range(args.sets)))
     if args.python_sets:
         sec.update(

@@ -237,7 +237,7 @@ def _t(d: np.ndarray, ratio: float, ddof: int = 1) -> np.ndarray:
 
 def benchmark_oracle(reps: int, seed: int, q: int = 3) -> None:
     """Study 3 at one q: the t variants and the oracle variants on the same learning sets and SVM fits."""
-    import studies.berrar3 as b3
+    from simstudy.studies.berrar import berrar3 as b3
 
     cond = b3.OracleDesign(q_values=(q,))
     rng = np.random.default_rng(seed)
@@ -298,7 +298,7 @@ def benchmark_oracle(reps: int, seed: int, q: int = 3) -> None:
 def benchmark_literal_folds(reps: int, seed: int, q: int = 3) -> None:
     """Study 3 at one q with Algorithm 3 read literally: a new stratified partition for every fold (line 21 stands
     inside the fold loop), against one partition (ours), on the same learning sets."""
-    import studies.berrar3 as b3
+    from simstudy.studies.berrar import berrar3 as b3
 
     cond = b3.OracleDesign(q_values=(q,))
     rng = np.random.default_rng(seed)

@@ -11,8 +11,8 @@ The package is layered; each layer imports only the ones listed before it::
     apps         assess, the proving ground, bench
     cli          the simstudy command
 
-The built-in studies live in the top-level ``studies`` folder, installed as
-``simstudy.studies``.
+The built-in studies live in the top-level ``studies`` folder, one folder per paper, installed
+as ``simstudy.studies``.
 """
 
 __version__ = "0.1.0"

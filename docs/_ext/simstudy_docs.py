@@ -95,6 +95,7 @@ class PublishedDirective(Directive):
 
     def run(self):
         from simstudy.engine import get_study
+        from simstudy.engine.study import builtin_modules
 
         study = get_study(self.arguments[0])
         published = study.publication.values
@@ -115,7 +116,7 @@ class PublishedDirective(Directive):
         ]
         intro = nodes.paragraph(
             text=f"{len(published)} published numbers, read from the study's declaration "
-            f"(simstudy.studies.{study.name}) when this page was built. "
+            f"({builtin_modules().get(study.name, study.name)}) when this page was built. "
             "“Our counterpart” names the summary table, column and row that hold "
             "our number (the tables of simstudy summarize)."
         )

@@ -706,9 +706,10 @@ def code_sources(study: Study) -> dict:
 
 def _study_modules(study: Study) -> list[str]:
     """The module that registers the study: a built-in study's, or an entry point's (by the study's name)."""
-    from simstudy.engine.study import _builtin_names
+    from simstudy.engine.study import builtin_modules
 
-    out = [f"simstudy.studies.{study.name}"] if study.name in _builtin_names() else []
+    builtin = builtin_modules().get(study.name)
+    out = [builtin] if builtin else []
     ep = _entry_point_modules("simstudy.studies").get(study.name)
     return out + ([ep] if ep else [])
 

@@ -540,10 +540,36 @@ _FILE_MODULE_PREFIX = "_simstudy_study_file_"
 _FILE_STUDIES: dict = {}  # resolved path -> ((mtime_ns, size), Study)
 
 
-def _builtin_names() -> list[str]:
-    """Modules of :mod:`simstudy.studies` (helpers, named ``_...``, excluded); none is imported."""
+def builtin_modules() -> dict[str, str]:
+    """The built-in studies: name to module, for the modules of :mod:`simstudy.studies` and of its folders.
+
+    A folder holds the studies of one paper (``simstudy.studies.berrar.berrar1``); a
+    study is named by its module's name alone.  Helpers (named ``_...``) are left
+    out and no study module is imported.  Two modules of one name are refused, as
+    the name could not say which one is meant.
+    """
     package = importlib.import_module(BUILTIN_PACKAGE)
-    return sorted(info.name for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_"))
+    found: dict[str, list[str]] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_"):
+            continue
+        if not info.ispkg:
+            found.setdefault(info.name, []).append(f"{BUILTIN_PACKAGE}.{info.name}")
+            continue
+        folder = [os.path.join(p, info.name) for p in package.__path__]
+        for inner in pkgutil.iter_modules(folder):
+            if not inner.name.startswith("_") and not inner.ispkg:
+                found.setdefault(inner.name, []).append(f"{BUILTIN_PACKAGE}.{info.name}.{inner.name}")
+    clash = {name: mods for name, mods in found.items() if len(mods) > 1}
+    if clash:
+        name, mods = sorted(clash.items())[0]
+        raise ValueError(f"study {name!r}: several built-in modules carry that name: {', '.join(mods)}")
+    return {name: mods[0] for name, mods in sorted(found.items())}
+
+
+def _builtin_names() -> list[str]:
+    """Names of the built-in studies (see :func:`builtin_modules`)."""
+    return list(builtin_modules())
 
 
 def _entry_points() -> dict:
@@ -777,7 +803,8 @@ def get_study(study) -> Study:
             f"study: unknown study {study!r}; known studies: {', '.join(known)} "
             "(or give the path of a .py file defining STUDY)"
         )
-    module = importlib.import_module(f"{BUILTIN_PACKAGE}.{study}")
+    where = builtin_modules()[study]
+    module = importlib.import_module(where)
     if not hasattr(module, "STUDY"):
-        raise ValueError(f"study: module {BUILTIN_PACKAGE}.{study} defines no STUDY")
-    return _check_study(module.STUDY, f"{BUILTIN_PACKAGE}.{study}")
+        raise ValueError(f"study: module {where} defines no STUDY")
+    return _check_study(module.STUDY, where)

@@ -14,7 +14,7 @@ test of every pair of learners is made from those fits:
   and with the variance correction.
 
 The claims of the paper's text are checked from intervals with the data set as
-the unit (:func:`check_claims`; the UCI study's in ``studies/bouckaert_frank_uci.py``),
+the unit (:func:`check_claims`; the UCI study's in ``studies/bouckaert_frank2004/bouckaert_frank_uci.py``),
 with the verdicts of :mod:`simstudy.statistics.intervals`.
 """
 

@@ -106,11 +106,11 @@ def test_record_names_every_module_and_the_distributions_the_code_imports(projec
 
 def test_builtin_studies_cover_the_study_modules_they_import():
     matched = code_sources(get_study("bouckaert1_matched"))
-    assert "simstudy.studies.bouckaert1" in matched["modules"]
-    assert Path(matched["paths"]["simstudy.studies.bouckaert1"]).name == "bouckaert1.py"
+    assert "simstudy.studies.bouckaert2004.bouckaert1" in matched["modules"]
+    assert Path(matched["paths"]["simstudy.studies.bouckaert2004.bouckaert1"]).name == "bouckaert1.py"
     assert Path(matched["paths"]["study file"]).name == "bouckaert1_matched.py"
     for name in ("berrar1", "berrar2", "berrar3", "berrar4"):
-        assert "simstudy.studies._berrar_table1" in code_sources(get_study(name))["modules"], name
+        assert "simstudy.studies.berrar._table1" in code_sources(get_study(name))["modules"], name
     # no more than it imports: bouckaert1 does not import its matched variant
     assert not any("matched" in k for k in code_sources(get_study("bouckaert1"))["modules"])
 
@@ -149,7 +149,7 @@ def test_module_imported_inside_a_function_is_covered(project):
 
 
 def test_study_importing_another_study_file(tmp_path, monkeypatch):
-    # bouckaert1_matched imports bouckaert1, the Berrar studies _berrar_table1: the same, with two files of ours
+    # bouckaert1_matched imports bouckaert1, the Berrar studies berrar._table1: the same, with two files of ours
     tag = uuid.uuid4().hex[:8]
     monkeypatch.syspath_prepend(str(tmp_path))
     base = write(
@@ -321,7 +321,7 @@ def test_learners_named_by_strings_the_study_holds_are_covered(project, monkeypa
 def test_changes_are_named_one_by_one():
     new = provenance(get_study("bouckaert1_matched"))
     old = json.loads(json.dumps(new))
-    old["modules"]["simstudy.studies.bouckaert1"] = "0" * 16
+    old["modules"]["simstudy.studies.bouckaert2004.bouckaert1"] = "0" * 16
     old["modules"]["fp_gone"] = "1" * 16
     del old["modules"]["simstudy.studies"]
     old["code"] = "0" * 64
@@ -329,7 +329,7 @@ def test_changes_are_named_one_by_one():
     changes = provenance_changes(old, new)
     assert len(changes) == 4, changes
     assert any(
-        c.startswith("code: built-in study module simstudy.studies.bouckaert1 (")
+        c.startswith("code: built-in study module simstudy.studies.bouckaert2004.bouckaert1 (")
         and c.endswith("bouckaert1.py) changed")
         for c in changes
     )

@@ -111,6 +111,31 @@ def test_builtin_studies_come_from_simstudy_studies():
     assert get_study(demo) is demo
 
 
+def test_builtin_studies_are_grouped_by_paper_and_named_by_module():
+    from simstudy.engine.study import builtin_modules
+
+    mods = builtin_modules()
+    assert mods["berrar3"] == "simstudy.studies.berrar.berrar3"
+    assert mods["bouckaert1"] == "simstudy.studies.bouckaert2004.bouckaert1"
+    assert mods["bouckaert_frank_uci"] == "simstudy.studies.bouckaert_frank2004.bouckaert_frank_uci"
+    assert mods["demo"] == "simstudy.studies.demo"
+    assert not any(name.startswith("_") for name in mods), "helpers such as berrar/_table1 are not studies"
+    assert get_study("berrar3").name == "berrar3"
+
+
+def test_two_builtin_modules_of_one_name_are_refused(monkeypatch, tmp_path):
+    import simstudy.studies
+    from simstudy.engine.study import builtin_modules
+
+    for folder in ("paper_a", "paper_b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+        (tmp_path / folder / "same.py").write_text("")
+    monkeypatch.setattr(simstudy.studies, "__path__", [str(tmp_path)])
+    with pytest.raises(ValueError, match=r"study 'same': several built-in modules .*paper_a\.same.*paper_b\.same"):
+        builtin_modules()
+
+
 # ---------------------------------------------------------------------------------------------- study files
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from simstudy.engine import get_study, run_study
 from simstudy.outputs.published import comparison_report
-from simstudy.studies import bouckaert1
+from simstudy.studies.bouckaert2004 import bouckaert1
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_bad_condition_is_refused():
 
 
 def test_bouckaert_frank_smoke(tmp_path):
-    from simstudy.studies import bouckaert_frank
+    from simstudy.studies.bouckaert_frank2004 import bouckaert_frank
 
     run = run_study("bouckaert_frank", "smoke", out=tmp_path / "bf", progress=False)
     out = run.table("outcomes")
@@ -84,7 +84,7 @@ def test_bouckaert_frank_smoke(tmp_path):
 
 
 def test_table2_smoke(tmp_path):
-    from simstudy.studies import bouckaert2
+    from simstudy.studies.bouckaert2004 import bouckaert2
 
     run = run_study("bouckaert2", "smoke", out=tmp_path / "t2", progress=False)
     assert len(run.failures) == 0
@@ -100,7 +100,7 @@ def test_table2_smoke(tmp_path):
 
 
 def test_bouckaert_frank_uci_smoke(tmp_path):
-    from simstudy.studies import bouckaert_frank_uci
+    from simstudy.studies.bouckaert_frank2004 import bouckaert_frank_uci
 
     run = run_study("bouckaert_frank_uci", "smoke", out=tmp_path / "bfu", progress=False)
     tables = bouckaert_frank_uci.summarize(run)

@@ -16,7 +16,7 @@ from simstudy.pipeline.schemes import scheme_sample
 from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, load_source
 from simstudy.protocols.bouckaert import FACTOR_JSON, network_source, source_info
 from simstudy.statistics.significance import paired_t_test
-from simstudy.studies import bouckaert_factors as bf
+from simstudy.studies.bouckaert2004 import bouckaert_factors as bf
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts" / "networks"  # the scripts that build the networks
 

@@ -23,8 +23,8 @@ from simstudy.statistics.intervals import (
     interval_verdict,
     limit_verdict,
 )
-from simstudy.studies import bouckaert_factors as factors
-from simstudy.studies import bouckaert_frank_uci as uci
+from simstudy.studies.bouckaert2004 import bouckaert_factors as factors
+from simstudy.studies.bouckaert_frank2004 import bouckaert_frank_uci as uci
 
 UNSETTLED = {NOT_RESOLVED, NO_EFFECT, UNRESOLVED}
 VOCABULARY = {HOLDS, FAILS} | UNSETTLED
@@ -101,7 +101,7 @@ def test_a_wider_interval_never_makes_a_claim_hold(scale):
                 )
 
 
-# -- Bouckaert's further experiments (studies/bouckaert_factors.py) -----------------------------
+# -- Bouckaert's further experiments (studies/bouckaert2004/bouckaert_factors.py) -----------------------------
 
 
 def _null_rows(reject, test="t"):
@@ -323,7 +323,7 @@ def test_paired_difference_needs_two_data_sets():
     assert n == 3 and d == pytest.approx(20.0) and lo < d < hi
 
 
-# -- Bouckaert and Frank on the UCI data (studies/bouckaert_frank_uci.py) -----------------------
+# -- Bouckaert and Frank on the UCI data (studies/bouckaert_frank2004/bouckaert_frank_uci.py) -----------------------
 
 UCI_TESTS = (
     "5x2cv t",

@@ -59,7 +59,7 @@ def test_study_uses_bouckaert1_protocol_on_matched_sources():
     assert st.publication.values == base.publication.values
     conds = st.conditions_for(st.profiles["smoke"])
     assert [c.source for c in conds] == ["bouckaert1", "matched2", "matched3", "matched4"]
-    from simstudy.studies import bouckaert1_matched as mod
+    from simstudy.studies.bouckaert2004 import bouckaert1_matched as mod
 
     rows = mod.replicate(conds[1], np.random.default_rng(0))
     assert set(rows) == {"scores", "outcomes"}

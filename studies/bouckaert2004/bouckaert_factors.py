@@ -5,7 +5,7 @@ runs sampling scheme and the paired t, sign and rank-sum (signed-rank) tests,
 and only summarises the outcome: Type I error never more than 1% above the
 significance level, replicability rising with the number of runs, and rising
 as the class probability falls.  This study makes those experiments with the
-design of Table 1 (:mod:`studies.bouckaert1`): a replication is one data set of
+design of Table 1 (:mod:`simstudy.studies.bouckaert2004.bouckaert1`): a replication is one data set of
 300 instances drawn from a source; on it an *experiment* is an r x k repeated
 stratified cross-validation (k = 10 folds), made ``n_experiments`` = 10 times
 with new partitions (replicability is about those repetitions); the sample is

@@ -16,7 +16,7 @@ from simstudy.outputs.plots import berrar_binomial_figure, berrar_wilcoxon_figur
 from simstudy.outputs.tables import Published
 from simstudy.protocols import berrar
 
-from ._berrar_table1 import row as table1_row
+from ._table1 import row as table1_row
 
 N_DATASETS = 20
 STARTS = {g: 240 + 50 * g for g in range(1, 22)}

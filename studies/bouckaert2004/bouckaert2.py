@@ -53,7 +53,7 @@ pd = lazy_module("pandas")
 
 # Label in the paper's table -> registered test.  "sign" is the exact two-sided binomial test;
 # "sign (cdf rule)" applies the rule the paper prints (A better when P(K <= Z) > 1 - alpha/2, A the
-# first learner of the pair), which fits his published Table 1 sign row (studies/bouckaert1.py); both
+# first learner of the pair), which fits his published Table 1 sign row (studies/bouckaert2004/bouckaert1.py); both
 # are compared with the published sign cells
 TESTS = {"sign": "sign", "sign (cdf rule)": "sign_cdf", "rank": "signed_rank", "t": "paired_t"}
 

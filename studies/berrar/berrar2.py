@@ -17,7 +17,7 @@ from simstudy.outputs.plots import berrar_binomial_figure, berrar_wilcoxon_figur
 from simstudy.outputs.tables import Published
 from simstudy.protocols import berrar
 
-from ._berrar_table1 import row as table1_row
+from ._table1 import row as table1_row
 
 N_DATASETS = 44
 STARTS = dict(zip(range(1, 11), (70, 100, 140, 190, 200, 240, 260, 360, 460, 560)))

@@ -3,7 +3,7 @@
 For each shipped data set (``simstudy.pipeline.data.uci``: all 27 of Bouckaert's Table 2, the
 sets Bouckaert and Frank use), one replication is one
 *repetition* of the whole experiment: new 5 x 2 folds, 100 new subsamples and new
-10 x 10 folds (see ``studies/bouckaert_frank.py``), NB, C4.5 and NN fitted once per
+10 x 10 folds (see ``studies/bouckaert_frank2004/bouckaert_frank.py``), NB, C4.5 and NN fitted once per
 split, and every test on the three pairs.  The paper repeats it 10 times per data
 set; a test is "consistent" on a data set when all 10 repetitions agree.
 

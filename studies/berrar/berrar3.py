@@ -28,7 +28,7 @@ from simstudy.pipeline.scores import PairedScores, ScoreLayout, fold_predictions
 from simstudy.pipeline.sources import berrar_cv_source
 from simstudy.protocols import berrar
 
-from ._berrar_table1 import row as table1_row
+from ._table1 import row as table1_row
 
 pd = lazy_module("pandas")
 _learners = lazy_module("simstudy.pipeline.learners")
