@@ -638,7 +638,7 @@ def _load_entry_point(name: str, ep) -> Study:
         obj = ep.load()
     except Exception as exc:  # whatever the package's import raises, on one line
         raise ValueError(
-            f"study {name!r}: cannot load the {_describe(ep)}: {type(exc).__name__}: {_one_line(exc)}"
+            f"study {name!r}: cannot load the {_describe(ep)}: {type(exc).__name__}: {_one_line(exc)}{_moved_hint(exc)}"
         ) from None
     if inspect.ismodule(obj):
         if not hasattr(obj, "STUDY"):
@@ -651,6 +651,28 @@ def _load_entry_point(name: str, ep) -> Study:
             "the entry point must carry the study's name"
         )
     return study
+
+
+#: Keywords of Study that moved into a declaration of their own, and where they went.
+_MOVED_KEYWORDS = {
+    "reference": "publication=Publication(values=..., interval_note=..., cross_study=...)",
+    "figures": "publication=Publication(figures=...)",
+    "notes": "publication=Publication(notes=...)",
+    "seconds_per_replication": "cost=Cost(seconds_per_replication=...)",
+    "compile_seconds": "cost=Cost(compile_seconds=...)",
+    "paired_scores": "provides=Provides(paired_scores=...)",
+    "evidence": "provides=Provides(evidence=...)",
+}
+
+
+def _moved_hint(exc: BaseException) -> str:
+    """For a Study given a keyword that moved into Cost, Publication or Provides: where it is now."""
+    import re
+
+    found = re.search(r"Study\.__init__\(\) got an unexpected keyword argument '(\w+)'", str(exc))
+    if not isinstance(exc, TypeError) or not found or found.group(1) not in _MOVED_KEYWORDS:
+        return ""
+    return f" ({found.group(1)} is now given as {_MOVED_KEYWORDS[found.group(1)]}, from simstudy.engine)"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -742,7 +764,9 @@ def load_study_file(path) -> Study:
         try:
             spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:  # the file's own error, on one line
-            raise ValueError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
+            raise ValueError(
+                f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}{_moved_hint(exc)}"
+            ) from None
         if not hasattr(module, "STUDY"):
             raise ValueError(f"study: {given} defines no STUDY (a simstudy.engine.Study)")
         study = _check_study(module.STUDY, given)

@@ -229,6 +229,11 @@ def test_two_files_of_the_same_name_do_not_collide(tmp_path):
         ("def broken(:\n", "SyntaxError"),
         ("import not_a_module_anywhere\n", "ModuleNotFoundError"),
         ("import sys\nsys.exit(3)\n", "SystemExit"),
+        (
+            "from simstudy.engine import Study\n"
+            "STUDY = Study(name='old', title='t', conditions=[1], replicate=print, seconds_per_replication=1.0)\n",
+            "seconds_per_replication is now given as cost=Cost",
+        ),
     ],
 )
 def test_study_file_errors_are_one_line(tmp_path, capsys, content, message):
