@@ -45,44 +45,13 @@ above ``alpha`` a NaN statistic is allowed (the replication does not reject).
 
 Running a plug-in
 -----------------
-A plug-in given by reference (``package.module:name`` or
-``path/to/file.py:name``; everything from the command line) runs in a worker
-process of its own: :func:`open_plugin` starts it, the worker loads the
-plug-in itself, and :func:`run_test` and :func:`run_scheme` send each call's
-arrays to it over a local socket and get the checked result back (the checks run in
-the worker, with the same code as in-process, so the decisions and p-values
-are the same).  The worker stays warm for every call of one command and is
-shut down when the command is done (``with open_plugin(...)``), so a bench
-pays one process start per plug-in, not one per call.  Each call, and the
-loading, has a hard time limit (``timeout`` seconds, default
-:data:`DEFAULT_TIMEOUT`; None for none): when it passes, the worker is sent
-SIGTERM and, half a second later, SIGKILL.  A plug-in that swallows every
-exception, ignores or blocks SIGALRM, or is stuck in one long call into
-compiled code is stopped all the same, and nothing is left running.  A worker
-that ends during a call (``os._exit`` with any status, a crash, a signal) is
-likewise a :class:`PluginError`: the command never ends silently or with the
-plug-in's exit status.  See :mod:`simstudy._worker`.
-
-Whatever a plug-in prints while it is loaded or runs (to ``sys.stdout``,
-``sys.stderr`` or the file descriptors 1 and 2) is collected and then written
-to standard error, each line prefixed with the plug-in's reference, so that
-standard output carries only simstudy's own output (the table).
-
-A plug-in passed as a Python callable (not by reference), for instance to
-:func:`simstudy.apps.bench.bench` from a script, runs in the calling process, since
-it may be defined in the caller's own script and cannot be loaded by a worker.
-It keeps the lighter, weaker guard: in the main thread of a platform with
-``signal.setitimer`` (Linux, macOS) the limit is an interval timer; when it
-fires, an exception derived from ``BaseException`` (so a plug-in's ``except
-Exception`` does not swallow it) stops the plug-in at its next Python
-instruction, and the previous signal handler and timer are restored.  This
-costs nothing while the plug-in runs, but a plug-in that catches
-``BaseException``, ignores SIGALRM, ends the process with ``os._exit`` or sits
-in one long call into compiled code escapes it.  Elsewhere (outside the main
-thread, or without ``setitimer``, e.g. on Windows) the call runs without a
-limit and a ``RuntimeWarning`` says so.  The same in-process path is taken for
-references on a platform without worker processes (not POSIX):
-:func:`open_plugin` then loads the plug-in with :func:`load_plugin`.
+A plug-in given by reference runs in a worker process of its own
+(:func:`open_plugin`, :mod:`simstudy._worker`), warm for every call of one
+command, with a hard time limit per call (``timeout``, default
+:data:`DEFAULT_TIMEOUT`); what it prints goes to standard error, prefixed with
+its reference.  A plug-in passed as a Python callable runs in the calling
+process under an interval timer where the platform has one.  Why, and what
+each guard catches, is in the design notes of the documentation ("Plug-ins").
 """
 
 from __future__ import annotations
