@@ -47,10 +47,8 @@ def conditions(profile):
     return [Condition(n, s.design) for n in s.sizes]
 
 
-def comparison(cond):
-    return Comparison(
-        (GaussianNB(), DecisionTreeClassifier()), designs=(cond.design,), alpha=cond.alpha, schemes=SCHEMES
-    )
+def comparison(c):
+    return Comparison((GaussianNB(), DecisionTreeClassifier()), designs=(c.design,), alpha=c.alpha, schemes=SCHEMES)
 
 
 def replicate(cond, rng):
