@@ -234,7 +234,6 @@ def test_wall_time_estimate_includes_startup_chunks_and_compilation():
     per_condition = one_chunk._chunk_costs(prof)
     assert len(per_condition) == len(demo.conditions_for(prof))
     assert one_chunk.wall_seconds(prof, 8) == STARTUP_SECONDS["workers"] + load + max(per_condition)
-    plain = dataclasses.replace(
-        demo, cost=Cost(seconds_per_replication=1.0, compile_seconds=0.0)
-    )  # nothing compiled: nothing to load
+    # nothing compiled: nothing to load
+    plain = dataclasses.replace(demo, cost=Cost(seconds_per_replication=1.0, compile_seconds=0.0))
     assert plain.wall_seconds(prof, 1) == STARTUP_SECONDS["serial"] + n
