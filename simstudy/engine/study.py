@@ -223,6 +223,18 @@ def _default_summarize(run):
     return out
 
 
+#: Keywords of Study that moved into a declaration of their own, and where they went.
+_MOVED_KEYWORDS = {
+    "reference": "publication=Publication(values=..., interval_note=..., cross_study=...)",
+    "figures": "publication=Publication(figures=...)",
+    "notes": "publication=Publication(notes=...)",
+    "seconds_per_replication": "cost=Cost(seconds_per_replication=...)",
+    "compile_seconds": "cost=Cost(compile_seconds=...)",
+    "paired_scores": "provides=Provides(paired_scores=...)",
+    "evidence": "provides=Provides(evidence=...)",
+}
+
+
 @dataclass(frozen=True)
 class Study:
     """A Monte Carlo study: a grid of conditions, each replicated independently.
@@ -293,6 +305,16 @@ class Study:
     cost: Cost = field(default_factory=Cost)
     publication: Publication = field(default_factory=Publication)
     provides: Provides = field(default_factory=Provides)
+
+    def __new__(cls, *args, **kwargs):
+        # a keyword that moved into Cost, Publication or Provides is named with where it went, not left to
+        # Python's bare "unexpected keyword argument"
+        moved = sorted(set(kwargs) & set(_MOVED_KEYWORDS))
+        if moved:
+            raise TypeError(
+                "; ".join(f"{k} is now given as {_MOVED_KEYWORDS[k]}" for k in moved) + " (from simstudy.engine)"
+            )
+        return super().__new__(cls)
 
     def __post_init__(self):
         check_name(self.name, "name", "a study name, which names the folder results/NAME")
@@ -638,7 +660,7 @@ def _load_entry_point(name: str, ep) -> Study:
         obj = ep.load()
     except Exception as exc:  # whatever the package's import raises, on one line
         raise ValueError(
-            f"study {name!r}: cannot load the {_describe(ep)}: {type(exc).__name__}: {_one_line(exc)}{_moved_hint(exc)}"
+            f"study {name!r}: cannot load the {_describe(ep)}: {type(exc).__name__}: {_one_line(exc)}"
         ) from None
     if inspect.ismodule(obj):
         if not hasattr(obj, "STUDY"):
@@ -651,28 +673,6 @@ def _load_entry_point(name: str, ep) -> Study:
             "the entry point must carry the study's name"
         )
     return study
-
-
-#: Keywords of Study that moved into a declaration of their own, and where they went.
-_MOVED_KEYWORDS = {
-    "reference": "publication=Publication(values=..., interval_note=..., cross_study=...)",
-    "figures": "publication=Publication(figures=...)",
-    "notes": "publication=Publication(notes=...)",
-    "seconds_per_replication": "cost=Cost(seconds_per_replication=...)",
-    "compile_seconds": "cost=Cost(compile_seconds=...)",
-    "paired_scores": "provides=Provides(paired_scores=...)",
-    "evidence": "provides=Provides(evidence=...)",
-}
-
-
-def _moved_hint(exc: BaseException) -> str:
-    """For a Study given a keyword that moved into Cost, Publication or Provides: where it is now."""
-    import re
-
-    found = re.search(r"Study\.__init__\(\) got an unexpected keyword argument '(\w+)'", str(exc))
-    if not isinstance(exc, TypeError) or not found or found.group(1) not in _MOVED_KEYWORDS:
-        return ""
-    return f" ({found.group(1)} is now given as {_MOVED_KEYWORDS[found.group(1)]}, from simstudy.engine)"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -764,9 +764,7 @@ def load_study_file(path) -> Study:
         try:
             spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:  # the file's own error, on one line
-            raise ValueError(
-                f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}{_moved_hint(exc)}"
-            ) from None
+            raise ValueError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
         if not hasattr(module, "STUDY"):
             raise ValueError(f"study: {given} defines no STUDY (a simstudy.engine.Study)")
         study = _check_study(module.STUDY, given)
@@ -808,7 +806,7 @@ def get_study(study) -> Study:
         return load_study_file(study)
     if not isinstance(study, str):
         raise ValueError(f"study: expected a study name, a .py file or a Study, got {type(study).__name__}")
-    builtin = _builtin_names()
+    builtin = builtin_modules()
     eps = _entry_points().get(study, [])
     if study in builtin and eps:
         raise ValueError(
@@ -827,7 +825,7 @@ def get_study(study) -> Study:
             f"study: unknown study {study!r}; known studies: {', '.join(known)} "
             "(or give the path of a .py file defining STUDY)"
         )
-    where = builtin_modules()[study]
+    where = builtin[study]
     module = importlib.import_module(where)
     if not hasattr(module, "STUDY"):
         raise ValueError(f"study: module {where} defines no STUDY")
