@@ -15,6 +15,16 @@ first run.  The goal is a ratio within 1/1.5 .. 1.5.  With ``--cold --write`` th
 measured compilation time of every study that compiles kernels (the first run
 minus the warm one, whole seconds, 1 s at least) replaces its entry in
 ``simstudy/engine/timings.json``, which the estimates read.
+
+The seconds per unit of the studies' declared work come from stored runs::
+
+    .venv/bin/python benchmarks/bench_estimates.py --fit RUN [RUN ...] [--write]
+
+fits them to the chunk times of the runs (each a run directory made with
+``--jobs 2`` on an idle machine; several runs of one study are fitted
+together, :func:`simstudy.engine.costs.fit_seconds_per_unit`), prints them
+beside the ones in use, and with ``--write`` replaces those studies' entries of
+``timings.json``.
 """
 
 from __future__ import annotations
@@ -62,12 +72,17 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--study", nargs="*", default=None, help="studies (default: every registered one)")
     parser.add_argument("--cold", action="store_true", help="also time a first run (empty compilation cache)")
+    parser.add_argument("--fit", nargs="+", metavar="RUN", help="fit the seconds per unit of work to stored runs")
     parser.add_argument(
-        "--write", action="store_true", help="with --cold: store the measured compile seconds in timings.json"
+        "--write",
+        action="store_true",
+        help="store what was measured in timings.json: the compile seconds (--cold) or the seconds per unit (--fit)",
     )
     args = parser.parse_args(argv)
+    if args.fit:
+        return _fit(args.fit, args.write)
     if args.write and not args.cold:
-        parser.error("--write: needs --cold (the compile seconds are a cold run minus a warm one)")
+        parser.error("--write: needs --cold or --fit (the compile seconds are a cold run minus a warm one)")
     measured = {}
     names = args.study or list_studies()
     print(f"profile {args.profile}, --jobs {args.jobs}")
@@ -100,12 +115,38 @@ def main(argv=None) -> int:
         )
     print(f"largest factor between estimate and run: {worst:.2f}")
     if args.write and measured:
-        _write_compile_seconds(measured)
+        _write_timings("compile_seconds", measured)
     return 0
 
 
-def _write_compile_seconds(measured: dict) -> None:
-    """Replace the measured studies' entries of ``timings.json`` (the others are kept), atomically."""
+def _fit(runs: list, write: bool) -> int:
+    import json
+
+    from simstudy.engine import get_study
+    from simstudy.engine.costs import fit_seconds_per_unit
+
+    by_study: dict = {}
+    for run in runs:
+        name = json.loads((Path(run) / "manifest.json").read_text(encoding="utf-8"))["study"]
+        by_study.setdefault(name, []).append(run)
+    fitted = {}
+    for name, dirs in by_study.items():
+        fit = fit_seconds_per_unit(get_study(name), dirs)
+        before = "no estimate" if fit.previous_seconds is None else f"{fit.previous_seconds:.0f} s"
+        print(f"\n{name}: {fit.chunks} chunks of {len(dirs)} run(s), {fit.seconds:.0f} worker seconds")
+        print(f"  predicted by the seconds per unit in use: {before}; by the fit: {fit.fitted_seconds:.0f} s")
+        print("  | unit | in use | fitted |")
+        print("  |---|---:|---:|")
+        for unit, rate in fit.rates.items():
+            print(f"  | {unit} | {fit.previous.get(unit, float('nan')):.4g} | {rate:.4g} |")
+        fitted[name] = {**fit.previous, **fit.rates}  # a unit these runs lack keeps its value
+    if write:
+        _write_timings("seconds_per_unit", fitted)
+    return 0
+
+
+def _write_timings(entry: str, measured: dict) -> None:
+    """Replace the measured studies' values under ``entry`` of ``timings.json`` (the others are kept), atomically."""
     import json
 
     from simstudy._files import write_atomic
@@ -113,9 +154,9 @@ def _write_compile_seconds(measured: dict) -> None:
 
     path = Path(study.__file__).with_name("timings.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["compile_seconds"] = dict(sorted({**data["compile_seconds"], **measured}.items()))
+    data[entry] = dict(sorted({**data[entry], **measured}.items()))
     write_atomic(path, json.dumps(data, indent=2) + "\n")
-    print(f"wrote the compile seconds of {', '.join(sorted(measured))} to {path}")
+    print(f"wrote the {entry.replace('_', ' ')} of {', '.join(sorted(measured))} to {path}")
 
 
 if __name__ == "__main__":

@@ -306,7 +306,6 @@ def _derived(st, knob: Knob, ev: Evaluation, n: int):
     """The one-condition study that runs evaluation ``ev`` with ``n`` replications."""
     from simstudy.engine.study import Cost, Profile, Study
 
-    per = st.cost.seconds_per_replication
     return Study(
         name=f"{st.name}-solve-{knob.name}",
         title=f"{st.title} (solve over {knob.name})",
@@ -315,7 +314,8 @@ def _derived(st, knob: Knob, ev: Evaluation, n: int):
         setup=_wrap_setup(st.setup) if st.setup is not None else None,
         profiles={"solve": Profile("solve", n_replications=n)},
         chunk_size=min(st.chunk_size, n),
-        cost=Cost(seconds_per_replication=1.0 if callable(per) else per),
+        # the evaluation is not one of the study's conditions: a cost that depends on the condition counts 1 s
+        cost=Cost(seconds_per_replication=1.0 if st.cost.per_condition else st.cost.seconds(ev)),
     )
 
 

@@ -42,7 +42,8 @@ __all__ = [
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
 #: The measured costs behind the wall-time estimates (``timings.json`` beside this module, written by
-#: ``benchmarks/bench_estimates.py``): start-up, loading compiled kernels, and each study's compilation.
+#: ``benchmarks/bench_estimates.py``): start-up, loading compiled kernels, each study's compilation and
+#: the seconds per unit of work of the built-in studies' replications (:class:`Cost`).
 _TIMINGS = json.loads((Path(__file__).with_name("timings.json")).read_text(encoding="utf-8"))
 
 #: Seconds a fresh ``simstudy run`` spends before its first replication: the
@@ -114,12 +115,27 @@ class Figure:
 class Cost:
     """What a study costs to run, for the wall-time estimates of ``simstudy list`` and ``simstudy run``.
 
+    A study gives its cost in one of two ways.  Directly, as
+    ``seconds_per_replication``; or as the ``work`` one replication does, in named
+    units (fits of a learner, folds of a data set, cases, ...), whose measured
+    seconds per unit a benchmark stores: ``benchmarks/bench_estimates.py --fit
+    RUN ... --write`` fits them to the chunk times of stored runs and writes them
+    to ``timings.json`` under the study's name, where the built-in studies read
+    them.
+
     Attributes
     ----------
-    seconds_per_replication : float or callable(condition) -> float
+    seconds_per_replication : float or callable(condition) -> float, optional
         Rough cost of one replication in seconds of one worker, as a run with 2
         workers on 2 cores pays it (a worker sharing the machine is slower than a
-        process alone).
+        process alone).  Default 1 s, unless ``work`` is given.
+    work : callable(condition) -> dict of str to float, optional
+        The units of work of one replication of a condition.  Its seconds are the
+        units times ``seconds_per_unit``, summed.
+    seconds_per_unit : dict of str to float, optional
+        Worker seconds of one unit of ``work``.  Default: the values measured for
+        the study's name in ``timings.json``, filled in when the study is
+        declared.
     compile_seconds : float, optional
         Seconds the first run after installation spends compiling the study's
         kernels (numba caches them; later runs do not pay it).  Default: the
@@ -127,8 +143,50 @@ class Cost:
         that compiles nothing), filled in when the study is declared.
     """
 
-    seconds_per_replication: Any = 1.0
+    seconds_per_replication: Any = None
+    work: Callable | None = None
+    seconds_per_unit: Any = None
     compile_seconds: float | None = None
+
+    def __post_init__(self):
+        if self.work is not None and self.seconds_per_replication is not None:
+            raise ValueError("Cost: give seconds_per_replication or work, not both")
+        if self.work is not None and not callable(self.work):
+            raise ValueError(f"work: expected a function of the condition, got {type(self.work).__name__}")
+
+    def seconds(self, condition) -> float:
+        """Worker seconds of one replication of ``condition``.
+
+        Parameters
+        ----------
+        condition : object
+            One of the study's conditions.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            Naming a unit of ``work`` that has no measured seconds.
+        """
+        if self.work is None:
+            per = 1.0 if self.seconds_per_replication is None else self.seconds_per_replication
+            return float(per(condition) if callable(per) else per)
+        rates = self.seconds_per_unit or {}
+        missing = sorted(set(self.work(condition)) - set(rates))
+        if missing:
+            raise ValueError(
+                f"Cost: no seconds per unit measured for {', '.join(missing)} (condition {condition_key(condition)}); "
+                "measure them with benchmarks/bench_estimates.py --fit RUN ... --write"
+            )
+        return float(sum(units * rates[unit] for unit, units in self.work(condition).items()))
+
+    @property
+    def per_condition(self) -> bool:
+        """Whether the cost of a replication depends on the condition (a function, or ``work``)."""
+        return self.work is not None or callable(self.seconds_per_replication)
 
 
 @dataclass(frozen=True)
@@ -327,6 +385,9 @@ class Study:
         if self.cost.compile_seconds is None:
             measured = float(_TIMINGS["compile_seconds"].get(self.name, 0.0))
             object.__setattr__(self, "cost", dataclasses.replace(self.cost, compile_seconds=measured))
+        if self.cost.work is not None and self.cost.seconds_per_unit is None:
+            rates = dict(_TIMINGS["seconds_per_unit"].get(self.name, {}))
+            object.__setattr__(self, "cost", dataclasses.replace(self.cost, seconds_per_unit=rates))
         for key in self.profiles:
             check_name(
                 key,
@@ -426,10 +487,9 @@ class Study:
 
     def _chunk_costs(self, profile: Profile) -> list[float]:
         """Worker seconds of each chunk of the run's plan (the cost's seconds per replication times its size)."""
-        per = self.cost.seconds_per_replication
         costs = []
         for c in self.conditions_for(profile):
-            n, s = n_replications_of(c, profile), (per(c) if callable(per) else per)
+            n, s = n_replications_of(c, profile), self.cost.seconds(c)
             full, rest = divmod(n, self.chunk_size)
             costs += [self.chunk_size * s] * full + ([rest * s] if rest else [])
         return costs

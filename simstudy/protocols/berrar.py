@@ -127,20 +127,18 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
         "summarize": partial(benchmark_summary, n_datasets=n_datasets),
         "settings": BenchmarkSettings,
         "provides": Provides(paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",))),
-        "cost": Cost(seconds_per_replication=benchmark_seconds),
+        "cost": Cost(work=benchmark_work),
     }
 
 
-def benchmark_seconds(cond: BenchmarkGroup) -> float:
-    """Worker seconds of one replication (:attr:`simstudy.engine.Cost.seconds_per_replication`).
+def benchmark_work(cond: BenchmarkGroup) -> dict:
+    """One replication's work (:class:`simstudy.engine.Cost`): the cases of its N data sets.
 
     NB and the SVM are fitted and tested on each of the N data sets, whose mean
-    size is a_g + 5 (N + 1) cases; the cost grows about in proportion to it:
-    8.5e-6 s per case and data set in each of 2 workers, between fresh runs of
-    studies 1 and 2 at the quick profile (86 s and 65 s, idle; ``BENCHMARKS.md``).
-    A bootstrap replication refits on all N data sets too.
+    size is a_g + 5 (N + 1) cases; the cost grows about in proportion to the
+    cases.  A bootstrap replication refits on all N data sets too.
     """
-    return cond.n_datasets * 8.5e-6 * (cond.start_size + 5 * (cond.n_datasets + 1))
+    return {"case": cond.n_datasets * (cond.start_size + 5 * (cond.n_datasets + 1))}
 
 
 def start_size_knob(*, low: int, high: int, interval: tuple) -> Knob:

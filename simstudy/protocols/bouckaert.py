@@ -253,52 +253,6 @@ UCI_SETS = {
     27: "zoo",
 }
 
-#: Single-core seconds of one fold of a shipped data set with NB, J48 and IB1 (fit and test, 10-fold
-#: cv), for the studies' wall-time estimates: the CPU time of one replication of ``bouckaert2`` with 2
-#: runs of 10-fold cv per set, in one process with one BLAS thread as in a worker, divided by 20
-#: (``benchmarks/bench_uci_folds.py``; the mean of two measurements with a paper-scale run sharing the
-#: cores, after the compiled J48 cuts and IB1's kept scaling).  A set not listed counts 0.1 s.
-#: Measured with the cores shared, they are already what each of 2 workers pays (fresh paper runs:
-#: bouckaert2 140 s, bouckaert_frank_uci 384 s, 0.78x and 1.03x their estimates; with a further
-#: factor of 1.3 for the workers they had been 0.60x and 0.79x).  The twelve sets added last (anneal ...
-#: primary-tumor) were timed by the same script in one run with the fifteen, on a busier machine that
-#: gave the fifteen 2.04 times their values above; theirs are that run's divided by 2.04 (the sum of the
-#: fifteen's values above over the sum of theirs in that run; the fifteen's ratios range 0.33 to 0.62).
-UCI_SECONDS_PER_FOLD = {
-    "anneal": 0.0278,
-    "arrhythmia": 0.5733,
-    "audiology": 0.0238,
-    "balance-scale": 0.0161,
-    "credit-rating": 0.0456,
-    "ecoli": 0.0085,
-    "heart-statlog": 0.0088,
-    "hepatitis": 0.0244,
-    "horse-colic": 0.0599,
-    "Hungarian heart": 0.0245,
-    "lymphography": 0.0086,
-    "primary-tumor": 0.0363,
-    "autos": 0.0369,
-    "breast-cancer": 0.0131,
-    "German credit": 0.0643,
-    "glass": 0.0091,
-    "ionosphere": 0.0147,
-    "iris": 0.0022,
-    "labor": 0.0091,
-    "pima diabetes": 0.0136,
-    "sonar": 0.0134,
-    "soybean": 0.0382,
-    "vehicle": 0.0402,
-    "vote": 0.0102,
-    "vowel": 0.0577,
-    "Wisconsin breast cancer": 0.0253,
-    "zoo": 0.0040,
-}
-
-
-def uci_fold_seconds(name: str) -> float:
-    """:data:`UCI_SECONDS_PER_FOLD` of ``name`` (0.1 for a set it does not list; every shipped set is listed)."""
-    return UCI_SECONDS_PER_FOLD.get(name, 0.1)
-
 
 def _uci():
     from simstudy.pipeline.data import uci

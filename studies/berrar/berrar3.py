@@ -144,9 +144,7 @@ STUDY = Study(
         "paper": Profile("paper", n_replications=1000),
     },
     chunk_size=10,
-    cost=Cost(
-        seconds_per_replication=0.12,  # measured: the quick profile (500 replications, all 20 q each) in 33 s on 2 workers
-    ),
+    cost=Cost(work=lambda c: {"replication": 1}),
     publication=Publication(
         figures=(
             Figure(

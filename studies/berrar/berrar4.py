@@ -124,11 +124,7 @@ STUDY = Study(
         "paper": Profile("paper", n_replications=1000),
     },
     chunk_size=2,
-    cost=Cost(
-        # measured with the intelex forest, one thread per worker: 2.85 s at d = 24 (benchmarks/bench_dask_scaling.py),
-        # about 2.35 s at d = 11 (the smoke profile's fresh runs); about 9 s with scikit-learn's forest
-        seconds_per_replication=lambda c: 1.9 + 0.04 * c.d,
-    ),
+    cost=Cost(work=lambda c: {"replication": 1, "feature": c.d}),  # the forests' cost grows with the features
     publication=Publication(
         figures=(
             Figure(

@@ -144,8 +144,6 @@ BASE_PAIR = ("C4.5", "NB")  # the pair of Table 1 (difference C4.5 - NB), every 
 # first condition) and a cProfile of three pairs replications for the split among learners.  Sources
 # differ: a skewed prior grows smaller trees (about 12 us a tree at a prior of 0.1, 27 us at 0.5 on
 # bouckaert1), and C4.5 with a 3- or 4-valued class costs about half as much again.
-FIT_SECONDS = {"NB": 0.000003, "C4.5": 0.000027, "NN": 0.00002, "TAN": 0.00007, "stump": 0.000006, "SVM": 0.00019}
-TEST_SECONDS = 0.0003  # one test on the experiments of one level, with its outcome rows
 
 
 # -- sources ------------------------------------------------------------------------------
@@ -396,14 +394,18 @@ RUNS_KNOB = Knob(
 )
 
 
-def seconds_per_replication(cond: FactorCondition) -> float:
-    fits = cond.n_experiments * cond.n_runs * cond.n_folds * sum(FIT_SECONDS[n] for n in cond.learner_names)
+def work(cond: FactorCondition) -> dict:
+    """One replication's work (:class:`simstudy.engine.Cost`): each learner's fits, and the tests, one per
+    level (on its experiments, with its outcome rows)."""
     n_levels = (
         len(cond.run_levels)
         if isinstance(cond, RunsCondition)
         else (len(pair_names(cond.learner_names)) if isinstance(cond, PairsCondition) else 1)
     )
-    return 0.02 + fits + n_levels * len(TESTS) * TEST_SECONDS
+    units = {"replication": 1.0, "test": float(n_levels * len(TESTS))}
+    for name in cond.learner_names:
+        units[f"fit:{name}"] = units.get(f"fit:{name}", 0.0) + cond.n_experiments * cond.n_runs * cond.n_folds
+    return units
 
 
 # -- summary ------------------------------------------------------------------------------
@@ -786,7 +788,7 @@ STUDY = Study(
     },
     chunk_size=10,
     knobs=(RUNS_KNOB,),
-    cost=Cost(seconds_per_replication=seconds_per_replication),
+    cost=Cost(work=work),
     publication=Publication(
         interval_note="Our interval is a 95% Monte Carlo interval with the data set as the unit "
         "(the experiments on one data set share its instances): mean over data sets "

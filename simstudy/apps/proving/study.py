@@ -264,28 +264,15 @@ def null_targets(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-#: Per learner pair of the Gaussian worlds: (a, b) of a data set's learner cost a (n / 1000)^b seconds per 1510 splits.
-_LEARNER_COST = {
-    "nb": (0.31, 1.0),
-    "lda": (0.145, 0.5),
-    "1nn": (0.37, 1.2),
-    "tree": (0.9, 0.95),
-    "null": (0.22, 1.0),
-    "gap": (0.22, 1.0),
-}
-
-
-def _seconds(cond: ProvingCondition) -> float:
-    """Rough seconds of one replication, as a worker of a 2-worker run pays it (measured: replications of one
-    scenario per learner pair and size, replayed in one process, times 1.15 for a worker sharing the machine)."""
+def _work(cond: ProvingCondition) -> dict:
+    """One replication's work (:class:`simstudy.engine.Cost`): its splits, and in the Gaussian and
+    Nadeau-Bengio worlds its learner pair's splits times the thousands of cases they are drawn from (a pair's
+    cost grows about in proportion to the data set's size)."""
     sc = scenario(cond.scenario)
     splits = sum(d.n_runs * d.n_folds for d in parse_designs(cond.designs)) * cond.n_experiments
     if sc.family in ("gaussian", "nadeau_bengio"):
-        a, b = _LEARNER_COST[sc.pair]
-        per_1510 = 0.09 + a * (sc.n_cases / 1000) ** b
-    else:
-        per_1510 = {"bouckaert": 0.2, "berrar": 4.1}[sc.family]
-    return 1.15 * (0.01 + per_1510 * splits / 1510)
+        return {"replication": 1, "split": splits, f"split x 1000 cases:{sc.pair}": splits * sc.n_cases / 1000}
+    return {"replication": 1, f"split:{sc.family}": splits}
 
 
 def layout(designs=DEFAULT_DESIGNS):
@@ -379,7 +366,7 @@ def proving_study(designs=None):
         profiles=profiles,
         targets=null_targets,
         chunk_size=5,
-        cost=Cost(seconds_per_replication=_seconds),
+        cost=Cost(work=_work),
         provides=Provides(paired_scores=layout(used), evidence=evidence),
         publication=Publication(
             notes="No published numbers: the proving ground scores tests against the stored truth of each scenario "

@@ -1,0 +1,121 @@
+"""The seconds per unit of a study's declared work, fitted to the chunk times of stored runs.
+
+A study that declares its replications' ``work`` (:class:`simstudy.engine.Cost`)
+gets its wall-time estimates from seconds per unit.  Every stored chunk records
+the seconds its worker spent on it, so the rates are the non-negative
+least-squares solution of (chunk's units) x rates = chunk's seconds over the
+chunks of the runs given.  ``benchmarks/bench_estimates.py --fit`` prints the
+fit and with ``--write`` stores it in ``timings.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simstudy.engine.study import Study, condition_key
+
+__all__ = ["CostFit", "fit_seconds_per_unit"]
+
+
+@dataclass(frozen=True)
+class CostFit:
+    """Seconds per unit of a study's work, fitted to stored chunks.
+
+    Attributes
+    ----------
+    study : str
+    rates : dict of str to float
+        The fitted seconds of each unit the chunks contain.
+    previous : dict of str to float
+        The study's seconds per unit before the fit.
+    chunks : int
+        Chunks fitted.
+    seconds : float
+        Their measured worker seconds, summed.
+    fitted_seconds : float
+        What the fitted rates give for them.
+    previous_seconds : float or None
+        What the previous rates give for them (None when a unit had none).
+    """
+
+    study: str
+    rates: dict
+    previous: dict
+    chunks: int
+    seconds: float
+    fitted_seconds: float
+    previous_seconds: float | None
+
+
+def _chunk_units(study: Study, run: Path) -> tuple[list[dict], list[float]]:
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    if manifest.get("study") != study.name:
+        raise ValueError(f"runs: {run} holds a run of {manifest.get('study')!r}, not of {study.name!r}")
+    by_key = {condition_key(c): c for c in study.conditions_for(study.profile(manifest["profile"]))}
+    work = study.cost.work
+    assert work is not None  # checked by the caller
+    units, seconds = [], []
+    for key, meta in manifest["chunks"].items():
+        cond, span = key.rsplit("/", 1)
+        if cond not in by_key:
+            raise ValueError(f"runs: {run} has a chunk of condition {cond!r}, which the study's profile lacks")
+        start, stop = (int(x) for x in span.split("-"))
+        units.append({u: float(v) * (stop - start) for u, v in work(by_key[cond]).items()})
+        seconds.append(float(meta["seconds"]))
+    return units, seconds
+
+
+def fit_seconds_per_unit(study: Study, runs) -> CostFit:
+    """Fit the seconds per unit of ``study``'s work to the chunks of stored runs.
+
+    Parameters
+    ----------
+    study : Study
+        A study whose cost declares ``work``.
+    runs : iterable of path
+        Run directories of ``study`` (each with its ``manifest.json``), made
+        with the workers the estimates assume (2 on 2 cores).
+
+    Returns
+    -------
+    CostFit
+
+    Raises
+    ------
+    ValueError
+        When the study declares no work, a run is of another study, or the
+        runs hold no chunk.
+    """
+    from scipy.optimize import nnls
+
+    if study.cost.work is None:
+        raise ValueError(f"study: {study.name!r} declares no work (its cost is given as seconds per replication)")
+    units, seconds = [], []
+    for run in runs:
+        u, s = _chunk_units(study, Path(run))
+        units += u
+        seconds += s
+    if not units:
+        raise ValueError(f"runs: no stored chunk of {study.name!r} to fit")
+    names = sorted(set().union(*units))
+    a = np.array([[u.get(n, 0.0) for n in names] for u in units])
+    b = np.array(seconds)
+    scale = np.linalg.norm(a, axis=0)  # units of very different sizes (a replication, a fit) solved alike
+    scale[scale == 0] = 1.0
+    x, _ = nnls(a / scale, b)
+    rates = {n: float(f"{v:.4g}") for n, v in zip(names, x / scale)}
+    previous = dict(study.cost.seconds_per_unit or {})
+    before = float((a @ [previous[n] for n in names]).sum()) if all(n in previous for n in names) else None
+    return CostFit(
+        study=study.name,
+        rates=rates,
+        previous=previous,
+        chunks=len(units),
+        seconds=float(b.sum()),
+        fitted_seconds=float((a @ np.array([rates[n] for n in names])).sum()),
+        previous_seconds=before,
+    )
