@@ -138,12 +138,6 @@ LEARNERS = {
 # Weka's range widening); every attribute here is nominal, where the two give the same predictions
 LEARNER_OPTIONS = {"NN": {"update_ranges_on_predict": False}}
 BASE_PAIR = ("C4.5", "NB")  # the pair of Table 1 (difference C4.5 - NB), every factor but pairs
-# Worker seconds per fold (fit on 270 cases of 10 binary attributes, predict 30) with the paths
-# cv_accuracies uses (compiled J48 on bit sets, naive Bayes and SMO's fold loop, TAN and the stump from
-# counts), from benchmarks/bench_factors.py (runs 0.31 to 0.35 s, pairs 0.33 s per replication on the
-# first condition) and a cProfile of three pairs replications for the split among learners.  Sources
-# differ: a skewed prior grows smaller trees (about 12 us a tree at a prior of 0.1, 27 us at 0.5 on
-# bouckaert1), and C4.5 with a 3- or 4-valued class costs about half as much again.
 
 
 # -- sources ------------------------------------------------------------------------------
