@@ -133,7 +133,10 @@ def _fit(runs: list, write: bool) -> int:
     for name, dirs in by_study.items():
         fit = fit_seconds_per_unit(get_study(name), dirs)
         before = "no estimate" if fit.previous_seconds is None else f"{fit.previous_seconds:.0f} s"
-        print(f"\n{name}: {fit.chunks} chunks of {len(dirs)} run(s), {fit.seconds:.0f} worker seconds")
+        print(
+            f"\n{name}: {fit.chunks} chunks of {len(dirs)} run(s), {fit.seconds:.0f} worker seconds"
+            f" ({fit.left_out} slow chunk(s) left out)"
+        )
         print(f"  predicted by the seconds per unit in use: {before}; by the fit: {fit.fitted_seconds:.0f} s")
         print("  | unit | in use | fitted |")
         print("  |---|---:|---:|")

@@ -4,7 +4,8 @@ A study that declares its replications' ``work`` (:class:`simstudy.engine.Cost`)
 gets its wall-time estimates from seconds per unit.  Every stored chunk records
 the seconds its worker spent on it, so the rates are the non-negative
 least-squares solution of (chunk's units) x rates = chunk's seconds over the
-chunks of the runs given.  ``benchmarks/bench_estimates.py --fit`` prints the
+chunks of the runs given, refitted without the chunks that took more than twice
+their fitted time (a worker's first, which also loads the modules and kernels).  ``benchmarks/bench_estimates.py --fit`` prints the
 fit and with ``--write`` stores it in ``timings.json``.
 """
 
@@ -34,8 +35,11 @@ class CostFit:
         The study's seconds per unit before the fit.
     chunks : int
         Chunks fitted.
+    left_out : int
+        Chunks left out for taking more than twice their fitted time (a
+        worker's first chunk, which loads the modules and kernels).
     seconds : float
-        Their measured worker seconds, summed.
+        The fitted chunks' measured worker seconds, summed.
     fitted_seconds : float
         What the fitted rates give for them.
     previous_seconds : float or None
@@ -46,6 +50,7 @@ class CostFit:
     rates: dict
     previous: dict
     chunks: int
+    left_out: int
     seconds: float
     fitted_seconds: float
     previous_seconds: float | None
@@ -106,15 +111,24 @@ def fit_seconds_per_unit(study: Study, runs) -> CostFit:
     b = np.array(seconds)
     scale = np.linalg.norm(a, axis=0)  # units of very different sizes (a replication, a fit) solved alike
     scale[scale == 0] = 1.0
+    keep = np.ones(len(b), bool)
     x, _ = nnls(a / scale, b)
+    # a worker's first chunk also imports the modules and loads the compiled kernels, which the start-up
+    # seconds count: a chunk that took more than twice its fitted time is left out and the rest refitted
+    slow = b > 2 * ((a / scale) @ x)
+    if slow.any() and not slow.all():
+        keep = ~slow
+        x, _ = nnls(a[keep] / scale, b[keep])
     rates = {n: float(f"{v:.4g}") for n, v in zip(names, x / scale)}
     previous = dict(study.cost.seconds_per_unit or {})
+    a, b = a[keep], b[keep]
     before = float((a @ [previous[n] for n in names]).sum()) if all(n in previous for n in names) else None
     return CostFit(
         study=study.name,
         rates=rates,
         previous=previous,
-        chunks=len(units),
+        chunks=int(keep.sum()),
+        left_out=int((~keep).sum()),
         seconds=float(b.sum()),
         fitted_seconds=float((a @ np.array([rates[n] for n in names])).sum()),
         previous_seconds=before,

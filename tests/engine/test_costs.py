@@ -85,7 +85,7 @@ def test_the_fit_recovers_the_seconds_per_unit_of_stored_chunks(tmp_path):
     _manifest(tmp_path / "run", st, {"replication": 0.02, "case": 0.003})
     fit = fit_seconds_per_unit(st, [tmp_path / "run"])
     assert fit.rates == pytest.approx({"replication": 0.02, "case": 0.003}, rel=1e-3)
-    assert fit.chunks == 9
+    assert fit.chunks == 9 and fit.left_out == 0
     assert fit.fitted_seconds == pytest.approx(fit.seconds, rel=1e-3)
     assert fit.previous_seconds == pytest.approx(2 * 9 * 1 + 2 * 3 * 140)  # the rates in use, on the same chunks
 
@@ -105,3 +105,15 @@ def test_the_fit_refuses_a_run_of_another_study_and_a_study_without_work(tmp_pat
         fit_seconds_per_unit(other, [tmp_path / "run"])
     with pytest.raises(ValueError, match="declares no work"):
         fit_seconds_per_unit(_study(seconds_per_replication=0.1), [tmp_path / "run"])
+
+
+def test_a_workers_first_chunk_that_also_loads_the_modules_is_left_out(tmp_path):
+    st = _study(work=lambda c: {"replication": 1, "case": c.n}, seconds_per_unit={"replication": 1.0, "case": 1.0})
+    _manifest(tmp_path / "run", st, {"replication": 0.02, "case": 0.003})
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    first = next(iter(manifest["chunks"]))
+    manifest["chunks"][first]["seconds"] += 5.0  # imports and kernels
+    (tmp_path / "run" / "manifest.json").write_text(json.dumps(manifest))
+    fit = fit_seconds_per_unit(st, [tmp_path / "run"])
+    assert fit.left_out == 1 and fit.chunks == 8
+    assert fit.rates == pytest.approx({"replication": 0.02, "case": 0.003}, rel=1e-3)
