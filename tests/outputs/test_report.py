@@ -457,3 +457,27 @@ def test_run_with_no_rows_yet_is_listed_not_fatal(berrar3_only, tmp_path):
     )
     text = (out / "report.md").read_text()
     assert "## Stored but not summarised" in text and "berrar3 (smoke)" in text
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_page_names_the_commit_of_a_checkout_and_of_a_linked_worktree(tmp_path):
+    from simstudy.outputs.report import _git_commit
+
+    def git(*args, cwd=tmp_path / "repo"):
+        out = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+        return out.stdout.strip()
+
+    (tmp_path / "repo").mkdir()
+    git("init", "-q", "-b", "main")
+    (tmp_path / "repo" / "a.txt").write_text("a\n")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
+    first = git("rev-parse", "HEAD")
+    assert _git_commit(tmp_path / "repo") == first[:12]
+    git("worktree", "add", "-q", "--detach", str(tmp_path / "detached"), "HEAD")
+    git("worktree", "add", "-q", "-b", "side", str(tmp_path / "branch"), "HEAD")
+    assert _git_commit(tmp_path / "detached") == first[:12]
+    assert _git_commit(tmp_path / "branch") == first[:12]
+    git("pack-refs", "--all")  # branches only in the repository's packed-refs
+    assert _git_commit(tmp_path / "branch") == first[:12]
+    assert _git_commit(tmp_path / "not-a-checkout") is None
