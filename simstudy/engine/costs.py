@@ -5,8 +5,9 @@ gets its wall-time estimates from seconds per unit.  Every stored chunk records
 the seconds its worker spent on it, so the rates are the non-negative
 least-squares solution of (chunk's units) x rates = chunk's seconds over the
 chunks of the runs given, refitted without the chunks that took more than twice
-their fitted time (a worker's first, which also loads the modules and kernels).  ``benchmarks/bench_estimates.py --fit`` prints the
-fit and with ``--write`` stores it in ``timings.json``.
+their fitted time (a worker's first, which also loads the modules and kernels).
+``benchmarks/bench_estimates.py --fit`` prints the fit and with ``--write``
+stores it in ``timings.json``.
 """
 
 from __future__ import annotations

@@ -174,14 +174,14 @@ class Cost:
         if self.work is None:
             per = 1.0 if self.seconds_per_replication is None else self.seconds_per_replication
             return float(per(condition) if callable(per) else per)
-        rates = self.seconds_per_unit or {}
-        missing = sorted(set(self.work(condition)) - set(rates))
+        rates, work = self.seconds_per_unit or {}, self.work(condition)
+        missing = sorted(set(work) - set(rates))
         if missing:
             raise ValueError(
                 f"Cost: no seconds per unit measured for {', '.join(missing)} (condition {condition_key(condition)}); "
                 "measure them with benchmarks/bench_estimates.py --fit RUN ... --write"
             )
-        return float(sum(units * rates[unit] for unit, units in self.work(condition).items()))
+        return float(sum(units * rates[unit] for unit, units in work.items()))
 
     @property
     def per_condition(self) -> bool:
@@ -387,6 +387,11 @@ class Study:
             object.__setattr__(self, "cost", dataclasses.replace(self.cost, compile_seconds=measured))
         if self.cost.work is not None and self.cost.seconds_per_unit is None:
             rates = dict(_TIMINGS["seconds_per_unit"].get(self.name, {}))
+            if not rates:
+                raise ValueError(
+                    f"cost: study {self.name!r} declares its work but no seconds_per_unit, and timings.json "
+                    "measures none for it; give Cost(work=..., seconds_per_unit={unit: seconds, ...})"
+                )
             object.__setattr__(self, "cost", dataclasses.replace(self.cost, seconds_per_unit=rates))
         for key in self.profiles:
             check_name(

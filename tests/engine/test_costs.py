@@ -44,6 +44,11 @@ def test_a_unit_without_measured_seconds_is_named():
         st.cost_seconds(st.profile("smoke"))
 
 
+def test_work_without_measured_seconds_is_refused_when_declared():
+    with pytest.raises(ValueError, match="declares its work but no seconds_per_unit"):
+        _study(work=lambda c: {"case": c.n})
+
+
 def test_a_cost_is_given_one_way():
     with pytest.raises(ValueError, match="seconds_per_replication or work, not both"):
         Cost(seconds_per_replication=1.0, work=lambda c: {})
@@ -91,7 +96,7 @@ def test_the_fit_recovers_the_seconds_per_unit_of_stored_chunks(tmp_path):
 
 
 def test_the_fit_refuses_a_run_of_another_study_and_a_study_without_work(tmp_path):
-    st = _study(work=lambda c: {"case": c.n})
+    st = _study(work=lambda c: {"case": c.n}, seconds_per_unit={"case": 1.0})
     _manifest(tmp_path / "run", st, {"case": 0.001})
     other = Study(
         name="other",
@@ -99,7 +104,7 @@ def test_the_fit_refuses_a_run_of_another_study_and_a_study_without_work(tmp_pat
         conditions=lambda p: [Size(1)],
         replicate=lambda c, rng: {},
         profiles={"smoke": Profile("smoke", 2)},
-        cost=Cost(work=lambda c: {"case": c.n}),
+        cost=Cost(work=lambda c: {"case": c.n}, seconds_per_unit={"case": 1.0}),
     )
     with pytest.raises(ValueError, match="holds a run of 'costly', not of 'other'"):
         fit_seconds_per_unit(other, [tmp_path / "run"])
