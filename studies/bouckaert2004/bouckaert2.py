@@ -273,8 +273,6 @@ STUDY = Study(
         "paper": Profile("paper", n_replications=10),
     },
     chunk_size=1,
-    # J48's compiled numeric cuts: a first run with an empty numba cache took 6-9 s more than a warm one
-    # (benchmarks/bench_estimates.py --cold, a paper-scale run sharing the cores; about half of it idle)
     cost=Cost(work=lambda c: {f"fold:{c.dataset}": c.n_runs * c.n_folds}),  # NB, J48 and IB1 on one fold
     publication=Publication(
         notes="All 27 data sets of the paper; the published row means are compared as printed.", values=_published()

@@ -248,8 +248,6 @@ STUDY = Study(
         "paper": Profile("paper", n_replications=10),
     },
     chunk_size=1,
-    # J48's compiled numeric cuts: a first run with an empty numba cache took 6-9 s more than a warm one
-    # (benchmarks/bench_estimates.py --cold, a paper-scale run sharing the cores; about half of it idle)
     cost=Cost(work=lambda c: {f"split:{c.dataset}": 10 + c.n_resamples + 10 * c.n_cv_runs}),
     publication=Publication(interval_note="The paper's numbers were lost; our tables follow."),
     provides=Provides(
