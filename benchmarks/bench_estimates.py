@@ -120,15 +120,16 @@ def main(argv=None) -> int:
 
 
 def _fit(runs: list, write: bool) -> int:
-    import json
-
     from simstudy.engine import get_study
     from simstudy.engine.costs import fit_seconds_per_unit
+    from simstudy.engine.store import RunStore
 
     by_study: dict = {}
     for run in runs:
-        name = json.loads((Path(run) / "manifest.json").read_text(encoding="utf-8"))["study"]
-        by_study.setdefault(name, []).append(run)
+        manifest = RunStore(run).read_manifest()
+        if manifest is None:
+            raise SystemExit(f"--fit: {run} holds no run (no manifest.json)")
+        by_study.setdefault(manifest["study"], []).append(run)
     fitted = {}
     for name, dirs in by_study.items():
         fit = fit_seconds_per_unit(get_study(name), dirs)

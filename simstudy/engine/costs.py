@@ -12,12 +12,12 @@ stores it in ``timings.json``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from simstudy.engine.store import RunStore
 from simstudy.engine.study import Study, condition_key
 
 __all__ = ["CostFit", "fit_seconds_per_unit"]
@@ -58,19 +58,25 @@ class CostFit:
 
 
 def _chunk_units(study: Study, run: Path) -> tuple[list[dict], list[float]]:
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    if manifest.get("study") != study.name:
-        raise ValueError(f"runs: {run} holds a run of {manifest.get('study')!r}, not of {study.name!r}")
+    manifest = RunStore(run).read_manifest()
+    if manifest is None:
+        raise ValueError(f"runs: {run} holds no run (no manifest.json)")
+    if manifest["study"] != study.name:
+        raise ValueError(f"runs: {run} holds a run of {manifest['study']!r}, not of {study.name!r}")
     by_key = {condition_key(c): c for c in study.conditions_for(study.profile(manifest["profile"]))}
     work = study.cost.work
     assert work is not None  # checked by the caller
     units, seconds = [], []
-    for key, meta in manifest["chunks"].items():
-        cond, span = key.rsplit("/", 1)
-        if cond not in by_key:
-            raise ValueError(f"runs: {run} has a chunk of condition {cond!r}, which the study's profile lacks")
-        start, stop = (int(x) for x in span.split("-"))
-        units.append({u: float(v) * (stop - start) for u, v in work(by_key[cond]).items()})
+    for c in manifest["plan"]:  # the chunks stored so far, each with its worker seconds
+        meta = manifest["chunks"].get(f"{c['condition']}/{c['start']}-{c['stop']}")
+        if meta is None:
+            continue
+        if c["condition"] not in by_key:
+            raise ValueError(
+                f"runs: {run} has a chunk of condition {c['condition']!r}, which the study's profile lacks"
+            )
+        n = c["stop"] - c["start"]
+        units.append({u: float(v) * n for u, v in work(by_key[c["condition"]]).items()})
         seconds.append(float(meta["seconds"]))
     return units, seconds
 

@@ -72,17 +72,29 @@ def test_every_profile_of_every_built_in_study_has_measured_seconds_for_its_work
 
 
 def _manifest(run: Path, st: Study, rates: dict, profile: str = "smoke") -> None:
-    chunks = {}
+    """A run directory whose manifest has the study's chunks, each taking the seconds ``rates`` give it."""
+    plan, chunks = [], {}
     for c in st.conditions_for(st.profile(profile)):
         for start in (0, 2, 4):
             units = st.cost.work(c)
+            plan.append({"condition": condition_key(c), "start": start, "stop": start + 2})
             chunks[f"{condition_key(c)}/{start}-{start + 2}"] = {
                 "seconds": 2 * sum(units[u] * rates[u] for u in units),
                 "files": {},
                 "failures": 0,
             }
     run.mkdir(parents=True)
-    (run / "manifest.json").write_text(json.dumps({"study": st.name, "profile": profile, "chunks": chunks}))
+    manifest = {
+        "study": st.name,
+        "profile": profile,
+        "config": {},
+        "config_hash": "0",
+        "root_seed": 0,
+        "plan": plan,
+        "chunks": chunks,
+        "runs": [],
+    }
+    (run / "manifest.json").write_text(json.dumps(manifest))
 
 
 def test_the_fit_recovers_the_seconds_per_unit_of_stored_chunks(tmp_path):
