@@ -1237,12 +1237,20 @@ def stop_resource_trackers(timeout: float = 2.0) -> None:
     process.  The ``simstudy`` program calls this last, when nothing of the
     command is left that a tracker could still be asked to release; each one
     gets ``timeout`` seconds, after which it is left to end by itself.
+
+    A stopped tracker is not started again: a finalizer that still runs
+    before the process ends (a semaphore collected while the command's last
+    line is written) would otherwise launch a new one, which outlives the
+    process and prints a traceback for a name it was never told about.  So
+    this is only for a process about to end.
     """
     for name in ("joblib.externals.loky.backend.resource_tracker", "multiprocessing.resource_tracker"):
         tracker = getattr(sys.modules.get(name), "_resource_tracker", None)
         fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
         if tracker is None or fd is None or pid is None:  # no tracker: fd and pid are None too
             continue
+        for method in ("ensure_running", "_ensure_running_and_write", "_send"):  # the module's functions call these
+            setattr(tracker, method, _ignore)
         try:
             tracker._fd = None
             os.close(fd)  # the tracker reads until this end closes, then ends
@@ -1251,6 +1259,10 @@ def stop_resource_trackers(timeout: float = 2.0) -> None:
                 time.sleep(0.005)
         except (OSError, ChildProcessError, AttributeError):  # already gone
             pass
+
+
+def _ignore(*args, **kwargs) -> None:
+    """What a stopped resource tracker does when it is asked to start, register or release: nothing."""
 
 
 def _reap(worker, kill: bool, timeout: float = 10.0) -> None:

@@ -210,6 +210,33 @@ def test_sigterm_just_after_the_last_output_while_the_command_ends(study_file, t
     assert load_run(get_study(str(study_file)), "smoke", out=out).complete  # the run had finished
 
 
+def test_a_finalizer_after_the_trackers_stopped_starts_no_new_one(tmp_path):
+    # the moment the test above can only hit by chance: the trackers are stopped as the process ends, and a
+    # semaphore collected after that releases its name; no new tracker may start (it would outlive the process
+    # and print a KeyError traceback for the name, which it never saw registered)
+    script = tmp_path / "late_release.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            from joblib.externals.loky.backend import resource_tracker
+            from simstudy.engine import runner
+
+            resource_tracker.ensure_running()
+            runner.stop_resource_trackers()
+            resource_tracker.unregister("/loky-0-released-late", "semlock")
+            print(resource_tracker._resource_tracker._fd)
+            """
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    rc, out, err = finish(proc)
+    assert (rc, out.strip(), err) == (0, "None", "")
+    assert wait_for_session_end(proc.pid) == []
+
+
 def test_sigterm_as_soon_as_the_program_handles_it(study_file, tmp_path):
     # the program's first handler is installed when its command line module is imported, before the
     # other imports; from then on SIGTERM ends it with 130 (before that, the interpreter's default: -15)
