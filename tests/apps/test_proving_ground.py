@@ -331,6 +331,24 @@ def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
     assert f"{EXAMPLE} [cv2x5]" in set(board["procedure"]) and f"{EXAMPLE} [resampled4]" in set(board["procedure"])
     text = rep["markdown"].read_text()
     assert "Leaderboard" in text and "statements" in text
+    # every procedure's per-scenario power and replicability are in CSV beside the page, not in it
+    for name in ("power", "replicability"):
+        stored = pd.read_csv(rep[f"{name}_csv"])
+        assert set(stored["procedure"]) == set(board["procedure"])
+        assert len(stored) == len(rep["tables"][name]) == board["procedure"].nunique() * 2  # two scenarios
+        assert f"`{name}.csv` ({len(stored)} rows" in text
+    assert "| Rejecting [95% MC interval] |" not in text
+
+
+def test_the_figures_panels_are_ordered_by_stability_then_size():
+    from simstudy.apps.proving.report import _panel_order
+
+    panels = [(p, n) for p in ("tree", "1nn", "nb", "lda") for n in (1000, 100, 300)]
+    expected = [(p, n) for p in ("nb", "lda", "tree", "1nn") for n in (100, 300, 1000)]
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        assert _panel_order([panels[i] for i in rng.permutation(len(panels))]) == expected
+    assert _panel_order([("zz", 100), ("nb", 100)]) == [("nb", 100), ("zz", 100)]  # an unknown pair goes last
 
 
 PSEUDO_RANDOM = """

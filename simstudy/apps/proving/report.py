@@ -7,7 +7,8 @@ partitions and fits the built-in tests saw), computes the tables of
 calibration of his replication probabilities
 (:mod:`simstudy.apps.proving.berrar_calibration`), and writes
 ``proving-ground.md`` and ``proving-ground.html`` with their figures into the
-run directory.
+run directory, beside its tables in CSV (the per-scenario power and
+replicability of every procedure only there: a page could not hold them).
 """
 
 from __future__ import annotations
@@ -464,6 +465,17 @@ def _figure_pvalues(pdist, named, directory):
     return save_figure(fig, directory, "pvalues", formats=("png",))[0]
 
 
+def _panel_order(pairs_and_sizes) -> list:
+    """The panels of the Gaussian worlds' figures: a row per learner pair, from the most stable, a column per size.
+
+    The order depends on the pairs and sizes only, never on the order a set happens to iterate in.
+    """
+    from simstudy.apps.proving.scenarios import STABILITY_ORDER
+
+    rank = {pair: i for i, pair in enumerate(STABILITY_ORDER)}
+    return sorted(set(pairs_and_sizes), key=lambda x: (rank.get(x[0], len(rank)), x[0], x[1]))
+
+
 def _gaussian_panels(table, value, named, directory, name, ylabel, title):
     from simstudy.apps.proving.scenarios import BANK
     from simstudy.outputs.plots.output import new_figure, save_figure
@@ -477,7 +489,7 @@ def _gaussian_panels(table, value, named, directory, name, ylabel, title):
         rho=t["scenario"].map(lambda k: BANK[k].rho),
         effect=t["scenario"].map(lambda k: BANK[k].effect),
     )
-    panels = sorted(set(zip(t["pair"], t["n"])), key=lambda x: (x[0] != "nb", x[1]))
+    panels = _panel_order(zip(t["pair"], t["n"]))
     ncol = min(3, len(panels))
     nrow = int(np.ceil(len(panels) / ncol))
     fig = new_figure((4 * ncol, 3.2 * nrow + 1.2))
@@ -891,7 +903,8 @@ def build_report(
     Returns
     -------
     dict
-        ``markdown`` and ``html`` paths, ``tables`` and ``text`` (the Markdown).
+        ``markdown`` and ``html`` paths, the paths of the CSV tables (``*_csv``), ``figures``, ``tables`` and
+        ``text`` (the Markdown).
     """
     from simstudy.apps.proving.diagnostics import corrected_with_measured_factor, sample_factors, split_diagnostics
     from simstudy.apps.proving.scenarios import BANK
@@ -1149,7 +1162,12 @@ def build_report(
                         "and sample size; solid rho = 0, dotted rho = 0.6",
                     ),
                 ),
-                ("table", power[power["procedure"].isin(named_rows)].drop(columns=["n"])),
+                (
+                    "md",
+                    f"Per procedure and scenario, with 95% Monte Carlo intervals: `power.csv` ({len(power)} rows; the "
+                    "rejections in the true direction (on a null scenario: every rejection), the same at the "
+                    "size-adjusted threshold where the scenario has a null twin, and those in the wrong direction).",
+                ),
             ],
         )
     )
@@ -1158,7 +1176,11 @@ def build_report(
             "Replicability and consistency",
             [
                 ("figure", (figures.get("replicability"), "Mean R2 of the repeats against the measured gap")),
-                ("table", repl[repl["procedure"].isin(named_rows)].drop(columns=["n"])),
+                (
+                    "md",
+                    f"Per procedure and scenario, with 95% Monte Carlo intervals: `replicability.csv` ({len(repl)} rows; "
+                    "the mean R2 of a data set's repeats and the share of data sets whose repeats all agree).",
+                ),
             ],
         )
     )
@@ -1177,6 +1199,8 @@ def build_report(
         "calibration_csv": out / "calibration.csv",
         "size_csv": out / "size.csv",
         "diagnostics_csv": out / "diagnostics.csv",
+        "power_csv": out / "power.csv",
+        "replicability_csv": out / "replicability.csv",
     }
     write_atomic(paths["markdown"], text + "\n")
     write_atomic(paths["html"], page)
@@ -1184,6 +1208,8 @@ def build_report(
     write_atomic(paths["calibration_csv"], cal.to_csv(index=False))
     write_atomic(paths["size_csv"], sizes.to_csv(index=False))
     write_atomic(paths["diagnostics_csv"], diag.to_csv(index=False))
+    write_atomic(paths["power_csv"], power.to_csv(index=False))
+    write_atomic(paths["replicability_csv"], repl.to_csv(index=False))
     return {
         **paths,
         "figures": figures,

@@ -226,7 +226,12 @@ def _run_and_report(args, study, out: Path, rule, tests, plugins) -> int:
     except OSError as exc:  # e.g. a full disk while the report is written: one line naming where
         raise _write_error(exc, report_dir, "--out" if args.report_dir is None else "--report-dir") from None
     print(_summary_text(rep))
-    print("\nWrote " + ", ".join(str(rep[k]) for k in ("markdown", "html", "leaderboard_csv", "calibration_csv")))
+    print(
+        "\nWrote "
+        + ", ".join(str(rep[k]) for k in ("markdown", "html"))
+        + " and tables "
+        + ", ".join(str(path) for key, path in rep.items() if key.endswith("_csv"))
+    )
     return 0
 
 
