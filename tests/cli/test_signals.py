@@ -218,14 +218,17 @@ def test_a_finalizer_after_the_trackers_stopped_starts_no_new_one(tmp_path):
     script.write_text(
         textwrap.dedent(
             """
-            import sys
-            from joblib.externals.loky.backend import resource_tracker
+            from multiprocessing import resource_tracker as python_tracker
+
+            from joblib.externals.loky.backend import resource_tracker as loky_tracker
             from simstudy.engine import runner
 
-            resource_tracker.ensure_running()
+            loky_tracker.ensure_running()
+            python_tracker.ensure_running()
             runner.stop_resource_trackers()
-            resource_tracker.unregister("/loky-0-released-late", "semlock")
-            print(resource_tracker._resource_tracker._fd)
+            loky_tracker.unregister("/loky-0-released-late", "semlock")
+            python_tracker.unregister("/mp-0-released-late", "semaphore")
+            print(loky_tracker._resource_tracker._fd, python_tracker._resource_tracker._fd)
             """
         )
     )
@@ -233,7 +236,7 @@ def test_a_finalizer_after_the_trackers_stopped_starts_no_new_one(tmp_path):
         [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     rc, out, err = finish(proc)
-    assert (rc, out.strip(), err) == (0, "None", "")
+    assert (rc, out.strip(), err) == (0, "None None", "")
     assert wait_for_session_end(proc.pid) == []
 
 
