@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simstudy.engine.store import RunStore
+from simstudy.engine.store import RunStore, manifest_chunk_key
 from simstudy.engine.study import Study, condition_key
 
 __all__ = ["CostFit", "fit_seconds_per_unit"]
@@ -68,7 +68,7 @@ def _chunk_units(study: Study, run: Path) -> tuple[list[dict], list[float]]:
     assert work is not None  # checked by the caller
     units, seconds = [], []
     for c in manifest["plan"]:  # the chunks stored so far, each with its worker seconds
-        meta = manifest["chunks"].get(f"{c['condition']}/{c['start']}-{c['stop']}")
+        meta = manifest["chunks"].get(manifest_chunk_key(c["condition"], c["start"], c["stop"]))
         if meta is None:
             continue
         if c["condition"] not in by_key:

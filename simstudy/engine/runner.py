@@ -38,7 +38,16 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.engine.seeds import replication_seed, setup_seed
-from simstudy.engine.store import ConfigMismatch, RunData, RunLock, RunStore, chunk_identity, default_out, os_error
+from simstudy.engine.store import (
+    ConfigMismatch,
+    RunData,
+    RunLock,
+    RunStore,
+    chunk_identity,
+    default_out,
+    manifest_chunk_key,
+    os_error,
+)
 from simstudy.engine.study import Study, condition_fields, condition_key, get_study, n_replications_of
 from simstudy.engine.threads import (
     NATIVE_THREADS_PLUGIN,
@@ -1527,7 +1536,7 @@ def _run_locked(
     manifest["provenance"] = run_prov
     for c in todo:
         store.discard_chunk(c["condition"], c["start"], c["stop"])
-        manifest["chunks"].pop(f"{c['condition']}/{c['start']}-{c['stop']}", None)
+        manifest["chunks"].pop(manifest_chunk_key(c["condition"], c["start"], c["stop"]), None)
     total = sum(c["stop"] - c["start"] for c in plan)
     pending = sum(c["stop"] - c["start"] for c in todo)
     run_info = {
@@ -1578,7 +1587,7 @@ def _run_locked(
                         identity=chunk_identity(manifest, key, start, stop),
                         provenance=prov,
                     )
-                    manifest["chunks"][f"{key}/{start}-{stop}"] = {
+                    manifest["chunks"][manifest_chunk_key(key, start, stop)] = {
                         "files": meta["files"],
                         "seconds": meta["seconds"],
                         "failures": failed,

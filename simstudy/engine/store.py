@@ -192,6 +192,11 @@ def chunk_name(start: int, stop: int) -> str:
     return f"{start:07d}-{stop:07d}"
 
 
+def manifest_chunk_key(condition: str, start: int, stop: int) -> str:
+    """The key of a stored chunk in the manifest's ``chunks`` (its seconds, files and failures)."""
+    return f"{condition}/{start}-{stop}"
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
