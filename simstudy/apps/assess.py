@@ -565,8 +565,10 @@ class DesignChoice:
         Runs and folds (``n_folds = 1`` for resampled: one test part per split).
     test_share : float
         Share of each class held out per split (resampled only, else 0).
-    n_train, n_test : int
-        Training and test sizes of one split, for the corrected tests.
+    n_train, n_test : float
+        The design's mean training and test sizes (Nadeau and Bengio's n1
+        and n2: ``n - n/k`` and ``n/k`` for a k-fold cv, whatever ``n``), for
+        the corrected tests.
     alpha : float
         Significance level.
     """
@@ -575,8 +577,8 @@ class DesignChoice:
     n_runs: int
     n_folds: int
     test_share: float
-    n_train: int
-    n_test: int
+    n_train: float
+    n_test: float
     alpha: float = 0.05
 
     @property
@@ -667,7 +669,7 @@ def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[Desig
         kind = {"cv": "cv", "5x2": "5x2cv", "resampled": "resampled"}[d.kind]
         out.append(
             DesignChoice(
-                kind, d.n_runs, d.n_folds, d.test_share if kind == "resampled" else 0.0, *d.sizes(y), alpha=alpha
+                kind, d.n_runs, d.n_folds, d.test_share if kind == "resampled" else 0.0, *d.mean_sizes(y), alpha=alpha
             )
         )
     return tuple(out)
@@ -1045,6 +1047,7 @@ def assessment_study(
             schemes=SCHEMES,
             index_dtype=np.int16,
             metric=metric,
+            mean_sizes=True,
         )
         for cond in designs
     }
@@ -1202,7 +1205,7 @@ def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float
     col_a, col_b = _score_columns(block)
     a = block[col_a].to_numpy(float).reshape(runs, folds)
     b = block[col_b].to_numpy(float).reshape(runs, folds)
-    scores = PairedScores(a, b, int(cond_row["n_train"]), int(cond_row["n_test"]))
+    scores = PairedScores(a, b, float(cond_row["n_train"]), float(cond_row["n_test"]))
     spec = get_test(test)
     try:
         res = run_test(spec, scores, scheme=scheme or None)

@@ -134,6 +134,7 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
             tests=[_CORRECTED[d.design]],
             metric=metric,
             index_dtype=np.int16,
+            mean_sizes=True,
         )
         return comparison.run(data.X, data.y, rng)
 

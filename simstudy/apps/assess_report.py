@@ -107,7 +107,7 @@ def _plain(text) -> str:
 
 def _header(a, esc=_plain) -> list[str]:
     """The header lines; ``esc`` is applied to every piece that comes from the data or the user's input."""
-    designs = ", ".join(f"{d.key} ({d.label}, train {d.n_train} / test {d.n_test})" for d in a.designs)
+    designs = ", ".join(f"{d.key} ({d.label}, train {d.n_train:g} / test {d.n_test:g} on average)" for d in a.designs)
     lines = [
         f"Data: {esc(a.data.name)}: {a.data.y.size} cases, {len(a.data.columns)} attributes, classes "
         f"{', '.join(esc(c) for c in a.data.classes)}",

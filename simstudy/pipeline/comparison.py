@@ -193,6 +193,12 @@ class Comparison:
         ``"neg_log_loss"``, ...; stored as ``score_<name>``, greater is
         better).  The tests that count cases (McNemar, the difference of
         proportions) need accuracy.
+    mean_sizes : bool
+        Give the corrected tests the design's mean training and test sizes
+        (Nadeau and Bengio's ``n1`` and ``n2``; ``n / k`` held out per fold of
+        a k-fold cv) instead of one split's, the smaller folds' (the default,
+        with which the built-in studies were run; the two agree when ``k``
+        divides ``n``).
     """
 
     learners: Any
@@ -207,6 +213,7 @@ class Comparison:
     design_column: bool | None = None
     index_dtype: Any = np.int64
     metric: str = "accuracy"
+    mean_sizes: bool = False
     _learners: tuple = field(init=False, repr=False, compare=False)
     _designs: tuple = field(init=False, repr=False, compare=False)
     _seeded: tuple = field(init=False, repr=False, compare=False)
@@ -350,7 +357,7 @@ class Comparison:
             acc = acc.reshape(shape + (len(self._learners),))
             if n01 is not None:
                 n01, n10 = n01.reshape(shape), n10.reshape(shape)
-            per_design[key] = (acc, n01, n10, d.sizes(y))
+            per_design[key] = (acc, n01, n10, d.mean_sizes(y) if self.mean_sizes else d.sizes(y))
         return Fits(self, per_design)
 
     def _fit_design(self, X, y, ids, E: int, seeds):
@@ -387,19 +394,25 @@ class Comparison:
         return {"scores": fits.scores(), "outcomes": fits.outcomes()}
 
 
-def stored_sizes(rows, design=None) -> tuple[int, int]:
+def stored_sizes(rows, design=None) -> tuple[int | float, int | float]:
     """``(n_train, n_test)`` of one split, from stored rows.
 
     From their ``n_train`` and ``n_test`` fields; else, for an r x k cv, from
     ``n_cases`` and the design (the rows' ``design`` field, or ``design``).
     """
     if "n_train" in rows and "n_test" in rows:
-        return int(rows["n_train"].iloc[0]), int(rows["n_test"].iloc[0])
+        return _size(rows["n_train"].iloc[0]), _size(rows["n_test"].iloc[0])
     name = str(rows["design"].iloc[0]) if "design" in rows else design
     spec = parse_designs([name])[0] if name is not None else None
     if spec is None or spec.kind not in ("cv", "5x2") or "n_cases" not in rows:
         raise ValueError(f"sizes: the stored rows hold neither n_train and n_test nor n_cases of a cv design ({name})")
     return spec.sizes(int(rows["n_cases"].iloc[0]))
+
+
+def _size(value) -> int | float:
+    """A stored size as an int, or as a float when it is a design's mean size that is not whole."""
+    v = float(value)
+    return int(v) if v.is_integer() else v
 
 
 @dataclass(frozen=True)
@@ -447,7 +460,8 @@ class Fits:
             for j, column in enumerate(c.columns.values()):
                 data[column] = acc[..., j].ravel()
             if c.split_sizes:
-                data["n_train"], data["n_test"] = np.int32(n_train), np.int32(n_test)
+                kind = np.float64 if c.mean_sizes else np.int32
+                data["n_train"], data["n_test"] = kind(n_train), kind(n_test)
             if c.counts:
                 data["n01"], data["n10"] = n01.ravel().astype(np.int32), n10.ravel().astype(np.int32)
             frames.append(pd.DataFrame(data))

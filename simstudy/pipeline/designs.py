@@ -68,6 +68,10 @@ class Design:
         """``(n_train, n_test)`` of one split, for the variance-corrected tests."""
         raise NotImplementedError
 
+    def mean_sizes(self, y) -> tuple[float, float]:
+        """``(n_train, n_test)`` averaged over the splits: Nadeau and Bengio's n1 and n2 of the design."""
+        return tuple(float(v) for v in self.sizes(y))
+
 
 @dataclass(frozen=True)
 class RepeatedKFold(Design):
@@ -119,6 +123,16 @@ class RepeatedKFold(Design):
         """
         n = _labels(y).shape[0] if np.ndim(y) else int(y)
         return n - n // self.n_folds, n // self.n_folds
+
+    def mean_sizes(self, y) -> tuple[float, float]:
+        """``(n - n / k, n / k)``: every case is held out once per run, so a fold holds ``n / k`` cases on average.
+
+        This is the ratio ``n_test / n_train = 1 / (k - 1)`` of Nadeau and
+        Bengio's correction whatever ``n``; :meth:`sizes` takes the smaller
+        folds instead, whose ratio is lower when ``k`` does not divide ``n``.
+        """
+        n = _labels(y).shape[0] if np.ndim(y) else int(y)
+        return n - n / self.n_folds, n / self.n_folds
 
 
 FIVE_BY_TWO = RepeatedKFold(5, 2)
@@ -272,6 +286,10 @@ class DesignSpec:
     def sizes(self, y) -> tuple[int, int]:
         """``(n_train, n_test)`` of one split of ``y``."""
         return self.splitter().sizes(y)
+
+    def mean_sizes(self, y) -> tuple[float, float]:
+        """``(n_train, n_test)`` averaged over the design's splits of ``y`` (see :meth:`RepeatedKFold.mean_sizes`)."""
+        return self.splitter().mean_sizes(y)
 
     @property
     def train_share(self) -> float:
