@@ -71,6 +71,7 @@ __all__ = [
     "Assessment",
     "LearnerFailed",
     "DEFAULT_DESIGNS",
+    "baycomp_runs",
     "DEFAULT_TESTS",
     "ASSESS_PROFILE",
     "EVIDENCE_COMMAND",
@@ -2170,14 +2171,16 @@ class Assessment:
             )
         return pd.concat(parts, ignore_index=True)
 
-    def to_baycomp(self, design: str | None = None, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
+    def to_baycomp(self, design: str | None = None, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
         """``x, y, runs`` of one repeat of one design, for ``baycomp.two_on_single(x, y, runs=runs)``.
 
         baycomp's correlated t-test takes the correlation of two splits'
-        differences as ``runs / len(x)``; ``runs`` is set so that this is the
-        test share ``n_test / n`` the corrected tests assume: the number of
-        runs for a cv design, and for resampled splits a number that need not
-        be whole (10 resampled 90/10 splits: about 1, not 10).
+        differences as ``runs / len(x)`` and wants ``runs`` to be a whole
+        number that divides ``len(x)``.  For a cv design it is the number of
+        runs (``1/k``, the test share the corrected tests assume); for
+        resampled splits it is the divisor of the number of splits whose
+        ``runs / len(x)`` is nearest to the test share ``n_test / n`` (10
+        resampled 90/10 splits: 1, exactly 0.1; see :func:`baycomp_runs`).
         """
         d = self._design(design)
         s = self.scores(d.key)
@@ -2187,8 +2190,7 @@ class Assessment:
                 f"repeat: {repeat!r} is not a stored repeat of {d.key} (0 to {self.table['repeats'].max() - 1})"
             )
         x, y = s.iloc[:, -2].to_numpy(float), s.iloc[:, -1].to_numpy(float)
-        runs = float(d.n_runs) if d.design != "resampled" else x.size * d.n_test / (d.n_train + d.n_test)
-        return x, y, runs
+        return x, y, baycomp_runs(d)
 
     def plot(self):
         """The figure of the pages: every test's p-value in every repeat, one panel per design (a matplotlib Figure)."""
@@ -2201,6 +2203,26 @@ class Assessment:
         from simstudy.apps.assess_report import write_assessment
 
         return write_assessment(self, directory)
+
+
+def baycomp_runs(design: DesignChoice) -> int:
+    """The whole number ``runs`` that baycomp's correlated t-test needs for ``design``'s splits.
+
+    baycomp sets the correlation of two splits' differences to ``runs / len(x)``
+    and requires ``runs`` to be a positive integer dividing ``len(x)``.  For a
+    cv design (5x2cv included) that is its number of runs: the correlation is
+    ``1/k``, the mean test share.  For ``R`` resampled splits it is the divisor
+    of ``R`` whose ``runs / R`` lies nearest to the test share
+    ``n_test / (n_train + n_test)`` (the smaller on a tie): exactly the share
+    when ``R`` times it is whole (10 splits of 90/10: 1; 30 of 2/3 and 1/3:
+    10), otherwise the nearest correlation baycomp can express.
+    """
+    if design.design != "resampled":
+        return int(design.n_runs)
+    n = int(design.n_runs) * max(int(design.n_folds), 1)
+    share = design.n_test / (design.n_train + design.n_test)
+    divisors = [r for r in range(1, n + 1) if n % r == 0]
+    return min(divisors, key=lambda r: (abs(r / n - share), r))
 
 
 def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd.DataFrame:

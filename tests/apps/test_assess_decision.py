@@ -47,3 +47,35 @@ def test_corrected_p_uses_mean_sizes_and_is_larger_than_with_the_smallest_fold(t
         old = corrected_repeated_cv_t_test(diff, n_train=115, n_test=28).pvalue  # before: the smallest fold
         assert stored == pytest.approx(float(new), rel=1e-12)
         assert float(old) < float(new)  # the smaller fold's ratio 28/115 < 1/4 gave a liberal p
+
+
+# -- what baycomp is given ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "design, runs",
+    [("cv10x10", 10), ("cv1x10", 1), ("5x2cv", 5), ("resampled10", 1), ("resampled30-33", 10), ("resampled25", 1)],
+)
+def test_baycomp_runs_is_a_whole_divisor_nearest_to_the_test_share(design, runs):
+    from simstudy.apps.assess import baycomp_runs
+
+    (d,) = parse_designs([design], np.repeat([0, 1], [61, 62]))  # 123 cases: no share is exactly whole
+    r = baycomp_runs(d)
+    n = d.n_runs * d.n_folds
+    assert isinstance(r, int) and r == runs and n % r == 0
+
+
+def test_baycomp_accepts_what_to_baycomp_returns_for_every_design(tmp_path, data):
+    baycomp = pytest.importorskip("baycomp")
+    from simstudy.statistics.bayesian import correlated_t_test
+
+    X, y = data
+    a = assess(X, y, "NB", "C4.5", out=tmp_path / "b", designs=("cv2x5", "5x2cv", "resampled10"), n_repeats=2)
+    for d in a.designs:
+        x, y_, runs = a.to_baycomp(d.key)
+        assert isinstance(runs, int)
+        p = baycomp.two_on_single(x, y_, rope=0.01, runs=runs)  # refused a non-integer before
+        assert len(p) == 3
+        if d.design != "resampled":  # the same correlation as ours: the same probabilities
+            ours = correlated_t_test(x - y_, n_train=d.n_train, n_test=d.n_test, rope=0.01)
+            assert (ours.p_a_better, ours.p_rope, ours.p_b_better) == pytest.approx(p, abs=1e-9)
