@@ -31,13 +31,20 @@ _EXPORTS = {
     "settings_of": "simstudy.engine.study",
     "run_study": "simstudy.engine",
     "load_run": "simstudy.engine",
+    # a practitioner's calls: one comparison on one data set, several learners on several data sets
+    "assess": "simstudy.apps.assess",
+    "assess_many": "simstudy.apps.assess_many",
 }
-__all__ = ["__version__", *_EXPORTS]
+# modules importable from the package itself: ``from simstudy import results`` (the stored runs' reader)
+_MODULES = {"results": "simstudy.outputs.runs"}
+__all__ = ["__version__", *_EXPORTS, *_MODULES]
 
 
 def __getattr__(name: str):
-    if name in _EXPORTS:
-        import importlib
+    import importlib
 
+    if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name])
     raise AttributeError(f"module 'simstudy' has no attribute {name!r}")

@@ -68,6 +68,8 @@ __all__ = [
     "recommend",
     "evidence_table",
     "load_assessment",
+    "as_dataset",
+    "named_learners",
     "Assessment",
     "LearnerFailed",
     "DEFAULT_DESIGNS",
@@ -370,11 +372,21 @@ class LearnerChoice:
         estimator instance given in Python.
     params : str
         The estimator's parameters as canonical JSON (``"{}"`` for none).
+    name : str
+        The name the user gave it (``{"logreg": ...}``, ``("logreg", ...)`` or
+        ``logreg=SPEC``), used in the tables and figures; ``""`` when none was
+        given.  It does not identify the stored run: renaming refits nothing.
     """
 
     spec: str
     params: str = "{}"
     template: object = field(default=None, repr=False, compare=False)
+    name: str = field(default="", compare=False)
+
+    @property
+    def shown(self) -> str:
+        """What the tables and figures call it: its name, else its :attr:`label`."""
+        return self.name or self.label
 
     @property
     def label(self) -> str:
@@ -481,8 +493,10 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
 
     Parameters
     ----------
-    spec : str, estimator class or estimator instance
-        A registered name, a ``module:Class`` path, a class or an instance.
+    spec : str, estimator class, estimator instance, or (name, any of these)
+        A registered name, a ``module:Class`` path, a class or an instance;
+        ``("logreg", spec)`` or the text ``"logreg=SPEC"`` also names it for
+        the tables and figures (:attr:`LearnerChoice.name`).
     params : dict or str, optional
         Parameters for a name or a class, as a dict or JSON object text (``--a-params``).
     option : str
@@ -498,6 +512,46 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         One line naming ``option``: an unknown name, a module or class that
         cannot be imported, parameters that are not JSON or that the class refuses.
     """
+    import dataclasses
+
+    spec, name = _named(spec, option)
+    choice = _parse_learner(spec, params, option)
+    return dataclasses.replace(choice, name=name) if name else choice
+
+
+# "logreg=path/to/file.py:NAME": a name for the tables and figures, then the learner
+_NAMED_SPEC = re.compile(r"([A-Za-z_][A-Za-z0-9_.\- ]{0,59})=(.+)")
+
+
+def _named(spec, option: str) -> tuple[object, str]:
+    """``(learner, name)`` from ``(name, learner)``, ``"name=SPEC"`` or a bare learner (name ``""``)."""
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
+        name, spec = spec
+        if not name.strip() or "\n" in name:
+            raise ValueError(f"{option}: a learner's name must be a non-empty line of text, got {name!r}")
+        return spec, name.strip()
+    if isinstance(spec, str):
+        m = _NAMED_SPEC.fullmatch(spec)
+        if m:
+            return m.group(2), m.group(1).strip()
+    return spec, ""
+
+
+def named_learners(learners, option: str = "--learners") -> list:
+    """The learners of a mapping ``{name: learner}``, of ``(name, learner)`` pairs or of a plain sequence, as a
+    list that :func:`parse_learner` takes (a name kept with its learner); duplicate names are refused."""
+    from collections.abc import Mapping
+
+    items = list(learners.items()) if isinstance(learners, Mapping) else list(learners)
+    names = [_named(x, option)[1] for x in items]
+    given = [n for n in names if n]
+    dup = sorted({n for n in given if given.count(n) > 1})
+    if dup:
+        raise ValueError(f"{option}: the name(s) {', '.join(map(repr, dup))} are given to more than one learner")
+    return items
+
+
+def _parse_learner(spec, params, option: str) -> LearnerChoice:
     from simstudy.pipeline.learners import as_learner_factory, learner_names
 
     if isinstance(params, str):
@@ -1887,6 +1941,7 @@ def assess(
     a=None,
     b=None,
     *,
+    learners=None,
     designs=DEFAULT_DESIGNS,
     tests=None,
     n_repeats: int = 10,
@@ -1909,9 +1964,10 @@ def assess(
 
     Parameters
     ----------
-    X : array_like of shape (n, p), or str or os.PathLike
-        The attributes (numbers; NaN for missing), or a data file / shipped
-        data set name (see :func:`load_data`, then ``y`` is None).
+    X : array_like of shape (n, p), DataFrame, or str or os.PathLike
+        The attributes (numbers; NaN for missing), a DataFrame with the class
+        in ``class_column`` (else its last column), or a data file / shipped
+        data set name (see :func:`load_data`); ``y`` is None but for arrays.
     y : array_like of shape (n,), optional
         Class labels.
     a, b : str, estimator class or estimator instance
@@ -1919,6 +1975,10 @@ def assess(
         ``"e1071.svm"``, ...), a ``"module:Class"`` path, a class, or a
         scikit-learn estimator (cloned per split; an estimator with
         ``random_state`` gets one drawn from the repeat's random stream).
+        ``("logreg", learner)`` names it in the tables and figures.
+    learners : mapping or sequence of two learners, optional
+        Instead of ``a`` and ``b``: ``{"logreg": ..., "forest": ...}`` (A
+        first), named in the tables and figures, or two (name, learner) pairs.
     designs : sequence of str
         Design names (see :func:`parse_designs`).
     tests : sequence of str, optional
@@ -1990,10 +2050,16 @@ def assess(
 
     alpha = check_alpha(alpha, "--alpha")
     rope = check_rope(rope)
-    if isinstance(X, (str, Path)) and y is None:
-        data = load_data(X, class_column=class_column)
-    else:
-        data = _array_dataset(X, y)
+    data = as_dataset(X, y, class_column=class_column)
+    if learners is not None:
+        if a is not None or b is not None:
+            raise ValueError("learners: give the two learners either as learners= or as a and b, not both")
+        pair = named_learners(learners, "learners")
+        if len(pair) != 2:
+            raise ValueError(f"learners: one comparison takes exactly two learners, got {len(pair)}")
+        a, b = pair
+    elif a is not None and b is not None:
+        named_learners([a, b], "--a/--b")
     if a is None or b is None:
         raise ValueError("--a/--b: both learners are needed")
     from simstudy.pipeline.scores import check_metric
@@ -2015,7 +2081,8 @@ def assess(
         )
         scratch = None
         if out is None and out_root is not None:
-            out = Path(out_root) / "assess" / _slug(f"{Path(data.name).stem}-{Path(ca.spec).name}-{Path(cb.spec).name}")
+            names = [c.name or Path(c.spec).name for c in (ca, cb)]
+            out = Path(out_root) / "assess" / _slug(f"{Path(data.name).stem}-{names[0]}-{names[1]}")
         elif out is None:
             import tempfile
 
@@ -2078,7 +2145,7 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:100]
 
 
-def _array_dataset(X, y) -> Dataset:
+def _array_dataset(X, y, name: str = "arrays") -> Dataset:
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-d array (cases x attributes), got shape {X.shape}")
@@ -2092,8 +2159,24 @@ def _array_dataset(X, y) -> Dataset:
     if y.ndim != 1 or y.size != Xf.shape[0]:
         raise ValueError(f"y: expected {Xf.shape[0]} labels (one per row of X), got shape {y.shape}")
     return _finish(
-        "arrays", Xf, y.astype(object), [f"x{j}" for j in range(Xf.shape[1])], [False] * Xf.shape[1], [0] * Xf.shape[1]
+        name, Xf, y.astype(object), [f"x{j}" for j in range(Xf.shape[1])], [False] * Xf.shape[1], [0] * Xf.shape[1]
     )
+
+
+def as_dataset(data, y=None, *, class_column=None, name: str | None = None) -> Dataset:
+    """A :class:`Dataset` from a file or shipped name, a DataFrame (the class in ``class_column``, else the
+    last column), arrays ``X, y`` or a Dataset; ``name`` replaces the one it would get."""
+    import dataclasses
+
+    if isinstance(data, Dataset):
+        ds = data
+    elif isinstance(data, (str, os.PathLike)) and y is None:
+        ds = load_data(data, class_column=class_column)
+    elif isinstance(data, pd.DataFrame) and y is None:
+        ds = _from_frame(data, name or "data frame", class_column)
+    else:
+        ds = _array_dataset(data, y, name or "arrays")
+    return dataclasses.replace(ds, name=str(name)) if name and ds.name != name else ds
 
 
 @dataclass
@@ -2150,7 +2233,7 @@ class Assessment:
         """
         rows = self.run.table("scores")
         col_a, col_b = _score_columns(rows)
-        name_a, name_b = _score_names(self.a.label, self.b.label)
+        name_a, name_b = _score_names(self.a.shown, self.b.shown)
         chosen = [self._design(design)] if design is not None else list(self.designs)
         parts = []
         for d in chosen:
@@ -2408,7 +2491,9 @@ def load_assessment(
     """
     from simstudy.engine import load_run
 
-    data = load_data(data, class_column=class_column) if isinstance(data, (str, Path)) else data
+    data = as_dataset(data, class_column=class_column)
+    if isinstance(a, dict) and b is None:  # the learners= mapping of assess
+        a, b = named_learners(a, "learners")
     ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["assess_many", "ManyAssessment", "many_study", "many_tables", "DEFAULT_ROPE"]
+__all__ = ["assess_many", "as_datasets", "ManyAssessment", "many_study", "many_tables", "DEFAULT_ROPE"]
 
 MANY_PROFILE = "assess"
 #: Half-width of the region of practical equivalence: differences of at most one point of accuracy do not matter.
@@ -67,7 +67,7 @@ class DataSetCondition:
 
 
 def _labels(learners) -> list[str]:
-    labels = [c.label for c in learners]
+    labels = [c.shown for c in learners]
     if len(set(labels)) != len(labels):
         seen: dict[str, int] = {}
         out = []
@@ -386,6 +386,37 @@ def _reading() -> str:
     )
 
 
+def as_datasets(data, *, class_column=None) -> tuple:
+    """The data sets of :func:`assess_many`: files or shipped names, DataFrames, ``(X, y)`` pairs, or a mapping
+    ``{name: any of these}``; one line naming the data set that cannot be read."""
+    from collections.abc import Mapping
+
+    from simstudy.apps.assess import as_dataset
+
+    def pair(d) -> bool:
+        return isinstance(d, tuple) and len(d) == 2 and not isinstance(d[0], (str, Path))
+
+    if isinstance(data, Mapping):
+        items = [(str(k), v) for k, v in data.items()]
+    elif isinstance(data, (str, Path, pd.DataFrame)) or pair(data):
+        items = [(None, data)]
+    else:
+        items = [(None, d) for d in data]
+    out = []
+    for i, (name, d) in enumerate(items, start=1):
+        if pair(d):
+            out.append(as_dataset(d[0], d[1], name=name or f"arrays {i}"))
+        elif isinstance(d, pd.DataFrame):
+            out.append(as_dataset(d, class_column=class_column, name=name or f"data frame {i}"))
+        elif isinstance(d, (str, Path)):
+            out.append(as_dataset(d, class_column=class_column, name=name))
+        else:
+            raise ValueError(
+                f"DATA: data set {i} is a {type(d).__name__}; give a file or shipped name, a DataFrame or (X, y)"
+            )
+    return tuple(out)
+
+
 def assess_many(
     data,
     learners,
@@ -407,11 +438,16 @@ def assess_many(
 
     Parameters
     ----------
-    data : sequence of str or os.PathLike
-        Data files or shipped data set names (see :func:`simstudy.apps.assess.load_data`).
-    learners : sequence
+    data : sequence, or mapping of name to data set
+        Data sets, each a file or shipped data set name (see
+        :func:`simstudy.apps.assess.load_data`), a DataFrame (the class in
+        ``class_column``, else its last column) or a pair ``(X, y)`` of
+        arrays; a mapping ``{name: data set}`` names them in the tables.
+    learners : sequence, or mapping of name to learner
         Learners as :func:`simstudy.apps.assess.parse_learner` takes them
-        (registered names, ``module:NAME``, ``path/to/file.py:NAME``, classes, estimators).
+        (registered names, ``module:NAME``, ``path/to/file.py:NAME``, classes,
+        estimators); ``{"logreg": ..., "forest": ...}`` or ``(name, learner)``
+        pairs name them in the tables and figures.
     design : str
         The design applied to every data set.
     n_repeats : int
@@ -434,7 +470,7 @@ def assess_many(
     ManyAssessment
     """
     from simstudy._validation import check_alpha
-    from simstudy.apps.assess import check_rope, load_data, parse_learner
+    from simstudy.apps.assess import check_rope, named_learners, parse_learner
     from simstudy.engine import DEFAULT_SEED, run_study
     from simstudy.pipeline.scores import check_metric
 
@@ -444,9 +480,8 @@ def assess_many(
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     rope = check_rope(rope)
-    if isinstance(data, (str, Path)):
-        data = [data]
-    datasets = tuple(load_data(d, class_column=class_column) for d in data)
+    datasets = as_datasets(data, class_column=class_column)
+    learners = named_learners(learners)
     if len(learners) < 2:
         raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
     choices = tuple(parse_learner(spec, option="--learners") for spec in learners)

@@ -116,13 +116,18 @@ def _header(a, esc=_plain) -> list[str]:
     if dropped:
         lines.append(esc(dropped[0].upper() + dropped[1:]))
     return lines + [
-        f"A: {esc(a.a.label)}",
-        f"B: {esc(a.b.label)}",
+        f"A: {esc(_learner_line(a.a))}",
+        f"B: {esc(_learner_line(a.b))}",
         f"Score per split: {_metric(a)}" + ("" if _metric(a) == "accuracy" else " (greater is better)"),
         f"Designs: {designs}; each repeated {a.table['repeats'].max()} times on new random partitions; "
         f"alpha {a.alpha}; root seed {a.run.manifest['root_seed']}",
         f"Stored in {esc(a.run.path)}",
     ]
+
+
+def _learner_line(choice) -> str:
+    """A learner as the header states it: ``name = label`` when it was named, else its label."""
+    return f"{choice.name} = {choice.label}" if choice.name else choice.label
 
 
 # Markdown that text from the data must not be able to make: HTML (tags, entities), code spans, emphasis,
@@ -313,7 +318,7 @@ def assessment_markdown(a, figure: str | None = None) -> str:
     """
     md = md_text
     parts = [
-        f"# {md(a.a.label)} against {md(a.b.label)} on {md(a.data.name)}",
+        f"# {md(a.a.shown)} against {md(a.b.shown)} on {md(a.data.name)}",
         "",
         *[f"- {line}" for line in _header(a, md)],
         "",
@@ -356,7 +361,7 @@ def assessment_html(a, figure: str | None = None) -> str:
 
     e = html.escape
     body = [
-        f"<h1>{e(a.a.label)} against {e(a.b.label)} on {e(a.data.name)}</h1>",
+        f"<h1>{e(a.a.shown)} against {e(a.b.shown)} on {e(a.data.name)}</h1>",
         "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
         "<h2>Verdicts across repeats</h2>",
         "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",
@@ -391,7 +396,7 @@ def assessment_html(a, figure: str | None = None) -> str:
     )
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(a.data.name)}: '
-        f"{e(a.a.label)} vs {e(a.b.label)}</title><style>{style}</style></head><body>\n"
+        f"{e(a.a.shown)} vs {e(a.b.shown)}</title><style>{style}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
@@ -454,7 +459,7 @@ def _pvalue_figure(a):
         fontsize=8,
     )
     fig.suptitle(
-        f"A: {_short(a.a.label)}  vs  B: {_short(a.b.label)}\non {_short(a.data.name)}, {_metric(a)}, "
+        f"A: {_short(a.a.shown)}  vs  B: {_short(a.b.shown)}\non {_short(a.data.name)}, {_metric(a)}, "
         f"{int(a.table['repeats'].max())} repeats of every design",
         fontsize=9,
         x=0.01,

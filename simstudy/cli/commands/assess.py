@@ -40,7 +40,8 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         metavar="LEARNER",
         help="learner A: a registered name (NB, C4.5, NN, stump, TAN, weka.SMO, e1071.naiveBayes, "
         "e1071.svm, randomForest), module:NAME or path/to/file.py:NAME of a scikit-learn estimator, "
-        "pipeline or factory",
+        "pipeline or factory; NAME=LEARNER (e.g. logreg=my_models.py:scaled_logreg) names it in the tables "
+        "and figures",
     )
     p.add_argument("--b", default=None, metavar="LEARNER", help="learner B, as --a")
     p.add_argument(
@@ -48,7 +49,8 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         nargs="+",
         default=None,
         metavar="LEARNER",
-        help="two or more learners, as --a, compared on every DATA on one design (the first of --designs), then "
+        help="two or more learners, as --a (NAME=LEARNER names them), compared on every DATA on one design "
+        "(the first of --designs), then "
         "across data sets (Wilcoxon, sign and Bayesian signed-rank tests per pair; with three or more, Friedman, "
         "Holm and a critical-difference diagram)",
     )
