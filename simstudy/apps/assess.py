@@ -30,6 +30,7 @@ size-adjusted power, ties broken by simulated replicability.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -840,6 +841,10 @@ class _FitLimit:
         """Predictions for the rows ``test`` of ``make()`` fitted on the rows ``train`` (see :func:`fold_predictions`)."""
         return self._call(self._worker.call, _serve_fit, make, train, test, timeout=self.seconds)
 
+    def fit_outputs(self, make, train, test):
+        """Predictions and score columns of ``make()`` fitted on ``train``, for ``test`` (see :func:`fold_outputs`)."""
+        return self._call(self._worker.call, _serve_fit_outputs, make, train, test, timeout=self.seconds)
+
     def fit_score(self, make, train, test, metric):
         """The score ``metric`` of ``make()`` fitted on the rows ``train``, on the rows ``test`` (see :func:`cv_scores`)."""
         return self._call(self._worker.call, _serve_fit_score, make, train, test, metric, timeout=self.seconds)
@@ -893,6 +898,9 @@ class _LimitedFits:
     def score(self, make, train, test, metric):
         return _fit_limit(*self.args).fit_score(make, train, test, metric)
 
+    def outputs(self, make, train, test):
+        return _fit_limit(*self.args).fit_outputs(make, train, test)
+
 
 def _close_fit_workers() -> None:
     """End this process's fit workers (the command is done)."""
@@ -913,6 +921,13 @@ def _serve_fit_data(X, y, make) -> None:
 def _serve_fit(make, train, test):
     X, y = _FIT_DATA["X"], _FIT_DATA["y"]
     return make().fit(X[train], y[train]).predict(X[test])
+
+
+def _serve_fit_outputs(make, train, test):
+    from simstudy.pipeline.outputs import split_outputs
+
+    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+    return split_outputs(make().fit(X[train], y[train]), X[test], np.unique(y))
 
 
 def _serve_fit_score(make, train, test, metric):
@@ -1080,32 +1095,14 @@ def assessment_study(
     simstudy.engine.Study
     """
     from simstudy.engine import Cost, Profile, Provides, Study
-    from simstudy.pipeline.comparison import Comparison, FitFailed, Learner
-    from simstudy.pipeline.schemes import SCHEMES
+    from simstudy.pipeline.comparison import FitFailed
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
         raise ValueError(f"--repeats: must be an integer >= 2 (replicability compares repeats), got {n_repeats!r}")
     tests = _check_tests(tests, designs)
     X, y = data.X, data.y
-    digest = data.digest if fit_timeout is not None else None
     sides = {"a": ("A", a), "b": ("B", b)}
-    learners = {}
-    for k, (_, choice) in sides.items():
-        limited = _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None
-        learners[k] = Learner(choice.factory(data), limited, limited.score if limited is not None else None)
-    comparisons = {
-        cond.key: Comparison(
-            learners,
-            designs=(cond.key,),
-            tests=_tests_for(cond, tests),
-            alpha=cond.alpha,
-            schemes=SCHEMES,
-            index_dtype=np.int16,
-            metric=metric,
-            mean_sizes=True,
-        )
-        for cond in designs
-    }
+    comparisons = _comparisons(data, a, b, designs, tests, metric, fit_timeout)
 
     def replicate(cond: DesignChoice, rng):
         try:
@@ -1141,6 +1138,39 @@ def assessment_study(
         cost=Cost(seconds_per_replication=lambda c: 2 * c.n_runs * max(c.n_folds, 1) * per_fit),
         chunk_size=chunk_size,
     )
+
+
+def _comparisons(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs, tests, metric: str, fit_timeout=None):
+    """The :class:`~simstudy.pipeline.comparison.Comparison` of every design of an assessment, by design key.
+
+    Every held-out case's outputs are kept (the ``predictions`` table), so
+    the stored assessment is scored again by another metric without fitting.
+    """
+    from simstudy.pipeline.comparison import Comparison, Learner
+    from simstudy.pipeline.schemes import SCHEMES
+
+    digest = data.digest if fit_timeout is not None else None
+    learners = {}
+    for k, choice in (("a", a), ("b", b)):
+        limited = _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None
+        if limited is None:
+            learners[k] = Learner(choice.factory(data))
+        else:
+            learners[k] = Learner(choice.factory(data), limited, limited.score, limited.outputs)
+    return {
+        cond.key: Comparison(
+            learners,
+            designs=(cond.key,),
+            tests=_tests_for(cond, tests),
+            alpha=cond.alpha,
+            schemes=SCHEMES,
+            index_dtype=np.int16,
+            metric=metric,
+            mean_sizes=True,
+            keep_outputs=True,
+        )
+        for cond in designs
+    }
 
 
 # ----------------------------------------------------------------------------------------- summary
@@ -2074,8 +2104,6 @@ def assess(
     fit_timeout = check_fit_timeout(fit_timeout)
     digest = data.digest if fit_timeout is not None else None
     try:
-        _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
-        _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
         study = assessment_study(
             data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
         )
@@ -2090,7 +2118,11 @@ def assess(
             out = Path(scratch.name) / "run"
         seed = DEFAULT_SEED if seed is None else seed
         run = None if fresh else _finished_run(study, out, seed)
-        if run is None:
+        if run is None and not fresh:  # fitted for another metric: scored again from its stored outputs
+            study, run = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, seed, metric) or (study, None)
+        if run is None:  # a finished assessment was checked when it was made; a new one is checked now
+            _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
+            _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
             run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
     finally:
         _close_fit_workers()
@@ -2132,6 +2164,68 @@ def _finished_run(study, out, seed):
         return run if run.complete else None
     except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
         return None
+
+
+def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
+    """``(study, run)`` of the finished assessment in ``out`` of the same data, learners, designs, tests and seed
+    fitted for another metric, seen through ``metric`` (:class:`RescoredRun`); None when there is none."""
+    from simstudy.engine.store import RunStore, StoreError
+
+    try:
+        manifest = RunStore(Path(out)).read_manifest()
+    except (StoreError, OSError):
+        return None
+    if manifest is None:
+        return None
+    stored = str(manifest.get("config", {}).get("settings", {}).get("metric", "accuracy"))
+    if stored == metric:
+        return None
+    study = assessment_study(data, a, b, designs, n_repeats=n_repeats, tests=tests, metric=stored)
+    run = _finished_run(study, out, seed)
+    if run is None or "predictions" not in run.tables():
+        return None
+    try:
+        return study, RescoredRun(run, _comparisons(data, a, b, designs, tests, metric), data.y.size, metric)
+    except ValueError as exc:
+        raise ValueError(
+            f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
+            f"stored outputs ({_first_line(exc)}); --fresh fits it again for {metric}"
+        ) from None
+
+
+class RescoredRun:
+    """A stored assessment seen through another metric: its ``scores`` and ``outcomes`` computed again from its
+    stored ``predictions`` (:func:`simstudy.pipeline.comparison.rescore`), everything else as stored.
+
+    The manifest's settings name the metric the tables now hold; ``fitted_metric`` the one it was fitted for.
+    """
+
+    def __init__(self, run, comparisons: dict, n_cases: int, metric: str):
+        import copy
+
+        from simstudy.pipeline.comparison import rescore
+
+        self._run = run
+        self.fitted_metric = stored_metric(run)
+        self.manifest = copy.deepcopy(run.manifest)
+        self.manifest.setdefault("config", {}).setdefault("settings", {})["metric"] = metric
+        pred = run.table("predictions")
+        first = run.table("scores")
+        ident = list(first.columns[: list(first.columns).index("seed") + 1])
+        parts = {"scores": [], "outcomes": []}
+        for (cond, _), rows in pred.groupby(["condition", "replication"], sort=False, observed=True):
+            comp = comparisons[str(cond)]
+            fits = rescore(dataclasses.replace(comp, metric=metric), rows, n_cases)
+            head = rows.iloc[0][ident]
+            for name, table in (("scores", fits.scores()), ("outcomes", fits.outcomes())):
+                parts[name].append(table.assign(**head.to_dict())[ident + list(table.columns)])
+        self._tables = {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
+
+    def table(self, name: str):
+        return self._tables[name] if name in self._tables else self._run.table(name)
+
+    def __getattr__(self, name):
+        return getattr(self._run, name)
 
 
 def check_rope(rope) -> float:
@@ -2480,16 +2574,19 @@ def load_assessment(
     b_params=None,
     metric: str = "accuracy",
     rope: float = 0.01,
+    seed: int | None = None,
 ) -> Assessment:
     """The assessment stored in ``out``, re-summarised without fitting anything.
 
-    Takes the arguments :func:`assess` was given (they identify the stored run).
+    Takes the arguments :func:`assess` was given (they identify the stored run);
+    ``metric`` may differ from the one it was fitted for: the stored outputs are
+    then scored by it (:class:`RescoredRun`).
 
     Returns
     -------
     Assessment
     """
-    from simstudy.engine import load_run
+    from simstudy.engine import DEFAULT_SEED, load_run
 
     data = as_dataset(data, class_column=class_column)
     if isinstance(a, dict) and b is None:  # the learners= mapping of assess
@@ -2497,5 +2594,9 @@ def load_assessment(
     ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric)
-    run = load_run(study, profile=ASSESS_PROFILE, out=out)
+    other = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, DEFAULT_SEED if seed is None else seed, metric)
+    if other is not None:  # fitted for another metric: scored again from its stored outputs
+        study, run = other
+    else:
+        run = load_run(study, profile=ASSESS_PROFILE, out=out)
     return _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=check_rope(rope))

@@ -118,7 +118,13 @@ def _header(a, esc=_plain) -> list[str]:
     return lines + [
         f"A: {esc(_learner_line(a.a))}",
         f"B: {esc(_learner_line(a.b))}",
-        f"Score per split: {_metric(a)}" + ("" if _metric(a) == "accuracy" else " (greater is better)"),
+        f"Score per split: {_metric(a)}"
+        + ("" if _metric(a) == "accuracy" else " (greater is better)")
+        + (
+            f"; scored from the outputs stored when it was fitted for {a.run.fitted_metric}, nothing fitted again"
+            if getattr(a.run, "fitted_metric", None)
+            else ""
+        ),
         f"Designs: {designs}; each repeated {a.table['repeats'].max()} times on new random partitions; "
         f"alpha {a.alpha}; root seed {a.run.manifest['root_seed']}",
         f"Stored in {esc(a.run.path)}",

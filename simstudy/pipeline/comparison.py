@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "HOLDOUT_TESTS", "DESIGN_INPUTS", "seeded"]
+__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "HOLDOUT_TESTS", "DESIGN_INPUTS", "seeded", "rescore"]
 
 #: The tests of a holdout design when all are asked for: Dietterich's two tests on one split.
 HOLDOUT_TESTS = ("mcnemar", "difference_of_proportions")
@@ -81,11 +81,15 @@ class Learner:
     fit_score : callable, optional
         The same for a metric other than accuracy (``fit_score(make, train,
         test, metric)``, see :func:`simstudy.pipeline.scores.cv_scores`).
+    fit_outputs : callable, optional
+        The same when the outputs are kept (``fit_outputs(make, train, test)``,
+        see :func:`simstudy.pipeline.outputs.fold_outputs`).
     """
 
     make: Callable
     fit_predict: Callable | None = None
     fit_score: Callable | None = None
+    fit_outputs: Callable | None = None
 
 
 def seed_parameters(est) -> list[str]:
@@ -199,6 +203,13 @@ class Comparison:
         a k-fold cv) instead of one split's, the smaller folds' (the default,
         with which the built-in studies were run; the two agree when ``k``
         divides ``n``).
+    keep_outputs : bool
+        Keep every held-out case's predicted class and, where the learner has
+        them, its class probabilities or decision values
+        (:mod:`simstudy.pipeline.outputs`), returned by :meth:`run` as a
+        ``predictions`` table, from which any scorer is computed again without
+        fitting (:func:`rescore`).  The scores are then computed from those
+        outputs too, so the two agree exactly.
     """
 
     learners: Any
@@ -214,6 +225,7 @@ class Comparison:
     index_dtype: Any = np.int64
     metric: str = "accuracy"
     mean_sizes: bool = False
+    keep_outputs: bool = False
     _learners: tuple = field(init=False, repr=False, compare=False)
     _designs: tuple = field(init=False, repr=False, compare=False)
     _seeded: tuple = field(init=False, repr=False, compare=False)
@@ -346,19 +358,54 @@ class Comparison:
         """Draw every design's partitions and fit every learner once per split (see the module docstring)."""
         y = np.asarray(y)
         E = int(self.n_experiments)
-        per_design = {}
+        per_design, outputs = {}, {}
         for key, d in self._designs:
             split = d.splitter()
             ids = np.concatenate([split.fold_ids(y, rng) for _ in range(E)])
             n_seeded = sum(self._seeded)
             seeds = rng.integers(0, _SEED_HIGH, size=(E, n_seeded)) if n_seeded else None
-            acc, n01, n10 = self._fit_design(X, y, ids, E, seeds)
+            if self.keep_outputs and not self._counts:
+                acc, outputs[key] = self._fit_outputs(X, y, ids, E, seeds)
+                n01 = n10 = None
+            else:
+                acc, n01, n10 = self._fit_design(X, y, ids, E, seeds)
             shape = (E, d.n_runs, d.n_folds)
             acc = acc.reshape(shape + (len(self._learners),))
             if n01 is not None:
                 n01, n10 = n01.reshape(shape), n10.reshape(shape)
             per_design[key] = (acc, n01, n10, d.mean_sizes(y) if self.mean_sizes else d.sizes(y))
-        return Fits(self, per_design)
+        return Fits(self, per_design, outputs)
+
+    def _fit_outputs(self, X, y, ids, E: int, seeds):
+        """Scores ``(E * runs, folds, L)`` computed from every learner's outputs, and ``(ids, outputs)``."""
+        from simstudy.pipeline.outputs import fold_outputs, needs_scores, outputs_scores
+
+        runs = ids.shape[0] // E
+        keep = True if needs_scores(self.metric) else "auto"
+        parts, outputs = [], []
+        column = 0
+        for j, (name, lr) in enumerate(self._learners):
+
+            def one(fold_ids, make, lr=lr):
+                return fold_outputs(X, y, fold_ids, make, scores=keep, fit_outputs=lr.fit_outputs)
+
+            try:
+                if not self._seeded[j]:
+                    pred, sc, kind = one(ids, lr.make)
+                else:
+                    pieces = [one(ids[e * runs : (e + 1) * runs], seeded(lr.make, seeds[e, column])) for e in range(E)]
+                    column += 1
+                    pred = np.concatenate([p for p, _, _ in pieces])
+                    kinds = {k for _, _, k in pieces}
+                    sc, kind = None, ""
+                    if len(kinds) == 1 and "" not in kinds:
+                        sc, kind = np.concatenate([s for _, s, _ in pieces]), kinds.pop()
+                score = outputs_scores(self.metric, y, ids, pred, sc, kind)
+            except Exception as exc:
+                raise FitFailed(name, f"{type(exc).__name__}: {exc}") from exc
+            parts.append(score[..., None])
+            outputs.append((pred, sc, kind))
+        return np.concatenate(parts, axis=-1), (ids, outputs)
 
     def _fit_design(self, X, y, ids, E: int, seeds):
         """Accuracies ``(E * runs, folds, L)`` of every learner, and the discordant counts when kept."""
@@ -389,9 +436,13 @@ class Comparison:
         return np.concatenate(parts, axis=-1), None, None
 
     def run(self, X, y, rng) -> dict[str, pd.DataFrame]:
-        """One replication: ``{"scores": ..., "outcomes": ...}`` in long format (see :class:`Fits`)."""
+        """One replication: ``{"scores": ..., "outcomes": ...}`` in long format (see :class:`Fits`), and
+        ``"predictions"`` when the outputs are kept."""
         fits = self.fit(X, y, rng)
-        return {"scores": fits.scores(), "outcomes": fits.outcomes()}
+        out = {"scores": fits.scores(), "outcomes": fits.outcomes()}
+        if self.keep_outputs:
+            out["predictions"] = fits.predictions(y)
+        return out
 
 
 def stored_sizes(rows, design=None) -> tuple[int | float, int | float]:
@@ -421,6 +472,7 @@ class Fits:
 
     comparison: Comparison
     per_design: dict
+    outputs: dict = field(default_factory=dict)
 
     def paired(self, design: str | None = None, pair=None, *, runs: int | None = None) -> PairedScores:
         """The paired scores of one design and pair, shape ``(experiments, runs, folds)``.
@@ -467,6 +519,36 @@ class Fits:
             frames.append(pd.DataFrame(data))
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
+    def predictions(self, y) -> pd.DataFrame:
+        """Per design, experiment, run and held-out case: its ``fold``, ``case`` (row of the data), true class
+        ``y``, every learner's prediction ``pred_<name>`` and score columns ``proba_<name>_<j>`` or
+        ``decision_<name>_<j>`` (see :mod:`simstudy.pipeline.outputs`); the outputs must have been kept."""
+        c = self.comparison
+        dt = c.index_dtype
+        y = np.asarray(y)
+        frames = []
+        for key, (ids, outs) in self.outputs.items():
+            E = int(c.n_experiments)
+            runs = ids.shape[0] // E
+            r_idx, case = np.nonzero(ids >= 0)
+            data = {}
+            if c._named_designs():
+                data["design"] = key
+            if E > 1:
+                data["experiment"] = (r_idx // runs).astype(dt)
+            data["run"] = (r_idx % runs).astype(dt)
+            data["fold"] = ids[r_idx, case].astype(dt)
+            data["case"] = case.astype(np.int32)
+            data["y"] = y[case]
+            for name, (pred, _, _) in zip(c.names, outs):
+                data[f"pred_{name}"] = pred[r_idx, case]
+            for name, (_, sc, kind) in zip(c.names, outs):
+                if sc is not None:
+                    for j in range(sc.shape[-1]):
+                        data[f"{kind}_{name}_{j}"] = sc[r_idx, case, j]
+            frames.append(pd.DataFrame(data))
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
     def outcomes(self) -> pd.DataFrame:
         """One row per design, pair, experiment, scheme and test: statistic, p-value, decision (and ``sign``)."""
         from simstudy.pipeline.outcomes import outcome_rows
@@ -495,3 +577,65 @@ class Fits:
                     rows.insert(0, "design", key)
                 blocks.append(rows)
         return pd.concat(blocks, ignore_index=True) if len(blocks) > 1 else blocks[0]
+
+
+def rescore(comparison: Comparison, predictions: pd.DataFrame, n_cases: int) -> Fits:
+    """The :class:`Fits` of one replication rebuilt from its stored ``predictions`` table, without fitting.
+
+    Every split's score is :func:`simstudy.pipeline.outputs.outputs_scores`
+    of ``comparison.metric`` on the stored outputs, as :meth:`Comparison.fit`
+    computes it when it keeps them, so a stored replication scored again by
+    its own metric gives the stored scores exactly, and by another metric the
+    scores a fit would have given.  The split sizes are those of the stored
+    folds (their mean with ``mean_sizes``, else the smallest).
+
+    Parameters
+    ----------
+    comparison : Comparison
+        The comparison that stored the rows, with the metric wanted.
+    predictions : DataFrame
+        The ``predictions`` rows of one replication (:meth:`Fits.predictions`).
+    n_cases : int
+        The number of cases of the data.
+
+    Raises
+    ------
+    ValueError
+        The metric needs probabilities or decision values a learner did not store.
+    """
+    from simstudy.pipeline.outputs import outputs_scores
+
+    c = comparison
+    E = int(c.n_experiments)
+    per_design = {}
+    for key, d in c._designs:
+        rows = predictions[predictions["design"] == key] if c._named_designs() else predictions
+        exp = rows["experiment"].to_numpy(int) if E > 1 else np.zeros(len(rows), dtype=int)
+        r = exp * d.n_runs + rows["run"].to_numpy(int)
+        case = rows["case"].to_numpy(int)
+        ids = np.full((E * d.n_runs, n_cases), -1, dtype=np.int64)
+        ids[r, case] = rows["fold"].to_numpy(int)
+        y = np.zeros(n_cases, dtype=rows["y"].dtype)
+        y[case] = rows["y"].to_numpy()
+        scores = []
+        for name in c.names:
+            pred = np.full(ids.shape, -1, dtype=np.int64)
+            pred[r, case] = rows[f"pred_{name}"].to_numpy()
+            sc, kind = None, ""
+            for k in ("proba", "decision"):
+                cols = [col for col in rows.columns if col.startswith(f"{k}_{name}_")]
+                if cols and rows[cols].notna().all(axis=None):
+                    cols.sort(key=lambda col: int(col.rsplit("_", 1)[1]))
+                    sc = np.full(ids.shape + (len(cols),), np.nan)
+                    sc[r, case] = rows[cols].to_numpy(float)
+                    kind = k
+            try:
+                scores.append(outputs_scores(c.metric, y, ids, pred, sc, kind))
+            except ValueError as exc:
+                raise ValueError(f"{exc} (learner {name!r})") from None
+        acc = np.stack(scores, axis=-1).reshape(E, d.n_runs, d.n_folds, len(c.names))
+        counts = np.bincount(r * d.n_folds + ids[r, case], minlength=E * d.n_runs * d.n_folds)
+        n_test = float(counts.mean()) if c.mean_sizes else int(counts.min())
+        n_train = n_cases - n_test
+        per_design[key] = (acc, None, None, (n_train, n_test))
+    return Fits(c, per_design)

@@ -1,0 +1,73 @@
+"""What an assessment costs: another metric on a stored assessment is scored from its stored outputs, unfitted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simstudy import assess
+from simstudy.cli import main
+
+
+@pytest.fixture(scope="module")
+def data():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[::3], y[::3]
+
+
+KW = dict(designs=("cv2x5", "resampled4"), n_repeats=2, evidence=None)
+LEARNERS = {"nb": "sklearn.naive_bayes:GaussianNB", "tree": "sklearn.tree:DecisionTreeClassifier"}
+
+
+def _same(a, b):
+    for name in ("scores", "outcomes"):
+        x, y = a.run.table(name), b.run.table(name)
+        keys = ["condition", "replication", *[c for c in ("run", "fold", "scheme", "test") if c in y]]
+        x = x[list(y.columns)].sort_values(keys).reset_index(drop=True)
+        pd.testing.assert_frame_equal(x, y.sort_values(keys).reset_index(drop=True), check_categorical=False)
+
+
+def test_another_metric_is_scored_from_the_stored_outputs_without_fitting(tmp_path, data, monkeypatch):
+    import simstudy.apps.assess as assess_module
+    import simstudy.pipeline.outputs as outputs
+
+    X, y = data
+    assess(X, y, learners=LEARNERS, out=tmp_path / "run", **KW)
+    fitted = assess(X, y, learners=LEARNERS, out=tmp_path / "auc", metric="roc_auc", **KW)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted again")
+
+    monkeypatch.setattr(outputs, "fold_outputs", no_fit)
+    monkeypatch.setattr(outputs, "split_outputs", no_fit)
+    monkeypatch.setattr(assess_module, "_check_learnable", no_fit)
+    again = assess(X, y, learners=LEARNERS, out=tmp_path / "run", metric="roc_auc", **KW)
+    assert again.metric == "roc_auc" and again.run.fitted_metric == "accuracy"
+    _same(again, fitted)  # the numbers a fit for roc_auc gives
+    pd.testing.assert_frame_equal(again.effect, fitted.effect)
+    assert "scored from the outputs stored when it was fitted for accuracy, nothing fitted again" in str(again)
+    # and back: accuracy is what was stored
+    back = assess(X, y, learners=LEARNERS, out=tmp_path / "run", **KW)
+    assert back.metric == "accuracy" and "acc_a" in back.run.table("scores")
+
+
+def test_predictions_only_are_refused_for_a_probability_metric_naming_fresh(tmp_path, capsys):
+    # NB and C4.5 on nominal data without missing values fit all folds in one compiled call: predictions only
+    rng = np.random.default_rng(3)
+    values = rng.choice(list("xyz"), size=(120, 4))
+    label = np.where((values[:, 0] == "x") ^ (rng.random(120) < 0.2), "yes", "no")
+    path = tmp_path / "nominal.csv"
+    pd.DataFrame(values, columns=list("abcd")).assign(label=label).to_csv(path, index=False)
+    argv = ["assess", str(path), "--a", "NB", "--b", "C4.5", "--designs", "cv2x5", "--repeats", "2", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "v")]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--out", str(tmp_path / "v"), "--metric", "roc_auc"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "was fitted for accuracy and cannot be scored by roc_auc" in err[0]
+    assert "--fresh fits it again for roc_auc" in err[0]
+    # balanced accuracy needs predictions only: scored again
+    assert main([*argv, "--out", str(tmp_path / "v"), "--metric", "balanced_accuracy"]) == 0
+    assert "Score per split: balanced_accuracy" in capsys.readouterr().out
