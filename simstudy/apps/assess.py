@@ -78,14 +78,18 @@ __all__ = [
     "DEFAULT_TESTS",
     "ASSESS_PROFILE",
     "EVIDENCE_COMMAND",
+    "SHIPPED",
 ]
 
 ASSESS_PROFILE = "assess"
+#: ``evidence=SHIPPED``: the evidence shipped with the package, whatever is stored under a results root.
+SHIPPED = "shipped"
 DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
 # The tests the papers apply to each design ("sample" tests run on every sampling scheme of the r x k cv).
 DEFAULT_TESTS = {
     "cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv_t"),
-    "5x2cv": ("5x2cv_t", "5x2cv_f"),
+    # the corrected t on the ten splits (n_test/n_train = 1): the test the 5x2cv interval inverts
+    "5x2cv": ("5x2cv_t", "5x2cv_f", "corrected_cv_t"),
     "resampled": ("resampled_t", "corrected_resampled_t"),
 }
 
@@ -1720,7 +1724,7 @@ def _coverage(designs, table: pd.DataFrame, covered: set) -> str:
 
 
 def recommend(
-    table: pd.DataFrame, designs, evidence, *, alpha: float = 0.05, notes: list | None = None
+    table: pd.DataFrame, designs, evidence, *, alpha: float = 0.05, notes: list | None = None, shipped=None
 ) -> tuple[pd.DataFrame, str]:
     """Add the stored evidence to the assessment table and choose the test, on the proving ground's rules.
 
@@ -1749,6 +1753,9 @@ def recommend(
         The assessment's level (the size rule's alpha).
     notes : list of str, optional
         Appended to: evidence left out, repeats cut.
+    shipped : simstudy.apps.shipped_evidence.ShippedEvidence, optional
+        The shipped evidence of the comparison's stability class, used in
+        place of ``evidence`` (its verdicts are at its own alpha only).
 
     Returns
     -------
@@ -1768,9 +1775,19 @@ def recommend(
     evidence = list(evidence or [])
     procs = [procedure_label(r["design"], r["scheme"], r["test"]) for _, r in table.iterrows()]
     wanted = set(zip(table["design"], table["scheme"], table["test"]))
-    ev_table = evidence_table(evidence, wanted, alpha=alpha, notes=notes)
-    usable = [ev for ev in evidence if not (alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any())]
-    covered = set().union(*(_designs_with_nulls(ev) for ev in usable)) if usable else set()
+    if shipped is not None:
+        same_alpha = abs(alpha - shipped.alpha) <= 1e-12
+        if not same_alpha and notes is not None:
+            notes.append(
+                f"the shipped evidence is judged at alpha = {shipped.alpha:g} only; not used at alpha = {alpha:g}"
+            )
+        ev_table = shipped.table[shipped.table["procedure"].isin(procs)] if same_alpha else shipped.table.iloc[:0]
+        usable = [shipped] if same_alpha else []
+        covered = set(shipped.designs) if same_alpha else set()
+    else:
+        ev_table = evidence_table(evidence, wanted, alpha=alpha, notes=notes)
+        usable = [ev for ev in evidence if not (alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any())]
+        covered = set().union(*(_designs_with_nulls(ev) for ev in usable)) if usable else set()
     e = ev_table.set_index("procedure") if len(ev_table) else pd.DataFrame()
 
     def col(name, default=np.nan):
@@ -1814,13 +1831,17 @@ def recommend(
     if len(liberal):
         never.append(f"liberal (Type I error shown above alpha on a null scenario): {_listing(liberal)}")
     if len(unresolved):
+        more = (
+            "a local proving-ground run with more null data sets (`simstudy proving-ground --profile paper`)"
+            if shipped is not None
+            else _more_data(unresolved, usable)
+        )
         never.append(
-            f"unresolved (too few null data sets to tell): {_listing(unresolved)}; more data sets decide "
-            f"them: {_more_data(unresolved, usable)}"
+            f"unresolved (too few null data sets to tell): {_listing(unresolved)}; more data sets decide them: {more}"
         )
     never_text = ("Never recommended: " + " — ".join(never) + ".") if never else ""
     if judged.empty:
-        if not evidence:
+        if not evidence and shipped is None:
             from simstudy.apps.evidence import studies_with_evidence
 
             names = studies_with_evidence()
@@ -1832,7 +1853,7 @@ def recommend(
         elif not usable:
             why = (
                 f"No recommendation: the stored evidence gives the direction of a rejection only up to alpha = "
-                f"{max(ev.alpha for ev in evidence):g}, so it cannot judge tests at alpha = {alpha:g}."
+                f"{max(ev.alpha for ev in (evidence or [shipped])):g}, so it cannot judge tests at alpha = {alpha:g}."
             )
         else:
             why = (
@@ -1910,10 +1931,11 @@ def _name(row) -> str:
 _NAMED = (
     ("cv", "kfold_cv", "paired_t", "the 10-fold cv t-test (first run only)"),
     ("cv", "average_over_sorted_runs", "paired_t", "the sorted-runs t-test"),
-    ("cv", "", "cv_t", "the {r}x{k} cv t-test (uncorrected)"),
+    ("cv", "", "cv_t", "the {r}x{k} cv t-test"),
     ("cv", "", "corrected_cv_t", "the corrected {r}x{k} cv t-test"),
     ("5x2cv", "", "5x2cv_t", "the 5x2cv t-test"),
     ("5x2cv", "", "5x2cv_f", "the 5x2cv F-test"),
+    ("5x2cv", "", "corrected_cv_t", "the corrected t-test on the 5x2 cv's ten splits"),
     ("resampled", "", "resampled_t", "the resampled t-test ({r} splits)"),
     ("resampled", "", "corrected_resampled_t", "the corrected resampled t-test ({r} splits)"),
 )
@@ -1948,6 +1970,8 @@ def verdicts(table: pd.DataFrame, designs) -> list[str]:
         One line per named procedure present, e.g. "A beats B in 4 of 10
         repeats with the corrected 10x10 cv t-test".
     """
+    from simstudy.apps.conclusion import test_kind
+
     by_key = {d.key: d for d in designs}
     lines = []
     for _, r in table.iterrows():
@@ -1958,6 +1982,8 @@ def verdicts(table: pd.DataFrame, designs) -> list[str]:
             if d.design == kind and r["scheme"] == scheme and r["test"] == test:
                 if d.design == "cv" and scheme == "kfold_cv" and d.n_folds != 10:
                     name = f"the {d.n_folds}-fold cv t-test (first run only)"
+                if test_kind(test) == "uncorrected":
+                    name += " (uncorrected)"
                 lines.append(f"{_verdict_text(r, test)} with {name.format(r=d.n_runs, k=d.n_folds)}")
     return lines
 
@@ -2035,8 +2061,13 @@ def assess(
         Root seed (default the package's fixed seed).
     evidence : str or Path, list of simstudy.apps.evidence.Evidence, or None
         Results root whose stored runs of the studies that provide evidence
-        back the recommendation (:func:`simstudy.apps.evidence.collect_evidence`),
-        or the evidence itself (None: none).
+        back the recommendation and the Conclusion
+        (:func:`simstudy.apps.evidence.collect_evidence`), or the evidence
+        itself (None: none).  When the root holds no such run, the evidence
+        shipped with the package is used (:mod:`simstudy.apps.shipped_evidence`:
+        the published paper-profile proving ground, the class of scenarios whose
+        learners are as stable as these, measured), and the pages say so;
+        :data:`SHIPPED` uses it whatever the root holds.
     fit_timeout : float, optional
         Seconds one fit of a user learner (not a registered one) may take,
         ``--fit-timeout``; default None, no limit.  With a limit, the
@@ -2291,6 +2322,12 @@ class Assessment:
     alpha: float
     warnings: pd.DataFrame = field(default_factory=pd.DataFrame)
     rope: float = 0.01
+    #: the decision rules applied (simstudy.apps.conclusion): the section every page opens with
+    conclusion: object = None
+    #: the learners' measured instability (simstudy.apps.stability), which chose the nearest evidence
+    stability: dict | None = None
+    #: the shipped evidence used when no run is stored under --results (simstudy.apps.shipped_evidence)
+    shipped: object = None
     # the temporary directory of an assessment made without ``out``: removed with this object
     scratch: object = field(default=None, repr=False, compare=False)
 
@@ -2434,6 +2471,7 @@ def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd
                 "first: A - B": float(np.asarray(ci.mean)[0]),
                 "low": float(np.asarray(ci.low)[0]),
                 "high": float(np.asarray(ci.high)[0]),
+                "ROPE": f"±{rope:g}",
                 "P(A better)": float(first.p_a_better),
                 "P(equivalent)": float(first.p_rope),
                 "P(B better)": float(first.p_b_better),
@@ -2448,15 +2486,33 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 
     _check_failures(run, a, b)
     tables = assessment_tables(run)
     tables["effect"] = effect_table(run, designs, tables["effect"], rope=rope)
+    from simstudy.apps.conclusion import conclude
+    from simstudy.apps.shipped_evidence import shipped_evidence
+    from simstudy.apps.stability import stored_instability
+
+    stability = stored_instability(run.table("predictions")) if "predictions" in run.tables() else None
+    shipped = None
     if evidence is None:
         ev, notes = [], ["no evidence root given"]
     elif isinstance(evidence, (list, tuple)):
         ev, notes = list(evidence), []
+    elif isinstance(evidence, str) and evidence == SHIPPED:
+        ev, notes = [], []
     else:
         from simstudy.apps.evidence import collect_evidence
 
         ev, notes = collect_evidence(evidence)
-    table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes)
+    if evidence is not None and not ev and not isinstance(evidence, (list, tuple)):
+        shipped = shipped_evidence(stability)  # no stored run: the published proving ground ships with the package
+        notes.append(shipped.provenance)
+    table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes, shipped=shipped)
+    if shipped is not None:
+        where = f"the shipped proving ground, class '{shipped.name}' (see Evidence below)"
+    elif ev:
+        where = "the stored simulation runs under --results (see Evidence below)"
+    else:
+        where = "none (no stored or shipped simulation runs were used)"
+    conclusion = conclude(table, tables["effect"], designs, rope=rope, a=a.shown, b=b.shown, evidence=where)
     return Assessment(
         study,
         run,
@@ -2472,6 +2528,9 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 
         alpha,
         warning_summary(run),
         rope,
+        conclusion=conclusion,
+        stability=stability,
+        shipped=shipped,
     )
 
 

@@ -61,7 +61,14 @@ def _rank(r) -> str:
 
 
 def compact_table(a) -> pd.DataFrame:
-    """The assessment table in the columns a reader needs, formatted (text cells, 'n/a' for missing)."""
+    """The assessment table in the columns a reader needs, formatted (text cells, 'n/a' for missing).
+
+    ``correction`` says how each test treats splits that share training cases
+    (:func:`simstudy.apps.conclusion.test_kind`): ``uncorrected`` tests take them
+    as independent and must not decide.
+    """
+    from simstudy.apps.conclusion import test_kind
+
     t = a.table
     rows = []
     for _, r in t.iterrows():
@@ -74,6 +81,7 @@ def compact_table(a) -> pd.DataFrame:
                 "design": r["design"],
                 "scheme": r["scheme"] or "-",
                 "test": r["test"],
+                "correction": test_kind(r["test"]),
                 "A better": f"{r['A better']}/{r['repeats']}",
                 "B better": f"{r['B better']}/{r['repeats']}",
                 "R2": _num(r["R2"], 2) + (f" ± {r['R2 se']:.2f}" if np.isfinite(r["R2 se"]) and r["R2 se"] > 0 else ""),
@@ -206,8 +214,8 @@ def _effect_lines(a) -> list[str]:
         if "first: A - B" in r:
             lines.append(
                 f"    first repeat: A - B = {r['first: A - B']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] (corrected 95% "
-                f"interval); Bayesian correlated t: P(A better) {r['P(A better)']:.2f}, P(equivalent) "
-                f"{r['P(equivalent)']:.2f}, P(B better) {r['P(B better)']:.2f} (ROPE ±{getattr(a, 'rope', 0.01):g}); "
+                f"interval); Bayesian correlated t with ROPE ±{getattr(a, 'rope', 0.01):g}: P(A better) "
+                f"{r['P(A better)']:.2f}, P(equivalent) {r['P(equivalent)']:.2f}, P(B better) {r['P(B better)']:.2f}; "
                 f"interval above 0 in {r['interval above 0']} repeats, below 0 in {r['interval below 0']}"
             )
     return lines
@@ -241,11 +249,18 @@ def lucky_line(a) -> str:
     )
 
 
+def conclusion_text(a) -> str:
+    """The Conclusion paragraph (code spans as written), or '' for an assessment without one."""
+    c = getattr(a, "conclusion", None)
+    return f"Conclusion: {c.text}" if c is not None else ""
+
+
 def assessment_text(a) -> str:
-    """Plain text for the terminal."""
+    """Plain text for the terminal: the Conclusion first."""
     with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 40):
         table = compact_table(a).to_string(index=False)
     lines = [
+        *([conclusion_text(a), ""] if conclusion_text(a) else []),
         *_header(a),
         "",
         f"Mean {_metric(a)} and the difference:",
@@ -323,9 +338,11 @@ def assessment_markdown(a, figure: str | None = None) -> str:
     :func:`md_text`: it reads as written and can add no HTML or Markdown.
     """
     md = md_text
+    c = getattr(a, "conclusion", None)
     parts = [
         f"# {md(a.a.shown)} against {md(a.b.shown)} on {md(a.data.name)}",
         "",
+        *(["## Conclusion", "", f"**{md(c.verdict)}.** " + _md_prose(c.text), ""] if c is not None else []),
         *[f"- {line}" for line in _header(a, md)],
         "",
         "## Verdicts across repeats",
@@ -366,8 +383,14 @@ def assessment_html(a, figure: str | None = None) -> str:
     from simstudy.outputs.tables import html_table as table
 
     e = html.escape
+    c = getattr(a, "conclusion", None)
     body = [
         f"<h1>{e(a.a.shown)} against {e(a.b.shown)} on {e(a.data.name)}</h1>",
+        *(
+            [f"<h2>Conclusion</h2><p><strong>{e(c.verdict)}.</strong> {_html_prose(c.text)}</p>"]
+            if c is not None
+            else []
+        ),
         "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
         "<h2>Verdicts across repeats</h2>",
         "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",
@@ -436,6 +459,8 @@ def _pvalue_figure(a):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from simstudy.apps.conclusion import test_kind
+
     out = a.run.table("outcomes")
     designs = list(dict.fromkeys(out["condition"]))
     heights = [max(1.5, 0.28 * out[out["condition"] == d].groupby(["scheme", "test"]).ngroups + 0.8) for d in designs]
@@ -451,8 +476,13 @@ def _pvalue_figure(a):
             p = np.clip(g["pvalue"].to_numpy(float), floor, 1.0)
             colour = np.where(g["decision"] > 0, "tab:blue", np.where(g["decision"] < 0, "tab:red", "0.5"))
             jitter = (np.arange(p.size) - (p.size - 1) / 2) * (0.3 / max(p.size, 1))
-            ax.scatter(p, np.full(p.size, i) + jitter, s=12, c=colour, alpha=0.8, linewidths=0)
-            labels.append(f"{test} ({scheme})" if scheme else test)
+            y = np.full(p.size, i) + jitter
+            if test_kind(test) == "uncorrected":  # hollow: not for a decision
+                ax.scatter(p, y, s=12, facecolors="none", edgecolors=list(colour), alpha=0.8, linewidths=0.8)
+            else:
+                ax.scatter(p, y, s=12, c=colour, alpha=0.8, linewidths=0)
+            label = f"{test} ({scheme})" if scheme else test
+            labels.append(label + (" [uncorrected]" if test_kind(test) == "uncorrected" else ""))
         ax.axvline(a.alpha, ls="--", color="k", lw=1)
         ax.set_xscale("log")
         ax.set_xlim(floor, 1.5)
@@ -461,7 +491,8 @@ def _pvalue_figure(a):
         ax.set_title(design, fontsize=9, loc="left")
         ax.grid(axis="x", alpha=0.3)
     axes[-1, 0].set_xlabel(
-        f"p-value (log scale; dashed: alpha = {a.alpha}; blue: A significantly better, red: B, grey: not significant)",
+        f"p-value (log scale; dashed: alpha = {a.alpha}; blue: A significantly better, red: B, grey: not "
+        "significant;\nhollow: uncorrected tests, which take splits that share training cases as independent)",
         fontsize=8,
     )
     fig.suptitle(

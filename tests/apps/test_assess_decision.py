@@ -79,3 +79,131 @@ def test_baycomp_accepts_what_to_baycomp_returns_for_every_design(tmp_path, data
         if d.design != "resampled":  # the same correlation as ours: the same probabilities
             ours = correlated_t_test(x - y_, n_train=d.n_train, n_test=d.n_test, rope=0.01)
             assert (ours.p_a_better, ours.p_rope, ours.p_b_better) == pytest.approx(p, abs=1e-9)
+
+
+# -- the Conclusion: the practitioners' rules applied ------------------------------------------------
+
+
+def _tables(rows, *, rope=0.01, repeats=10):
+    """An assessment table and effect table with one corrected test per design, as recommend() leaves them."""
+    import pandas as pd
+
+    t, e = [], []
+    for key, size, mean, low, high, above, below, pa, pr, pb in rows:
+        test = "corrected_resampled_t" if key.startswith("resampled") else "corrected_cv_t"
+        t.append({"design": key, "scheme": "", "test": test, "procedure": f"{test} [{key}]", "size": size,
+                  "Type I error %": 4.0, "Type I low %": 3.0, "Type I high %": 5.0,
+                  "deciding null scenario": "gauss-nb-n300-rho0-e0", "null data sets": 600})  # fmt: skip
+        t.append({"design": key, "scheme": "", "test": "cv_t" if test == "corrected_cv_t" else "resampled_t",
+                  "procedure": f"x [{key}]", "size": "liberal", "Type I error %": 60.0, "Type I low %": 55.0,
+                  "Type I high %": 65.0, "deciding null scenario": "gauss-1nn", "null data sets": 1000})  # fmt: skip
+        e.append({"design": key, "first: A - B": mean, "low": low, "high": high, "ROPE": f"±{rope:g}",
+                  "P(A better)": pa, "P(equivalent)": pr, "P(B better)": pb,
+                  "interval above 0": f"{above}/{repeats}", "interval below 0": f"{below}/{repeats}"})  # fmt: skip
+    return pd.DataFrame(t), pd.DataFrame(e)
+
+
+def _conclude(rows, keys):
+    from simstudy.apps.conclusion import conclude
+
+    y = np.repeat([0, 1], 100)
+    designs = parse_designs(keys, y)
+    table, effect = _tables(rows)
+    return conclude(table, effect, designs, rope=0.01, a="logreg", b="forest", evidence="the test's")
+
+
+def test_a_better_needs_the_interval_in_most_repeats_and_the_bayesian_probability():
+    c = _conclude([("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
+    assert c.verdict == "A better" and c.text.startswith("A (logreg) is better than B (forest) on this data.")
+    assert "decided by `corrected_cv_t` on cv10x10, which controls size on the nearest evidence" in c.text
+    assert "ROPE ±0.01: P(A better) 0.97" in c.text
+    assert "Not for the decision: 1 test(s) liberal on the nearest evidence, 1 of them uncorrected" in c.text
+    # the interval alone, or the probability alone, is not enough
+    assert _conclude([("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.90, 0.1, 0.0)], ["cv10x10"]).verdict == (
+        "not settled"
+    )
+    c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.05, 4, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
+    assert c.verdict == "not settled" and "the interval lies above 0 in 4, below 0 in 0 of 10 repeats" in c.text
+
+
+def test_equivalence_within_the_rope_and_disagreeing_designs():
+    eq = ("cv10x10", "controls size", 0.001, -0.004, 0.006, 0, 0, 0.01, 0.98, 0.01)
+    c = _conclude([eq], ["cv10x10"])
+    assert c.verdict == "equivalent within the ROPE" and "equivalent within the ROPE of ±0.01" in c.text
+    b = ("resampled10", "controls size", -0.03, -0.05, -0.01, 0, 9, 0.0, 0.02, 0.98)
+    c = _conclude([eq, b], ["cv10x10", "resampled10"])
+    assert c.verdict == "not settled" and "The designs disagree (cv10x10: equivalent within the ROPE" in c.text
+
+
+def test_a_design_whose_corrected_test_is_liberal_does_not_decide():
+    lib = ("cv10x10", "liberal", 0.03, 0.01, 0.05, 10, 0, 0.99, 0.01, 0.0)
+    c = _conclude([lib], ["cv10x10"])
+    assert c.verdict == "not settled" and "No design can decide" in c.text and "is liberal on the nearest" in c.text
+    ok = ("5x2cv", "controls size", 0.03, 0.005, 0.055, 7, 0, 0.96, 0.04, 0.0)
+    c = _conclude([lib, ok], ["cv10x10", "5x2cv"])
+    assert c.verdict == "A better" and "Left out of the decision: cv10x10, since `corrected_cv_t` is liberal" in c.text
+    none = ("cv10x10", "no evidence", 0.03, 0.01, 0.05, 10, 0, 0.99, 0.01, 0.0)
+    assert "is without evidence on its size" in _conclude([none], ["cv10x10"]).text
+
+
+# -- the evidence shipped with the package ------------------------------------------------------------
+
+
+def test_the_shipped_file_is_what_the_published_files_give():
+    import json
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root / "scripts"))
+    try:
+        import make_shipped_evidence as make
+    finally:
+        sys.path.remove(str(root / "scripts"))
+    from simstudy.apps.shipped_evidence import SHIPPED_FILE
+
+    stored = json.loads(SHIPPED_FILE.read_text())
+    assert json.dumps(make.build(stored["stability"]["groups"]), sort_keys=True) == json.dumps(stored, sort_keys=True)
+    prov = stored["provenance"]
+    assert (prov["profile"], prov["commit"], prov["code_fingerprint"]) == ("paper", "501db2b9eb47", "c72582d5a20d")
+    assert prov["null_scenarios"] == 30 and prov["data_sets"] == 44200
+
+
+def test_a_comparison_is_matched_by_its_measured_stability_never_by_name():
+    from simstudy.apps.shipped_evidence import load_shipped, shipped_evidence
+
+    bands = load_shipped()["stability"]["bands"]
+    low = bands["moderately stable"][0]
+    assert shipped_evidence({"pair": low / 2, "a": 0.001, "b": low / 2, "design": "cv10x10"}).name == "stable"
+    assert shipped_evidence({"pair": low * 1.01, "a": 0.0, "b": low * 1.01, "design": "cv10x10"}).name == (
+        "moderately stable"
+    )
+    assert shipped_evidence({"pair": 0.5, "a": 0.5, "b": 0.1}).name == "unstable"
+    every = shipped_evidence(None)
+    assert every.name == "all" and "could not be measured" in every.provenance
+    t = shipped_evidence({"pair": low / 2, "a": 0.0, "b": 0.0}).table.set_index("procedure")
+    assert t.loc["corrected_cv_t [cv10x10]", "size"] == "controls size"
+    t = shipped_evidence({"pair": 0.5, "a": 0.5, "b": 0.1}).table.set_index("procedure")
+    assert t.loc["corrected_cv_t [cv10x10]", "size"] == "liberal"  # unpruned trees: the page's liberal scenarios
+
+
+def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_path, data):
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = data
+    learners = {"bayes": GaussianNB(), "tree": DecisionTreeClassifier()}
+    a = assess(X, y, learners=learners, designs=("cv10x10",), n_repeats=2, evidence=tmp_path / "no-results")
+    assert a.shipped is not None and a.shipped.name in ("stable", "moderately stable", "unstable")
+    assert not (a.table["size"] == "no evidence").any()
+    line = [n for n in a.evidence_notes if n.startswith("shipped with simstudy")]
+    assert len(line) == 1 and "commit 501db2b9eb47, code fingerprint c72582d5a20d" in line[0]
+    assert f"puts them in its '{a.shipped.name}' class" in line[0]
+    text = str(a)
+    assert text.startswith("Conclusion: ") and "Evidence: the shipped proving ground, class" in text
+    # the same learners under other names: the same measured class
+    b = assess(X, y, learners={"x": GaussianNB(), "y": DecisionTreeClassifier()}, designs=("cv10x10",), n_repeats=2,
+               evidence=tmp_path / "no-results")  # fmt: skip
+    assert b.shipped.name == a.shipped.name and b.stability == a.stability
+    # evidence given: the shipped file is not used
+    assert assess(X, y, learners=learners, designs=("cv2x5",), n_repeats=2, evidence=[]).shipped is None

@@ -1,0 +1,357 @@
+"""The Conclusion of an assessment: the practitioners' decision rules applied to its numbers.
+
+``docs/howto/practitioners.rst`` ("Decide") states the rules; this module applies
+them, so that every assessment opens with what they give and why.
+
+One data set (:func:`conclude`), per design:
+
+* the decision rests on the design's corrected test (:data:`DECISION_TESTS`: the
+  Nadeau-Bengio corrected t-test of the r x k cv, of the 5x2 cv's ten splits,
+  of the resampled splits), and only if that test controls size on the nearest
+  evidence (the stored or shipped simulations of learners as stable as the
+  user's); otherwise the design is left out of the decision, saying why;
+* **A better** (or B): the corrected interval of A - B lies above (below) 0 in
+  most repeats *and* the Bayesian correlated t-test gives that side a
+  probability of at least 0.95 beyond the ROPE;
+* **equivalent within the ROPE**: the Bayesian probability of the ROPE is at
+  least 0.95;
+* anything else is **not settled**, and so is a disagreement between designs.
+
+Several data sets (:func:`conclude_many`), per pair of learners: with three or
+more learners Friedman's test must reject first; then a side is better when the
+Wilcoxon signed-rank test over the data sets rejects after Holm's adjustment for
+the pairs compared *and* the Bayesian signed-rank test gives it at least 0.95;
+equivalent when the ROPE gets 0.95; otherwise not settled.
+
+Both name the tests that must not decide: those liberal on the evidence (most
+of them uncorrected: they treat splits that share training cases as
+independent) or without evidence, and across data sets the unadjusted pairwise
+p-values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from simstudy._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+
+__all__ = [
+    "DECISION_TESTS",
+    "CERTAIN",
+    "VERDICTS",
+    "test_kind",
+    "DesignDecision",
+    "Conclusion",
+    "conclude",
+    "conclude_many",
+]
+
+#: The test each kind of design decides by: the one whose interval the effect table shows.
+DECISION_TESTS = {"cv": "corrected_cv_t", "5x2cv": "corrected_cv_t", "resampled": "corrected_resampled_t"}
+#: The posterior probability a Bayesian verdict needs (the common rule, Benavoli et al. 2017).
+CERTAIN = 0.95
+#: The verdicts a Conclusion can reach.
+VERDICTS = ("A better", "B better", "equivalent within the ROPE", "not settled")
+_SHOW = 4
+
+
+def test_kind(test: str) -> str:
+    """How a registered test treats the dependence of splits that share training cases.
+
+    ``corrected`` (the Nadeau-Bengio variance: it needs the split sizes),
+    ``5x2cv`` (Dietterich's and Alpaydin's own construction), ``calibrated``
+    (Bouckaert's calibrated degrees of freedom), ``one split`` (McNemar, the
+    difference of proportions) or ``uncorrected`` (the splits' values taken as
+    independent: the paired t, sign and signed-rank tests on a sample, the
+    uncorrected cv and resampled t-tests, Welch's t).
+    """
+    from simstudy.pipeline.outcomes import get_test
+
+    spec = get_test(test)
+    if spec.sizes:
+        return "corrected"
+    if spec.takes == "5x2":
+        return "5x2cv"
+    if test.startswith("calibrated_"):
+        return "calibrated"
+    if test in ("mcnemar", "difference_of_proportions"):
+        return "one split"
+    return "uncorrected"
+
+
+@dataclass(frozen=True)
+class DesignDecision:
+    """What the rules give on one design: its numbers, whether it may decide, its verdict and why."""
+
+    design: str
+    test: str
+    size: str
+    size_text: str
+    repeats: int
+    above: int
+    below: int
+    mean: float
+    low: float
+    high: float
+    p_a: float
+    p_rope: float
+    p_b: float
+    usable: bool
+    verdict: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """The Conclusion: ``verdict`` (one of :data:`VERDICTS`), the paragraph ``text``, and what it rests on."""
+
+    verdict: str
+    text: str
+    designs: tuple = ()
+    not_for_decision: str = ""
+
+
+def _names(rows: pd.DataFrame) -> str:
+    names = [f"`{p}`" for p in rows["procedure"].head(_SHOW)]
+    more = len(rows) - len(names)
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
+def _size_text(r) -> str:
+    size = r.get("size", "no evidence") or "no evidence"
+    t1 = r.get("Type I error %", np.nan)
+    if size == "no evidence" or t1 is None or not np.isfinite(t1):
+        return size
+    return (
+        f"{size}: Type I error {t1:.1f}% [{r['Type I low %']:.1f}, {r['Type I high %']:.1f}] on "
+        f"{r['deciding null scenario']}, {int(r['null data sets'])} data sets"
+    )
+
+
+def _count(text) -> int:
+    return int(str(text).split("/", 1)[0])
+
+
+def _design_decision(d, table: pd.DataFrame, effect: pd.DataFrame, rope: float) -> DesignDecision | None:
+    test = DECISION_TESTS[d.design]
+    row = table[(table["design"] == d.key) & (table["test"] == test) & (table["scheme"] == "")]
+    e = effect[effect["design"] == d.key]
+    if e.empty or "first: A - B" not in e:
+        return None
+    e = e.iloc[0]
+    r = row.iloc[0] if len(row) else {}
+    size = (r.get("size", "no evidence") if len(row) else "not run") or "no evidence"
+    repeats = int(str(e["interval above 0"]).split("/", 1)[1])
+    above, below = _count(e["interval above 0"]), _count(e["interval below 0"])
+    p_a, p_rope, p_b = float(e["P(A better)"]), float(e["P(equivalent)"]), float(e["P(B better)"])
+    usable = size == "controls size"
+    if not usable:
+        why = {
+            "liberal": "liberal on the nearest evidence",
+            "unresolved": "unresolved on the nearest evidence (too few null data sets to tell)",
+            "no evidence": "without evidence on its size",
+            "not run": "not among the tests run (--tests)",
+        }.get(size, size)
+        verdict, reason = "not settled", f"`{test}` is {why}"
+    elif above * 2 > repeats and p_a >= CERTAIN:
+        verdict, reason = "A better", "the interval lies above 0 in most repeats and P(A better) reaches 0.95"
+    elif below * 2 > repeats and p_b >= CERTAIN:
+        verdict, reason = "B better", "the interval lies below 0 in most repeats and P(B better) reaches 0.95"
+    elif p_rope >= CERTAIN:
+        verdict, reason = "equivalent within the ROPE", f"P(equivalent) reaches 0.95 (ROPE ±{rope:g})"
+    else:
+        side = max((p_a, "A better"), (p_b, "B better"), (p_rope, "equivalent"))
+        interval = f"the interval lies above 0 in {above}, below 0 in {below} of {repeats} repeats" + (
+            " (most)" if max(above, below) * 2 > repeats else ""
+        )
+        verdict = "not settled"
+        agree = (above * 2 > repeats and side[1] == "A better") or (below * 2 > repeats and side[1] == "B better")
+        if max(above, below) * 2 > repeats and not agree:
+            reason = f"{interval}, but the Bayesian test does not reach 0.95 for that side ({side[1]}: {side[0]:.2f})"
+        else:
+            reason = f"{interval} and no Bayesian probability reaches 0.95 (the largest: {side[1]} {side[0]:.2f})"
+    return DesignDecision(
+        d.key, test, size, _size_text(r) if len(row) else size, repeats, above, below,
+        float(e["first: A - B"]), float(e["low"]), float(e["high"]), p_a, p_rope, p_b, usable, verdict, reason,
+    )  # fmt: skip
+
+
+def _numbers(x: DesignDecision, rope: float) -> str:
+    return (
+        f"{x.design}: A - B = {x.mean:+.4f} [{x.low:+.4f}, {x.high:+.4f}] (first repeat, corrected 95% interval), "
+        f"above 0 in {x.above} and below 0 in {x.below} of {x.repeats} repeats; Bayesian correlated t-test with "
+        f"ROPE ±{rope:g}: P(A better) {x.p_a:.2f}, P(equivalent) {x.p_rope:.2f}, P(B better) {x.p_b:.2f}"
+    )
+
+
+def not_for_decision(table: pd.DataFrame, deciding: set) -> str:
+    """The sentence naming the tests that must not decide and why: liberal on the evidence, or without evidence.
+
+    Liberal ones come worst first (by the lower end of their Type I error's
+    interval), with how many of them are uncorrected.
+    """
+    rows = table.assign(_kind=[test_kind(t) for t in table["test"]])
+    if "procedure" not in rows:
+        from simstudy.apps.proving.summary import procedure_label
+
+        rows = rows.assign(procedure=[procedure_label(r["design"], r["scheme"], r["test"]) for _, r in rows.iterrows()])
+    rows = rows[~rows["procedure"].isin(deciding)]
+    if "size" not in rows:
+        rows = rows.assign(size="no evidence")
+    parts = []
+    lib = rows[rows["size"] == "liberal"]
+    if "Type I low %" in lib:
+        lib = lib.sort_values("Type I low %", ascending=False, kind="stable")
+    if len(lib):
+        unc = int((lib["_kind"] == "uncorrected").sum())
+        why = f", {unc} of them uncorrected (they take splits that share training cases as independent)" if unc else ""
+        parts.append(f"{len(lib)} test(s) liberal on the nearest evidence{why}: {_names(lib)}")
+    none = rows[rows["size"].isin(["no evidence", "unresolved", "no null scenario"])]
+    if len(none):
+        parts.append(f"{len(none)} without evidence that they control size: {_names(none)}")
+    return ("Not for the decision: " + "; ".join(parts) + ".") if parts else ""
+
+
+def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float, a: str, b: str, evidence: str):
+    """The Conclusion of one data set's assessment.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The assessment table with the evidence columns (:func:`simstudy.apps.assess.recommend`).
+    effect : DataFrame
+        :func:`simstudy.apps.assess.effect_table`.
+    designs : sequence of DesignChoice
+    rope : float
+        The ROPE's half-width, in score units.
+    a, b : str
+        How the learners are named.
+    evidence : str
+        What "the nearest evidence" is (for the text).
+
+    Returns
+    -------
+    Conclusion
+    """
+    decisions = [x for d in designs if (x := _design_decision(d, table, effect, rope)) is not None]
+    used = [x for x in decisions if x.usable]
+    verdicts = {x.verdict for x in used}
+    if not used:
+        verdict = "not settled"
+    elif len(verdicts) == 1:
+        verdict = verdicts.pop()
+    else:
+        verdict = "not settled"
+    head = {
+        "A better": f"A ({a}) is better than B ({b}) on this data.",
+        "B better": f"B ({b}) is better than A ({a}) on this data.",
+        "equivalent within the ROPE": f"A ({a}) and B ({b}) are practically equivalent on this data: equivalent "
+        f"within the ROPE of ±{rope:g}.",
+        "not settled": "Not settled.",
+    }[verdict]
+    body = []
+    for x in used:
+        body.append(
+            f"{_numbers(x, rope)}: {x.verdict}, since {x.reason}; decided by `{x.test}` on {x.design}, which "
+            f"controls size on the nearest evidence ({x.size_text})."
+        )
+    if verdict == "not settled":
+        if not decisions:
+            body.append("No design has the corrected interval this rule needs.")
+        elif not used:
+            body.append(
+                "No design can decide: its corrected test must control size on the nearest evidence ("
+                + "; ".join(f"on {x.design} {x.reason} ({x.size_text})" for x in decisions)
+                + ")."
+            )
+        elif len({x.verdict for x in used}) > 1:
+            body.append(
+                "The designs disagree ("
+                + ", ".join(f"{x.design}: {x.verdict}" for x in used)
+                + "); more data settles it, more repeats of the same data do not."
+            )
+        else:
+            body.append("More data settles it; more repeats of the same data do not.")
+    left = [x for x in decisions if not x.usable]
+    if used and left:
+        body.append(
+            "Left out of the decision: "
+            + "; ".join(f"{x.design}, since {x.reason} ({x.size_text})" for x in left)
+            + "."
+        )
+    deciding = {f"{x.test} [{x.design}]" for x in used}
+    nfd = not_for_decision(table, deciding)
+    text = f"{head} {' '.join(body)} {nfd} Evidence: {evidence}.".replace("  ", " ")
+    return Conclusion(verdict, text.strip(), tuple(decisions), nfd)
+
+
+def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | None = None) -> Conclusion:
+    """The Conclusion of several learners on several data sets, per pair (see the module docstring).
+
+    ``tables`` are :func:`simstudy.apps.assess_many.many_tables`; its ``across`` table
+    must hold the Holm-adjusted Wilcoxon p (``Wilcoxon p (Holm)``).
+    """
+    across = tables["across"]
+    n_sets = int(across["data sets"].max()) if len(across) else 0
+    several = "friedman" in tables
+    lines = []
+    verdicts = []
+    if several:
+        f = tables["friedman"].iloc[0]
+        if not f["p (F)"] <= alpha:
+            text = (
+                f"Not settled: Friedman's test does not reject that the learners rank alike over the {n_sets} data "
+                f"sets (Iman-Davenport F = {f['Iman-Davenport F']:.2f}, p = {f['p (F)']:.3g} > {alpha:g}), so no "
+                "pair is compared further (Demsar 2006). More data sets settle it."
+            )
+            nfd = (
+                "Not for the decision: the pairwise p-values before Holm's adjustment, and each data set's own "
+                "tests (they speak for that data set alone)."
+            )
+            return Conclusion("not settled", f"{text} {nfd}", (), nfd)
+    for _, r in across.iterrows():
+        p_holm = r.get("Wilcoxon p (Holm)", np.nan)
+        p_a, p_rope, p_b = r.get("P(A better)", np.nan), r.get("P(equivalent)", np.nan), r.get("P(B better)", np.nan)
+        if not np.isfinite(p_holm):
+            v = "not settled"
+        elif p_holm <= alpha and p_a >= CERTAIN and r["mean A - B"] > 0:
+            v = "A better"
+        elif p_holm <= alpha and p_b >= CERTAIN and r["mean A - B"] < 0:
+            v = "B better"
+        elif p_rope >= CERTAIN:
+            v = "equivalent within the ROPE"
+        else:
+            v = "not settled"
+        verdicts.append(v)
+        name = {
+            "A better": f"{r['A']} is better than {r['B']}",
+            "B better": f"{r['B']} is better than {r['A']}",
+            "equivalent within the ROPE": f"{r['A']} and {r['B']} are equivalent within the ROPE",
+            "not settled": f"{r['A']} against {r['B']}: not settled",
+        }[v]
+        lines.append(
+            f"{name} (Wilcoxon p {r['Wilcoxon p']:.3g}, Holm-adjusted {p_holm:.3g}; Bayesian signed-rank with ROPE "
+            f"±{rope:g}: P({r['A']} better) {p_a:.2f}, P(equivalent) {p_rope:.2f}, P({r['B']} better) {p_b:.2f})"
+        )
+    decided = [v for v in verdicts if v != "not settled"]
+    verdict = verdicts[0] if len(verdicts) == 1 else ("not settled" if not decided else "per pair")
+    scope = f" against the control {control}" if control else ""
+    head = (
+        f"Over the {n_sets} data sets (each data set's mean score one observation; the answer is about data sets "
+        f"like these, not any one of them), per pair{scope}: "
+    )
+    m = len(across)
+    nfd = (
+        "Not for the decision: "
+        + (f"the pairwise p-values before Holm's adjustment for the {m} comparisons; " if m > 1 else "")
+        + "each data set's own tests (they speak for that data set alone)."
+    )
+    return Conclusion(verdict, head + "; ".join(lines) + ". " + nfd, (), nfd)

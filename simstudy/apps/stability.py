@@ -1,0 +1,104 @@
+"""How stable a comparison's learners are: how often a case's predicted class changes with the training partition.
+
+The corrected tests assume that the differences of two splits correlate by the
+test share ``n_test / n``; the proving ground measures more for unstable
+learners (1-nearest neighbour, unpruned trees) and finds the corrected tests
+liberal there (``docs/reproduction/proving-ground/``, "Why tests are liberal").
+To match a user's comparison to the nearest evidence, ``assess`` therefore
+measures the same thing on the user's data as on every scenario of the
+proving ground, never the learners' names:
+
+*instability* of a learner
+    over every pair of runs of a repeated design, the share of the cases held
+    out in both whose predicted class differs between the two runs (each run
+    trains on another partition of the same data); 0 for a learner whose
+    predictions do not depend on the partition.
+
+*instability of a comparison*
+    the larger of its two learners' (a comparison is as unstable as its less
+    stable learner).
+
+:func:`stability_class` then puts a comparison in the class of the shipped
+evidence (:mod:`simstudy.apps.shipped_evidence`) whose band holds it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from simstudy._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+
+__all__ = ["instability", "stored_instability", "stability_class"]
+
+
+def instability(pred) -> float:
+    """The share of disagreeing predictions over every pair of runs, among the cases held out in both.
+
+    Parameters
+    ----------
+    pred : array_like, shape (runs, n)
+        Predicted class of every case in every run, -1 where it is not held
+        out (as :func:`simstudy.pipeline.scores.fold_predictions` gives them).
+
+    Returns
+    -------
+    float
+        NaN with fewer than two runs or no case held out in two of them.
+    """
+    pred = np.atleast_2d(np.asarray(pred))
+    held = pred >= 0
+    differ = both = 0
+    for r in range(pred.shape[0]):
+        for s in range(r + 1, pred.shape[0]):
+            shared = held[r] & held[s]
+            both += int(shared.sum())
+            differ += int((pred[r, shared] != pred[s, shared]).sum())
+    return differ / both if both else float("nan")
+
+
+def stored_instability(predictions: pd.DataFrame, names=("a", "b")) -> dict:
+    """Each learner's instability from a stored ``predictions`` table, averaged over its replications.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        Rows of :meth:`simstudy.pipeline.comparison.Fits.predictions` with the
+        engine's ``condition`` and ``replication`` columns (one design per condition).
+    names : sequence of str
+        The learners (``pred_<name>`` columns).
+
+    Returns
+    -------
+    dict
+        ``{name: instability}`` and ``"pair"``: the larger of them; ``"design"``:
+        the condition measured (the one with the most runs).
+    """
+    runs = predictions.groupby("condition", observed=True)["run"].max()
+    design = str(runs.idxmax())
+    rows = predictions[predictions["condition"] == design]
+    out: dict = {"design": design}
+    for name in names:
+        values = []
+        for _, g in rows.groupby("replication", sort=False, observed=True):
+            n = int(g["case"].max()) + 1
+            pred = np.full((int(g["run"].max()) + 1, n), -1, dtype=np.int64)
+            pred[g["run"].to_numpy(int), g["case"].to_numpy(int)] = g[f"pred_{name}"].to_numpy()
+            values.append(instability(pred))
+        out[name] = float(np.nanmean(values)) if values and np.isfinite(values).any() else float("nan")
+    out["pair"] = max(out[n] for n in names)
+    return out
+
+
+def stability_class(value: float, bands) -> str:
+    """The class whose band ``[low, high)`` holds ``value`` (``bands``: ``{class: [low, high]}``; None: unbounded)."""
+    for name, (low, high) in bands.items():
+        if (low is None or value >= low) and (high is None or value < high):
+            return name
+    raise ValueError(f"value: {value!r} lies in none of the bands {bands!r}")
