@@ -11,9 +11,10 @@ alone it then gives
   the corrected t-test inverts, that test's p-value, and the Bayesian
   correlated t-test's probabilities of A better, practically equivalent
   (within the ROPE) and B better (Corani and Benavoli 2015);
-* across data sets, per pair: the Wilcoxon signed-rank and sign tests on the
-  per-data-set mean differences (Demsar 2006) and the Bayesian signed-rank
-  test with the ROPE (Benavoli et al. 2017);
+* across data sets, per pair (or per learner against a control): the Wilcoxon
+  signed-rank and sign tests on the per-data-set mean differences (Demsar
+  2006), their p-values beside Holm's adjustment for the pairs compared, and
+  the Bayesian signed-rank test with the ROPE (Benavoli et al. 2017);
 * for three or more learners: the mean ranks, Friedman's test with the
   Iman-Davenport F, Holm's step-down post-hoc over all pairs and Nemenyi's
   critical difference, drawn as a critical-difference diagram.
@@ -164,7 +165,9 @@ def _score_matrix(scores: pd.DataFrame, n_learners: int) -> tuple[str, list[str]
     return prefix, [f"{prefix}l{j}" for j in range(n_learners)]
 
 
-def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE, alpha: float = 0.05) -> dict:
+def many_tables(
+    run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE, alpha: float = 0.05, control: int | None = None
+) -> dict:
     """Every table of a multi-data-set assessment, from its stored rows alone.
 
     Returns
@@ -173,9 +176,12 @@ def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE,
         ``means`` (data set x learner mean score over every split of every
         repeat), ``pairs`` (per data set and pair: the first repeat's mean
         difference, corrected interval, corrected test and Bayesian
-        correlated t-test), ``across`` (per pair: Wilcoxon signed-rank, sign
-        and Bayesian signed-rank tests over data sets), ``ranks`` (mean rank
-        per learner and Holm's adjusted p-values against the best) and
+        correlated t-test), ``across`` (per pair, or per learner against the
+        learner ``control`` (a position): Wilcoxon signed-rank and sign tests
+        over data sets, each p beside its Holm adjustment for the pairs
+        compared, and the Bayesian signed-rank test), ``ranks`` (mean rank
+        per learner), ``holm`` (Holm's post-hoc on mean ranks, over all pairs
+        or against ``control``) and
         ``friedman`` (one row: Friedman's and Iman-Davenport's statistics,
         the Nemenyi critical difference), the last two for three or more learners.
     """
@@ -185,6 +191,7 @@ def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE,
         binomial_sign_test,
         critical_difference,
         friedman_test,
+        holm_adjust,
         holm_test,
         mean_ranks,
         wilcoxon_test,
@@ -224,6 +231,7 @@ def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE,
                     "high": float(ci.high),
                     "corrected test": _CORRECTED[d.design],
                     "p": float(test["pvalue"].iloc[0]) if len(test) else np.nan,
+                    "ROPE": f"±{rope:g}",
                     "P(A better)": float(bayes.p_a_better),
                     "P(equivalent)": float(bayes.p_rope),
                     "P(B better)": float(bayes.p_b_better),
@@ -239,9 +247,11 @@ def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE,
     m = means[done]
     across = []
     rng = np.random.default_rng(_BSR_SEED)
-    for i, j in pairs:
+    compared = pairs if control is None else [(control, j) for j in range(L) if j != control]
+    for i, j in compared:
         diff = m[:, i] - m[:, j]
         row = {"A": labels[i], "B": labels[j], "data sets": int(diff.size)}
+        row["mean A - B"] = float(diff.mean()) if diff.size else np.nan
         row["wins A"] = int((diff > 0).sum())
         row["wins B"] = int((diff < 0).sum())
         row["ties"] = int((diff == 0).sum())
@@ -252,18 +262,25 @@ def many_tables(run, datasets, learners, choices, *, rope: float = DEFAULT_ROPE,
             row.update(
                 {
                     "Wilcoxon p": float(w.pvalue),
+                    "Wilcoxon p (Holm)": np.nan,
                     "sign p": float(s.pvalue),
+                    "sign p (Holm)": np.nan,
+                    "ROPE": f"±{rope:g}",
                     "P(A better)": float(b.p_a_better),
                     "P(equivalent)": float(b.p_rope),
                     "P(B better)": float(b.p_b_better),
                 }
             )
         across.append(row)
-    tables["across"] = pd.DataFrame(across)
+    across = pd.DataFrame(across)
+    for col in ("Wilcoxon p", "sign p"):  # Holm (1979) over the pairs compared: the raw p stays beside it
+        if col in across and across[col].notna().all():
+            across[f"{col} (Holm)"] = holm_adjust(across[col].to_numpy(float))
+    tables["across"] = across
     if L >= 3 and m.shape[0] >= 2:
         ranks = mean_ranks(m)
         fr = friedman_test(m)
-        holm = holm_test(m, alpha=alpha)
+        holm = holm_test(m, alpha=alpha, control=control)
         cd = critical_difference(L, m.shape[0], alpha=alpha)
         tables["ranks"] = pd.DataFrame({"learner": labels, "mean rank": np.asarray(ranks, float)}).sort_values(
             "mean rank", kind="stable"
@@ -315,9 +332,67 @@ class ManyAssessment:
     rope: float
     alpha: float
     scratch: object = field(default=None, repr=False, compare=False)
+    #: the learner every other one is compared with across data sets (None: every pair)
+    control: str | None = None
+    #: the decision rules applied (simstudy.apps.conclusion.conclude_many)
+    conclusion: object = None
 
     def __str__(self) -> str:
         return many_text(self)
+
+    def scores(self) -> pd.DataFrame:
+        """Per data set and split: every learner's score, in columns named by the learners.
+
+        Columns ``data set``, ``repeat`` (from 0), ``run``, ``fold``,
+        ``n_train``, ``n_test`` (the design's mean sizes on that data set),
+        then one per learner.  Written as ``scores.csv`` by :func:`write_many`.
+        """
+        rows = self.run.table("scores")
+        _, cols = _score_matrix(rows, len(self.labels))
+        choices = design_choices(self.datasets, self.design)
+        parts = []
+        for i, data in enumerate(self.datasets):
+            key = DataSetCondition(i, data.name).key
+            r = rows[rows["condition"] == key].sort_values(["replication", "run", "fold"])
+            d = choices[i]
+            frame = pd.DataFrame(
+                {
+                    "data set": data.name,
+                    "repeat": r["replication"].to_numpy(),
+                    "run": r["run"].to_numpy(),
+                    "fold": r["fold"].to_numpy(),
+                    "n_train": d.n_train,
+                    "n_test": d.n_test,
+                }
+            )
+            for label, col in zip(self.labels, cols):
+                frame[label] = r[col].to_numpy(float)
+            parts.append(frame)
+        return pd.concat(parts, ignore_index=True)
+
+    def to_baycomp(self, a: str, b: str, repeat: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+        """``x, y, runs`` for baycomp's hierarchical model: ``baycomp.two_on_multiple(x, y, rope=..., runs=runs)``.
+
+        ``x`` and ``y`` have one row per data set and one column per split of
+        the design (the repeat ``repeat``), the scores of learners ``a`` and
+        ``b`` (their names in the tables); with two-dimensional arrays baycomp
+        fits its hierarchical model (Corani et al. 2017), whose per-data-set
+        correlation is ``runs / len(x[0])``: the design's test share, as
+        :func:`simstudy.apps.assess.baycomp_runs` chooses it.
+        """
+        from simstudy.apps.assess import baycomp_runs
+
+        for name, option in ((a, "a"), (b, "b")):
+            if name not in self.labels:
+                raise ValueError(f"{option}: {name!r} is not one of the learners ({', '.join(self.labels)})")
+        s = self.scores()
+        s = s[s["repeat"] == repeat]
+        if s.empty:
+            raise ValueError(f"repeat: {repeat!r} is not a stored repeat")
+        sets = [d.name for d in self.datasets]
+        x = np.stack([s[s["data set"] == n][a].to_numpy(float) for n in sets])
+        y = np.stack([s[s["data set"] == n][b].to_numpy(float) for n in sets])
+        return x, y, baycomp_runs(design_choices(self.datasets, self.design)[0])
 
     def plot(self):
         """The critical-difference diagram (three or more learners), a matplotlib Figure; None for two learners."""
@@ -339,11 +414,12 @@ class ManyAssessment:
 
 
 def many_text(a: ManyAssessment) -> str:
-    """Plain text for the terminal."""
+    """Plain text for the terminal: the Conclusion first."""
     t = a.tables
     fmt = {"float_format": lambda v: f"{v:.4g}"}
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_colwidth", 40):
         lines = [
+            *([f"Conclusion: {a.conclusion.text}", ""] if a.conclusion is not None else []),
             f"{len(a.labels)} learners on {len(a.datasets)} data sets: {a.design} on each, "
             f"{a.run.table('scores')['replication'].nunique()} repeat(s); score {a.metric}; ROPE ±{a.rope:g}; "
             f"alpha {a.alpha}; root seed {a.run.manifest['root_seed']}",
@@ -357,8 +433,8 @@ def many_text(a: ManyAssessment) -> str:
             "test's p, and the Bayesian correlated t-test:",
             t["pairs"].to_string(index=False, **fmt),
             "",
-            "Across data sets, per pair (each data set's mean is one observation): Wilcoxon signed-rank, sign "
-            "test, Bayesian signed-rank:",
+            f"Across data sets, per pair{_against(a)} (each data set's mean is one observation): Wilcoxon "
+            "signed-rank and sign tests, raw and Holm-adjusted for the pairs compared, Bayesian signed-rank:",
             t["across"].to_string(index=False, **fmt),
         ]
         if "friedman" in t:
@@ -370,11 +446,15 @@ def many_text(a: ManyAssessment) -> str:
                 f"{f['Nemenyi CD']:.3f} in mean rank",
                 t["ranks"].to_string(index=False, **fmt),
                 "",
-                "Holm's step-down over all pairs:",
+                f"Holm's step-down on mean ranks{_against(a) or ' over all pairs'}:",
                 t["holm"].to_string(index=False, **fmt),
             ]
     lines += ["", _reading()]
     return "\n".join(lines)
+
+
+def _against(a: ManyAssessment) -> str:
+    return f" against the control {a.control}" if a.control else ""
 
 
 def _reading() -> str:
@@ -433,6 +513,7 @@ def assess_many(
     progress: bool = False,
     fresh: bool = False,
     class_column=None,
+    control=None,
 ) -> ManyAssessment:
     """Compare several learners on several data sets: per data set, then across them.
 
@@ -464,6 +545,10 @@ def assess_many(
         directory that lives as long as the result.
     jobs, seed, progress, fresh
         As for :func:`simstudy.engine.run_study`; the numbers do not depend on ``jobs``.
+    control : str, optional
+        A learner's name in the tables (``--control``): the tests across data
+        sets then compare every other learner with it (Holm over ``k - 1``
+        comparisons, Demsar's recommended use) instead of every pair.
 
     Returns
     -------
@@ -485,6 +570,12 @@ def assess_many(
     if len(learners) < 2:
         raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
     choices = tuple(parse_learner(spec, option="--learners") for spec in learners)
+    labels = _labels(choices)
+    position = None
+    if control is not None:
+        if control not in labels:
+            raise ValueError(f"--control: {control!r} is not one of the learners ({', '.join(labels)})")
+        position = labels.index(control)
     study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric)
     scratch = None
     if out is None and out_root is not None:
@@ -506,20 +597,26 @@ def assess_many(
             f"{len(failures)} repeat(s) failed, the first on {first['condition']}: "
             f"{str(first['error']).strip().splitlines()[-1]} (rows kept in {run.path})"
         )
-    tables = many_tables(run, datasets, choices, design_choices(datasets, design), rope=float(rope), alpha=alpha)
-    return ManyAssessment(
-        study, run, tables, datasets, choices, _labels(choices), design, metric, float(rope), alpha, scratch
+    from simstudy.apps.conclusion import conclude_many
+
+    tables = many_tables(
+        run, datasets, choices, design_choices(datasets, design), rope=float(rope), alpha=alpha, control=position
     )
+    return ManyAssessment(
+        study, run, tables, datasets, choices, labels, design, metric, float(rope), alpha, scratch,
+        control=control, conclusion=conclude_many(tables, alpha=alpha, rope=float(rope), control=control),
+    )  # fmt: skip
 
 
 def many_markdown(a: ManyAssessment, figure: str | None = None) -> str:
     """The Markdown page: every table, the diagram, how to read them."""
-    from simstudy.apps.assess_report import _md_table, md_text
+    from simstudy.apps.assess_report import _md_prose, _md_table, md_text
 
     t = a.tables
     parts = [
         f"# {len(a.labels)} learners on {len(a.datasets)} data sets",
         "",
+        *(["## Conclusion", "", _md_prose(a.conclusion.text), ""] if a.conclusion is not None else []),
         f"- Learners: {', '.join(md_text(x) for x in a.labels)}",
         f"- Data sets: {', '.join(md_text(d.name) for d in a.datasets)}",
         f"- Design {md_text(a.design)}; score {md_text(a.metric)}; ROPE ±{a.rope:g}; alpha {a.alpha}; root seed "
@@ -533,7 +630,7 @@ def many_markdown(a: ManyAssessment, figure: str | None = None) -> str:
         "",
         _md_table(t["pairs"]),
         "",
-        "## Across data sets, per pair",
+        f"## Across data sets, per pair{md_text(_against(a))}",
         "",
         _md_table(t["across"]),
         "",
@@ -555,8 +652,56 @@ def many_markdown(a: ManyAssessment, figure: str | None = None) -> str:
     return "\n".join(parts)
 
 
+def many_html(a: ManyAssessment, figure: str | None = None) -> str:
+    """The HTML twin of :func:`many_markdown`."""
+    import html
+
+    from simstudy.apps.assess_report import _html_prose
+    from simstudy.outputs.tables import html_table as table
+
+    e = html.escape
+    t = a.tables
+    body = [
+        f"<h1>{len(a.labels)} learners on {len(a.datasets)} data sets</h1>",
+        *([f"<h2>Conclusion</h2><p>{_html_prose(a.conclusion.text)}</p>"] if a.conclusion is not None else []),
+        "<ul>",
+        f"<li>Learners: {e(', '.join(a.labels))}</li>",
+        f"<li>Data sets: {e(', '.join(d.name for d in a.datasets))}</li>",
+        f"<li>Design {e(a.design)}; score {e(a.metric)}; ROPE ±{a.rope:g}; alpha {a.alpha}; root seed "
+        f"{a.run.manifest['root_seed']}</li>",
+        "</ul>",
+        f"<h2>Mean {e(a.metric)} per data set</h2>",
+        table(t["means"]),
+        "<h2>Per data set and pair (first repeat)</h2>",
+        table(t["pairs"]),
+        f"<h2>Across data sets, per pair{e(_against(a))}</h2>",
+        table(t["across"]),
+    ]
+    if "friedman" in t:
+        body += ["<h2>Ranks, Friedman, Holm</h2>", table(t["friedman"]), table(t["ranks"]), table(t["holm"])]
+    if figure:
+        body.append(
+            f'<figure><img src="{e(figure)}" alt="critical-difference diagram" style="max-width:100%">'
+            f"<figcaption>Mean ranks; learners joined by a bar are not significantly different by Nemenyi's test "
+            f"at alpha = {a.alpha}.</figcaption></figure>"
+        )
+    body.append(f"<p><small>{e(_reading())}</small></p>")
+    style = (
+        "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+        "table{border-collapse:collapse;font-size:0.9em;margin:0.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}"
+        "td.r{text-align:right}"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{len(a.labels)} learners on '
+        f"{len(a.datasets)} data sets</title><style>{style}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
 def write_many(a: ManyAssessment, directory=None) -> dict:
-    """Write ``assessment.md``, the tables as CSV and (three or more learners) ``critical_difference.png``."""
+    """Write ``assessment.md`` and ``assessment.html``, the tables as CSV, the per-split ``scores.csv`` (for
+    baycomp's hierarchical model and other packages) and (three or more learners) ``critical_difference.png``."""
     import io
 
     from simstudy._files import write_atomic
@@ -570,9 +715,14 @@ def write_many(a: ManyAssessment, directory=None) -> dict:
         fig.savefig(buf, format="png", dpi=150, bbox_inches="tight")
         paths["figure"] = d / "critical_difference.png"
         write_atomic(paths["figure"], buf.getvalue())
+    figure = paths["figure"].name if fig is not None else None
     paths["markdown"] = d / "assessment.md"
-    write_atomic(paths["markdown"], many_markdown(a, paths["figure"].name if fig is not None else None).encode())
+    write_atomic(paths["markdown"], many_markdown(a, figure).encode())
+    paths["html"] = d / "assessment.html"
+    write_atomic(paths["html"], many_html(a, figure).encode())
     for name, table in a.tables.items():
         paths[name] = d / f"{name}.csv"
         write_atomic(paths[name], table.to_csv(index=False).encode())
+    paths["scores"] = d / "scores.csv"
+    write_atomic(paths["scores"], a.scores().to_csv(index=False).encode())
     return paths

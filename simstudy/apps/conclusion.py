@@ -322,9 +322,9 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
         p_a, p_rope, p_b = r.get("P(A better)", np.nan), r.get("P(equivalent)", np.nan), r.get("P(B better)", np.nan)
         if not np.isfinite(p_holm):
             v = "not settled"
-        elif p_holm <= alpha and p_a >= CERTAIN and r["mean A - B"] > 0:
+        elif p_holm <= alpha and p_a >= CERTAIN:
             v = "A better"
-        elif p_holm <= alpha and p_b >= CERTAIN and r["mean A - B"] < 0:
+        elif p_holm <= alpha and p_b >= CERTAIN:
             v = "B better"
         elif p_rope >= CERTAIN:
             v = "equivalent within the ROPE"

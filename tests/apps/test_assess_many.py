@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -84,6 +86,8 @@ def test_command_line_many(tmp_path, capsys):
         (["iris", "labor", "--learners", "NB", "C4.5", "--rope", "-1"], "--rope: must be a number >= 0"),
         (["iris", "--a", "NB"], "--a/--b: both learners are needed"),
         (["iris", "labor", "--learners", "NB", "C4.5", "--tests", "sign"], "--tests: applies to one data set"),
+        (["iris", "--a", "NB", "--b", "C4.5", "--control", "NB"], "--control: applies to several learners"),
+        (["iris", "labor", "--learners", "NB", "C4.5", "--control", "knn"], "--control: 'knn' is not one of"),
     ],
 )
 def test_command_line_refusals(tmp_path, capsys, argv, message):
@@ -91,3 +95,45 @@ def test_command_line_refusals(tmp_path, capsys, argv, message):
     code = main(["assess", *argv, "--out", str(out), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and message in err[0] and not out.exists()
+
+
+def test_pairs_are_holm_adjusted_raw_beside_adjusted_and_a_control_compares_k_minus_1(three):
+    from simstudy.statistics.multiple import holm_adjust
+
+    across = three.tables["across"]
+    assert {"Wilcoxon p", "Wilcoxon p (Holm)", "sign p", "sign p (Holm)", "ROPE"} <= set(across.columns)
+    np.testing.assert_allclose(across["Wilcoxon p (Holm)"], holm_adjust(across["Wilcoxon p"].to_numpy()))
+    assert (across["Wilcoxon p (Holm)"] >= across["Wilcoxon p"]).all()
+    assert (three.tables["pairs"]["ROPE"] == "±0.01").all()
+    text = str(three)
+    assert text.startswith("Conclusion: ") and "Holm-adjusted" in text
+    assert "Not for the decision: the pairwise p-values before Holm's adjustment for the 3 comparisons" in text or (
+        "Friedman's test does not reject" in text
+    )
+
+
+def test_control_learner_and_per_split_export_for_the_hierarchical_model(tmp_path, three):
+    baycomp = pytest.importorskip("baycomp")
+    from simstudy.statistics.multiple import holm_adjust
+
+    m = assess_many(SETS, LEARNERS, out=three.run.path, control="NB", **SMALL)  # the same run, re-summarised
+    across = m.tables["across"]
+    assert list(zip(across["A"], across["B"])) == [("NB", "C4.5"), ("NB", "stump")]
+    np.testing.assert_allclose(across["Wilcoxon p (Holm)"], holm_adjust(across["Wilcoxon p"].to_numpy()))
+    assert list(m.tables["holm"]["A"]) == ["NB", "NB"]
+    assert "against the control NB" in str(m)
+    s = m.scores()
+    assert list(s.columns) == ["data set", "repeat", "run", "fold", "n_train", "n_test", *LEARNERS]
+    assert len(s) == 5 * 3
+    x, y, runs = m.to_baycomp("NB", "C4.5")
+    assert x.shape == (5, 3) and runs == 1
+    np.testing.assert_array_equal(x[0], s[s["data set"] == "iris"]["NB"].to_numpy())
+    if importlib.util.find_spec("stan") is not None:  # baycomp's hierarchical model runs on pystan
+        assert len(baycomp.two_on_multiple(x, y, rope=0.01, runs=runs, nsamples=200)) == 3
+    assert len(baycomp.two_on_multiple(x.mean(axis=1), y.mean(axis=1), rope=0.01)) == 3  # the signed-rank test
+    with pytest.raises(ValueError, match="--control: 'knn' is not one of the learners"):
+        assess_many(SETS, LEARNERS, out=three.run.path, control="knn", **SMALL)
+    paths = __import__("simstudy.apps.assess_many", fromlist=["write_many"]).write_many(m, tmp_path / "pages")
+    assert {"html", "scores", "markdown", "across"} <= set(paths)
+    page = paths["html"].read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<h2>Conclusion</h2>" in page and "Wilcoxon p (Holm)" in page

@@ -55,6 +55,13 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         "Holm and a critical-difference diagram)",
     )
     p.add_argument(
+        "--control",
+        default=None,
+        metavar="NAME",
+        help="with --learners: compare every other learner with this one across data sets (Holm over k - 1 "
+        "comparisons) instead of every pair; NAME as the tables name it",
+    )
+    p.add_argument(
         "--rope",
         type=float,
         default=None,
@@ -172,6 +179,7 @@ def _cmd_many(args) -> int:
         progress=not args.quiet,
         fresh=args.fresh,
         class_column=args.class_column,
+        control=args.control,
     )
     print(m)
     paths = write_many(m)
@@ -182,6 +190,8 @@ def _cmd_many(args) -> int:
 def cmd_assess(args) -> int:
     from simstudy.apps.assess import DEFAULT_DESIGNS, assess
 
+    if args.control and not (len(args.data) > 1 or args.learners):
+        raise ValueError("--control: applies to several learners (--learners L1 L2 ...)")
     if len(args.data) > 1 or args.learners:
         for flag in ("bench", "fit_timeout", "tests"):
             if getattr(args, flag):
