@@ -96,11 +96,10 @@ def shipped_evidence(measured: dict | None = None) -> ShippedEvidence:
         comparison (``pair``, ``a``, ``b``, ``design``).  None or a NaN
         instability (no design with two runs): the whole proving ground.
     """
-    from simstudy.apps.stability import stability_class
+    from simstudy.apps.stability import nearest_group
 
     data = load_shipped()
     prov, stab = data["provenance"], data["stability"]
-    bands = stab["bands"]
     value = None if measured is None else measured.get("pair")
     if value is None or not np.isfinite(value):
         name = "all"
@@ -109,16 +108,15 @@ def shipped_evidence(measured: dict | None = None) -> ShippedEvidence:
             "so the whole proving ground is used"
         )
     else:
-        name = stability_class(float(value), bands)
-        low, high = bands[name]
-        band = (
-            f"below {high:g}" if low is None else f"at least {low:g}" if high is None else f"from {low:g} to {high:g}"
-        )
+        group = nearest_group(measured, stab["groups"])
+        name = stab["groups"][group]["class"]
+        folds = int(measured.get("folds", 10))
+        column = "pair" if folds == 1 or folds >= 4 else "pair_2fold"
         why = (
             f"your learners' measured instability {_fmt(value)} (A {_fmt(measured.get('a'))}, B "
             f"{_fmt(measured.get('b'))}: the share of cases whose predicted class changes between two runs of "
-            f"{measured.get('design', 'the cv')}, the larger of the two) puts them in its '{name}' class (instability "
-            f"{band}, measured the same way on every scenario)"
+            f"{measured.get('design', 'the cv')}, the larger of the two) lies nearest to scenario {group}'s "
+            f"({_fmt(stab['groups'][group][column])}, measured the same way), which puts them in its '{name}' class"
         )
     cls = data["classes"][name]
     rows = pd.DataFrame(cls["procedures"])

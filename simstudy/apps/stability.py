@@ -18,8 +18,10 @@ proving ground, never the learners' names:
     the larger of its two learners' (a comparison is as unstable as its less
     stable learner).
 
-:func:`stability_class` then puts a comparison in the class of the shipped
-evidence (:mod:`simstudy.apps.shipped_evidence`) whose band holds it.
+:func:`nearest_group` then finds the proving-ground scenario whose instability,
+measured with the same number of folds, lies nearest to the comparison's, and
+the comparison takes that scenario's class of the shipped evidence
+(:mod:`simstudy.apps.shipped_evidence`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["instability", "stored_instability", "stability_class"]
+__all__ = ["instability", "stored_instability", "stability_class", "nearest_group"]
 
 
 def instability(pred) -> float:
@@ -78,12 +80,13 @@ def stored_instability(predictions: pd.DataFrame, names=("a", "b")) -> dict:
     -------
     dict
         ``{name: instability}`` and ``"pair"``: the larger of them; ``"design"``:
-        the condition measured (the one with the most runs).
+        the condition measured (the one with the most runs; of those, the most
+        folds) and ``"folds"``, its folds per run (1 for resampled splits).
     """
-    runs = predictions.groupby("condition", observed=True)["run"].max()
-    design = str(runs.idxmax())
+    shape = predictions.groupby("condition", observed=True)[["run", "fold"]].max()
+    design = str(max(shape.index, key=lambda c: (int(shape.loc[c, "run"]), int(shape.loc[c, "fold"]))))
     rows = predictions[predictions["condition"] == design]
-    out: dict = {"design": design}
+    out: dict = {"design": design, "folds": int(shape.loc[design, "fold"]) + 1}
     for name in names:
         values = []
         for _, g in rows.groupby("replication", sort=False, observed=True):
@@ -102,3 +105,18 @@ def stability_class(value: float, bands) -> str:
         if (low is None or value >= low) and (high is None or value < high):
             return name
     raise ValueError(f"value: {value!r} lies in none of the bands {bands!r}")
+
+
+def nearest_group(measured: dict, groups: dict) -> str:
+    """The scenario group whose instability lies nearest to ``measured["pair"]`` on a log scale.
+
+    The groups' instability is taken as measured with the same kind of
+    training part: ``pair`` (10-fold runs, which train on 90%) for a design
+    that trains on at least three quarters of the cases (k-fold with k >= 4,
+    resampled 90/10 splits: ``folds`` 1), ``pair_2fold`` (2-fold runs, as the
+    5x2 cv) otherwise.
+    """
+    folds = int(measured.get("folds", 10))
+    column = "pair" if folds == 1 or folds >= 4 else "pair_2fold"
+    value = max(float(measured["pair"]), 1e-6)
+    return min(groups, key=lambda k: (abs(np.log(max(groups[k][column], 1e-6)) - np.log(value)), k))

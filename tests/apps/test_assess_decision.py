@@ -163,7 +163,8 @@ def test_the_shipped_file_is_what_the_published_files_give():
     from simstudy.apps.shipped_evidence import SHIPPED_FILE
 
     stored = json.loads(SHIPPED_FILE.read_text())
-    assert json.dumps(make.build(stored["stability"]["groups"]), sort_keys=True) == json.dumps(stored, sort_keys=True)
+    groups = {k: {c: x for c, x in v.items() if c != "class"} for k, v in stored["stability"]["groups"].items()}
+    assert json.dumps(make.build(groups), sort_keys=True) == json.dumps(stored, sort_keys=True)
     prov = stored["provenance"]
     assert (prov["profile"], prov["commit"], prov["code_fingerprint"]) == ("paper", "501db2b9eb47", "c72582d5a20d")
     assert prov["null_scenarios"] == 30 and prov["data_sets"] == 44200
@@ -171,19 +172,25 @@ def test_the_shipped_file_is_what_the_published_files_give():
 
 def test_a_comparison_is_matched_by_its_measured_stability_never_by_name():
     from simstudy.apps.shipped_evidence import load_shipped, shipped_evidence
+    from simstudy.apps.stability import nearest_group
 
-    bands = load_shipped()["stability"]["bands"]
-    low = bands["moderately stable"][0]
-    assert shipped_evidence({"pair": low / 2, "a": 0.001, "b": low / 2, "design": "cv10x10"}).name == "stable"
-    assert shipped_evidence({"pair": low * 1.01, "a": 0.0, "b": low * 1.01, "design": "cv10x10"}).name == (
-        "moderately stable"
-    )
-    assert shipped_evidence({"pair": 0.5, "a": 0.5, "b": 0.1}).name == "unstable"
+    groups = load_shipped()["stability"]["groups"]
+    # a comparison measured exactly as a scenario was takes that scenario's class, with 10 folds or with 2
+    for key in ("gauss-lda-n1000-rho0-e0", "gauss-1nn-n300-rho0-e0", "gauss-tree-n300-rho0-e0"):
+        g = groups[key]
+        assert nearest_group({"pair": g["pair"], "folds": 10}, groups) == key or (
+            groups[nearest_group({"pair": g["pair"], "folds": 10}, groups)]["pair"] == g["pair"]
+        )
+        got = shipped_evidence({"pair": g["pair_2fold"], "a": 0.0, "b": 0.0, "design": "5x2cv", "folds": 2})
+        assert got.name == g["class"] and "5x2cv" in got.provenance
+    assert groups["gauss-lda-n1000-rho0-e0"]["class"] == "stable"
+    assert groups["gauss-tree-n300-rho0-e0"]["class"] == "unstable"
     every = shipped_evidence(None)
     assert every.name == "all" and "could not be measured" in every.provenance
-    t = shipped_evidence({"pair": low / 2, "a": 0.0, "b": 0.0}).table.set_index("procedure")
+    stable = groups["gauss-lda-n1000-rho0-e0"]["pair"]
+    t = shipped_evidence({"pair": stable, "a": 0.0, "b": 0.0, "folds": 10}).table.set_index("procedure")
     assert t.loc["corrected_cv_t [cv10x10]", "size"] == "controls size"
-    t = shipped_evidence({"pair": 0.5, "a": 0.5, "b": 0.1}).table.set_index("procedure")
+    t = shipped_evidence({"pair": 0.5, "a": 0.5, "b": 0.1, "folds": 10}).table.set_index("procedure")
     assert t.loc["corrected_cv_t [cv10x10]", "size"] == "liberal"  # unpruned trees: the page's liberal scenarios
 
 
@@ -198,7 +205,7 @@ def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_pat
     assert not (a.table["size"] == "no evidence").any()
     line = [n for n in a.evidence_notes if n.startswith("shipped with simstudy")]
     assert len(line) == 1 and "commit 501db2b9eb47, code fingerprint c72582d5a20d" in line[0]
-    assert f"puts them in its '{a.shipped.name}' class" in line[0]
+    assert f"which puts them in its '{a.shipped.name}' class" in line[0]
     text = str(a)
     assert text.startswith("Conclusion: ") and "Evidence: the shipped proving ground, class" in text
     # the same learners under other names: the same measured class
