@@ -74,6 +74,9 @@ __all__ = [
     "Assessment",
     "LearnerFailed",
     "DEFAULT_DESIGNS",
+    "DEFAULT_REPEATS",
+    "FULL_DESIGNS",
+    "FULL_REPEATS",
     "baycomp_runs",
     "DEFAULT_TESTS",
     "ASSESS_PROFILE",
@@ -84,7 +87,13 @@ __all__ = [
 ASSESS_PROFILE = "assess"
 #: ``evidence=SHIPPED``: the evidence shipped with the package, whatever is stored under a results root.
 SHIPPED = "shipped"
-DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
+#: The fast default: one design, whose corrected test controls size for learners of every stability class of
+#: the shipped proving ground (and ranks first by size-adjusted power over all of it), five repeats.
+DEFAULT_DESIGNS = ("5x2cv",)
+DEFAULT_REPEATS = 5
+#: The full check (``full=True``, ``--full``): every design the papers compare, ten repeats each.
+FULL_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
+FULL_REPEATS = 10
 # The tests the papers apply to each design ("sample" tests run on every sampling scheme of the r x k cv).
 DEFAULT_TESTS = {
     "cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv_t"),
@@ -1083,7 +1092,7 @@ def assessment_study(
     a, b : LearnerChoice
     designs : sequence of DesignChoice
     n_repeats : int
-        Replications per design (>= 2).
+        Replications per design (>= 1; replicability needs two or more).
     tests : sequence of str, optional
         Registered test names (``["all"]`` for every one); default :data:`DEFAULT_TESTS`.
     chunk_size : int
@@ -1101,8 +1110,8 @@ def assessment_study(
     from simstudy.engine import Cost, Profile, Provides, Study
     from simstudy.pipeline.comparison import FitFailed
 
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
-        raise ValueError(f"--repeats: must be an integer >= 2 (replicability compares repeats), got {n_repeats!r}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise ValueError(f"--repeats: must be an integer >= 1 (replicability compares two or more), got {n_repeats!r}")
     tests = _check_tests(tests, designs)
     X, y = data.X, data.y
     sides = {"a": ("A", a), "b": ("B", b)}
@@ -1998,9 +2007,10 @@ def assess(
     b=None,
     *,
     learners=None,
-    designs=DEFAULT_DESIGNS,
+    designs=None,
     tests=None,
-    n_repeats: int = 10,
+    n_repeats: int | None = None,
+    full: bool = False,
     alpha: float = 0.05,
     out=None,
     jobs: int = 1,
@@ -2035,12 +2045,19 @@ def assess(
     learners : mapping or sequence of two learners, optional
         Instead of ``a`` and ``b``: ``{"logreg": ..., "forest": ...}`` (A
         first), named in the tables and figures, or two (name, learner) pairs.
-    designs : sequence of str
-        Design names (see :func:`parse_designs`).
+    designs : sequence of str, optional
+        Design names (see :func:`parse_designs`); default :data:`DEFAULT_DESIGNS`
+        (the 5x2 cv alone: fast, and its corrected test controls size for
+        learners of every stability class), or :data:`FULL_DESIGNS` with ``full``.
     tests : sequence of str, optional
         Registered test names; default the papers' tests for each design.
-    n_repeats : int
-        Repetitions of every design on new random partitions (>= 2).
+    n_repeats : int, optional
+        Repetitions of every design on new random partitions (>= 1; R2 and
+        the replication rates need two or more); default :data:`DEFAULT_REPEATS`,
+        or :data:`FULL_REPEATS` with ``full``.
+    full : bool
+        The full check (``--full``): every design the papers compare, ten
+        repeats each (2,400 fits for one pair, against 100 for the default).
     alpha : float
         Significance level.
     out : str or Path, optional
@@ -2111,6 +2128,8 @@ def assess(
 
     alpha = check_alpha(alpha, "--alpha")
     rope = check_rope(rope)
+    designs = designs if designs is not None else (FULL_DESIGNS if full else DEFAULT_DESIGNS)
+    n_repeats = n_repeats if n_repeats is not None else (FULL_REPEATS if full else DEFAULT_REPEATS)
     data = as_dataset(X, y, class_column=class_column)
     if learners is not None:
         if a is not None or b is not None:
@@ -2154,7 +2173,10 @@ def assess(
         if run is None:  # a finished assessment was checked when it was made; a new one is checked now
             _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
             _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
-            run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+            with _fit_progress(study, chosen, n_repeats, out, seed, show=progress and jobs == 1, fresh=fresh) as bar:
+                run = run_study(
+                    study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress and not bar, fresh=fresh
+                )
     finally:
         _close_fit_workers()
     result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=rope)
@@ -2195,6 +2217,67 @@ def _finished_run(study, out, seed):
         return run if run.complete else None
     except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
         return None
+
+
+class _fit_progress:
+    """A progress bar per fit for an assessment run in this process (``--jobs 1``): its estimate of the time left
+    is steady however the designs' costs differ, where a bar per repeat jumps (a 10x10 cv repeat is ten times a
+    5x2 cv's).  Fits of repeats already stored count as done.  Entered as False when not shown."""
+
+    def __init__(self, study, designs, n_repeats: int, out, seed: int, *, show: bool, fresh: bool = False):
+        self.show, self.fresh, self.args = show, fresh, (study, designs, n_repeats, out, seed)
+        self.bar = self.hook = None
+
+    def __enter__(self):
+        if not self.show:
+            return False
+        import sys
+
+        from tqdm.auto import tqdm
+
+        from simstudy.pipeline.outputs import on_fit
+
+        study, designs, n_repeats, out, seed = self.args
+        per = {d.key: 2 * d.n_runs * max(d.n_folds, 1) for d in designs}
+        done = 0
+        try:
+            from simstudy.engine.runner import plan_run
+            from simstudy.engine.store import RunStore
+
+            manifest = None if self.fresh else RunStore(Path(out)).read_manifest()
+            if manifest is not None and manifest.get("config_hash") == plan_run(study, ASSESS_PROFILE, seed)[3]:
+                done = sum(
+                    per.get(str(v.get("condition", "")), 0) * (int(v["stop"]) - int(v["start"]))
+                    for v in _stored_chunks(manifest)
+                )
+        except Exception:  # no readable run: nothing stored yet
+            done = 0
+        self.bar = tqdm(
+            total=sum(per.values()) * n_repeats,
+            initial=min(done, sum(per.values()) * n_repeats),
+            unit="fit",
+            desc=f"assess {', '.join(per)}",
+            dynamic_ncols=True,
+            file=sys.stderr,
+            mininterval=0.5 if sys.stderr.isatty() else 15.0,
+        )
+        self.hook = on_fit(self.bar.update)
+        self.hook.__enter__()
+        return True
+
+    def __exit__(self, *exc):
+        if self.hook is not None:
+            self.hook.__exit__(*exc)
+            self.bar.close()
+        return False
+
+
+def _stored_chunks(manifest: dict) -> list[dict]:
+    """The chunks a manifest records as stored: ``condition``, ``start``, ``stop`` (from its plan)."""
+    from simstudy.engine.store import manifest_chunk_key
+
+    stored = manifest.get("chunks") or {}
+    return [c for c in manifest.get("plan", []) if manifest_chunk_key(c["condition"], c["start"], c["stop"]) in stored]
 
 
 def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
@@ -2625,7 +2708,7 @@ def load_assessment(
     *,
     designs=DEFAULT_DESIGNS,
     tests=None,
-    n_repeats=10,
+    n_repeats=DEFAULT_REPEATS,
     alpha=0.05,
     evidence=DEFAULT_ROOT,
     class_column=None,

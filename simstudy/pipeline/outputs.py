@@ -26,7 +26,32 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["KINDS", "score_kind", "split_outputs", "fold_outputs", "outputs_scores", "needs_scores"]
+__all__ = ["KINDS", "score_kind", "split_outputs", "fold_outputs", "outputs_scores", "needs_scores", "on_fit"]
+
+# called with the number of fits just made (see on_fit); None: nobody is counting
+_ON_FIT: list = [None]
+
+
+class on_fit:
+    """``with on_fit(callback):`` calls ``callback(n)`` after every ``n`` fits :func:`fold_outputs` makes in this
+    process (one per split; a learner's all-folds shortcut counts its folds), e.g. to show progress per fit."""
+
+    def __init__(self, callback):
+        self.callback = callback
+
+    def __enter__(self):
+        self._before, _ON_FIT[0] = _ON_FIT[0], self.callback
+        return self
+
+    def __exit__(self, *exc):
+        _ON_FIT[0] = self._before
+        return False
+
+
+def _fitted(n: int) -> None:
+    if _ON_FIT[0] is not None:
+        _ON_FIT[0](n)
+
 
 #: What a learner's score columns hold: class probabilities, decision values, or nothing (predictions only).
 KINDS = ("proba", "decision", "")
@@ -101,10 +126,13 @@ def fold_outputs(X, y, fold_ids, make, *, scores="auto", fit_outputs: Callable |
         shortcut = getattr(make(), "fold_predictions", None)
         pred = shortcut(X, y, fold_ids) if shortcut is not None else None
         if pred is not None:
+            _fitted(int((fold_ids.max(axis=1) + 1).sum()))
             return pred, None, ""
     kind = score_kind(make()) if scores else ""
     if not kind and fit_outputs is None:
-        return fold_predictions(X, y, fold_ids, make), None, ""
+        pred = fold_predictions(X, y, fold_ids, make)
+        _fitted(int((fold_ids.max(axis=1) + 1).sum()))
+        return pred, None, ""
     pred = np.full(fold_ids.shape, -1, dtype=np.int64)
     out = None
     for r, ids in enumerate(fold_ids):
@@ -115,6 +143,7 @@ def fold_outputs(X, y, fold_ids, make, *, scores="auto", fit_outputs: Callable |
                 p, s = split_outputs(make().fit(X[train], y[train]), X[test], classes)
             else:
                 p, s = fit_outputs(make, train, test)
+            _fitted(1)
             pred[r, test] = p
             if s is not None and kind:
                 if out is None:

@@ -126,7 +126,7 @@ def test_designs_are_checked():
     [
         (["assess", "{tmp}/missing.csv", "--a", "NB", "--b", "C4.5"], "no such file"),
         (["assess", "iris", "--a", "NB", "--b", "Nope"], "--b: unknown learner"),
-        (["assess", "iris", "--a", "NB", "--b", "C4.5", "--repeats", "1"], "--repeats"),
+        (["assess", "iris", "--a", "NB", "--b", "C4.5", "--repeats", "0"], "--repeats: must be an integer >= 1"),
         (["assess", "iris", "--a", "NB", "--b", "C4.5", "--designs", "cv1x400"], "--designs"),
         (["assess", "iris", "--a", "NB", "--b", "C4.5", "--tests", "nosuch"], "--tests: unknown test"),
         (
@@ -351,8 +351,10 @@ def test_ties_in_size_adjusted_power_go_to_simulated_replicability_then_to_the_u
 
 
 def test_the_command_states_the_library_defaults():
-    from simstudy.apps.assess import DEFAULT_DESIGNS
+    from simstudy.apps.assess import DEFAULT_DESIGNS, DEFAULT_REPEATS, FULL_DESIGNS, FULL_REPEATS
     from simstudy.cli import build_parser
 
-    help_text = build_parser()._subparsers._group_actions[0].choices["assess"].format_help()
-    assert f"(default {' '.join(DEFAULT_DESIGNS)})" in " ".join(help_text.split())
+    help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["assess"].format_help().split())
+    assert f"(default {' '.join(DEFAULT_DESIGNS)})" in help_text
+    assert f"(with --full: {' '.join(FULL_DESIGNS)})" in help_text
+    assert f"(default {DEFAULT_REPEATS}; with --full {FULL_REPEATS};" in help_text

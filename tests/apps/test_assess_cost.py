@@ -71,3 +71,26 @@ def test_predictions_only_are_refused_for_a_probability_metric_naming_fresh(tmp_
     # balanced accuracy needs predictions only: scored again
     assert main([*argv, "--out", str(tmp_path / "v"), "--metric", "balanced_accuracy"]) == 0
     assert "Score per split: balanced_accuracy" in capsys.readouterr().out
+
+
+def test_the_default_is_one_design_and_few_repeats_and_one_repeat_is_allowed(tmp_path, data, capsys):
+    from simstudy.apps.assess import DEFAULT_DESIGNS, DEFAULT_REPEATS, FULL_DESIGNS, FULL_REPEATS
+
+    assert DEFAULT_DESIGNS == ("5x2cv",) and DEFAULT_REPEATS == 5
+    assert FULL_DESIGNS == ("cv10x10", "5x2cv", "resampled10") and FULL_REPEATS == 10
+    X, y = data
+    a = assess(X, y, learners=LEARNERS, evidence=None)
+    assert [d.key for d in a.designs] == ["5x2cv"] and a.table["repeats"].max() == 5
+    assert len(a.run.table("scores")) == 5 * 10  # 100 fits for two learners
+    one = assess(X, y, learners=LEARNERS, designs=("cv2x5",), n_repeats=1, evidence=None)
+    assert one.table["repeats"].max() == 1 and one.conclusion is not None
+    assert np.isnan(one.table["R2"]).all()
+    with pytest.raises(ValueError, match="--repeats: must be an integer >= 1"):
+        assess(X, y, learners=LEARNERS, n_repeats=0, evidence=None)
+
+
+def test_progress_is_shown_per_fit_in_this_process(tmp_path, data, capsys):
+    X, y = data
+    assess(X, y, learners=LEARNERS, designs=("cv2x5",), n_repeats=2, evidence=None, progress=True, out=tmp_path / "p")
+    err = capsys.readouterr().err
+    assert "assess cv2x5" in err and "40/40" in err and "fit" in err

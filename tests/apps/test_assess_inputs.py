@@ -298,7 +298,7 @@ def test_a_small_class_names_the_designs_that_fit(tmp_path, capsys):
     path = _csv(tmp_path / "d.csv", labels=("no", "yes", "no", "yes", "no", "yes", "no", "yes", "no", "rare"))
     _refused(
         capsys,
-        ["assess", path, "--a", "NB", "--b", "C4.5", "--quiet"],
+        ["assess", path, "--a", "NB", "--b", "C4.5", "--full", "--quiet"],
         tmp_path / "run",
         "smallest class has 4 cases ('rare')",
         "--designs cv10x4 5x2cv resampled10",
