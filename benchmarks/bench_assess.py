@@ -148,7 +148,7 @@ def _run_one(contender: str, case: str, repeats: int, jobs: int, seed: int, tmp:
         )
     else:
         X_or_path, y = data_arg if isinstance(data_arg, tuple) else (data_arg, None)
-        assess(X_or_path, y, a, b, n_repeats=repeats, jobs=jobs, out=tmp / "run", seed=seed, evidence=None)
+        assess(X_or_path, y, a, b, full=True, n_repeats=repeats, jobs=jobs, out=tmp / "run", seed=seed, evidence=None)
 
 
 def main(argv=None):

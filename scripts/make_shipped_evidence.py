@@ -260,7 +260,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         stored = json.loads(OUT.read_text())
-        again = build({k: {c: x for c, x in v.items() if c != "class"} for k, v in stored["stability"]["groups"].items()})
+        again = build(
+            {k: {c: x for c, x in v.items() if c != "class"} for k, v in stored["stability"]["groups"].items()}
+        )
         same = json.dumps(again, sort_keys=True) == json.dumps(stored, sort_keys=True)
         print("the stored file is what the published CSVs give" if same else "the stored file differs: run again")
         return 0 if same else 1
