@@ -169,15 +169,19 @@ def _design_decision(d, table: pd.DataFrame, effect: pd.DataFrame, rope: float) 
         verdict, reason = "equivalent within the ROPE", f"P(equivalent) reaches 0.95 (ROPE ±{rope:g})"
     else:
         side = max((p_a, "A better"), (p_b, "B better"), (p_rope, "equivalent"))
-        interval = f"the interval lies above 0 in {above}, below 0 in {below} of {repeats} repeats" + (
-            " (most)" if max(above, below) * 2 > repeats else ""
-        )
         verdict = "not settled"
-        agree = (above * 2 > repeats and side[1] == "A better") or (below * 2 > repeats and side[1] == "B better")
-        if max(above, below) * 2 > repeats and not agree:
-            reason = f"{interval}, but the Bayesian test does not reach 0.95 for that side ({side[1]}: {side[0]:.2f})"
+        if above * 2 > repeats or below * 2 > repeats:
+            who, p = ("A", p_a) if above * 2 > repeats else ("B", p_b)
+            where = "above" if who == "A" else "below"
+            reason = (
+                f"the interval lies {where} 0 in most repeats ({max(above, below)} of {repeats}), but P({who} better) "
+                f"beyond the ROPE ±{rope:g} is {p:.2f}, short of 0.95"
+            )
         else:
-            reason = f"{interval} and no Bayesian probability reaches 0.95 (the largest: {side[1]} {side[0]:.2f})"
+            reason = (
+                f"the interval lies above 0 in {above}, below 0 in {below} of {repeats} repeats and no Bayesian "
+                f"probability reaches 0.95 (the largest: {side[1]} {side[0]:.2f})"
+            )
     return DesignDecision(
         d.key, test, size, _size_text(r) if len(row) else size, repeats, above, below,
         float(e["first: A - B"]), float(e["low"]), float(e["high"]), p_a, p_rope, p_b, usable, verdict, reason,

@@ -119,9 +119,9 @@ def test_a_better_needs_the_interval_in_most_repeats_and_the_bayesian_probabilit
     assert "ROPE ±0.01: P(A better) 0.97" in c.text
     assert "Not for the decision: 1 test(s) liberal on the nearest evidence, 1 of them uncorrected" in c.text
     # the interval alone, or the probability alone, is not enough
-    assert _conclude([("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.90, 0.1, 0.0)], ["cv10x10"]).verdict == (
-        "not settled"
-    )
+    short = _conclude([("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.90, 0.1, 0.0)], ["cv10x10"])
+    assert short.verdict == "not settled"
+    assert "above 0 in most repeats (8 of 10), but P(A better) beyond the ROPE ±0.01 is 0.90, short of 0.95" in short.text
     c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.05, 4, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
     assert c.verdict == "not settled" and "the interval lies above 0 in 4, below 0 in 0 of 10 repeats" in c.text
 
