@@ -342,7 +342,7 @@ def assessment_markdown(a, figure: str | None = None) -> str:
     parts = [
         f"# {md(a.a.shown)} against {md(a.b.shown)} on {md(a.data.name)}",
         "",
-        *(["## Conclusion", "", f"**{md(c.verdict)}.** " + _md_prose(c.text), ""] if c is not None else []),
+        *(["## Conclusion", "", _md_prose(c.text), ""] if c is not None else []),
         *[f"- {line}" for line in _header(a, md)],
         "",
         "## Verdicts across repeats",
@@ -386,11 +386,7 @@ def assessment_html(a, figure: str | None = None) -> str:
     c = getattr(a, "conclusion", None)
     body = [
         f"<h1>{e(a.a.shown)} against {e(a.b.shown)} on {e(a.data.name)}</h1>",
-        *(
-            [f"<h2>Conclusion</h2><p><strong>{e(c.verdict)}.</strong> {_html_prose(c.text)}</p>"]
-            if c is not None
-            else []
-        ),
+        *([f"<h2>Conclusion</h2><p>{_html_prose(c.text)}</p>"] if c is not None else []),
         "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
         "<h2>Verdicts across repeats</h2>",
         "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",
