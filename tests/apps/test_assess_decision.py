@@ -121,7 +121,9 @@ def test_a_better_needs_the_interval_in_most_repeats_and_the_bayesian_probabilit
     # the interval alone, or the probability alone, is not enough
     short = _conclude([("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.90, 0.1, 0.0)], ["cv10x10"])
     assert short.verdict == "not settled"
-    assert "above 0 in most repeats (8 of 10), but P(A better) beyond the ROPE ±0.01 is 0.90, short of 0.95" in short.text
+    assert (
+        "above 0 in most repeats (8 of 10), but P(A better) beyond the ROPE ±0.01 is 0.90, short of 0.95" in short.text
+    )
     c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.05, 4, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
     assert c.verdict == "not settled" and "the interval lies above 0 in 4, below 0 in 0 of 10 repeats" in c.text
 
@@ -214,3 +216,30 @@ def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_pat
     assert b.shipped.name == a.shipped.name and b.stability == a.stability
     # evidence given: the shipped file is not used
     assert assess(X, y, learners=learners, designs=("cv2x5",), n_repeats=2, evidence=[]).shipped is None
+
+
+def test_several_data_sets_need_friedman_then_holm_and_the_bayesian_signed_rank():
+    import pandas as pd
+
+    from simstudy.apps.conclusion import conclude_many
+
+    across = pd.DataFrame(
+        [
+            {"A": "logreg", "B": "tree", "data sets": 12, "Wilcoxon p": 0.004, "Wilcoxon p (Holm)": 0.012,
+             "P(A better)": 0.97, "P(equivalent)": 0.02, "P(B better)": 0.01},
+            {"A": "logreg", "B": "bayes", "data sets": 12, "Wilcoxon p": 0.03, "Wilcoxon p (Holm)": 0.06,
+             "P(A better)": 0.96, "P(equivalent)": 0.03, "P(B better)": 0.01},
+            {"A": "tree", "B": "bayes", "data sets": 12, "Wilcoxon p": 0.9, "Wilcoxon p (Holm)": 0.9,
+             "P(A better)": 0.01, "P(equivalent)": 0.98, "P(B better)": 0.01},
+        ]
+    )  # fmt: skip
+    rejects = pd.DataFrame([{"Iman-Davenport F": 6.1, "p (F)": 0.002}])
+    c = conclude_many({"across": across, "friedman": rejects}, alpha=0.05, rope=0.01)
+    assert "logreg is better than tree (Wilcoxon p 0.004, Holm-adjusted 0.012" in c.text
+    # significant before Holm's adjustment only: not settled
+    assert "logreg against bayes: not settled (Wilcoxon p 0.03, Holm-adjusted 0.06" in c.text
+    assert "tree and bayes are equivalent within the ROPE" in c.text
+    assert "the pairwise p-values before Holm's adjustment for the 3 comparisons" in c.text
+    calm = pd.DataFrame([{"Iman-Davenport F": 1.2, "p (F)": 0.32}])
+    c = conclude_many({"across": across, "friedman": calm}, alpha=0.05, rope=0.01)
+    assert c.verdict == "not settled" and c.text.startswith("Not settled: Friedman's test does not reject")
