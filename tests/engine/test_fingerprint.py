@@ -1,6 +1,6 @@
 """A run's provenance covers all the code that makes its rows, and names what changed.
 
-The fingerprint (``simstudy.engine.runner.code_sources``) covers the simstudy
+The fingerprint (``simstudy.engine.fingerprint.code_sources``) covers the simstudy
 package, the study's own file, every module of the user's or of the built-in
 studies that the study imports (at any depth, also inside functions) or holds
 (an assessment's ``module:Class`` learners), and the versions of the
@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 from simstudy.engine import get_study, load_run, run_study
-from simstudy.engine import runner as runner_mod
-from simstudy.engine.runner import code_sources, provenance, provenance_changes
+from simstudy.engine import fingerprint as fingerprint_mod
+from simstudy.engine.fingerprint import code_sources, provenance, provenance_changes
 from simstudy.engine.store import ConfigMismatch
 
 HELPER = """
@@ -217,7 +217,7 @@ def test_workers_and_a_fresh_process_find_the_same_fingerprint(project):
     metas = [json.loads(p.read_text()) for p in project.out.glob("chunks/*/*/chunk.json")]
     assert len(metas) == 4 and all(m["provenance"] == run.manifest["provenance"] for m in metas)
     script = (
-        "import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.runner import provenance\n"
+        "import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.fingerprint import provenance\n"
         "print(json.dumps(provenance(get_study(sys.argv[1]))))"
     )
     fresh = subprocess.run(
@@ -261,8 +261,8 @@ def test_cli_resume_in_a_fresh_process(project):
 def test_changed_version_of_an_imported_distribution_is_named(project, monkeypatch):
     run_study(str(project.study_file), "smoke", out=project.out, progress=False)
     drop_a_chunk(project.out)
-    real = runner_mod.metadata.version
-    monkeypatch.setattr(runner_mod.metadata, "version", lambda d: "9.9.9" if d == "threadpoolctl" else real(d))
+    real = fingerprint_mod.metadata.version
+    monkeypatch.setattr(fingerprint_mod.metadata, "version", lambda d: "9.9.9" if d == "threadpoolctl" else real(d))
     with pytest.raises(ConfigMismatch, match=r"changed: threadpoolctl \S+ -> 9\.9\.9\)"):
         run_study(str(project.study_file), "smoke", out=project.out, progress=False)
 
@@ -305,7 +305,7 @@ def test_learners_named_by_strings_the_study_holds_are_covered(project, monkeypa
 
     lib = write(project.dir / f"fp_lab_{project.tag}.py", "class Ripper:\n    pass\n")
     eps = {"simstudy.pipeline.learners": {"lab.Ripper": f"fp_lab_{project.tag}"}}
-    monkeypatch.setattr(runner_mod, "_entry_point_modules", lambda group: eps.get(group, {}))
+    monkeypatch.setattr(fingerprint_mod, "_entry_point_modules", lambda group: eps.get(group, {}))
     study = get_study(str(project.study_file))
     named = dataclasses.replace(study, profiles={"smoke": Profile("smoke", 4, settings={"learners": ("lab.Ripper",)})})
     src = code_sources(named)
