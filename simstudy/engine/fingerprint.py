@@ -774,4 +774,3 @@ def provenance_changes(old: dict | None, new: dict) -> list[str]:
 def _module_order(key: str):
     """The study's own code first, then other modules, the simstudy package last."""
     return (key == "simstudy", key != "study file", key)
-

@@ -72,7 +72,6 @@ def _die_with_parent(parent: int | None = None):
     return exec, (_DIE_WITH_PARENT.format(parent=parent), {})
 
 
-
 def _start_resource_trackers() -> None:
     """Start the resource tracker processes of multiprocessing and loky now, quiet, if they are not running.
 
@@ -261,4 +260,3 @@ def _reap(worker, kill: bool, timeout: float = 10.0) -> None:
             worker.join(timeout)
     except (OSError, ValueError, AssertionError):  # already reaped, closed, or never started
         pass
-
