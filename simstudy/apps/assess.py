@@ -497,8 +497,11 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         One line naming ``option``: an unknown name, a module or class that
         cannot be imported, parameters that are not JSON or that the class refuses.
     """
+    from simstudy.engine.fingerprint import evict_stale_modules
     from simstudy.pipeline.learners import as_learner_factory, learner_names
 
+    if isinstance(spec, str):
+        evict_stale_modules()  # a learner named by reference runs as its file is now, not as first imported
     if isinstance(params, str):
         try:
             params = json.loads(params) if params.strip() else {}

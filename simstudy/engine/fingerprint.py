@@ -19,6 +19,7 @@ import types
 from importlib import metadata
 from pathlib import Path
 
+from simstudy import _codeload
 from simstudy.engine.study import Study
 
 __all__ = [
@@ -118,17 +119,14 @@ _WHERE: dict[str, str] = {}  # module key -> the file it was read from in this p
 
 
 @functools.lru_cache(maxsize=1)
-def _layout() -> tuple[Path, tuple[Path, ...], tuple[Path, ...]]:
-    """The simstudy package's directory, the built-in studies' directories, the standard library's."""
+def _layout() -> tuple[Path, tuple[Path, ...]]:
+    """The simstudy package's directory and the built-in studies' directories (as the import system has them)."""
     import importlib.util
-    import sysconfig
 
     root = Path(__file__).resolve().parents[1]
     spec = importlib.util.find_spec("simstudy.studies")  # where the built-in studies are, without importing them
     studies = tuple(Path(p).resolve() for p in (spec.submodule_search_locations or ())) if spec else ()
-    paths = sysconfig.get_paths()
-    stdlib = tuple(dict.fromkeys(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib") if paths.get(k)))
-    return root, studies, stdlib
+    return root, studies
 
 
 def _under(path: Path, dirs) -> bool:
@@ -136,18 +134,23 @@ def _under(path: Path, dirs) -> bool:
 
 
 def _kind(path) -> str:
-    """``studies``, ``simstudy``, ``installed``, ``stdlib`` or ``user``: where a module file lives."""
-    root, studies, stdlib = _layout()
+    """``studies``, ``simstudy``, ``installed``, ``stdlib`` or ``user``: where a module file comes from.
+
+    Decided by the file, never by a module's name or the words of its path:
+    the built-in studies' and the package's own directories as the import
+    system found them, then :func:`simstudy._codeload.origin_kind` (a file an
+    installed distribution's ``RECORD`` lists, a file of the interpreter's
+    standard library, or source whose bytes are hashed: the user's, or a
+    distribution installed from a local folder).
+    """
+    root, studies = _layout()
     p = Path(path).resolve()
     if _under(p, studies):
         return "studies"
     if _under(p, (root,)):
         return "simstudy"
-    if "site-packages" in p.parts or "dist-packages" in p.parts:
-        return "installed"
-    if _under(p, stdlib):
-        return "stdlib"
-    return "user"
+    kind = _codeload.origin_kind(str(p))
+    return "user" if kind == "source" else kind
 
 
 def _find_spec(name: str):
@@ -188,8 +191,6 @@ def _locate(name: str, memo: dict) -> tuple[str | None, str | None]:
     out: tuple[str | None, str | None]
     if not top:  # code without a module name (exec'd)
         out = (None, None)
-    elif top in sys.stdlib_module_names or top in sys.builtin_module_names:
-        out = ("stdlib", None)
     elif top == "simstudy" and not (name == "simstudy.studies" or name.startswith("simstudy.studies.")):
         out = ("simstudy", None)
     else:
@@ -208,6 +209,8 @@ def _locate(name: str, memo: dict) -> tuple[str | None, str | None]:
 
 
 def _spec_kind(spec) -> str | None:
+    if spec.origin in ("built-in", "frozen"):
+        return "stdlib"
     if spec.has_location and spec.origin and spec.origin not in ("built-in", "frozen"):
         return _kind(spec.origin)
     locations = list(spec.submodule_search_locations or [])
@@ -320,25 +323,44 @@ def _imports_of(source: bytes, digest: str, package: str | None) -> frozenset:
     return out
 
 
-@functools.lru_cache(maxsize=1)
-def _package_digest() -> tuple[Path, bytes, frozenset]:
-    """The simstudy package's directory, the digest of its ``.py`` sources, the top-level modules they import.
+_PACKAGE: dict = {}  # the last _package_files() result, by the _codeload generation it was read at
+_TOPS: dict = {}  # SHA-256 of a source -> the top-level modules it imports
+
+
+def _package_files() -> tuple[Path, dict, frozenset]:
+    """The simstudy package's directory, ``{relative path: SHA-256}`` of its ``.py`` files, the modules they import.
 
     The built-in studies are left out (each is covered on its own, with what
-    it imports, see :func:`code_sources`).  Computed once per process, when
-    the first run starts: the code this process has loaded, not later edits
-    on disk.
+    it imports, see :func:`code_sources`).  A module this process has loaded
+    counts with the bytes it was compiled from (:mod:`simstudy._codeload`),
+    any other with the file on disk; read again only after this process has
+    loaded another module.
     """
-    root, studies, _ = _layout()
-    h = hashlib.sha256()
-    tops = set()
+    gen = _codeload.generation()
+    if _PACKAGE.get("generation") == gen:
+        return _PACKAGE["value"]
+    root, studies = _layout()
+    files, tops = {}, set()
     for f in sorted(root.rglob("*.py")):
         if "__pycache__" in f.parts or _under(f.resolve(), studies):
             continue
-        data = f.read_bytes()
-        h.update(f.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
-        tops.update(_scan_imports(data, None, tops_only=True))
-    return root, h.digest(), frozenset(tops)
+        digest, data = _codeload.source_digest(f)
+        files[f.relative_to(root).as_posix()] = digest
+        if digest not in _TOPS:
+            _TOPS[digest] = frozenset(_scan_imports(data, None, tops_only=True))
+        tops.update(_TOPS[digest])
+    value = (root, files, frozenset(tops))
+    _PACKAGE.update(generation=gen, value=value)
+    return value
+
+
+def _package_digest() -> tuple[Path, bytes, frozenset]:
+    """The simstudy package's directory, the digest of its ``.py`` sources, the top-level modules they import."""
+    root, files, tops = _package_files()
+    h = hashlib.sha256()
+    for rel, digest in files.items():
+        h.update(rel.encode() + b"\0" + digest.encode() + b"\0")
+    return root, h.digest(), tops
 
 
 @functools.lru_cache(maxsize=4)
@@ -514,10 +536,18 @@ def _normalise(name: str) -> str:
 def _distribution_of(top: str) -> str | None:
     """The installed distribution that provides top-level module ``top`` (its normalised name), if any.
 
-    Tried in turn: the distributions simstudy knows by name, a distribution
-    named after the module (checked against its ``top_level.txt`` or
-    ``RECORD``), then every distribution installed beside the module.
+    The distribution whose ``RECORD`` lists the file the module is found at;
+    for a module without one file (a namespace package), the distributions
+    simstudy knows by name, a distribution named after the module (checked
+    against its ``top_level.txt`` or ``RECORD``), then every distribution
+    installed beside the module.
     """
+    spec = _find_spec(top)
+    origin = spec.origin if spec is not None and spec.has_location else None
+    if origin and Path(origin).is_file():
+        owner = _codeload.distribution_of_file(origin)
+        if owner is not None:
+            return _normalise(owner[0])
 
     def provides(dist) -> bool:
         listed = (dist.read_text("top_level.txt") or "").split()
@@ -538,8 +568,6 @@ def _distribution_of(top: str) -> str | None:
             continue
         if guess == _DIST_OF_MODULE.get(top) or provides(dist):
             return _normalise(guess)
-    spec = _find_spec(top)
-    origin = spec.origin if spec is not None and spec.has_location else None
     where = Path(origin).resolve().parents[1 if Path(origin).name == "__init__.py" else 0] if origin else None
     if where is None or not where.is_dir():
         return None
@@ -639,8 +667,8 @@ def code_sources(study: Study) -> dict:
                 key += "+"
             keys.add(key)
             files[path] = [key, package, None]
-        data = Path(path).read_bytes()
-        files[path][2] = digest = hashlib.sha256(data).hexdigest()
+        digest, data = _codeload.source_digest(path)  # what this process ran from the file, else the file
+        files[path][2] = digest
         if path.endswith(".py"):
             todo += [(n, "") for n in sorted(_imports_of(data, digest, package))]
 
@@ -774,3 +802,113 @@ def provenance_changes(old: dict | None, new: dict) -> list[str]:
 def _module_order(key: str):
     """The study's own code first, then other modules, the simstudy package last."""
     return (key == "simstudy", key != "study file", key)
+
+
+# -- what a worker ran: checked against the run's code, in the process that computes the rows ----------
+
+
+def expected_code(study: Study, prov: dict) -> dict:
+    """What a worker's code must be for its rows to carry ``prov`` (the run's provenance of ``study``).
+
+    Returns
+    -------
+    dict
+        ``package`` (``{relative path: SHA-256}`` of the simstudy package's
+        files), ``modules`` (``{module name: digest}`` of the study's modules
+        that are importable by name), ``versions`` (the recorded versions) and
+        ``pid`` (this process: a chunk computed here needs no check).
+    """
+    import os
+
+    _, package, _ = _package_files()
+    src = code_sources(study)
+    modules = {
+        key: digest
+        for key, digest in src["modules"].items()
+        if key != "simstudy" and all(part.isidentifier() for part in key.split("."))
+    }
+    memo: dict = {}
+    for name in _study_modules(study):  # a built-in study's or an entry point's module is its "study file"
+        if "study file" in src["modules"] and _locate(name, memo)[1] == src["paths"].get("study file"):
+            modules[name] = src["modules"]["study file"]
+    return {
+        "package": dict(package),
+        "modules": modules,
+        "versions": dict(prov.get("versions") or {}),
+        "pid": os.getpid(),
+    }
+
+
+_VERSION_CACHE: dict[str, str | None] = {}
+
+
+def _version_here(dist: str, fresh: bool) -> str | None:
+    if dist == "python":
+        return platform.python_version()
+    if fresh or dist not in _VERSION_CACHE:
+        try:
+            _VERSION_CACHE[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            _VERSION_CACHE[dist] = None
+    return _VERSION_CACHE[dist]
+
+
+def code_differences(expect: dict, *, on_disk: bool = False) -> list[str]:
+    """How the code of this process differs from ``expect`` (:func:`expected_code`); empty when it does not.
+
+    Compared: every module of the simstudy package and of the study that this
+    process has loaded, with the bytes it compiled it from, and the versions of
+    the recorded distributions.  With ``on_disk`` (a worker checked before it
+    computes anything) the modules it has not loaded are compared as its files
+    are now, so a worker started from another environment is found before it
+    has run any of them.  One item per difference, naming the module and its file.
+    """
+    out = []
+    root, _ = _layout()
+    for rel, digest in sorted(expect.get("package", {}).items()):
+        path = root / rel
+        ran = _codeload.loaded_digest(path)
+        if ran is None and on_disk:
+            ran = _codeload.source_digest(path)[0] if path.is_file() else "absent"
+        if ran is not None and ran != digest:
+            out.append(f"simstudy package file {rel} ({path})")
+    for name, digest in sorted(expect.get("modules", {}).items()):
+        module = sys.modules.get(name)
+        origin = getattr(getattr(module, "__spec__", None), "origin", None) if module is not None else None
+        ran = _codeload.loaded_digest(origin) if origin and Path(origin).is_file() else None
+        if module is None and on_disk:
+            spec = _find_spec(name)
+            origin = spec.origin if spec is not None and spec.has_location else None
+            ran = _codeload.source_digest(origin)[0] if origin and Path(origin).is_file() else "absent"
+        if ran is not None and ran[: len(digest)] != digest:
+            out.append(f"module {name} ({origin or 'not found'})")
+    for dist, version in sorted(expect.get("versions", {}).items()):
+        here = _version_here(dist, fresh=on_disk)
+        if here != version:
+            out.append(f"{dist} {version} -> {here or 'absent'}")
+    return out
+
+
+def evict_stale_modules() -> list[str]:
+    """Forget the user's and the studies' modules when one of them no longer matches its file.
+
+    A long-lived worker keeps the modules it imported for an earlier run; when
+    one of them was edited since, every module of the user's and of the built-in
+    studies is removed from :data:`sys.modules`, so that the next task imports
+    them again from their files (those that still hold references to the old
+    ones are among them).  The simstudy package itself is never removed: a
+    worker whose copy of it is stale is refused instead (:func:`code_differences`).
+
+    Returns the names of the stale modules (empty when nothing was removed).
+    """
+    stale = [name for name, origin in _codeload.stale_modules() if _kind(origin) in ("user", "studies")]
+    if not stale:
+        return []
+    for name, module in list(sys.modules.items()):
+        origin = getattr(getattr(module, "__spec__", None), "origin", None)
+        if origin and _codeload.loaded_digest(origin) is not None and _kind(origin) in ("user", "studies"):
+            del sys.modules[name]
+    import importlib
+
+    importlib.invalidate_caches()
+    return stale

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from simstudy._codeload import HashedSourceLoader
+
 __all__ = [
     "Profile",
     "Study",
@@ -624,7 +626,7 @@ def condition_key(condition) -> str:
 BUILTIN_PACKAGE = "simstudy.studies"
 ENTRY_POINT_GROUP = "simstudy.studies"
 _FILE_MODULE_PREFIX = "_simstudy_study_file_"
-_FILE_STUDIES: dict = {}  # resolved path -> ((mtime_ns, size), Study)
+_FILE_STUDIES: dict = {}  # resolved path -> (file status, Study)
 
 
 def builtin_modules() -> dict[str, str]:
@@ -773,6 +775,47 @@ def _register_by_value(module) -> None:
             register(module)
 
 
+class _ExitCalled(BaseException):
+    """``os._exit`` called by a study file while it loads (raised instead of ending the process)."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def _exit_refused():
+    """A context manager in which ``os._exit`` called from code outside simstudy raises :class:`_ExitCalled`.
+
+    A study file that ends the process while it is imported would otherwise end
+    the command with that status and no word.  simstudy's own calls (a signal
+    handler's) still end the process.
+    """
+    import contextlib
+
+    real = os._exit
+    native = sys.modules.get("posix") or sys.modules.get("nt")  # the module os._exit comes from
+
+    def refuse(code):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.startswith("simstudy.") and not caller.startswith(BUILTIN_PACKAGE):
+            real(code)
+        raise _ExitCalled(code)
+
+    @contextlib.contextmanager
+    def ctx():
+        os._exit = refuse
+        if native is not None:
+            native._exit = refuse
+        try:
+            yield
+        finally:
+            os._exit = real
+            if native is not None:
+                native._exit = real
+
+    return ctx()
+
+
 def load_study_file(path) -> Study:
     """The ``STUDY`` of a Python file, imported under a private module name.
 
@@ -815,19 +858,26 @@ def load_study_file(path) -> Study:
         st = resolved.stat()
     except OSError as exc:
         raise ValueError(f"study: cannot read {given!r}: {exc.strerror or exc}") from None
-    stamp = (st.st_mtime_ns, st.st_size)
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # no copy keeps the change time
     cached = _FILE_STUDIES.get(resolved)
     if cached is not None and cached[0] == stamp:
         return cached[1]
     name = _FILE_MODULE_PREFIX + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-    spec = importlib.util.spec_from_file_location(name, resolved)
+    # compiled from the bytes its fingerprint hashes, never from a stale .pyc beside it
+    spec = importlib.util.spec_from_file_location(name, resolved, loader=HashedSourceLoader(name, str(resolved)))
     if spec is None or spec.loader is None:
         raise ValueError(f"study: cannot import {given}: not a Python source file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         try:
-            spec.loader.exec_module(module)
+            with _exit_refused():
+                spec.loader.exec_module(module)
+        except _ExitCalled as exc:
+            raise ValueError(
+                f"study: cannot import {given}: it called os._exit({exc.code}) while loading (a study file must "
+                "only define STUDY)"
+            ) from None
         except (Exception, SystemExit) as exc:  # the file's own error, on one line
             raise ValueError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
         if not hasattr(module, "STUDY"):
@@ -841,6 +891,11 @@ def load_study_file(path) -> Study:
         sys.modules.pop(name, None)
     _FILE_STUDIES[resolved] = (stamp, study)
     return study
+
+
+def forget_study_files() -> None:
+    """Have :func:`load_study_file` read every study file again (its modules' imports were forgotten)."""
+    _FILE_STUDIES.clear()
 
 
 def get_study(study) -> Study:

@@ -25,8 +25,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from simstudy.engine import get_study, load_run, run_study
 from simstudy.engine import fingerprint as fingerprint_mod
+from simstudy.engine import get_study, load_run, run_study
 from simstudy.engine.fingerprint import code_sources, provenance, provenance_changes
 from simstudy.engine.store import ConfigMismatch
 

@@ -24,8 +24,8 @@ import pandas as pd
 import pytest
 
 from simstudy.cli import main
-from simstudy.engine import get_study, load_run, run_study
 from simstudy.engine import fingerprint as fingerprint_mod
+from simstudy.engine import get_study, load_run, run_study
 from simstudy.engine import runner as runner_mod
 from simstudy.engine.store import ConfigMismatch, RunLock, RunLocked, RunStore, StoreError, lock_holder
 
