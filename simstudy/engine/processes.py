@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 
-__all__ = ["stop_workers", "stop_resource_trackers"]
+__all__ = ["stop_workers", "stop_resource_trackers", "remove_orphaned_shared_memory"]
 
 # Run in each loky worker as it starts (see _die_with_parent).  Source code run by the builtin
 # ``exec``, so that the worker need not import simstudy (numpy, pandas, ...) before it is protected.
@@ -260,3 +260,53 @@ def _reap(worker, kill: bool, timeout: float = 10.0) -> None:
             worker.join(timeout)
     except (OSError, ValueError, AssertionError):  # already reaped, closed, or never started
         pass
+
+
+def remove_orphaned_shared_memory() -> list[str]:
+    """Remove what killed runs left in shared memory: loky's semaphores and joblib's memory-mapping folders.
+
+    A process killed with SIGKILL (its whole process group: the workers and
+    the resource trackers that would have cleaned up die with it) leaves
+    ``/dev/shm/sem.loky-PID-*`` and ``joblib_memmapping_folder_PID_*``
+    behind, named after the process that made them.  Those of a process that
+    no longer exists, and belong to this user, are removed; nothing of a
+    living process is touched.  Returns the names removed.
+    """
+    import re
+    import shutil
+    import tempfile
+
+    pattern = re.compile(r"^(?:sem\.loky-(\d+)-|joblib_memmapping_folder_(\d+)_)")
+    removed = []
+    for where in dict.fromkeys(("/dev/shm", tempfile.gettempdir())):
+        try:
+            names = os.listdir(where)
+        except OSError:
+            continue
+        for name in names:
+            m = pattern.match(name)
+            if m is None:
+                continue
+            pid = int(m.group(1) or m.group(2))
+            path = os.path.join(where, name)
+            try:
+                if os.lstat(path).st_uid != os.getuid() or _alive(pid):
+                    continue
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+                removed.append(name)
+            except OSError:
+                continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True

@@ -33,8 +33,11 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine.fingerprint import (
     _versions,
+    code_differences,
     code_fingerprint,
     code_sources,
+    evict_stale_modules,
+    expected_code,
     provenance,
     provenance_changes,
     study_file,
@@ -44,6 +47,7 @@ from simstudy.engine.processes import (
     _die_with_parent,
     _signals_held,
     _start_resource_trackers,
+    remove_orphaned_shared_memory,
     stop_resource_trackers,
     stop_workers,
 )
@@ -53,10 +57,12 @@ from simstudy.engine.store import (
     RunData,
     RunLock,
     RunStore,
+    check_folder_names,
     chunk_identity,
     default_out,
     manifest_chunk_key,
     os_error,
+    remove_if_unused,
 )
 from simstudy.engine.study import Study, condition_fields, condition_key, get_study, n_replications_of
 from simstudy.engine.threads import (
@@ -84,6 +90,10 @@ __all__ = [
     "BACKENDS",
     "MAX_JOBS_PER_CPU",
     "CONNECT_TIMEOUT",
+    "WorkerCodeMismatch",
+    "check_workers",
+    "describe_worker",
+    "run_code_changes",
 ]
 
 DEFAULT_SEED = 20040707
@@ -209,10 +219,47 @@ def _setup_state(study: Study, condition, root_seed: int):
     return study.setup(condition, np.random.default_rng(setup_seed(root_seed, study.name, condition_key(condition))))
 
 
-def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int):
-    """Worker: the rows of replications start..stop-1 of one condition; failures become rows."""
+def _worker_label(worker=None) -> dict:
+    """Where a chunk is computed: the host and process, and the dask worker's address when there is one."""
+    info: dict = {"host": platform.node(), "pid": os.getpid()}
+    dist = sys.modules.get("distributed")
+    if worker is None and dist is not None:
+        try:
+            worker = dist.get_worker()
+        except (ValueError, AttributeError):  # not inside a dask worker's task
+            worker = None
+    if worker is not None:
+        info["address"] = worker.address
+    return info
+
+
+def describe_worker(info: dict) -> str:
+    """``tcp://10.0.0.5:40123 (pid 812 on node-3)``, or ``pid 812 on node-3`` for a loky worker."""
+    where = f"pid {info.get('pid')} on {info.get('host')}"
+    return f"{info['address']} ({where})" if info.get("address") else where
+
+
+def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, expect: dict | None = None):
+    """Worker: the rows of replications start..stop-1 of one condition; failures become rows.
+
+    ``expect`` (:func:`~simstudy.engine.fingerprint.expected_code`) is the code
+    the rows must come from.  A process other than the one that made it checks
+    its own code before and after computing: when one of the user's or the
+    studies' modules it holds no longer matches its file it forgets them and
+    computes nothing (``stale``: the task is sent again, and imports them
+    afresh); when its code differs from ``expect`` it reports how (``differs``)
+    and its rows are not used.
+    """
     t0 = time.perf_counter()
     key = condition_key(condition)
+    here = expect is None or expect.get("pid") == os.getpid()
+    if not here:
+        stale = evict_stale_modules()
+        if stale:
+            return key, start, stop, None, 0.0, 0, {"worker": _worker_label(), "stale": stale}
+        differs = code_differences(expect)
+        if differs:
+            return key, start, stop, None, 0.0, 0, {"worker": _worker_label(), "differs": differs}
     parts: dict[str, list[pd.DataFrame]] = {}
     failures = []
     try:
@@ -244,7 +291,35 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int):
     out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in parts.items()}
     if failures:
         out["failures"] = pd.DataFrame(failures)
-    return key, start, stop, out, time.perf_counter() - t0, len(failures)
+    info = {"worker": _worker_label()}
+    if not here:  # modules imported while computing are checked too
+        differs = code_differences(expect)
+        if differs:
+            return key, start, stop, None, 0.0, 0, {**info, "differs": differs}
+    return key, start, stop, out, time.perf_counter() - t0, len(failures), info
+
+
+MAX_RESENDS = 2  # a chunk whose worker forgot stale modules is sent again at most this many times
+
+
+class WorkerCodeMismatch(ConfigMismatch):
+    """A worker computes with other code than the run's (reported on one line, exit code 2)."""
+
+
+def _worker_refusal(info: dict, *, computed: bool = True) -> WorkerCodeMismatch:
+    worker = describe_worker(info.get("worker", {}))
+    if info.get("stale"):
+        return WorkerCodeMismatch(
+            f"worker {worker} keeps an older copy of {', '.join(info['stale'])} after importing it again; "
+            "restart the workers (or the scheduler's cluster) and run the same command again"
+        )
+    differs = info.get("differs", [])
+    more = f" and {len(differs) - 3} more" if len(differs) > 3 else ""
+    return WorkerCodeMismatch(
+        f"worker {worker} runs other code or versions than this run ({'; '.join(differs[:3])}{more} differ); "
+        f"{'its rows were not stored' if computed else 'nothing was computed'}: start the workers from this "
+        "environment and run the same command again"
+    )
 
 
 def _executor(jobs: int, backend: str, client=None):
@@ -252,11 +327,11 @@ def _executor(jobs: int, backend: str, client=None):
 
     ``client``: a dask client already connected to a scheduler (else dask
     starts a local cluster).  Loky workers die with this process
-    (:func:`_die_with_parent`).
+    (:func:`_die_with_parent`).  A task whose worker reports stale modules
+    (see :func:`_run_chunk`) is sent again, at most :data:`MAX_RESENDS` times;
+    the results yielded are final.
     """
     import contextlib
-
-    from joblib import Parallel, delayed, parallel_config
 
     @contextlib.contextmanager
     def ctx():
@@ -276,10 +351,7 @@ def _executor(jobs: int, backend: str, client=None):
                 own = Client(cluster)
             own.register_plugin(native_threads_plugin(), name=NATIVE_THREADS_PLUGIN)
             try:
-                with parallel_config(backend="dask"):
-                    yield lambda tasks: Parallel(n_jobs=-1, return_as="generator_unordered")(
-                        delayed(_run_chunk)(*t) for t in tasks
-                    )
+                yield lambda tasks: _dask_results(own, tasks)
             finally:
                 if cluster is not None:
                     own.close()
@@ -288,11 +360,14 @@ def _executor(jobs: int, backend: str, client=None):
             with one_thread_per_kernel():
                 yield lambda tasks: (_run_chunk(*t) for t in tasks)
         else:
+            from joblib import Parallel, delayed, parallel_config
+
+            remove_orphaned_shared_memory()  # what runs killed with their workers left behind
             initializer, initargs = _die_with_parent()
             with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):
                 with _closing() as keep:
 
-                    def start(tasks):
+                    def one_round(tasks):
                         _start_resource_trackers()  # before holding: starting one releases the signals
                         with _signals_held():  # the workers and loky's threads start with them held
                             return keep(
@@ -301,9 +376,79 @@ def _executor(jobs: int, backend: str, client=None):
                                 )
                             )
 
+                    def start(tasks):
+                        by_chunk = {(condition_key(t[1]), t[2]): t for t in tasks}
+                        for attempt in range(MAX_RESENDS + 1):
+                            again = []
+                            for result in one_round(tasks):
+                                info = result[6]
+                                if info.get("stale") and attempt < MAX_RESENDS:
+                                    again.append(by_chunk[(result[0], result[1])])
+                                    continue
+                                yield result
+                            if not again:
+                                return
+                            tasks = again
+
                     yield start
 
     return ctx()
+
+
+def _dask_results(client, tasks):
+    """Each task's result as it completes on the scheduler's workers (never computed in this process)."""
+    import uuid
+
+    from dask.distributed import as_completed
+
+    run = uuid.uuid4().hex[:12]
+    sent = {}
+
+    count = iter(range(1 << 62))
+
+    def send(task, attempt):
+        future = client.submit(_run_chunk, *task, pure=False, key=f"simstudy-{run}-{next(count)}")
+        sent[future.key] = (future, task, attempt)
+        return future
+
+    pending = as_completed([send(t, 0) for t in tasks])
+    try:
+        for future in pending:
+            result = future.result()
+            _, task, attempt = sent.pop(future.key)
+            if result[6].get("stale") and attempt < MAX_RESENDS:
+                pending.add(send(task, attempt + 1))
+                continue
+            yield result
+    finally:
+        if sent:  # stopped early: what is queued or running is of no use any more
+            client.cancel([f for f, _, _ in sent.values()])
+
+
+def check_workers(client, study: Study, expect: dict) -> dict:
+    """Every worker of a dask cluster checked against ``expect`` before it computes anything.
+
+    Each worker first forgets stale modules of the user's and the studies'
+    (:func:`~simstudy.engine.fingerprint.evict_stale_modules`), then compares
+    its code, loaded or on its disk, and its versions with the run's.  Raises
+    :class:`WorkerCodeMismatch` naming the first worker that differs; returns
+    ``{address: worker label}`` of the workers found.
+    """
+    if not client.scheduler_info().get("workers"):
+        raise ValueError(
+            "--scheduler: the scheduler has no workers; start some (dask worker ADDRESS) and run the same command again"
+        )
+    client.run(evict_stale_modules)
+    found = client.run(_check_here, study, expect)
+    for address, (info, differs) in sorted(found.items()):
+        if differs:
+            raise _worker_refusal({"worker": {**info, "address": address}, "differs": differs}, computed=False)
+    return {address: {**info, "address": address} for address, (info, _) in found.items()}
+
+
+def _check_here(study, expect, dask_worker=None):
+    """On a worker: where it is, and how its code differs from ``expect`` (files on its disk included)."""
+    return _worker_label(dask_worker), code_differences(expect, on_disk=True)
 
 
 def run_study(
@@ -348,7 +493,7 @@ def run_study(
     of fixed size) and no targets keeps its count.  The rule is part of the configuration; the replications used and
     the MCSE reached per condition are recorded in the manifest (``adaptive``).
     """
-    study = get_study(study)
+    study = _current_study(study)
     if backend not in BACKENDS:
         raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
@@ -373,9 +518,13 @@ def run_study(
     conds, plan, config, digest = plan_run(
         study, profile, seed, adaptive=rule.as_config() if rule is not None else None
     )
+    if out is not None and not str(out).strip():
+        raise ValueError("--out: must name a folder, got an empty string")
     path = Path(out) if out is not None else default_out(study.name, profile)
     store = RunStore(path)
     store.check_target()
+    check_folder_names(path, sorted({c["condition"] for c in plan}))
+    created = next((p for p in reversed((path, *path.parents)) if not p.exists()), None)  # first folder this makes
     if backend == "dask":
         try:
             import distributed  # noqa: F401
@@ -386,6 +535,8 @@ def run_study(
     prov = provenance(study)
     client = _connect(scheduler) if scheduler else None
     try:
+        if client is not None:  # a worker of another environment, or holding older code, computes nothing
+            check_workers(client, study, expected_code(study, prov))
         lock = RunLock(path)
         try:
             lock.acquire(command=" ".join(sys.argv))
@@ -434,6 +585,10 @@ def run_study(
             raise os_error(exc, path) from None
         finally:
             lock.release()
+    except (ValueError, OSError):
+        if created is not None:
+            remove_if_unused(created, path)  # a refusal before anything was stored leaves nothing behind
+        raise
     finally:
         if client is not None:
             client.close()
@@ -543,13 +698,30 @@ def _run_locked(
             discarded[state] = discarded.get(state, 0) + 1
         todo.append(c)
     changes = provenance_changes(run_prov, prov)
-    if changes and not done and not discarded:  # nothing stored: nothing to mix, start with this code
+    failed = {}  # stored chunks with failure rows: replications that failed under the stored run's code
+    if changes:
+        for c in plan:
+            if (c["condition"], c["start"]) in done:
+                n = _chunk_failures(store, manifest, c)
+                if n:
+                    failed[(c["condition"], c["start"])] = (n, c["stop"] - c["start"])
+    if changes and not discarded and all(n == size for n, size in failed.values()) and len(failed) == len(done):
+        # nothing stored but failures (or nothing at all): no rows to mix, so the failed chunks are computed
+        # again with this code
+        todo = list(plan)
+        done.clear()
         run_prov = prov
         changes = []
-    if changes and todo:
+    if changes and (todo or failed):
+        n_failed = sum(n for n, _ in failed.values())
+        why = (
+            f"; {n_failed} of its replications failed with that code and computing them again with this code"
+            if n_failed
+            else "; resuming"
+        )
         raise ConfigMismatch(
             f"--out: {path} holds rows computed by other code or package versions (changed: "
-            f"{', '.join(changes)}); resuming would mix them: use --fresh to move that run aside and "
+            f"{', '.join(changes)}){why} would mix them: use --fresh to move that run aside and "
             "start again, or another --out"
         )
     manifest["provenance"] = run_prov
@@ -572,6 +744,8 @@ def _run_locked(
         "code": prov["code"],
         "study_file": str(study_file(study) or ""),
     }
+    if changes:  # a complete run read with other code: it is what it is, and says so (see run_code_changes)
+        run_info["code_changed"] = changes
     manifest["runs"].append(run_info)
     manifest["status"] = "running"
     store.write_manifest(manifest)
@@ -589,20 +763,26 @@ def _run_locked(
         file=sys.stderr,
         mininterval=0.5 if sys.stderr.isatty() else 15.0,
     )  # a log file gets a line every 15 s
-    tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed) for c in todo]
+    expect = expected_code(study, prov) if todo else None
+    tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect) for c in todo]
     n_fail = 0
+    workers: dict[str, int] = run_info.setdefault("workers", {})  # where the replications were computed
     last_manifest = time.perf_counter()
     ok = False
     try:
         if tasks:
             with _executor(jobs, backend, client) as run_all:
-                for key, start, stop, tables, seconds, failed in run_all(tasks):
+                for key, start, stop, tables, seconds, failed, info in run_all(tasks):
+                    if info.get("stale") or info.get("differs"):
+                        raise _worker_refusal(info)
+                    where = describe_worker(info["worker"])
+                    workers[where] = workers.get(where, 0) + stop - start
                     meta = store.write_chunk(
                         key,
                         start,
                         stop,
                         tables,
-                        {"seconds": round(seconds, 4), "failures": failed},
+                        {"seconds": round(seconds, 4), "failures": failed, "worker": info["worker"]},
                         identity=chunk_identity(manifest, key, start, stop),
                         provenance=prov,
                     )
@@ -641,9 +821,41 @@ def _run_locked(
     return data
 
 
+def _current_study(study) -> Study:
+    """The study named or given by path, loaded from its files as they are now.
+
+    In a long-lived process (a notebook, a test session) a module of the
+    user's or of the built-in studies may have been edited since it was
+    imported: those modules are forgotten and the study file is read again,
+    so that the code that runs is the code on disk, and the fingerprint says
+    so.  A :class:`Study` object is taken as it is: it holds the code it was
+    made with, and its fingerprint is of that code.
+    """
+    from simstudy.engine.study import forget_study_files
+
+    if not isinstance(study, Study) and evict_stale_modules():
+        forget_study_files()
+    return get_study(study)
+
+
+def _chunk_failures(store: RunStore, manifest: dict, c: dict) -> int:
+    """How many replications of a stored chunk failed (from the manifest, else from its ``chunk.json``)."""
+    entry = manifest["chunks"].get(manifest_chunk_key(c["condition"], c["start"], c["stop"]))
+    if isinstance(entry, dict) and isinstance(entry.get("failures"), int):
+        return entry["failures"]
+    meta = store.chunk_meta(c["condition"], c["start"], c["stop"]) or {}
+    return int(meta.get("failures") or 0)
+
+
+def run_code_changes(run: RunData) -> list[str]:
+    """What differs between the code that made a complete run's rows and the code that last read it (empty if none)."""
+    last = (run.manifest.get("runs") or [{}])[-1]
+    return list(last.get("code_changed") or [])
+
+
 def replay(study, condition: str, replication: int, *, profile: str = "quick", seed: int = DEFAULT_SEED):
     """Re-run one replication in this process, exceptions and all (for debugging a failure row)."""
-    study = get_study(study)
+    study = _current_study(study)
     prof = study.profile(profile)
     conds = {condition_key(c): c for c in study.conditions_for(prof)}
     if condition not in conds:

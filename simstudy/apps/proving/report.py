@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simstudy._files import DEFAULT_ROOT
+from simstudy._files import DEFAULT_ROOT, folder_below
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.study import ALPHA, ALPHA_MAX
 from simstudy.apps.proving.summary import (
@@ -846,7 +846,7 @@ def write_berrar_page(results, profile: str, out) -> dict:
             f"{results} ({'; '.join(cal['notes'])})"
         )
     out.mkdir(parents=True, exist_ok=True)
-    fig = draw_reliability(cal, out / "figures")
+    fig = draw_reliability(cal, folder_below(out, "figures", option="--report-dir"))
     text, page = _render(
         f"Calibration of Berrar's replication probability ({profile})",
         [("Reliability and Brier score", _berrar_items(cal, fig))],
@@ -913,7 +913,7 @@ def build_report(
     rule = rule or SizeRule(alpha=ALPHA)
     out = Path(out) if out is not None else Path(run.path)
     out.mkdir(parents=True, exist_ok=True)
-    figdir = out / "figures"
+    figdir = folder_below(out, "figures", option="--report-dir")  # never written through a link
     outcomes = load_outcomes(run, tests)
     extra = []
     if plugins:

@@ -141,6 +141,7 @@ def cmd_list(args) -> int:
 
 def cmd_run(args) -> int:
     from simstudy.engine import DEFAULT_SEED, run_study
+    from simstudy.engine.runner import run_code_changes
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     run = run_study(
@@ -174,6 +175,13 @@ def cmd_run(args) -> int:
             + " chunk(s) (damaged: a checksum failed; foreign: computed for another run)",
             file=sys.stderr,
         )
+    changed = run_code_changes(run)
+    if changed:
+        print(
+            f"{label}: the stored rows in {run.path} were computed by other code or package versions (changed: "
+            f"{', '.join(changed)}); nothing was recomputed: use --fresh to compute them with this code",
+            file=sys.stderr,
+        )
     n_fail = len(run.failures)
     print(
         f"{label}: {run.manifest['status']}; computed {info['replications_computed']} "
@@ -188,6 +196,10 @@ def cmd_run(args) -> int:
             f"--condition {f['condition']} --replication {f['replication']}"
             + (f" --seed {seed}" if seed != DEFAULT_SEED else "")
         )
+    total = sum(c["stop"] - c["start"] for c in run.manifest["plan"])
+    if run.manifest["status"] == "complete" and n_fail and n_fail >= total:
+        print(f"{label}: every replication failed; there are no results to read", file=sys.stderr)
+        return 1
     if run.manifest["status"] == "complete":
         print(_next_steps(args, run))
     return 0
@@ -231,8 +243,12 @@ def _load(args):
     return st, load_run(st, profile=profile, out=path)
 
 
-def _state_line(run) -> str:
-    """Running or not (who holds the run's lock), and complete, incomplete or damaged (checksums)."""
+def _state_line(run) -> tuple[str, str]:
+    """The run's status in a word, and a line: running or not (who holds its lock), complete or not (checksums).
+
+    The word is ``running`` only while a process holds the lock; a run whose
+    manifest still says running is ``interrupted`` once its process is gone.
+    """
     from simstudy.engine.store import lock_holder
 
     states = run.chunk_states()
@@ -259,7 +275,12 @@ def _state_line(run) -> str:
         health = f"incomplete: {counts['missing']} chunk(s) not stored yet"
     else:
         health = "complete: every chunk verified"
-    return f"  {health}; {activity}"
+    word = run.manifest.get("status")
+    if alive:
+        word = "running"
+    elif word == "running":
+        word = "interrupted"
+    return word, f"  {health}; {activity}"
 
 
 def _print_adaptive(manifest) -> None:
@@ -283,11 +304,17 @@ def cmd_status(args) -> int:
     st, run = _load(args)
     prog = run.progress_rows()  # plain rows: status reads no table and imports no pandas
     done, planned = sum(r["done"] for r in prog), sum(r["planned"] for r in prog)
+    word, line = _state_line(run)
     print(
         f"{st.name}/{run.manifest['profile']} in {run.path}: {done}/{planned} replications stored "
-        f"({100 * done / planned:.0f}%), {run.n_failures()} failed; status {run.manifest.get('status')}"
+        f"({100 * done / planned:.0f}%), {run.n_failures()} failed; status {word}"
     )
-    print(_state_line(run))
+    print(line)
+    from simstudy.engine.fingerprint import provenance, provenance_changes
+
+    changed = provenance_changes(run.manifest.get("provenance"), provenance(st))
+    if changed:
+        print(f"  made by other code or versions than this simstudy's: {', '.join(changed)}")
     secs = sum(r.get("seconds", 0) for r in run.manifest.get("runs", []))
     print(
         f"  runs: {len(run.manifest.get('runs', []))}, compute wall time so far {secs:.1f} s, "
@@ -305,6 +332,14 @@ def cmd_summarize(args) -> int:
     from simstudy.engine.adaptive import adaptive_table
 
     st, run = _load(args)
+    if run.complete and not [t for t in run.tables() if t != "failures"] and len(run.failures):
+        f = run.failures.iloc[0]
+        print(
+            f"simstudy: {run.path}: no rows to summarise: every replication failed (first: condition "
+            f"{f['condition']} replication {f['replication']}: {f['error']})",
+            file=sys.stderr,
+        )
+        return 1
     tables = dict(st.summarize(run))
     adaptive = adaptive_table(run.manifest)
     if adaptive is not None:  # how many replications each condition used, and the precision reached
