@@ -732,6 +732,45 @@ def code_fingerprint(study: Study) -> str:
     return code_sources(study)["code"]
 
 
+def git_commit(tree: Path) -> str | None:
+    """The commit checked out in ``tree`` (read from its ``.git`` files, no process started), or None.
+
+    ``tree/.git`` is the repository, or, in a linked worktree (``git worktree add``),
+    a file naming the worktree's own directory (``gitdir: PATH``), whose
+    ``commondir`` names the repository that holds the branches.
+    """
+    git = tree / ".git"
+    try:
+        if git.is_file():
+            line = git.read_text().strip()
+            if not line.startswith("gitdir: "):
+                return None
+            git = (tree / line[len("gitdir: ") :]).resolve()
+        common = git
+        if (git / "commondir").is_file():
+            common = (git / (git / "commondir").read_text().strip()).resolve()
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head[:12] or None
+        ref = head[5:]
+        for where in dict.fromkeys((git, common)):
+            if (where / ref).is_file():
+                return (where / ref).read_text().strip()[:12] or None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                if line.endswith(" " + ref):
+                    return line.split()[0][:12]
+    except OSError:
+        pass
+    return None
+
+
+def source_commit() -> str | None:
+    """The commit checked out in the source tree simstudy runs from (None outside a git checkout)."""
+    return git_commit(Path(__file__).resolve().parents[2])
+
+
 def provenance(study: Study) -> dict:
     """What produces a chunk: the code, module by module, and the versions of the distributions it uses.
 

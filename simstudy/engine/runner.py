@@ -40,6 +40,7 @@ from simstudy.engine.fingerprint import (
     expected_code,
     provenance,
     provenance_changes,
+    source_commit,
     study_file,
 )
 from simstudy.engine.processes import (
@@ -742,6 +743,7 @@ def _run_locked(
         "python": sys.version.split()[0],
         "versions": versions,
         "code": prov["code"],
+        "commit": source_commit(),  # of simstudy's source tree, when it is a git checkout
         "study_file": str(study_file(study) or ""),
     }
     if changes:  # a complete run read with other code: it is what it is, and says so (see run_code_changes)

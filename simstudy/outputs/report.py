@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT
+from simstudy.engine.fingerprint import source_commit
 from simstudy.outputs.published import cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
     INSIDE_RULE,
@@ -126,46 +127,12 @@ def largest_stored_profile(study, results) -> str | None:
     return None
 
 
-def _git_commit(tree: Path) -> str | None:
-    """The commit checked out in ``tree`` (read from its ``.git`` files, no process started), or None.
-
-    ``tree/.git`` is the repository, or, in a linked worktree (``git worktree add``),
-    a file naming the worktree's own directory (``gitdir: PATH``), whose
-    ``commondir`` names the repository that holds the branches.
-    """
-    git = tree / ".git"
-    try:
-        if git.is_file():
-            line = git.read_text().strip()
-            if not line.startswith("gitdir: "):
-                return None
-            git = (tree / line[len("gitdir: ") :]).resolve()
-        common = git
-        if (git / "commondir").is_file():
-            common = (git / (git / "commondir").read_text().strip()).resolve()
-        head = (git / "HEAD").read_text().strip()
-        if not head.startswith("ref: "):
-            return head[:12] or None
-        ref = head[5:]
-        for where in dict.fromkeys((git, common)):
-            if (where / ref).is_file():
-                return (where / ref).read_text().strip()[:12] or None
-        packed = common / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text().splitlines():
-                if line.endswith(" " + ref):
-                    return line.split()[0][:12]
-    except OSError:
-        pass
-    return None
-
-
 def _provenance() -> str:
     """The commit of the source tree (when it is a git checkout) and the machine, for a page's header."""
     import os
     import platform
 
-    commit = _git_commit(Path(__file__).resolve().parents[2]) or "unknown (not run from a git checkout)"
+    commit = source_commit() or "unknown (not run from a git checkout)"
     try:
         memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
     except (ValueError, OSError, AttributeError):
