@@ -307,3 +307,14 @@ def test_declined_and_never_rejecting_plugins_say_so(results, tmp_path, capsys):
     assert (
         main(["bench", "bouckaert1", "--test", f"{f}:declines", "--profile", "smoke", "--results", str(results)]) == 0
     )
+
+
+def test_bench_help_lists_the_registered_tests(capsys):
+    from simstudy.pipeline.outcomes import test_names
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    out = capsys.readouterr().out
+    assert "registered tests" in out
+    for name in test_names():
+        assert f"  {name}" in out, name
