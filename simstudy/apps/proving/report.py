@@ -71,7 +71,11 @@ def plugin_rows(scores: pd.DataFrame, fn, ref: str, *, timeout=None) -> pd.DataF
     Columns as the stored outcomes: ``condition``, ``replication``, ``experiment``,
     ``design``, ``scheme`` (empty), ``test`` (the reference), ``statistic``,
     ``pvalue``, ``sign`` (direction of a rejection at any level up to
-    :data:`ALPHA_MAX`) and ``decision`` (at 0.05).
+    :data:`ALPHA_MAX`) and ``decision`` (at 0.05); and two flags (see
+    :func:`~simstudy.apps.proving.summary.procedures`): ``decision_only`` where
+    the plug-in returned decisions (its ``sign`` and ``decision`` are those
+    decisions, its p-value NaN) and ``declined`` where it returned None for the
+    design (placeholder rows that nothing counts).
 
     ``fn`` is the plug-in (a callable runs in this process), a
     :class:`~simstudy.pipeline.plugins.PluginProcess`, or a reference string, which is
@@ -110,6 +114,8 @@ def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
         res = run_test(fn, ps, ALPHA_MAX, timeout=timeout)
         p = res["pvalue"].ravel()
         sign = res["decision"].ravel().astype(np.int8)
+        # a decision-only test decides by its own rule: its decisions are its decisions at every level
+        decision = sign if res["decision_only"] else np.where(np.nan_to_num(p, nan=2.0) <= ALPHA, sign, 0)
         parts.append(
             pd.DataFrame(
                 {
@@ -122,7 +128,9 @@ def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
                     "statistic": res["statistic"].ravel(),
                     "pvalue": p,
                     "sign": sign,
-                    "decision": np.where(np.nan_to_num(p, nan=2.0) <= ALPHA, sign, 0).astype(np.int8),
+                    "decision": decision.astype(np.int8),
+                    "decision_only": bool(res["decision_only"]),
+                    "declined": bool(res["declined"]),
                 }
             )
         )
@@ -630,6 +638,8 @@ def _figure_size_power(board, named, directory):
 def _view_board(board):
     """The leaderboard as printed: percentages with their intervals in one cell each."""
 
+    from simstudy.statistics.size_control import DECLINED
+
     def iv(r, col, low, high):
         if not np.isfinite(r[col]):
             return "n/a"
@@ -637,13 +647,19 @@ def _view_board(board):
 
     rows = []
     for _, r in board.iterrows():
+        if r["size"] == DECLINED:  # a plug-in that declined the design everywhere: no number at all
+            rows.append({"rank": "", "tied with": "", "procedure": r["procedure"], "size": DECLINED})
+            continue
+        no_p = bool(r.get("decision_only", False))
         rows.append(
             {
                 "rank": "" if not np.isfinite(r["rank"]) else int(r["rank"]),
                 "tied with": "" if not np.isfinite(r["tied_with"]) else int(r["tied_with"]),
                 "procedure": r["procedure"],
                 "size": r["size"],
-                "size-adjusted power %": iv(r, "adjusted_power", "adjusted_power_mc_low", "adjusted_power_mc_high"),
+                "size-adjusted power %": "n/a: no p-values"
+                if no_p
+                else iv(r, "adjusted_power", "adjusted_power_mc_low", "adjusted_power_mc_high"),
                 "raw power %": iv(r, "power", "power_mc_low", "power_mc_high"),
                 "deciding null scenario": r["worst_null_scenario"],
                 "its Type I error %": iv(r, "worst_null", "worst_null_low", "worst_null_high"),
@@ -655,7 +671,10 @@ def _view_board(board):
                 "R2 %": iv(r, "r2", "r2_mc_low", "r2_mc_high"),
             }
         )
-    return pd.DataFrame(rows)
+    view = pd.DataFrame(rows)
+    if len(view) and (board["size"] == DECLINED).any():
+        view = view.astype(object).fillna(DECLINED)
+    return view
 
 
 def _scenario_verdicts(sizes, procs) -> pd.DataFrame:
@@ -1073,7 +1092,10 @@ def build_report(
                     "lies above 0; rank = 1 + the number of procedures that beat it, so procedures whose paired interval "
                     "covers 0 are tied (`tied with` counts them). Raw power is shown beside it; the size-adjusted "
                     "intervals are conditional on the calibrated thresholds. Procedures that are liberal or unresolved "
-                    "follow, unranked.",
+                    'follow, unranked; then those that reject on no data set at all ("never rejects": zero '
+                    "rejections control size trivially and are never ranked), and plug-ins that declined a design "
+                    '("declined"). A plug-in that gives decisions only is judged by its decisions (size verdict, '
+                    'raw power, R2) and has no size-adjusted power and no rank ("n/a: no p-values").',
                 ),
                 (
                     "figure",

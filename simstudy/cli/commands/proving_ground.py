@@ -262,7 +262,11 @@ def _summary_text(rep) -> str:
         "Statements:\n\n"
         + markdown_table(rep["tables"]["statements"])
         + "\n\nSize verdicts: "
-        + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("controls size", "unresolved", "liberal"))
+        + ", ".join(
+            f"{counts.get(v, 0)} {v}"
+            for v in ("controls size", "unresolved", "liberal", "never rejects", "declined")
+            if counts.get(v, 0) or v in ("controls size", "unresolved", "liberal")
+        )
         + "\n\nLeaderboard (top 15 that control size on every null scenario):\n\n"
         + (markdown_table(top[cols]) if len(top) else "none controls size on every null scenario")
     )
