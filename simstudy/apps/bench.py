@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simstudy._files import DEFAULT_ROOT, write_atomic
+from simstudy._files import DEFAULT_ROOT, folder_below, write_atomic
 from simstudy._lazy import lazy_module
 from simstudy.outputs.tables import markdown_table
 from simstudy.pipeline.outcomes import get_test, run_test, test_names
@@ -850,8 +849,7 @@ def _bench_text(study, layout, tests, *, target, test, scheme, profile, results,
     if write:  # beside the run, never into its chunks or manifest; a read-only store just skips this
         stem = _saved_name(study, names, scheme, alpha)
         try:
-            outdir = Path(run.path) / "bench"
-            outdir.mkdir(exist_ok=True)
+            outdir = folder_below(run.path, "bench")  # a link there is refused, never written through
             write_atomic(outdir / f"{stem}.md", text + "\n")
             if found.new:  # the new tests' outcome rows, as the study's own are stored
                 buf = io.BytesIO()
