@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs lint wheel test test-slow fault-injection study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
+.PHONY: setup docs lint wheel test test-slow fault-injection reproduce study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -139,6 +139,11 @@ figures: $(STAMP)
 # One page (HTML + Markdown) with every study stored at PROFILE beside the published numbers.
 report: $(STAMP)
 	$(SIMSTUDY) report --profile $(PROFILE) --results $(RESULTS)
+
+# Every built-in study at PROFILE (resumable, cheapest first, one progress display), then the whole
+# reproduction page from those runs in $(RESULTS)/reproduction/$(PROFILE).
+reproduce: $(STAMP)
+	$(SIMSTUDY) reproduce --profile $(PROFILE) --jobs $(JOBS) --results $(RESULTS)
 
 # The reproduction page kept in the repository (docs/reproduction/report.md): every study at the
 # largest profile stored under RESULTS, with the date, commit and machine.  Nothing is simulated.

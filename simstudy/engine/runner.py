@@ -26,7 +26,7 @@ import time
 import traceback
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -461,7 +461,7 @@ def run_study(
     backend: str = "loky",
     scheduler: str | None = None,
     seed: int = DEFAULT_SEED,
-    progress: bool = True,
+    progress: bool | Callable = True,
     fresh: bool = False,
     target_mcse: float | None = None,
     max_replications: int | None = None,
@@ -493,8 +493,20 @@ def run_study(
     stage and of every later one.  A condition with its own count (a bootstrap
     of fixed size) and no targets keeps its count.  The rule is part of the configuration; the replications used and
     the MCSE reached per condition are recorded in the manifest (``adaptive``).
+    A study that declares its own rule (:attr:`Study.adaptive
+    <simstudy.engine.study.Study.adaptive>`) runs with it when none is given.
+
+    ``progress`` is True (a progress bar on standard error), False, or a
+    callable ``progress(new, stored, planned)`` called when the run starts
+    (``new`` 0) and after every chunk stored (``new`` its replications), with
+    the replications stored before it and those planned in the current stage;
+    the caller then draws its own display.
     """
     study = _current_study(study)
+    if target_mcse is None and max_replications is None and step is None and study.adaptive is not None:
+        own = study.adaptive(study.profile(profile))
+        if own:
+            target_mcse, max_replications = own["target_mcse"], own["max_replications"]
     if backend not in BACKENDS:
         raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
@@ -760,11 +772,13 @@ def _run_locked(
         initial=total - pending,
         unit="rep",
         desc=f"{study.name}/{profile}",
-        disable=not progress,
+        disable=not progress or callable(progress),
         dynamic_ncols=True,
         file=sys.stderr,
         mininterval=0.5 if sys.stderr.isatty() else 15.0,
     )  # a log file gets a line every 15 s
+    if callable(progress):  # the caller keeps its own display: told what is stored, and what this stage plans
+        progress(0, total - pending, total)
     expect = expected_code(study, prov) if todo else None
     tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect) for c in todo]
     n_fail = 0
@@ -804,6 +818,8 @@ def _run_locked(
                         store.write_manifest(manifest)
                         last_manifest = time.perf_counter()
                     bar.update(stop - start)
+                    if callable(progress):
+                        progress(stop - start, total - pending, total)
                     if failed:
                         bar.set_postfix(failures=n_fail)
         ok = True

@@ -211,6 +211,12 @@ class Publication:
     cross_study : tuple
         Rows of a table that gathers several studies (Berrar's Table 1), read by
         :func:`simstudy.outputs.published.cross_study_table`.
+    page : callable(run, out, results) -> dict, optional
+        A page of the study's own, written from its stored run into the folder
+        ``out`` (``results`` is the root of the other stored studies it may
+        read); returns the paths of its ``markdown`` and ``html`` files and a
+        ``summary`` in Markdown.  The reproduction page shows the summary and
+        links the page (the proving ground's report, say).
     """
 
     values: tuple = ()
@@ -218,6 +224,7 @@ class Publication:
     notes: str = ""
     interval_note: str | None = None
     cross_study: tuple = ()
+    page: Callable | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "values", tuple(self.values))
@@ -333,6 +340,12 @@ class Study:
         the ``outcomes`` rows of one condition: columns ``quantity``,
         ``estimate`` and ``mcse``.  Default: the rejection rates (see
         :mod:`simstudy.engine.adaptive`).
+    adaptive : callable(Profile) -> dict or None, optional
+        The study's own adaptive rule at a profile: ``{"target_mcse": E,
+        "max_replications": N}`` (the arguments of :func:`run_study`), or None
+        for a fixed count.  ``simstudy run`` applies it when no
+        ``--target-mcse`` is given, so the study is run the same way by every
+        command, and the wall-time estimates give a range up to its cap.
     knobs : tuple of simstudy.engine.solve.Knob
         The numeric condition fields ``simstudy solve`` may set to meet a
         target (see :mod:`simstudy.engine.solve`).
@@ -361,6 +374,7 @@ class Study:
     chunk_size: int = 10
     settings: Any = None
     targets: Callable | None = None
+    adaptive: Callable | None = None
     knobs: tuple = ()
     cost: Cost = field(default_factory=Cost)
     publication: Publication = field(default_factory=Publication)
@@ -492,11 +506,17 @@ class Study:
         """
         return float(sum(self._chunk_costs(profile)))
 
-    def _chunk_costs(self, profile: Profile) -> list[float]:
-        """Worker seconds of each chunk of the run's plan (the cost's seconds per replication times its size)."""
+    def _chunk_costs(self, profile: Profile, cap: int | None = None) -> list[float]:
+        """Worker seconds of each chunk of the run's plan (the cost's seconds per replication times its size).
+
+        ``cap``: every condition without a count of its own runs that many
+        replications (an adaptive run grown to its cap).
+        """
         costs = []
         for c in self.conditions_for(profile):
             n, s = n_replications_of(c, profile), self.cost.seconds(c)
+            if cap is not None and getattr(c, "n_replications", None) is None:
+                n = max(n, cap)
             full, rest = divmod(n, self.chunk_size)
             costs += [self.chunk_size * s] * full + ([rest * s] if rest else [])
         return costs
@@ -524,7 +544,24 @@ class Study:
         float
             Seconds.
         """
-        costs = self._chunk_costs(profile)
+        return self._wall(self._chunk_costs(profile), jobs, first_run)
+
+    def wall_range(self, profile: Profile, jobs: int = 1, *, first_run: bool = False) -> tuple[float, float]:
+        """The wall time of :meth:`wall_seconds`, and of the same run when its adaptive rule grows to its cap.
+
+        For a study without an adaptive rule (:attr:`adaptive`) both are the
+        same.  With one, the first is a run that stops at its first stage and the
+        second one in which every condition without a count of its own grows to
+        ``max_replications``: the true time lies between, as far as the cost
+        model holds.
+        """
+        low = self.wall_seconds(profile, jobs, first_run=first_run)
+        rule = self.adaptive(profile) if self.adaptive is not None else None
+        if not rule:
+            return low, low
+        return low, max(low, self._wall(self._chunk_costs(profile, int(rule["max_replications"])), jobs, first_run))
+
+    def _wall(self, costs: list[float], jobs: int, first_run: bool) -> float:
         workers = max(1, min(int(jobs), len(costs)))
         compute = max(sum(costs) / workers, max(costs, default=0.0))
         start = STARTUP_SECONDS["serial" if jobs <= 1 else "workers"]

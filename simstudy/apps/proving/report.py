@@ -1250,3 +1250,39 @@ def build_report(
             "berrar": berrar,
         },
     }
+
+
+def summary_markdown(rep) -> str:
+    """The papers' statements checked, the count of size verdicts and the top of the leaderboard, in Markdown."""
+    from simstudy.outputs.tables import markdown_table
+
+    board = rep["tables"]["leaderboard"]
+    top = _view_board(board[board["controlled"]].head(15))
+    cols = [
+        "rank",
+        "procedure",
+        "size-adjusted power %",
+        "raw power %",
+        "deciding null scenario",
+        "its Type I error %",
+        "its data sets",
+    ]
+    counts = board["size"].value_counts()
+    return (
+        "Statements:\n\n"
+        + markdown_table(rep["tables"]["statements"])
+        + "\n\nSize verdicts: "
+        + ", ".join(
+            f"{counts.get(v, 0)} {v}"
+            for v in ("controls size", "unresolved", "liberal", "never rejects", "declined")
+            if counts.get(v, 0) or v in ("controls size", "unresolved", "liberal")
+        )
+        + "\n\nLeaderboard (top 15 that control size on every null scenario):\n\n"
+        + (markdown_table(top[cols]) if len(top) else "none controls size on every null scenario")
+    )
+
+
+def study_page(run, out, results) -> dict:
+    """The proving ground's page for the reproduction page (:attr:`Publication.page`): the whole report in ``out``."""
+    rep = build_report(run, results=results, out=out)
+    return {"markdown": rep["markdown"], "html": rep["html"], "summary": summary_markdown(rep)}

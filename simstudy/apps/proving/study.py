@@ -200,6 +200,13 @@ def null_scenario_count() -> int:
     return sum(1 for s in BANK.values() if s.null_by_construction)
 
 
+def _page(run, out, results) -> dict:
+    """The proving ground's own report, written for the reproduction page (see :func:`.report.study_page`)."""
+    from simstudy.apps.proving.report import study_page
+
+    return study_page(run, out, results)
+
+
 def adaptive_rule(profile) -> dict | None:
     """The adaptive rule of ``simstudy proving-ground`` at ``profile`` (None: a fixed number of data sets).
 
@@ -365,6 +372,7 @@ def proving_study(designs=None):
         settings=Settings,
         profiles=profiles,
         targets=null_targets,
+        adaptive=adaptive_rule,
         chunk_size=5,
         cost=Cost(work=_work),
         provides=Provides(paired_scores=layout(used), evidence=evidence),
@@ -374,5 +382,6 @@ def proving_study(designs=None):
             "power); `simstudy proving-ground` writes the whole report, with the size verdicts per null scenario, "
             "the diagnostics and the papers' statements checked (at the paper profile: "
             "docs/reproduction/proving-ground/proving-ground.md).",
+            page=_page,
         ),
     )

@@ -114,6 +114,7 @@ def cmd_list(args) -> int:
         f"{'study':<10} {'from':<11} {'profile':<7} {'conditions':>10} {'replications':>12} "
         f"{'est. wall (' + str(args.jobs) + ' jobs)':>20} {'first run':>9}  title"
     )
+    grows = False
     for name, origin in study_origins().items():
         # built-in, entry point (the entry point and its package are named after the title) or clash
         kind = "built-in" if origin == "built-in" else "clash" if origin.startswith("clash") else "entry point"
@@ -126,16 +127,27 @@ def cmd_list(args) -> int:
             continue
         for i, (pname, prof, conds) in enumerate(plans):
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
-            wall = st.wall_seconds(prof, args.jobs)
+            low, high = st.wall_range(prof, args.jobs)
+            wall = (
+                _fmt_seconds(low)
+                if _fmt_seconds(high) == _fmt_seconds(low)
+                else f"{_fmt_seconds(low)} to {_fmt_seconds(high)}"
+            )
+            grows = grows or high > low
             first = f"+{_fmt_seconds(st.cost.compile_seconds)}" if st.cost.compile_seconds else ""
             print(
-                f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20} {first:>9}  "
+                f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {wall:>20} {first:>9}  "
                 f"{st.title + where if pname == 'smoke' or (i == 0 and 'smoke' not in st.profiles) else ''}"
             )
     print(
         "est. wall: a fresh run with --jobs workers, start-up included; first run: what the first run after "
         "installing adds to compile the study's kernels (kept for later runs)"
     )
+    if grows:
+        print(
+            "a range: the study adds replications until its targets are precise enough (its adaptive rule); from "
+            "a run that stops at its first stage to one whose every growing condition reaches the cap"
+        )
     return 0
 
 
