@@ -23,8 +23,8 @@ How it searches
   block is run once with every candidate value as a level, and every later
   evaluation only reads rows.  Nothing is fitted twice.
 * Each evaluated value is *above* or *below* the target when its estimate
-  differs from it by more than :data:`Z` Monte Carlo standard errors, else
-  *within error*.  The interval is the pair of evaluated values, one above and
+  differs from it by more than about 2.5 Monte Carlo standard errors (Student's
+  t quantile of the one-sided level :data:`SIDE_LEVEL`), else *within error*.  The interval is the pair of evaluated values, one above and
   one below, with only values within error between them: a continuous curve
   crosses the target between them, so the interval holds the root whatever the
   curve's shape (it covers the error of interpolation as well as the Monte
@@ -76,12 +76,14 @@ __all__ = ["Knob", "Evaluation", "SolveResult", "solve", "knob_of", "replication
 
 GRID_POINTS = 5
 
-#: Standard errors by which an estimate must differ from the target to lie above or below it: one-sided 1.25% at
-#: each end of the interval, not 2.5%, because the search judges values again as blocks are added (with 1.96 the
-#: interval held the root of a curve flat near it in 93.7% of 1000 seeds, with 2.24 in 96.7%).
-Z = 2.24
+#: One-sided level at which an estimate lies above or below the target: 0.62%, the normal's 2.5 standard errors,
+#: not 2.5%, because the search judges values again as blocks are added; the threshold is Student's t quantile of
+#: this level with the replications' degrees of freedom (2.86 standard errors with 20), as values sharing a block
+#: share its estimated spread too.  On a curve flat near its root (``benchmarks/solve_coverage.py``) the interval
+#: held the root in 93.7% of 1000 searches at the normal's 2.5% level, in 95.0% of 600 at 1.25% (budget 60).
+SIDE_LEVEL = 0.0062
 
-#: Proposed values lie ``(Z + MARGIN)`` standard errors (by the local line's slope) from its root, so that they
+#: Proposed values lie ``(threshold + MARGIN)`` standard errors (by the local line's slope) from its root, so that they
 #: differ from the target beyond error with high probability.
 MARGIN = 1.5
 
@@ -279,7 +281,7 @@ class SolveResult:
         ``"unresolved"`` (the budget ran out first; ``note`` says what is known).
     value : float or None
         When solved: the evaluated knob value whose estimate is nearest the
-        target and agrees with it within :data:`Z` standard errors (or, when no
+        target and agrees with it within its error (:data:`SIDE_LEVEL`) (or, when no
         valid value lies between the interval's ends, the end nearer the target).
     root : float or None
         Where the line fitted between the interval's ends crosses the target
@@ -614,6 +616,20 @@ def _series(table: pd.DataFrame, quantity: str) -> pd.Series:
     return t.set_index("replication")["value"].sort_index()
 
 
+_CRITICAL: dict = {}
+
+
+def _critical(n: int) -> float:
+    """Standard errors beyond which a mean of ``n`` replications lies above or below the target (see SIDE_LEVEL)."""
+    if n < 2:
+        return math.inf
+    if n not in _CRITICAL:
+        from scipy import stats
+
+        _CRITICAL[n] = float(stats.t.ppf(1 - SIDE_LEVEL, n - 1))
+    return _CRITICAL[n]
+
+
 def _line(xs, ys, ws):
     """Slope and intercept of the weighted least-squares line through (xs, ys), or None when it has no slope."""
     x, y, w = (np.asarray(v, dtype=float) for v in (xs, ys, ws))
@@ -668,19 +684,23 @@ class _Root:
             self.series[x] = self.evaluate(x, self.blocks[x])
 
     def stat(self, x):
-        """Estimate, its MCSE and the side of the target it lies on (+1 above, -1 below, 0 within error)."""
+        """Estimate, its MCSE, the side of the target it lies on (+1 above, -1 below, 0 within error) and the
+        threshold in standard errors."""
         s = self.series[x].dropna()
         n = len(s)
         if n < 2:
-            return (float(s.mean()) if n else math.nan), math.inf, 0
+            return (float(s.mean()) if n else math.nan), math.inf, 0, math.inf
         m, var = float(s.mean()), float(s.var(ddof=1))
-        if self.bounded and var == 0:
-            # every replication agrees: a share in [0, 1] whose mean is the target has a variance of at most
-            # goal (1 - goal), which judges it without claiming a precision the replications cannot show
-            var = self.goal * (1 - self.goal)
+        if self.bounded:
+            # a value in [0, 1] whose mean is the target has a variance of at most goal (1 - goal); its spread is
+            # judged at the target, as a score test does (a share of 79 of 80 is not 0.95 "beyond error" because
+            # its own spread is small), in proportion to the spread seen (a share of many rows varies less)
+            ratio = min(1.0, var / (m * (1 - m))) if 0 < m < 1 else 1.0
+            var = max(var, ratio * self.goal * (1 - self.goal))
         e = math.sqrt(var / n)
-        side = 1 if m - self.goal > Z * e else -1 if m - self.goal < -Z * e else 0
-        return m, e, side
+        crit = _critical(n)
+        side = 1 if m - self.goal > crit * e else -1 if m - self.goal < -crit * e else 0
+        return m, e, side, crit
 
     # -- the search ----------------------------------------------------------------------------
     def bracket(self, xs, sides):
@@ -710,6 +730,8 @@ class _Root:
             br = self.bracket(xs, sides)
             if br is None:
                 agreeing = [x for x in xs if stats[x][2] == 0 and math.isfinite(stats[x][0])]
+                if not any(math.isfinite(stats[x][0]) for x in xs):
+                    return self.answer("unresolved", stats)
                 if not agreeing:
                     return self.answer("not reached", stats)
                 # the value most likely to leave the target's error: one more block there
@@ -745,7 +767,7 @@ class _Root:
             if hi - lo <= self.tol:
                 return self.answer("solved", stats, (lo, hi), p, root)
             e_p = stats[p][1]
-            d = (Z + MARGIN) * e_p / abs(slope) if slope is not None and e_p < math.inf else (hi - lo) / 4
+            d = (stats[p][3] + MARGIN) * e_p / abs(slope) if slope is not None and e_p < math.inf else (hi - lo) / 4
             want = self.blocks[p]
             step = None
             centre = self.snap(root, lo, hi, strict=True)
@@ -804,6 +826,8 @@ class _Root:
                 f"the target is crossed within [{interval[0]:.6g}, {interval[1]:.6g}] (its ends evaluated on either "
                 "side of it beyond error), but no value evaluated there agrees with it yet"
             )
+        elif status == "unresolved" and closest is None:
+            out["note"] = "no value evaluated gave an estimate of the quantity (every replication's value is missing)"
         elif status == "unresolved":
             c = closest or {}
             out["note"] = (
