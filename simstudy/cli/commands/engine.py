@@ -18,7 +18,18 @@ def _fmt_seconds(s: float) -> str:
 
 
 def register(subparsers):
-    p = subparsers.add_parser("list", help="list the studies, their profiles and estimated cost")
+    p = subparsers.add_parser(
+        "list",
+        help="list the studies, their profiles and estimated cost",
+        description="List the registered studies (or those named: names or .py files), their profiles and "
+        "estimated cost.",
+    )
+    p.add_argument(
+        "studies",
+        nargs="*",
+        metavar="STUDY",
+        help="studies to list, each a name or the path of a .py file defining STUDY (default every registered study)",
+    )
     p.add_argument("--jobs", type=int, default=2, help="workers assumed for the wall-time estimate (default 2)")
     p.set_defaults(func=cmd_list)
 
@@ -110,21 +121,34 @@ def cmd_list(args) -> int:
 
     if args.jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
+    origins = study_origins()
+    named = {}
+    # the studies named are loaded, and their plans made, before anything is printed: a bad one is one line, exit 2
+    for study in args.studies:
+        st = get_study(study)
+        plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
+        named[st.name] = (origins[study] if study in origins else f"file {study}", st, plans)
     print(
         f"{'study':<10} {'from':<11} {'profile':<7} {'conditions':>10} {'replications':>12} "
         f"{'est. wall (' + str(args.jobs) + ' jobs)':>20} {'first run':>9}  title"
     )
     grows = False
-    for name, origin in study_origins().items():
-        # built-in, entry point (the entry point and its package are named after the title) or clash
-        kind = "built-in" if origin == "built-in" else "clash" if origin.startswith("clash") else "entry point"
+    for name, origin in ((n, v[0]) for n, v in named.items()) if args.studies else origins.items():
+        # built-in, entry point (the entry point and its package are named after the title), file or clash
+        if origin == "built-in" or origin.startswith("file "):
+            kind = origin.split()[0]
+        else:
+            kind = "clash" if origin.startswith("clash") else "entry point"
         where = "" if origin == "built-in" else f" [{origin}]"
-        try:
-            st = get_study(name)
-            plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
-        except (ImportError, ValueError, OSError) as exc:  # e.g. data or an optional package missing
-            print(f"{name:<10} {kind:<11} unavailable here: {exc}")
-            continue
+        if name in named:
+            st, plans = named[name][1:]
+        else:
+            try:
+                st = get_study(name)
+                plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
+            except (ImportError, ValueError, OSError) as exc:  # e.g. data or an optional package missing
+                print(f"{name:<10} {kind:<11} unavailable here: {exc}")
+                continue
         for i, (pname, prof, conds) in enumerate(plans):
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
             low, high = st.wall_range(prof, args.jobs)
