@@ -137,6 +137,7 @@ STUDY = Study(
     chunk_size=100,
     settings=Settings,
     targets=targets,
+    adaptive=None,  # no rule of its own: a fixed count per profile (--target-mcse still works)
     knobs=(
         Knob(
             "n_cases",
