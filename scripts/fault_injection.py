@@ -51,7 +51,9 @@ stale-bytecode
              stamped as valid for the new one (what Python's import runs).  The
              resume must be refused on one line naming the module (or the study
              file); a run into a new folder and ``--fresh`` must equal a run of
-             the edited code made with bytecode off and ``__pycache__`` removed
+             the edited code made with bytecode off and ``__pycache__`` removed.
+             A fourth variant does the same through the Python API, in a script
+             that imports the helper before simstudy
 shadowed-name
              the same with a helper named ``statistics.py`` first on PYTHONPATH,
              a project under a folder named ``site-packages``, and a package
@@ -860,7 +862,21 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     return filename
 '''
 
-STALE_VARIANTS = ("helper module", "study file", "built-in study")
+# A script of the user's that imports its helper first, then runs the study through the Python API
+# (as a notebook whose first cell imports the helper would): errors on one line, exit code 2.
+API_RUN = """import sys
+
+import fault_helper  # noqa: F401  (imported before simstudy)
+from simstudy.engine import run_study
+
+try:
+    run_study(sys.argv[1], {profile!r}, out=sys.argv[2], seed={seed}, fresh="--fresh" in sys.argv, progress=False)
+except ValueError as exc:
+    print(f"simstudy: error: {{exc}}", file=sys.stderr)
+    sys.exit(2)
+"""
+
+STALE_VARIANTS = ("helper module", "study file", "built-in study", "helper imported first")
 SHADOW_VARIANTS = ("statistics.py", "site-packages", "pip --target")
 DASK_VARIANTS = ("edit between runs", "worker restarted", "other environment", "one worker")
 WRITER_VARIANTS = (
@@ -876,6 +892,9 @@ WRITER_VARIANTS = (
 #: Cases known to give WRONG today, with why: reported, not counted in the exit code; each says so
 #: once it passes, and is then taken out of here.
 KNOWN = {
+    "stale-bytecode helper imported first": "a module imported before simstudy (a script or notebook that "
+    "imports its helper first, then runs through the Python API) is neither loaded from the bytes it hashes "
+    "nor checked for staleness: its old code computes the rows while the fingerprint records the file on disk",
     "writer /dev/shm, nothing to compute": "what a killed run left in /dev/shm is removed only by a run that "
     "starts local workers: not by a --jobs 2 run that has nothing left to compute, nor by one with --jobs 1",
     "writer bench link": "simstudy bench writes RUN/bench/ through a symbolic link (simstudy/apps/bench.py "
@@ -1233,7 +1252,7 @@ class UserCode:
         study = self.user_folder(d)
         env = self.env(d)
         self.reference("v1")
-        if variant == "helper module":
+        if variant in ("helper module", "helper imported first"):
             edit, named, key = SameSizeEdit(d / "fault_helper.py", "'v1'", "'v2'"), "module fault_helper", "helper"
         elif variant == "study file":
             edit, named, key = SameSizeEdit(study, "TAG = 'v1'", "TAG = 'v2'"), "the study file", "study"
@@ -1241,6 +1260,10 @@ class UserCode:
             demo = self.code / "simstudy" / "studies" / "demo.py"
             edit, named, key = SameSizeEdit(demo, *ALPHA_EDIT), "simstudy.studies.demo", "alpha"
         out = d / "run"
+        run = self.run
+        if variant == "helper imported first":  # through the Python API, the helper imported before simstudy
+            (d / "api_run.py").write_text(API_RUN.format(profile=PROFILE, seed=SEED_A))
+            run = functools.partial(self.api_run, d / "api_run.py")
         before = self.run_killed(study, out, env)
         edit.apply()
         try:
@@ -1263,23 +1286,34 @@ class UserCode:
                     text=True,
                 )
                 self.log(f"plain Python imports fault_helper.tag() -> {probe.stdout.strip()} (the file says 'v2')")
-            rc, _, err = self.run(study, out, env)
+            rc, _, err = run(study, out, env)
             verdict = self.judge_resume(rc, err, out, named, before, key)
             if verdict == "WRONG":
                 return verdict
             edit.plant()
-            rc, _, err = self.run(study, d / "new", env)
+            rc, _, err = run(study, d / "new", env)
             if rc != 0 or not self.matches(d / "new", key):
                 self.log(f"a new folder after the edit: rc {rc}: {err.strip()[:300]}")
                 return "WRONG"
             edit.plant()
-            rc, _, err = self.run(study, out, env, "--fresh")
+            rc, _, err = run(study, out, env, "--fresh")
             if rc != 0 or not self.matches(out, key):
                 self.log(f"--fresh after the edit: rc {rc}: {err.strip()[:300]}")
                 return "WRONG"
             return verdict
         finally:
             edit.restore()
+
+    def api_run(self, script: Path, study: Path, out: Path, env: dict, *extra) -> tuple[int, str, str]:
+        """``run_study`` through the Python API (``script``: API_RUN), as a run of the command line would be."""
+        p = subprocess.run(
+            [sys.executable, str(script), str(study), str(out), *extra],
+            env=env,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+        )
+        return p.returncode, p.stdout, p.stderr
 
     # -- modules named like the standard library's or installed code -------------------------------
     def shadowed(self, variant: str) -> str:
@@ -1443,7 +1477,7 @@ class UserCode:
         study = self.user_folder(d, wrap="list")
         env, out = self.env(d), d / "run"
         rc, stdout, err = self.run(study, out, env)
-        self.log(f"every replication fails: rc {rc}: {(stdout + err).strip()[-300:]}")
+        self.log(f"every replication fails: rc {rc}: {' | '.join((stdout + err).strip().splitlines())[-400:]}")
         if rc != 1 or "first failure" not in stdout + err or "Traceback" in stdout + err:
             return "WRONG"
         summarize = simstudy("summarize", study, "--profile", PROFILE, "--out", out)

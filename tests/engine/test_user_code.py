@@ -63,6 +63,11 @@ def test_an_edit_python_would_not_see_is_refused_on_resume_and_computed_afresh(c
         assert "plain Python imports fault_helper.tag() -> v1 (the file says 'v2')" in cases.messages
 
 
+@pytest.mark.xfail(strict=True, reason=fi.KNOWN["stale-bytecode helper imported first"])
+def test_a_module_imported_before_simstudy_runs_the_code_its_fingerprint_names(cases):
+    assert check(cases, cases.stale_bytecode, "helper imported first") == "refused"
+
+
 # -- modules named like the standard library's or installed code ---------------------------------------
 
 
