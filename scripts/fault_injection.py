@@ -78,6 +78,8 @@ all-failed   every replication fails (``replicate`` returns a list): exit code 1
 writers      ``--out ""``, a study name or a condition key of 300 characters,
              and a study file that calls ``os._exit(0)`` while it is imported:
              refused on one line, nothing left in the working directory; a
+             replication that calls ``os._exit(0)`` (one process, or a loky
+             worker): a non-zero exit code and one line; a
              proving-ground run folder (``bench`` run folder) whose
              ``figures/`` (``bench/``) is a link to a folder outside: refused,
              the folder outside keeps its bytes; a ``--jobs 2`` run whose
@@ -819,6 +821,22 @@ import os
 os._exit(0)
 '''
 
+EXIT_REPLICATE_STUDY = '''"""A study whose replications end the process that computes them."""
+import dataclasses
+import os
+
+from simstudy.engine import get_study
+
+_DEMO = get_study("demo")
+
+
+def replicate(condition, rng):
+    os._exit(0)
+
+
+STUDY = dataclasses.replace(_DEMO, name="fault_exit", replicate=replicate{profiles})
+'''
+
 # A package of the user's, installed with pip from its folder: a build backend of its own (in the
 # folder), so that pip needs nothing from an index.
 PACKAGE_PYPROJECT = """[build-system]
@@ -884,6 +902,8 @@ WRITER_VARIANTS = (
     "long study name",
     "long condition key",
     "os._exit at import",
+    "os._exit in replicate, --jobs 1",
+    "os._exit in replicate, --jobs 2",
     "figures link",
     "/dev/shm",
     "/dev/shm, nothing to compute",
@@ -892,6 +912,10 @@ WRITER_VARIANTS = (
 #: Cases known to give WRONG today, with why: reported, not counted in the exit code; each says so
 #: once it passes, and is then taken out of here.
 KNOWN = {
+    "writer os._exit in replicate, --jobs 1": "a replication that calls os._exit(0) in the run's own process "
+    "ends simstudy run with exit code 0 and no word, the manifest left saying running",
+    "writer os._exit in replicate, --jobs 2": "a loky worker that dies (os._exit, a segmentation fault, the "
+    "out-of-memory killer) ends simstudy run with joblib's TerminatedWorkerError traceback, exit code 1",
     "stale-bytecode helper imported first": "a module imported before simstudy (a script or notebook that "
     "imports its helper first, then runs through the Python API) is neither loaded from the bytes it hashes "
     "nor checked for staleness: its old code computes the rows while the fingerprint records the file on disk",
@@ -1513,6 +1537,12 @@ class UserCode:
             study = d / "study.py"
             study.write_text(EXIT_STUDY)
             rc, _, err = self.run(study, here / "run", self.env(), cwd=here)
+        elif variant.startswith("os._exit in replicate"):
+            study = d / "study.py"
+            study.write_text(EXIT_REPLICATE_STUDY.format(profiles=PROFILES))
+            rc, _, err = self.run(study, here / "run", self.env(), "--jobs", variant[-1], cwd=here)
+            self.log(f"{variant}: rc {rc}: {' | '.join(err.strip().splitlines())[-300:]}")
+            return "refused" if rc != 0 and one_line(err) else "WRONG"  # a run folder stays: the manifest
         elif variant == "figures link":
             return self.link_refused(d, "figures")
         elif variant == "bench link":
