@@ -52,8 +52,9 @@ wheel: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
-# Fault injection at a small size (about 2 minutes): real runs killed, raced, edited, damaged, linked, and
-# hostile plug-ins; fails when any trial gives a wrong answer (scripts/fault_injection.py, FAULT_RUNS trials per case).
+# Fault injection at a small size (about 6 minutes): real runs killed, raced, edited, damaged, linked, hostile
+# plug-ins, the user's own modules edited as cp -p leaves them (bytecode on), a dask cluster of dask scheduler and
+# dask worker commands; fails when any trial gives a wrong answer (scripts/fault_injection.py, FAULT_RUNS trials per case).
 FAULT_RUNS ?= 2
 fault-injection: $(STAMP)
 	$(PY) scripts/fault_injection.py --small --runs $(FAULT_RUNS)
