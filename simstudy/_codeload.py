@@ -118,11 +118,13 @@ class HashedSourceLoader(importlib.machinery.SourceFileLoader):
 class _Finder:
     """Finds a module with the finders behind it, then swaps in :class:`HashedSourceLoader` where it applies."""
 
+    _simstudy_hashed_finder = True  # a second copy of this module (re-imported) knows its predecessor's finder
+
     @classmethod
     def find_spec(cls, fullname, path=None, target=None):
         spec = None
         for finder in list(sys.meta_path):
-            if finder is cls:
+            if getattr(finder, "_simstudy_hashed_finder", False):
                 continue
             find = getattr(finder, "find_spec", None)
             if find is None:  # a finder of the older protocol: let the import system ask them all itself
@@ -155,12 +157,78 @@ def install() -> None:
     """
     if _Finder in sys.meta_path:
         return
+    # a finder of an earlier copy of this module (the package imported again) gives way to this one
+    sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "_simstudy_hashed_finder", False)]
     sys.meta_path.insert(0, _Finder)
     for name in ("simstudy", __name__):
         module = sys.modules.get(name)
         origin = getattr(getattr(module, "__spec__", None), "origin", None)
         if origin and os.path.isfile(origin) and _real(origin) not in _LOADED:
             _adopt(module, origin)
+    _adopt_earlier_imports()
+
+
+def _adopt_earlier_imports() -> None:
+    """Record the source modules imported before simstudy (a script's or a notebook's first imports).
+
+    They were compiled by Python's own loader, from their file or from cached
+    bytecode, at a moment simstudy did not see.  Each one's code is compared
+    with its file compiled now: its cached bytecode when Python would have run
+    it, else every function it defines.  A module whose code is its file's is
+    recorded with the file's digest; one whose code differs (a stale ``.pyc``,
+    or an edit since it was imported) is recorded as holding unknown code, so
+    that it counts as stale (:func:`stale_modules`): a study or learner named by
+    reference then imports it again, and a fingerprint never records the file
+    for code that did not come from it.
+    """
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None)
+        if type(getattr(spec, "loader", None)) is not importlib.machinery.SourceFileLoader:
+            continue  # built-in, frozen, extensions, and modules of other loaders (pytest's, say)
+        if not origin or not origin.endswith(".py") or not os.path.isfile(origin) or _real(origin) in _LOADED:
+            continue
+        if origin_kind(origin) != "source":
+            continue
+        try:
+            st = os.stat(origin)
+            with open(origin, "rb") as f:
+                source = f.read()
+            now = compile(source, origin, "exec", dont_inherit=True)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        same = _ran_from(module, st, now)
+        digest = hashlib.sha256(source).hexdigest() if same else "unknown:" + hashlib.sha256(source).hexdigest()
+        with _LOCK:
+            _LOADED[_real(origin)] = _Record(digest, _stat_key(st), source)
+            _GENERATION[0] += 1
+
+
+def _ran_from(module, st: os.stat_result, code) -> bool:
+    """Whether ``module`` runs the code ``code`` compiled from its file now (see :func:`_adopt_earlier_imports`)."""
+    cached = getattr(module, "__cached__", None)
+    if cached and os.path.isfile(cached) and _stamped_pyc_matches(cached, st):
+        try:  # Python runs a .pyc whose stamp matches the file: that is the code that ran
+            with open(cached, "rb") as f:
+                return marshal.loads(memoryview(f.read())[16:]) == code
+        except (OSError, EOFError, ValueError, TypeError):
+            return False
+    compiled: dict = {}
+
+    def walk(c):
+        for const in c.co_consts:
+            if isinstance(const, type(c)):
+                compiled.setdefault((const.co_name, const.co_firstlineno), []).append(const)
+                walk(const)
+
+    walk(code)
+    for value in list(vars(module).values()):
+        func = getattr(value, "__code__", None)
+        if func is None or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if func not in compiled.get((func.co_name, func.co_firstlineno), []):
+            return False
+    return True
 
 
 def _adopt(module, origin: str) -> None:
@@ -234,6 +302,9 @@ def stale_modules() -> list[tuple[str, str]]:
     """
     stale = set()
     for path, rec in list(_LOADED.items()):
+        if rec.digest.startswith("unknown:"):  # imported before simstudy, from code its file no longer holds
+            stale.add(path)
+            continue
         try:
             if _stat_key(os.stat(path)) == rec.stat:
                 continue

@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 
-__all__ = ["stop_workers", "stop_resource_trackers", "remove_orphaned_shared_memory"]
+__all__ = ["stop_workers", "stop_resource_trackers", "remove_orphaned_shared_memory", "exit_refused", "ExitCalled"]
 
 # Run in each loky worker as it starts (see _die_with_parent).  Source code run by the builtin
 # ``exec``, so that the worker need not import simstudy (numpy, pandas, ...) before it is protected.
@@ -310,3 +310,52 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # someone else's process
         return True
     return True
+
+
+class ExitCalled(BaseException):
+    """``os._exit`` called by user code under :func:`exit_refused` (raised instead of ending the process)."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def exit_refused():
+    """A context manager in which user code calling ``os._exit`` in this thread raises :class:`ExitCalled`.
+
+    A study file that ends the process while it loads, or a replication that
+    does while it runs, would otherwise end the command (or its worker) with no
+    word.  Calls from other threads (a worker's watch of its parent, say) and
+    from simstudy's own modules still end the process.
+    """
+    import contextlib
+    import threading
+
+    real = os._exit
+    native = sys.modules.get("posix") or sys.modules.get("nt")  # the module os._exit comes from
+    here = threading.get_ident()
+
+    def refuse(code):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        ours = caller.startswith("simstudy.") and not caller.startswith("simstudy.studies")
+        if ours or threading.get_ident() != here:
+            real(code)
+        raise ExitCalled(code)
+
+    @contextlib.contextmanager
+    def ctx():
+        if getattr(real, "_simstudy_refusal", False):  # already guarded further out
+            yield
+            return
+        refuse._simstudy_refusal = True
+        os._exit = refuse
+        if native is not None:
+            native._exit = refuse
+        try:
+            yield
+        finally:
+            os._exit = real
+            if native is not None:
+                native._exit = real
+
+    return ctx()

@@ -21,6 +21,7 @@ import json
 import numbers
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -44,10 +45,12 @@ from simstudy.engine.fingerprint import (
     study_file,
 )
 from simstudy.engine.processes import (
+    ExitCalled,
     _closing,
     _die_with_parent,
     _signals_held,
     _start_resource_trackers,
+    exit_refused,
     remove_orphaned_shared_memory,
     stop_resource_trackers,
     stop_workers,
@@ -92,6 +95,7 @@ __all__ = [
     "MAX_JOBS_PER_CPU",
     "CONNECT_TIMEOUT",
     "WorkerCodeMismatch",
+    "WorkerDied",
     "check_workers",
     "describe_worker",
     "run_code_changes",
@@ -273,8 +277,11 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, e
         try:
             if setup_error is not None:
                 raise setup_error
-            tables, _, _ = run_replication(study, condition, r, root_seed, state)
-        except Exception as exc:
+            with exit_refused():  # a replication that ends its process is a failure, not a silent end
+                tables, _, _ = run_replication(study, condition, r, root_seed, state)
+        except (Exception, ExitCalled) as exc:
+            if isinstance(exc, ExitCalled):
+                exc = RuntimeError(f"the replication called os._exit({exc.code}) instead of returning its tables")
             failures.append(
                 {
                     "study": study.name,
@@ -323,6 +330,26 @@ def _worker_refusal(info: dict, *, computed: bool = True) -> WorkerCodeMismatch:
     )
 
 
+class WorkerDied(ConfigMismatch):
+    """A worker process ended without returning its chunk (reported on one line, exit code 2)."""
+
+
+def _worker_death(exc: BaseException) -> str | None:
+    """What ended a worker, when ``exc`` says a worker process died (loky's or dask's), else None."""
+    kinds = []
+    loky = sys.modules.get("joblib.externals.loky.process_executor")
+    if loky is not None:
+        kinds += [getattr(loky, "TerminatedWorkerError", None), getattr(loky, "BrokenProcessPool", None)]
+    dist = sys.modules.get("distributed.scheduler") or sys.modules.get("distributed")
+    if dist is not None:
+        kinds.append(getattr(dist, "KilledWorker", None))
+    if not any(k is not None and isinstance(exc, k) for k in kinds):
+        return None
+    text = " ".join(str(exc).split())
+    code = re.search(r"exit codes? of the workers? (?:are|is) (\{[^}]*\}|\S+)", text)
+    return f"{type(exc).__name__}, exit code {code.group(1)}" if code else type(exc).__name__
+
+
 def _executor(jobs: int, backend: str, client=None):
     """A context manager yielding a function that maps chunk tasks to an unordered result iterator.
 
@@ -363,7 +390,6 @@ def _executor(jobs: int, backend: str, client=None):
         else:
             from joblib import Parallel, delayed, parallel_config
 
-            remove_orphaned_shared_memory()  # what runs killed with their workers left behind
             initializer, initargs = _die_with_parent()
             with parallel_config(backend="loky", n_jobs=jobs, initializer=initializer, initargs=initargs):
                 with _closing() as keep:
@@ -546,6 +572,7 @@ def run_study(
                 "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
             ) from None
     prov = provenance(study)
+    remove_orphaned_shared_memory()  # what runs killed with their workers left behind (nothing of a live one)
     client = _connect(scheduler) if scheduler else None
     try:
         if client is not None:  # a worker of another environment, or holding older code, computes nothing
@@ -823,6 +850,15 @@ def _run_locked(
                     if failed:
                         bar.set_postfix(failures=n_fail)
         ok = True
+    except Exception as exc:
+        died = _worker_death(exc)
+        if died is None:
+            raise
+        raise WorkerDied(
+            f"a worker process ended abruptly ({died}): a replication that ends its process, crashes or is "
+            "killed for memory; the chunks stored so far are kept and the same command resumes; `simstudy "
+            "replay STUDY --condition C --replication R` runs one replication in the calling process"
+        ) from None
     finally:
         bar.close()
         run_info["seconds"] = round(time.perf_counter() - t0, 3)

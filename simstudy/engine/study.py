@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from simstudy._codeload import HashedSourceLoader
+from simstudy.engine.processes import ExitCalled as _ExitCalled
+from simstudy.engine.processes import exit_refused as _exit_refused
 
 __all__ = [
     "Profile",
@@ -810,47 +812,6 @@ def _register_by_value(module) -> None:
         register = getattr(cp, "register_pickle_by_value", None)
         if register is not None:
             register(module)
-
-
-class _ExitCalled(BaseException):
-    """``os._exit`` called by a study file while it loads (raised instead of ending the process)."""
-
-    def __init__(self, code):
-        super().__init__(code)
-        self.code = code
-
-
-def _exit_refused():
-    """A context manager in which ``os._exit`` called from code outside simstudy raises :class:`_ExitCalled`.
-
-    A study file that ends the process while it is imported would otherwise end
-    the command with that status and no word.  simstudy's own calls (a signal
-    handler's) still end the process.
-    """
-    import contextlib
-
-    real = os._exit
-    native = sys.modules.get("posix") or sys.modules.get("nt")  # the module os._exit comes from
-
-    def refuse(code):
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        if caller.startswith("simstudy.") and not caller.startswith(BUILTIN_PACKAGE):
-            real(code)
-        raise _ExitCalled(code)
-
-    @contextlib.contextmanager
-    def ctx():
-        os._exit = refuse
-        if native is not None:
-            native._exit = refuse
-        try:
-            yield
-        finally:
-            os._exit = real
-            if native is not None:
-                native._exit = real
-
-    return ctx()
 
 
 def load_study_file(path) -> Study:
