@@ -369,11 +369,16 @@ class LearnerChoice:
         estimator instance given in Python.
     params : str
         The estimator's parameters as canonical JSON (``"{}"`` for none).
+    contained : bool
+        Whether the learner is loaded and fitted in a worker process of its
+        own, under a time limit (see :func:`assess`); this process then never
+        imports a ``module:NAME`` or ``file.py:NAME`` learner.
     """
 
     spec: str
     params: str = "{}"
     template: object = field(default=None, repr=False, compare=False)
+    contained: bool = field(default=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -398,6 +403,8 @@ class LearnerChoice:
             }
             extra = {k: v for k, v in told.items() if k in accepted and k not in params}
             return as_learner_factory(self.spec, **params, **extra)
+        if self.contained:  # made in its worker process only (see _FitLimit)
+            return _RefFactory(self.spec, self.params)
         obj = _load_learner(self.spec)
         return as_learner_factory(obj, **params) if inspect.isclass(obj) else as_learner_factory(obj)
 
@@ -475,7 +482,7 @@ def _import_file(spec: str, path: Path):
     return module
 
 
-def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
+def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = False) -> LearnerChoice:
     """A :class:`LearnerChoice` from a name, a ``module:Class`` path, a class or an estimator.
 
     Parameters
@@ -486,6 +493,13 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         Parameters for a name or a class, as a dict or JSON object text (``--a-params``).
     option : str
         The option the errors name.
+    contained : bool
+        Load and fit a learner that is not a registered one in a worker
+        process (:attr:`LearnerChoice.contained`): a ``module:NAME`` or
+        ``file.py:NAME`` reference is then only checked for its form here (the
+        file exists); it is imported, and its parameters checked, in its
+        worker, under the time limit (:func:`assess` does that before anything
+        is written).
 
     Returns
     -------
@@ -516,6 +530,9 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
                 f"({', '.join(learner_names(aliases=True))}), module:NAME or path/to/file.py:NAME for a "
                 "scikit-learn estimator, pipeline or factory"
             )
+        if contained and spec not in learner_names(aliases=True):
+            _check_reference(spec, option)
+            return LearnerChoice(spec, canonical, contained=True)
         try:
             if spec in learner_names(aliases=True):
                 as_learner_factory(spec, **params)
@@ -539,6 +556,9 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
             as_learner_factory(spec, **params)
         except ValueError as exc:
             raise ValueError(f"{option}: {exc}") from None
+        if contained:  # sent to the worker by value, as an instance with these parameters
+            template = spec(**params)
+            return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical, template=template, contained=True)
         return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical)
     if params:
         raise ValueError(f"{option}-params: not allowed with an estimator instance (set them on the instance)")
@@ -546,7 +566,44 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         as_learner_factory(spec)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
-    return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec)  # one line, however the repr is laid out
+    # one line, however the repr is laid out
+    return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec, contained=contained)
+
+
+def _check_reference(spec: str, option: str) -> None:
+    """The form of a ``module:NAME`` or ``path/to/file.py:NAME`` reference (nothing is imported); one line."""
+    where, _, name = spec.rpartition(":")
+    if not where or not name:
+        from simstudy.pipeline.learners import learner_names
+
+        raise ValueError(
+            f"{option}: learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
+            "nor a module:NAME or path/to/file.py:NAME reference"
+        )
+    if _is_file_ref(where):
+        path = Path(where)
+        if not path.is_file():
+            raise ValueError(f"{option}: learner {spec!r}: no such file {where!r}")
+    elif not all(part.isidentifier() for part in where.split(".")):
+        raise ValueError(f"{option}: learner {spec!r}: {where!r} is not a module name (nor a path to a .py file)")
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"{option}: learner {spec!r}: {name!r} is not a name in a module")
+
+
+def wants_worker(spec, *, in_process: bool = False, fit_timeout=None) -> bool:
+    """Whether the learner ``spec`` is loaded and fitted in a worker process (see :func:`assess`).
+
+    Registered learners never are (simstudy's own code); ``module:NAME`` and
+    ``file.py:NAME`` references always are, unless ``in_process``; a class or
+    an estimator given in Python is when a ``fit_timeout`` is given.
+    """
+    from simstudy.pipeline.learners import learner_names
+
+    if in_process:
+        return False
+    if isinstance(spec, str):
+        return spec not in learner_names(aliases=True)
+    return fit_timeout is not None
 
 
 # ----------------------------------------------------------------------------------------- designs
@@ -730,66 +787,103 @@ def _check_tests(tests, designs) -> tuple | None:
 
 
 class FitStopped(RuntimeError):
-    """A user learner's fit was stopped at ``--fit-timeout``, or its worker process ended during a fit."""
+    """A contained learner was stopped at its time limit, or its worker process ended (while loading or fitting)."""
+
+
+#: Seconds one fit (or the loading) of a contained learner may take unless ``--fit-timeout`` says otherwise.
+DEFAULT_FIT_TIMEOUT = 3600.0
+
+#: Seconds a fit worker may take to start (Python and simstudy, before any of the learner's code runs).
+START_TIMEOUT = 60.0
 
 
 def check_fit_timeout(seconds, option: str = "--fit-timeout") -> float | None:
-    """None (no limit, the default) or a positive finite number of seconds, as float; one line naming ``option``."""
+    """None (the default limit) or a positive finite number of seconds, as float; one line naming ``option``."""
     from simstudy.pipeline.plugins import _check_timeout
 
     return _check_timeout(seconds, option)
 
 
-# the workers of this process, by (process id, option, learner label, data digest)
+#: What a fit worker imports before it loads a learner (their time is not the learner's).
+_PRELOAD = ("sklearn.base", "sklearn.utils", "simstudy.pipeline.comparison", "simstudy.pipeline.scores", __name__)
+
+# the fit workers of this process, by (process id, option, learner label)
 _FIT_WORKERS: dict = {}
 
 
 class _FitLimit:
-    """The fits of one user learner in a warm worker process, each stopped hard after ``seconds``.
+    """One contained learner in a warm worker process: loaded there, fitted there, each call stopped at ``seconds``.
 
-    The worker holds the data (sent once) and fits a learner made by the
-    factory it is sent, on the training rows it is told, exactly as
-    :func:`simstudy.pipeline.scores.fold_predictions` would in this process.  When a
-    fit exceeds the limit, or the worker ends during one, the worker is gone
-    and every later fit of the learner in this process fails at once with the
-    same reason (:class:`FitStopped`), so that a hanging learner costs the
-    limit once, not once per repeat.
+    The worker imports the learner's module or file itself (under the limit),
+    so this process never runs the learner's code; it holds the data sets it
+    is sent (once each, by digest) and fits a learner made by the factory it
+    is sent on the training rows it is told, exactly as
+    :func:`simstudy.pipeline.scores.fold_predictions` would in this process.
+    When a call exceeds the limit, or the worker ends during one, the worker
+    and every process it started are killed, and every later call fails at
+    once with the same reason (:class:`FitStopped`), so that a hanging
+    learner costs the limit once, not once per repeat.
+
+    Attributes
+    ----------
+    profile : dict
+        What the parent needs to know of the learner, found in the worker
+        (see :func:`_describe`).
     """
 
-    def __init__(self, label: str, seconds: float, X, y, make):
+    def __init__(self, label: str, seconds: float, source: tuple):
         from simstudy._worker import Worker
 
         self.seconds = seconds
         self.stopped: str | None = None
+        self._sent: set = set()
         self._worker = Worker(prefix=label)
-        self._call(functools.partial(self._worker.start, preload=(__name__,)), timeout=None)
-        # the data, and one learner made (its modules imported) before any fit is timed
-        self._call(self._worker.call, _serve_fit_data, X, y, make, timeout=None)
+        try:
+            # scikit-learn and simstudy are imported before the clock of the learner's own code starts
+            start = functools.partial(self._worker.start, preload=_PRELOAD)
+            self._call(start, timeout=START_TIMEOUT, what="starting its worker")
+            self.profile = self._call(self._worker.call, _serve_load, source, timeout=seconds, what="loading it")
+        except BaseException:
+            self._worker.close()
+            raise
 
-    def _call(self, method, *args, timeout):
+    def _call(self, method, *args, timeout, what: str = "a fit"):
         from simstudy._worker import RemoteError, WorkerFailed
 
         if self.stopped is not None:
-            raise FitStopped(f"not fitted: an earlier fit of this learner {self.stopped}")
+            raise FitStopped(f"not fitted: an earlier call of this learner {self.stopped}")
         try:
             return method(*args, timeout=timeout)
         except WorkerFailed as exc:
             self.stopped = f"{exc} (--fit-timeout {self.seconds:g} s)"
-            raise FitStopped(f"a fit {self.stopped}") from None
+            raise FitStopped(f"{what} {self.stopped}") from None
         except RemoteError as exc:  # the learner raised, as it would have in this process
             raise _LearnerError(exc.kind, exc.message) from None
 
-    def fit_predict(self, make, train, test):
+    def _data(self, digest: str, X, y) -> None:
+        if digest not in self._sent:
+            self._call(
+                self._worker.call, _serve_fit_data, digest, X, y, timeout=self.seconds, what="receiving the data"
+            )
+            self._sent.add(digest)
+
+    def fit_predict(self, digest, X, y, make, train, test):
         """Predictions for the rows ``test`` of ``make()`` fitted on the rows ``train`` (see :func:`fold_predictions`)."""
-        return self._call(self._worker.call, _serve_fit, make, train, test, timeout=self.seconds)
+        self._data(digest, X, y)
+        return _warn_again(self._call(self._worker.call, _serve_fit, digest, make, train, test, timeout=self.seconds))
 
-    def fit_score(self, make, train, test, metric):
+    def fit_score(self, digest, X, y, make, train, test, metric):
         """The score ``metric`` of ``make()`` fitted on the rows ``train``, on the rows ``test`` (see :func:`cv_scores`)."""
-        return self._call(self._worker.call, _serve_fit_score, make, train, test, metric, timeout=self.seconds)
+        self._data(digest, X, y)
+        answer = self._call(
+            self._worker.call, _serve_fit_score, digest, make, train, test, metric, timeout=self.seconds
+        )
+        return _warn_again(answer)
 
-    def trial(self, make):
-        """``make()`` fitted on all the data, and its predictions of the first five rows (see :func:`_check_learnable`)."""
-        return self._call(self._worker.call, _serve_trial_fit, make, timeout=self.seconds)
+    def trial(self, digest, X, y, make) -> dict:
+        """``make()`` fitted on all the data, described (see :func:`_describe_fitted`; :func:`_check_learnable`)."""
+        self._data(digest, X, y)
+        return self._call(self._worker.call, _serve_trial_fit, digest, make, timeout=self.seconds)
 
     def close(self) -> None:
         self._worker.close()
@@ -803,72 +897,230 @@ class _LearnerError(Exception):
         self.kind = kind
 
 
-def _limits(choice: LearnerChoice, seconds: float | None) -> bool:
-    """Whether the fits of ``choice`` are made in a worker stopped after ``seconds`` (see :func:`_fit_limit`)."""
+def _limits(choice: LearnerChoice) -> bool:
+    """Whether ``choice`` is loaded and fitted in a worker process (see :func:`_fit_limit`)."""
     from simstudy._worker import available
 
-    return seconds is not None and not choice.registered and available()
+    return choice.contained and not choice.registered and available()
 
 
-def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, digest: str | None = None):
-    """The :class:`_FitLimit` of a user learner in this process (started on first use), or None.
+def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None):
+    """The :class:`_FitLimit` of a contained learner in this process (started, and the learner loaded, on first
+    use); None for a learner that is not contained or on a platform without worker processes.
 
-    None without a limit, for a registered learner (simstudy's own code is
-    not contained), or on a platform without worker processes.
+    Raises
+    ------
+    FitStopped
+        Starting the worker or loading the learner exceeded the limit, or the worker ended.
+    _LearnerError
+        Loading the learner raised (the module cannot be imported, no such name, parameters refused, ...).
     """
-    if not _limits(choice, seconds):
+    if not _limits(choice):
         return None
-    key = (os.getpid(), option, choice.label, digest or data.digest)
+    key = (os.getpid(), option, choice.label)
     if key not in _FIT_WORKERS:
-        _FIT_WORKERS[key] = _FitLimit(choice.label, seconds, data.X, data.y, choice.factory(data))
+        seconds = DEFAULT_FIT_TIMEOUT if seconds is None else seconds
+        source = (
+            ("object", choice.factory(None)) if choice.template is not None else ("ref", choice.spec, choice.params)
+        )
+        _FIT_WORKERS[key] = _FitLimit(choice.label, seconds, source)
     return _FIT_WORKERS[key]
 
 
-class _LimitedFits:
-    """``fit_predict`` of a user learner whose fits are stopped at ``--fit-timeout`` (see :class:`_FitLimit`)."""
+class _RefFactory:
+    """The factory of a ``module:NAME`` or ``file.py:NAME`` learner, which makes learners in its worker only.
 
-    def __init__(self, choice: LearnerChoice, option: str, seconds: float, data: Dataset, digest: str | None):
-        self.args = (choice, option, seconds, data, digest)
+    It travels to the worker by reference (this class) with the reference and
+    parameters; there the module is imported once and the learner made as
+    :func:`simstudy.pipeline.learners.as_learner_factory` would.  ``takes_seed``
+    (found in the worker) tells :class:`simstudy.pipeline.comparison.Comparison`
+    whether the learners get a ``random_state``; None: not known.
+    """
+
+    __slots__ = ("spec", "params", "takes_seed")
+
+    def __init__(self, spec: str, params: str = "{}", takes_seed: bool | None = None):
+        self.spec, self.params, self.takes_seed = spec, params, takes_seed
+
+    def __call__(self):
+        if not _IN_FIT_WORKER:
+            raise RuntimeError(f"learner {self.spec!r}: made in its worker process only, not in simstudy's")
+        return _maker(self.spec, self.params)()
+
+    def __getstate__(self):
+        return self.spec, self.params, self.takes_seed
+
+    def __setstate__(self, state):
+        self.spec, self.params, self.takes_seed = state
+
+
+class _LimitedFits:
+    """``fit_predict`` and ``fit_score`` of a contained learner (see :class:`_FitLimit`), picklable."""
+
+    def __init__(self, choice: LearnerChoice, option: str, seconds: float | None, data: Dataset):
+        self.args = (choice, option, seconds)
+        self.digest, self.X, self.y = data.digest, data.X, data.y
 
     def __call__(self, make, train, test):
-        return _fit_limit(*self.args).fit_predict(make, train, test)
+        return _fit_limit(*self.args).fit_predict(self.digest, self.X, self.y, make, train, test)
 
     def score(self, make, train, test, metric):
-        return _fit_limit(*self.args).fit_score(make, train, test, metric)
+        return _fit_limit(*self.args).fit_score(self.digest, self.X, self.y, make, train, test, metric)
+
+
+def _learner(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, *, fitting: bool = True):
+    """The :class:`~simstudy.pipeline.comparison.Learner` of ``choice`` on ``data``: fitted in its worker when
+    contained (``fitting=False``: a study that is only read, whose learners are never loaded)."""
+    from simstudy.pipeline.comparison import Learner
+
+    if not _limits(choice):
+        return Learner(choice.factory(data))
+    limited = _LimitedFits(choice, option, seconds, data)
+    if choice.template is not None:
+        make = choice.factory(data)
+    else:
+        takes_seed = bool(_fit_limit(choice, option, seconds).profile["takes_seed"]) if fitting else False
+        make = _RefFactory(choice.spec, choice.params, takes_seed)
+    return Learner(make, limited, limited.score)
 
 
 def _close_fit_workers() -> None:
-    """End this process's fit workers (the command is done)."""
+    """End this process's fit workers (the command is done), and every process they started."""
     pid = os.getpid()
     for key in [k for k in _FIT_WORKERS if k[0] == pid]:
         _FIT_WORKERS.pop(key).close()
 
 
-# the worker's side (see simstudy._worker): the data, sent once
+# the worker's side (see simstudy._worker): the learner's factory, made there, and the data, sent once
+_IN_FIT_WORKER = False
+_MAKERS: dict = {}
 _FIT_DATA: dict = {}
 
 
-def _serve_fit_data(X, y, make) -> None:
-    _FIT_DATA["X"], _FIT_DATA["y"] = X, y
-    make()
+def _maker(spec: str, params: str):
+    """The factory of the learner ``spec`` with ``params`` (JSON), its module imported here once."""
+    from simstudy.pipeline.learners import as_learner_factory
+
+    key = (spec, params)
+    if key not in _MAKERS:
+        obj = _load_learner(spec)
+        kwargs = json.loads(params)
+        if inspect.isclass(obj):
+            make = as_learner_factory(obj, **kwargs)
+        elif kwargs:
+            raise ValueError(
+                f"learner {spec!r}: parameters are not allowed with an estimator or a factory (set them in the file)"
+            )
+        else:
+            make = as_learner_factory(obj)
+        _MAKERS[key] = make
+    return _MAKERS[key]
 
 
-def _serve_fit(make, train, test):
-    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
-    return make().fit(X[train], y[train]).predict(X[test])
+def _serve_load(source: tuple) -> dict:
+    global _IN_FIT_WORKER
+    _IN_FIT_WORKER = True
+    make = _maker(source[1], source[2]) if source[0] == "ref" else source[1]
+    return _describe(make())
 
 
-def _serve_fit_score(make, train, test, metric):
+def _serve_fit_data(digest: str, X, y) -> None:
+    _FIT_DATA[digest] = (X, y)
+
+
+def _recording(thunk):
+    """``thunk()`` and the warnings it issued, as ``(value, [(category name, message), ...])``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = thunk()
+    return value, [(w.category.__name__, str(w.message)[:2000]) for w in caught]
+
+
+def _serve_fit(digest, make, train, test):
+    X, y = _FIT_DATA[digest]
+    return _recording(lambda: make().fit(X[train], y[train]).predict(X[test]))
+
+
+def _serve_fit_score(digest, make, train, test, metric):
     from simstudy.pipeline.scores import fold_score
 
-    return fold_score(make, _FIT_DATA["X"], _FIT_DATA["y"], train, test, metric)
+    X, y = _FIT_DATA[digest]
+    return _recording(lambda: fold_score(make, X, y, train, test, metric))
 
 
-def _serve_trial_fit(make):
-    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+_WARNING_CLASSES: dict = {}
+
+
+def _warn_again(answer):
+    """The value of a worker's answer, its warnings issued again here (so a repeat counts them as it would
+    count the warnings of a fit in this process: by category name and message)."""
+    import builtins
+
+    value, caught = answer
+    for name, message in caught:
+        category = getattr(builtins, name, None)
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            if name not in _WARNING_CLASSES:  # a class of the learner's own: one of the same name
+                _WARNING_CLASSES[name] = type(name, (UserWarning,), {"__module__": "simstudy.learner"})
+            category = _WARNING_CLASSES[name]
+        warnings.warn(message, category, stacklevel=2)
+    return value
+
+
+def _serve_trial_fit(digest, make) -> dict:
+    X, y = _FIT_DATA[digest]
+    return _trial_fit(make, X, y)
+
+
+def _describe(est) -> dict:
+    """What the checks need to know of an unfitted learner, without the learner itself (which may not be
+    importable where the checks run): whether it is a scikit-learn estimator, a classifier by its tags, of
+    which kind, whether it takes missing values, and whether it takes a seed."""
+    from sklearn.base import BaseEstimator, is_classifier
+
+    from simstudy.pipeline.comparison import seed_parameters
+
+    out = {
+        "estimator": isinstance(est, BaseEstimator),
+        "classifier": None,
+        "kind": None,
+        "allow_nan": False,
+        "takes_seed": bool(seed_parameters(est)),
+    }
+    if out["estimator"]:
+        out["classifier"] = bool(is_classifier(est))
+    try:
+        from sklearn.utils import get_tags
+
+        tags = get_tags(est)
+        out["kind"] = tags.estimator_type
+        out["allow_nan"] = bool(tags.input_tags.allow_nan)
+    except Exception:
+        pass
+    return out
+
+
+def _trial_fit(make, X, y) -> dict:
+    """``make()`` fitted on all of ``X``: described as :func:`_check_classifier` needs it, with its
+    predictions of the first five rows and the seconds the fit took."""
+    import time
+
+    from sklearn.base import BaseEstimator
+
     est = make()
-    est.fit(X, y)
-    return est, est.predict(X[:5])
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the repeats count them (see warning_rows); said once, in the report
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+        seconds = time.perf_counter() - start
+        pred = est.predict(X[:5])
+    return {
+        "estimator": isinstance(est, BaseEstimator),
+        "classes": hasattr(est, "classes_"),
+        "proba": callable(getattr(est, "predict_proba", None)),
+        "predictions": np.asarray(pred),
+        "seconds": float(seconds),
+    }
 
 
 def _error_text(exc) -> str:
@@ -876,35 +1128,81 @@ def _error_text(exc) -> str:
     return f"{exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__}: {exc}"
 
 
-def _check_learnable(
-    data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None, digest: str | None = None
-):
-    """Refuse, before anything is written, data the learner cannot take (one line).
-
-    A scikit-learn estimator must get numbers and, unless it declares that it
-    takes them, no missing values; then every learner is fitted once on the
-    whole data, so that a learner that cannot learn from it fails here, not in
-    every split.  With ``fit_timeout`` a user learner's trial fit runs in its
-    worker process (see :func:`assess`) and is stopped hard at the limit.
-    """
-    _check_classifier(choice.factory(data)(), choice, option)
-    if not choice.registered:
-        _check_estimator_input(data, choice, option)
+def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
+    """:func:`_describe` of the learner, made in its worker when contained (loading it there); checked as a
+    classifier that takes ``data``.  Every failure is one line naming the learner."""
     try:
-        limit = _fit_limit(choice, option, fit_timeout, data, digest)
-        if limit is not None:
-            est, pred = limit.trial(choice.factory(data))
-        else:
-            est = choice.factory(data)()
-            with warnings.catch_warnings():  # the repeats count them (see warning_rows); said once, in the report
-                warnings.simplefilter("ignore")
-                est.fit(data.X, data.y)
-                pred = est.predict(data.X[:5])
+        limit = _fit_limit(choice, option, fit_timeout)
+        profile = limit.profile if limit is not None else _describe(choice.factory(data)())
     except FitStopped as exc:
         raise ValueError(f"{option}: {choice.label}: {exc}") from None
+    except _LearnerError as exc:  # loading it failed in its worker
+        text = _first_line(str(exc))
+        if exc.kind == "ValueError" and text.startswith("learner "):
+            raise ValueError(f"{option}: {text}") from None
+        if exc.kind == "ValueError" and text.startswith("params: "):
+            raise ValueError(f"{option}-params: {choice.label}: {text[len('params: ') :]}") from None
+        raise ValueError(f"{option}: {choice.label}: loading it raised {_one_line(exc)}") from None
+    _check_classifier(profile, choice, option)
+    if not choice.registered:
+        _check_estimator_input(data, choice, option, profile)
+    return profile
+
+
+def _trial(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None, digest=None) -> float:
+    """The learner fitted once on all of ``data`` (in its worker when contained) and checked; its seconds."""
+    where = f" (on {data.name})" if option == "--learners" else ""
+    try:
+        limit = _fit_limit(choice, option, fit_timeout)
+        if limit is not None:
+            fitted = limit.trial(digest or data.digest, data.X, data.y, choice.factory(data))
+        else:
+            fitted = _trial_fit(choice.factory(data), data.X, data.y)
+    except FitStopped as exc:
+        raise ValueError(f"{option}: {choice.label}{where}: {exc}") from None
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
         raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
-    _check_classifier(est, choice, option, fitted=True, predictions=pred, y=data.y)
+    _check_classifier(fitted, choice, option, fitted=True, y=data.y)
+    return fitted["seconds"]
+
+
+def _check_learnable(
+    data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None, digest: str | None = None
+) -> float:
+    """Refuse, before anything is written, data the learner cannot take (one line); the seconds of one fit.
+
+    A scikit-learn estimator must be a classifier and get numbers and, unless
+    it declares that it takes them, no missing values; then every learner is
+    fitted once on the whole data, so that a learner that cannot learn from it
+    fails here, not in every split.  A contained learner is loaded, checked and
+    fitted in its worker process (see :func:`assess`), each step stopped hard
+    at ``fit_timeout`` (default :data:`DEFAULT_FIT_TIMEOUT`); its failures
+    (the limit, the end of its process, an exception) are one line naming it.
+    """
+    _profile(data, choice, option, fit_timeout)
+    return _trial(data, choice, option, fit_timeout, digest)
+
+
+def check_learners(datasets, choices, option: str = "--learners", *, fit_timeout: float | None = None) -> dict:
+    """:func:`_check_learnable` for every learner on every data set, before anything is written.
+
+    First what needs no fit (a classifier, numbers, missing values) for every
+    pair, then one fit of each learner on each data set; the first failure is
+    one line naming the learner and the data set, and the fit workers are
+    closed.  Returns the seconds of each fit by (data set position, learner position).
+    """
+    try:
+        for data in datasets:
+            for choice in choices:
+                _profile(data, choice, option, fit_timeout)
+        return {
+            (i, j): _trial(data, choice, option, fit_timeout)
+            for i, data in enumerate(datasets)
+            for j, choice in enumerate(choices)
+        }
+    except BaseException:
+        _close_fit_workers()
+        raise
 
 
 def _one_line(exc, limit: int = 300) -> str:
@@ -913,39 +1211,31 @@ def _one_line(exc, limit: int = 300) -> str:
     return f"{kind}: {first[:limit]}" if first else kind
 
 
-def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool = False, predictions=None, y=None):
+def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted: bool = False, y=None):
     """Refuse a learner that is not a classifier (a regressor's "accuracy" would be printed as if it were one).
 
-    A scikit-learn estimator must be a classifier by its own tags
-    (:func:`sklearn.base.is_classifier`).  Any other object is judged after
-    a trial fit: it must have ``classes_`` or ``predict_proba``.  Every
-    learner's predictions on its training data must be classes of the data.
+    ``desc`` describes the learner (:func:`_describe` before a fit,
+    :func:`_trial_fit` after one).  A scikit-learn estimator must be a
+    classifier by its own tags (:func:`sklearn.base.is_classifier`).  Any
+    other object is judged after a trial fit: it must have ``classes_`` or
+    ``predict_proba``.  Every learner's predictions on its training data must
+    be classes of the data.
     """
-    from sklearn.base import BaseEstimator, is_classifier
-
     advice = "an assessment compares classifiers by their accuracy; choose a classifier"
     if not fitted:
-        if isinstance(est, BaseEstimator) and not is_classifier(est):
-            try:
-                from sklearn.utils import get_tags
-
-                kind = get_tags(est).estimator_type
-            except Exception:
-                kind = None
-            what = f"a {kind}" if kind else "not a classifier"
+        if desc["estimator"] and not desc["classifier"]:
+            what = f"a {desc['kind']}" if desc["kind"] else "not a classifier"
             raise ValueError(
                 f"{option}: {choice.label} is {what}, not a classifier (scikit-learn's is_classifier says no); {advice}"
             )
         return
-    if not isinstance(est, BaseEstimator) and not (
-        hasattr(est, "classes_") or callable(getattr(est, "predict_proba", None))
-    ):
+    if not desc["estimator"] and not (desc["classes"] or desc["proba"]):
         raise ValueError(
             f"{option}: {choice.label} does not look like a classifier: after a fit it has neither "
             f"classes_ nor predict_proba; {advice}"
         )
-    if predictions is not None and y is not None:
-        pred = np.asarray(predictions).ravel()
+    if y is not None:
+        pred = np.asarray(desc["predictions"]).ravel()
         try:
             inside = pred.size == 0 or bool(np.isin(pred, np.unique(y)).all())
         except TypeError:
@@ -958,29 +1248,20 @@ def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool =
             )
 
 
-def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str):
-    est = choice.factory(data)()
+def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, desc: dict):
     nominal = [c for c, nom in zip(data.columns, data.nominal) if nom]
     if nominal:
         raise ValueError(
             f"{option}: {choice.label} needs numbers, but column(s) {', '.join(map(repr, nominal[:5]))} "
-            "of the data are not numeric; encode them first or use a built-in learner"
+            f"of {data.name} are not numeric; encode them first or use a built-in learner"
         )
-    if data.has_missing:
-        allow = False
-        try:
-            from sklearn.utils import get_tags
-
-            allow = bool(get_tags(est).input_tags.allow_nan)
-        except Exception:
-            allow = False
-        if not allow:
-            cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
-            raise ValueError(
-                f"{option}: {choice.label} cannot take missing values, and column(s) "
-                f"{', '.join(map(repr, cols[:5]))} have some; impute them first or use a learner "
-                "that handles them (e.g. NB, C4.5)"
-            )
+    if data.has_missing and not desc["allow_nan"]:
+        cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
+        raise ValueError(
+            f"{option}: {choice.label} cannot take missing values, and column(s) "
+            f"{', '.join(map(repr, cols[:5]))} of {data.name} have some; impute them first or use a learner "
+            "that handles them (e.g. NB, C4.5)"
+        )
 
 
 def assessment_study(
@@ -994,6 +1275,7 @@ def assessment_study(
     chunk_size: int = 1,
     fit_timeout: float | None = None,
     metric: str = "accuracy",
+    fitting: bool = True,
 ):
     """The :class:`~simstudy.engine.Study` of an assessment: one condition per design, one replication per repeat.
 
@@ -1013,29 +1295,29 @@ def assessment_study(
     chunk_size : int
         Repeats per stored chunk.
     fit_timeout : float, optional
-        Seconds one fit of a user learner may take (see :func:`assess`); not
-        part of the stored settings, since it changes no number.
+        Seconds one fit of a contained learner may take (see :func:`assess`;
+        default :data:`DEFAULT_FIT_TIMEOUT`); not part of the stored settings,
+        since it changes no number.
     metric : str
         The per-split score the tests compare (a scikit-learn scorer name).
+    fitting : bool
+        False for a study that is only read (:func:`load_assessment`): its
+        contained learners are then not loaded.
 
     Returns
     -------
     simstudy.engine.Study
     """
     from simstudy.engine import Cost, Profile, Provides, Study
-    from simstudy.pipeline.comparison import Comparison, FitFailed, Learner
+    from simstudy.pipeline.comparison import Comparison, FitFailed
     from simstudy.pipeline.schemes import SCHEMES
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
         raise ValueError(f"--repeats: must be an integer >= 2 (replicability compares repeats), got {n_repeats!r}")
     tests = _check_tests(tests, designs)
     X, y = data.X, data.y
-    digest = data.digest if fit_timeout is not None else None
     sides = {"a": ("A", a), "b": ("B", b)}
-    learners = {}
-    for k, (_, choice) in sides.items():
-        limited = _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None
-        learners[k] = Learner(choice.factory(data), limited, limited.score if limited is not None else None)
+    learners = {k: _learner(choice, f"--{k}", fit_timeout, data, fitting=fitting) for k, (_, choice) in sides.items()}
     comparisons = {
         cond.key: Comparison(
             learners,
@@ -1900,6 +2182,7 @@ def assess(
     metric: str = "accuracy",
     out_root=None,
     rope: float = 0.01,
+    in_process: bool = False,
 ):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
@@ -1944,16 +2227,28 @@ def assess(
         back the recommendation (:func:`simstudy.apps.evidence.collect_evidence`),
         or the evidence itself (None: none).
     fit_timeout : float, optional
-        Seconds one fit of a user learner (not a registered one) may take,
-        ``--fit-timeout``; default None, no limit.  With a limit, the
-        learner's fits (and its trial fit on the whole data) run in a worker
-        process of their own, kept for every fit of the command, which is
-        killed when a fit exceeds the limit or ends it (``os._exit``, a
-        crash); that fit and every later one of the learner then fail (the
-        failure rows are stored, the numbers of the other fits are the same
-        as without a limit), and the assessment ends with one line naming the
-        learner and the limit.  The learner's class must be importable by its
-        module (as ``module:Class`` is).
+        Seconds the loading and each fit of a contained learner may take,
+        ``--fit-timeout``; default None: :data:`DEFAULT_FIT_TIMEOUT` (an
+        hour).  A learner given as ``"module:NAME"`` or ``"path/to/file.py:NAME"``
+        (a class, an instance, a pipeline or a factory) is always contained
+        unless ``in_process``: it is imported, checked and fitted in a worker
+        process of its own, kept for every fit of the command, and simstudy's
+        process never runs its code.  A class or an estimator given in Python
+        is contained when ``fit_timeout`` is given (it is sent to the worker
+        by pickling, so its class must be importable there).  When the
+        loading or a fit exceeds the limit, or ends the worker (``os._exit``,
+        a crash, a signal), the worker and every process it started are
+        killed; that fit and every later one of the learner fail (the failure
+        rows are stored, for ``replay``; the numbers of the other fits are the
+        same as in this process), and the assessment ends with one line
+        naming the learner and the limit.  What the learner prints goes to
+        standard error, prefixed with its label, at most
+        :data:`simstudy._worker.OUTPUT_CAP` bytes per fit (the last ones).
+    in_process : bool
+        ``--in-process``: load and fit every learner in this process, with no
+        limit, as registered learners always are.  Faster (no copying to a
+        worker), but a learner that hangs, ends the process or prints without
+        end takes simstudy with it; not allowed with ``fit_timeout``.
     metric : str
         The per-split score every test and summary compares: ``"accuracy"``
         (the default, as in the papers) or a scikit-learn scorer name
@@ -1998,11 +2293,17 @@ def assess(
         metric = check_metric(metric)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
-    ca = parse_learner(a, a_params, option="--a")
-    cb = parse_learner(b, b_params, option="--b")
-    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
     fit_timeout = check_fit_timeout(fit_timeout)
-    digest = data.digest if fit_timeout is not None else None
+    if in_process and fit_timeout is not None:
+        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+    ca = parse_learner(
+        a, a_params, option="--a", contained=wants_worker(a, in_process=in_process, fit_timeout=fit_timeout)
+    )
+    cb = parse_learner(
+        b, b_params, option="--b", contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
+    )
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    digest = data.digest
     try:
         _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
         _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
@@ -2384,8 +2685,10 @@ def load_assessment(
     from simstudy.engine import load_run
 
     data = load_data(data, class_column=class_column) if isinstance(data, (str, Path)) else data
-    ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
+    # nothing is fitted: a learner given by reference is not even imported
+    ca = parse_learner(a, a_params, option="--a", contained=wants_worker(a))
+    cb = parse_learner(b, b_params, option="--b", contained=wants_worker(b))
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
-    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric)
+    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric, fitting=False)
     run = load_run(study, profile=ASSESS_PROFILE, out=out)
     return _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=check_rope(rope))
