@@ -203,7 +203,23 @@ def _check_finite(name, X, keep, columns):
     )
 
 
-def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
+def _mostly_numbers(s: pd.Series, name: str, column) -> None:
+    """Refuse a column of text cells of which most are numbers (a typo would make it nominal); one line."""
+    present = s.notna().to_numpy()
+    numbers = pd.to_numeric(s.astype("string").str.strip(), errors="coerce").notna().to_numpy()
+    bad = np.flatnonzero(present & ~numbers)
+    if bad.size == 0 or numbers.sum() < present.sum() / 2:
+        return
+    shown = ", ".join(f"{int(i) + 1} ({str(s.iloc[i])[:20]!r})" for i in bad[:5]) + (
+        f" and {bad.size - 5} more" if bad.size > 5 else ""
+    )
+    raise ValueError(
+        f"DATA: {name}: column {str(column)!r} holds numbers but for {bad.size} cell(s), in data row(s) {shown}; "
+        f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {column}"
+    )
+
+
+def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dataset:
     if df.shape[1] < 2:
         raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
     if class_column is None:
@@ -211,6 +227,11 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
     elif class_column not in df.columns:
         raise ValueError(
             f"--class: {name} has no column {class_column!r}; its columns: {', '.join(map(str, df.columns))}"
+        )
+    unknown = [c for c in as_nominal if c not in df.columns]
+    if unknown:
+        raise ValueError(
+            f"--nominal: {name} has no column {unknown[0]!r}; its columns: {', '.join(map(str, df.columns))}"
         )
     y = df[class_column].to_numpy(dtype=object)
     y = np.array([None if (v is None or (isinstance(v, float) and math.isnan(v))) else v for v in y], dtype=object)
@@ -221,7 +242,10 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
         s = df[c]
         if pd.api.types.is_bool_dtype(s):
             s = s.astype(float)
-        if pd.api.types.is_numeric_dtype(s):
+        declared = c in as_nominal
+        if not declared and not pd.api.types.is_numeric_dtype(s):
+            _mostly_numbers(s, name, c)
+        if pd.api.types.is_numeric_dtype(s) and not declared:
             X_cols.append(s.to_numpy(dtype=float))
             nominal.append(False)
             n_cat.append(0)
@@ -241,7 +265,108 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
     return _finish(name, X, y, cols, nominal, n_cat, where=f" column {class_column!r}", class_column=class_column)
 
 
-def load_data(data, *, class_column: str | None = None) -> Dataset:
+#: How many times its size in memory reading a text data file may take (pandas' table and its parser).
+TEXT_MEMORY_FACTOR = 3
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable; else the physical memory); None
+    when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _bytes_text(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1024 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:,.1f} PB"
+
+
+def _check_file(path: Path, text: str, suffix: str) -> None:
+    """Refuse, before reading it, what is not a regular file or would not fit in memory (one line)."""
+    if not path.is_file():
+        raise ValueError(
+            f"DATA: {text}: not a regular file (a device, a pipe or a socket); give a CSV, ARFF or Parquet file"
+        )
+    size = path.stat().st_size
+    needed = size * TEXT_MEMORY_FACTOR
+    if suffix in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(path).metadata
+            needed = 2 * sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        except Exception:  # not readable as Parquet: its reading says so
+            needed = 0
+    have = available_memory()
+    if have is not None and needed > have:
+        raise ValueError(
+            f"DATA: {text}: {_bytes_text(size)}, which needs about {_bytes_text(needed)} of memory to read, and "
+            f"{_bytes_text(have)} are available; use a smaller sample of it"
+        )
+
+
+def _check_header(path: Path, text: str, sep: str, df: pd.DataFrame) -> None:
+    """Refuse a CSV whose first line repeats a column name, or looks like data rather than a header (one line)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError:
+        return
+    cells = [c.strip() for c in next(csv.reader([first], delimiter=sep, skipinitialspace=True), [])]
+    seen: dict[str, list[int]] = {}
+    for i, cell in enumerate(cells):
+        seen.setdefault(cell, []).append(i + 1)
+    twice = {c: where for c, where in seen.items() if len(where) > 1}
+    if twice:
+        cell, where = next(iter(twice.items()))
+        raise ValueError(
+            f"DATA: {text}: the column name {cell!r} appears {len(where)} times in the header (columns "
+            f"{', '.join(map(str, where))}); every column needs a name of its own"
+        )
+    if len(cells) != df.shape[1]:
+        return
+
+    def number(cell):
+        try:
+            float(cell)
+            return True
+        except ValueError:
+            return False
+
+    numeric = [pd.api.types.is_numeric_dtype(df.iloc[:, j]) for j in range(df.shape[1])]
+    named_by_number = [number(c) for c in cells]
+    if not any(numeric) or not all(named_by_number[j] for j in range(len(cells)) if numeric[j]):
+        return
+    # a text cell that is also a value of its own column (a class label, say) is data, not a name
+    repeated = [
+        cells[j]
+        for j in range(len(cells))
+        if not named_by_number[j] and cells[j] in set(df.iloc[:, j].dropna().astype(str).str.strip())
+    ]
+    if all(named_by_number) or repeated:
+        shown = ", ".join(map(repr, cells[:4])) + (", ..." if len(cells) > 4 else "")
+        why = f"{repeated[0]!r} is also a value of its column" if repeated else "every cell is a number"
+        raise ValueError(
+            f"DATA: {text}: the first line ({shown}) looks like data, not a header ({why}); the first line of a "
+            "CSV must name the columns: add a header line"
+        )
+
+
+def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     """Read a data set for an assessment.
 
     Parameters
@@ -256,6 +381,9 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
         (:attr:`Dataset.n_dropped`; the reports state it).
     class_column : str, optional
         Name of the class column.
+    nominal : sequence of str
+        Columns of a CSV or Parquet file to take as nominal attributes even
+        where their cells are numbers (``--nominal``).
 
     Returns
     -------
@@ -264,11 +392,15 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     Raises
     ------
     ValueError
-        One line naming the file (and line or column where known): a file that
-        cannot be read or parsed, no such column, a class with fewer than two
-        values, fewer than 10 cases, infinite attribute values (``inf``,
-        ``-inf``, or numbers beyond the float range such as ``1e400``; the
-        columns are named).
+        One line naming the file (and line or column where known): not a
+        regular file (a device such as ``/dev/zero``, a pipe), a file larger
+        than the memory available can read, a file that cannot be read or
+        parsed, a CSV whose first line repeats a column name or looks like data
+        rather than a header, a column that holds numbers but for a few cells
+        (naming the column and the rows; ``--nominal`` takes it as nominal),
+        no such column, a class with fewer than two values, fewer than 10
+        cases, infinite attribute values (``inf``, ``-inf``, or numbers beyond
+        the float range such as ``1e400``; the columns are named).
     """
     from simstudy.pipeline.data import load_uci, uci_datasets
     from simstudy.pipeline.data.arff import read_arff
@@ -276,6 +408,8 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     text = str(data)
     path = Path(text)
     if not path.exists() and text in uci_datasets():
+        if nominal:
+            raise ValueError(f"--nominal: {text} is a shipped ARFF data set, which declares its attribute types")
         arff = load_uci(text)
         return _arff_dataset(arff, text, class_column)
     if not path.exists():
@@ -285,8 +419,12 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     if path.is_dir():
         raise ValueError(f"DATA: {text}: is a directory, expected a CSV, ARFF or Parquet file")
     suffix = path.suffix.lower()
+    nominal = tuple(nominal or ())
+    _check_file(path, text, suffix)
     try:
         if suffix == ".arff":
+            if nominal:
+                raise ValueError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
             return _arff_dataset(read_arff(path), text, class_column)
         if suffix in (".parquet", ".pq"):
             try:
@@ -296,12 +434,13 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
                     f"DATA: {text}: not a readable Parquet file ({type(exc).__name__}: "
                     f"{str(exc).splitlines()[0] if str(exc) else ''})"
                 ) from None
-            return _from_frame(df, text, class_column)
+            return _from_frame(df, text, class_column, nominal)
         if suffix in (".csv", ".txt", ".tsv", ""):
+            sep = "\t" if suffix == ".tsv" else ","
             try:
                 df = pd.read_csv(
                     path,
-                    sep="\t" if suffix == ".tsv" else ",",
+                    sep=sep,
                     skipinitialspace=True,
                     na_values=["?", "NA", "NaN", ""],
                     keep_default_na=True,
@@ -315,10 +454,56 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
                 raise ValueError(f"DATA: {text}: cannot parse: {msg}") from None
             if df.empty:
                 raise ValueError(f"DATA: {text}: a header but no data lines")
-            return _from_frame(df, text, class_column)
+            _check_header(path, text, sep, df)
+            return _from_frame(df, text, class_column, nominal)
     except OSError as exc:
         raise ValueError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
     raise ValueError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
+
+
+def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> str:
+    """Refuse, before anything is fitted, a scorer that does not score classifiers on ``data`` (one line).
+
+    Only scikit-learn's classification scorers compare classifiers (a
+    regression or clustering scorer is refused), and a scorer for two classes
+    (``roc_auc``, ``f1``, ``precision``, ...) is refused on data with more,
+    naming its multi-class variants to choose from: each scorer is tried on a
+    trivial classifier of the data's classes, so what fails here would have
+    failed in every split.
+    """
+    from sklearn.dummy import DummyClassifier
+    from sklearn.metrics import get_scorer, get_scorer_names
+
+    scorer = get_scorer(metric)
+    module = getattr(getattr(scorer, "_score_func", None), "__module__", "") or ""
+    classification = module.endswith(("_classification", "_ranking")) or metric in (
+        "positive_likelihood_ratio",
+        "neg_negative_likelihood_ratio",
+    )
+    if not classification:
+        kind = "a regression" if module.endswith("_regression") else "a clustering" if "cluster" in module else "not a"
+        raise ValueError(
+            f"{option}: {metric!r} is {kind} scorer; an assessment compares classifiers, so use a classification "
+            "scorer (accuracy, balanced_accuracy, f1_macro, roc_auc_ovr, neg_log_loss, ...)"
+        )
+    n_classes = len(data.classes)
+    X = np.zeros((data.y.size, 1))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = DummyClassifier(strategy="stratified", random_state=0).fit(X, data.y)
+            scorer(est, X, data.y)
+    except Exception as exc:
+        variants = [
+            n for n in get_scorer_names() if n.startswith(f"{metric}_") and not n.endswith("_samples") and n != metric
+        ]
+        if n_classes > 2 and variants:
+            raise ValueError(
+                f"{option}: {metric!r} scores two classes and {data.name} has {n_classes}; choose one of its "
+                f"multi-class variants: {', '.join(variants)}"
+            ) from None
+        raise ValueError(f"{option}: {metric!r} cannot score classifiers on {data.name}: {_one_line(exc)}") from None
+    return metric
 
 
 def _arff_dataset(arff, name, class_column) -> Dataset:
@@ -757,6 +942,78 @@ def _tests_for(design: DesignChoice, tests) -> dict:
         "resampled": {"sample", "splits", "scores"},
     }[design.design]
     return {n: n for n in tests if get_test(n).takes in kinds}
+
+
+def _schemes_for(design: DesignChoice) -> tuple:
+    """The sampling schemes whose sample has at least two values on ``design`` (a test needs two), each once.
+
+    With one run (``cv1x10``, plain k-fold cv) the resampling and
+    average-over-folds schemes have one value per repeat, and the other four
+    are the same sample: the k-fold cv scheme stands for them.  With one test
+    part per split (resampled) the resampling scheme stands likewise.
+    """
+    from simstudy.pipeline.schemes import SCHEMES
+
+    r, k = design.n_runs, max(design.n_folds, 1)
+    if r == 1 and k >= 2:
+        return ("kfold_cv",)
+    if k == 1 and r >= 2:
+        return ("resampling",)
+    size = {
+        "resampling": r,
+        "kfold_cv": k,
+        "use_all_data": r * k,
+        "average_over_folds": r,
+        "average_over_runs": k,
+        "average_over_sorted_runs": k,
+    }
+    return tuple(s for s in SCHEMES if size[s] >= 2)
+
+
+def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> None:
+    """Refuse, before anything is written, a design on which a test cannot give a result (one line).
+
+    Each design is run once, with its tests and schemes, on two stand-in
+    learners (scikit-learn's dummy classifiers) fitted on no attribute: what
+    fails there fails in every repeat whatever the learners.
+    """
+    from sklearn.dummy import DummyClassifier
+
+    from simstudy.pipeline.comparison import Comparison
+
+    X = np.zeros((data.y.size, 1))
+    stand_ins = {"a": DummyClassifier(strategy="prior"), "b": DummyClassifier(strategy="stratified")}
+    for cond in designs:
+        chosen = _tests_for(cond, tests)
+
+        def run(which):
+            comparison = Comparison(
+                stand_ins,
+                designs=(cond.key,),
+                tests=which,
+                alpha=cond.alpha,
+                schemes=_schemes_for(cond),
+                index_dtype=np.int16,
+                metric=metric,
+            )
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                comparison.run(X, data.y, np.random.default_rng(0))
+
+        try:
+            run(chosen)
+        except Exception as exc:
+            culprit = ""
+            for label, name in chosen.items():
+                try:
+                    run({label: name})
+                except Exception:
+                    culprit = f" test {label!r}"
+                    break
+            raise ValueError(
+                f"--designs: {cond.key} cannot give a result on {data.name}:{culprit} {_one_line(exc)}; "
+                "choose another design or other --tests"
+            ) from None
 
 
 def _check_tests(tests, designs) -> tuple | None:
@@ -1310,7 +1567,6 @@ def assessment_study(
     """
     from simstudy.engine import Cost, Profile, Provides, Study
     from simstudy.pipeline.comparison import Comparison, FitFailed
-    from simstudy.pipeline.schemes import SCHEMES
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 2:
         raise ValueError(f"--repeats: must be an integer >= 2 (replicability compares repeats), got {n_repeats!r}")
@@ -1324,7 +1580,7 @@ def assessment_study(
             designs=(cond.key,),
             tests=_tests_for(cond, tests),
             alpha=cond.alpha,
-            schemes=SCHEMES,
+            schemes=_schemes_for(cond),
             index_dtype=np.int16,
             metric=metric,
         )
@@ -2183,6 +2439,7 @@ def assess(
     out_root=None,
     rope: float = 0.01,
     in_process: bool = False,
+    nominal=(),
 ):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
@@ -2249,6 +2506,9 @@ def assess(
         limit, as registered learners always are.  Faster (no copying to a
         worker), but a learner that hangs, ends the process or prints without
         end takes simstudy with it; not allowed with ``fit_timeout``.
+    nominal : sequence of str
+        ``--nominal``: columns of a CSV or Parquet file taken as nominal
+        attributes (see :func:`load_data`).
     metric : str
         The per-split score every test and summary compares: ``"accuracy"``
         (the default, as in the papers) or a scikit-learn scorer name
@@ -2282,7 +2542,7 @@ def assess(
     alpha = check_alpha(alpha, "--alpha")
     rope = check_rope(rope)
     if isinstance(X, (str, Path)) and y is None:
-        data = load_data(X, class_column=class_column)
+        data = load_data(X, class_column=class_column, nominal=nominal)
     else:
         data = _array_dataset(X, y)
     if a is None or b is None:
@@ -2293,6 +2553,7 @@ def assess(
         metric = check_metric(metric)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
+    check_metric_for(metric, data)
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
         raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
@@ -2303,10 +2564,11 @@ def assess(
         b, b_params, option="--b", contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
     )
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    _check_designs(chosen, _check_tests(tests, chosen), data, metric)
     digest = data.digest
     try:
-        _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
-        _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
+        seconds = _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
+        seconds += _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
         study = assessment_study(
             data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
         )
@@ -2321,12 +2583,74 @@ def assess(
         seed = DEFAULT_SEED if seed is None else seed
         run = None if fresh else _finished_run(study, out, seed)
         if run is None:
+            _check_assess_plan(chosen, n_repeats, seconds, data, out)
             run = run_study(study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
     finally:
         _close_fit_workers()
     result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=rope)
     result.scratch = scratch
     return result
+
+
+#: Memory the engine takes to plan and track one stored chunk (its plan entry, its manifest line), an upper estimate.
+PLAN_BYTES_PER_CHUNK = 1024
+#: Disk one stored chunk of an assessment takes at the least (its tables and checksums, file system blocks).
+STORED_BYTES_PER_CHUNK = 16 * 1024
+#: Seconds of fitting beyond which a plan is refused whatever the machine (a year).
+LONGEST_PLAN = 365 * 24 * 3600.0
+#: Seconds one fit costs beyond the learner's own time (a worker's round trip, the splitting), an estimate.
+FIT_OVERHEAD = 2e-3
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.1f} seconds"
+
+
+def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+    """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates).
+
+    ``n_chunks`` stored chunks take about :data:`PLAN_BYTES_PER_CHUNK` of
+    memory each to plan and :data:`STORED_BYTES_PER_CHUNK` of disk each to
+    store; ``fit_seconds`` is the fitting the plan needs, estimated from the
+    trial fits.  Refused: more memory than is available, more disk than is
+    free where ``out`` is, or more than :data:`LONGEST_PLAN` of fitting.
+    """
+    import shutil
+
+    memory, disk = n_chunks * PLAN_BYTES_PER_CHUNK, n_chunks * STORED_BYTES_PER_CHUNK
+    have = available_memory()
+    where = Path(out).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        free = None
+    short = []
+    if have is not None and memory > have:
+        short.append(f"planning them needs about {_bytes_text(memory)} of memory ({_bytes_text(have)} available)")
+    if free is not None and disk > free:
+        short.append(f"storing them about {_bytes_text(disk)} of disk ({_bytes_text(free)} free in {where})")
+    if short or fit_seconds > LONGEST_PLAN:
+        beyond = " (more than the year a plan may take)" if fit_seconds > LONGEST_PLAN else ""
+        short.append(f"fitting them would take about {_duration(fit_seconds)} at the speed of the trial fits{beyond}")
+        raise ValueError(
+            f"{option}: {what} make {n_chunks:,} stored chunks, more than this machine can carry out: "
+            f"{'; '.join(short)}; use fewer"
+        )
+
+
+def _check_assess_plan(designs, n_repeats: int, seconds: float, data: Dataset, out) -> None:
+    """:func:`check_plan` of an assessment: one chunk per design and repeat, each split fitted by both learners
+    (``seconds``: both trial fits on all the data; a split's fit takes its share of the rows)."""
+    n = data.y.size
+    per_repeat = sum(d.n_runs * max(d.n_folds, 1) * (seconds * d.n_train / n + 2 * FIT_OVERHEAD) for d in designs)
+    keys = ", ".join(d.key for d in designs)
+    what = f"{n_repeats:,} repeats of {len(designs)} design(s) ({keys})"
+    check_plan(len(designs) * n_repeats, n_repeats * per_repeat, out, what=what)
 
 
 def _finished_run(study, out, seed):

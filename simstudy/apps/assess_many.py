@@ -415,6 +415,7 @@ def assess_many(
     class_column=None,
     fit_timeout: float | None = None,
     in_process: bool = False,
+    nominal=(),
 ) -> ManyAssessment:
     """Compare several learners on several data sets: per data set, then across them.
 
@@ -446,6 +447,9 @@ def assess_many(
         (see :func:`simstudy.apps.assess.assess`).  Before anything is
         written, every learner is checked against every data set (one line
         naming both when one cannot take the other).
+    nominal : sequence of str
+        Columns taken as nominal attributes in every CSV or Parquet file (see
+        :func:`simstudy.apps.assess.load_data`).
 
     Returns
     -------
@@ -453,9 +457,12 @@ def assess_many(
     """
     from simstudy._validation import check_alpha
     from simstudy.apps.assess import (
+        FIT_OVERHEAD,
         _close_fit_workers,
         check_fit_timeout,
         check_learners,
+        check_metric_for,
+        check_plan,
         check_rope,
         load_data,
         parse_learner,
@@ -475,7 +482,9 @@ def assess_many(
     rope = check_rope(rope)
     if isinstance(data, (str, Path)):
         data = [data]
-    datasets = tuple(load_data(d, class_column=class_column) for d in data)
+    datasets = tuple(load_data(d, class_column=class_column, nominal=nominal) for d in data)
+    for d in datasets:
+        check_metric_for(metric, d)
     if len(learners) < 2:
         raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
     choices = tuple(
@@ -485,7 +494,7 @@ def assess_many(
         for spec in learners
     )
     study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric, fit_timeout=fit_timeout)
-    check_learners(datasets, choices, "--learners", fit_timeout=fit_timeout)  # before anything is written
+    seconds = check_learners(datasets, choices, "--learners", fit_timeout=fit_timeout)  # before anything is written
     scratch = None
     if out is None and out_root is not None:
         digest = hashlib.sha256(
@@ -498,6 +507,19 @@ def assess_many(
         scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
         out = Path(scratch.name) / "run"
     seed = DEFAULT_SEED if seed is None else seed
+    splits = design_choices(datasets, design)
+    fitting = n_repeats * sum(
+        splits[i].n_runs * max(splits[i].n_folds, 1) * (t * splits[i].n_train / d.y.size + FIT_OVERHEAD)
+        for (i, _), t in seconds.items()
+        for d in (datasets[i],)
+    )
+    try:
+        check_plan(
+            len(datasets) * n_repeats, fitting, out, what=f"{n_repeats:,} repeats on {len(datasets)} data set(s)"
+        )
+    except BaseException:
+        _close_fit_workers()
+        raise
     try:
         run = run_study(study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
     finally:

@@ -59,6 +59,14 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         metavar="R",
         help="half-width of the region of practical equivalence of the Bayesian tests, in score units (default 0.01)",
     )
+    p.add_argument(
+        "--nominal",
+        nargs="+",
+        default=(),
+        metavar="COLUMN",
+        help="columns of a CSV or Parquet file to take as nominal attributes, even where their cells are numbers "
+        "(a column of numbers with a few other cells is refused, naming the cells, unless named here)",
+    )
     p.add_argument("--a-params", default=None, metavar="JSON", help="parameters of A as a JSON object")
     p.add_argument("--b-params", default=None, metavar="JSON", help="parameters of B as a JSON object")
     p.add_argument(
@@ -179,6 +187,7 @@ def _cmd_many(args, fit_timeout=None) -> int:
         class_column=args.class_column,
         fit_timeout=fit_timeout,
         in_process=args.in_process,
+        nominal=args.nominal,
     )
     print(m)
     paths = write_many(m)
@@ -227,6 +236,7 @@ def cmd_assess(args) -> int:
         out_root=DEFAULT_ROOT,
         rope=0.01 if args.rope is None else args.rope,
         in_process=args.in_process,
+        nominal=args.nominal,
     )
     print(a)
     written = []
