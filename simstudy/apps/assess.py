@@ -74,6 +74,11 @@ __all__ = [
     "DEFAULT_TESTS",
     "ASSESS_PROFILE",
     "EVIDENCE_COMMAND",
+    "DEFAULT_FIT_TIMEOUT",
+    "check_learners",
+    "check_metric_for",
+    "check_plan",
+    "wants_worker",
 ]
 
 ASSESS_PROFILE = "assess"
