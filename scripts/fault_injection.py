@@ -121,6 +121,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pandas as pd
@@ -299,34 +300,44 @@ def wait_until_handled(proc: subprocess.Popen, signum: int, seconds: float = 30.
         time.sleep(0.002)
 
 
-def session_processes(sid: int) -> list[int]:
-    """The processes of session ``sid`` still present (Linux; elsewhere none are seen)."""
+def session_processes(sid: int, tag: str | None = None) -> list[int]:
+    """The processes of session ``sid`` still present, and those whose environment carries ``tag`` (in
+    ``SIMSTUDY_FAULT_TAG``; simstudy's workers run in sessions of their own); Linux, elsewhere none are seen."""
     found = []
     proc = Path("/proc")
     if not proc.exists():
         return found
+    marker = f"SIMSTUDY_FAULT_TAG={tag}".encode() if tag else None
     for entry in proc.iterdir():
         if entry.name.isdigit():
             try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3]) == sid:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] in ("Z", "X"):
+                    continue
+                if int(fields[3]) == sid or (marker and marker in (entry / "environ").read_bytes().split(b"\0")):
                     found.append(int(entry.name))
             except (OSError, IndexError, ValueError):
                 pass
     return found
 
 
-def left_running(sid: int, seconds: float = 3.0) -> list[int]:
-    """The processes of session ``sid`` still there after ``seconds``; they are then killed."""
+def left_running(sid: int, seconds: float = 3.0, tag: str | None = None) -> list[int]:
+    """The processes of session ``sid`` (and those tagged ``tag``) still there after ``seconds``; then killed."""
     deadline = time.time() + seconds
-    left = session_processes(sid)
+    left = session_processes(sid, tag)
     while left and time.time() < deadline:
         time.sleep(0.05)
-        left = session_processes(sid)
+        left = session_processes(sid, tag)
     if left:
         try:
             os.killpg(sid, signal.SIGKILL)
         except OSError:
             pass
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     return left
 
 
@@ -684,6 +695,7 @@ class Harness:
         out = d / "run"
         shutil.copytree(self.refs["a"][0], out)
         ref = f"{plugin}:{PLUGINS[behaviour]}"
+        tag = uuid.uuid4().hex  # the plug-in's worker runs in a session of its own: found by this tag
         t0 = time.time()
         proc = subprocess.Popen(
             simstudy("bench", self.v1, "--out", out, "--test", ref, "--timeout", PLUGIN_TIMEOUT),
@@ -691,6 +703,7 @@ class Harness:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            env=dict(os.environ, SIMSTUDY_FAULT_TAG=tag),
         )
         try:
             _, err = proc.communicate(timeout=PLUGIN_KILL)
@@ -700,7 +713,7 @@ class Harness:
             self.log(f"plug-in {behaviour}: still running after {PLUGIN_KILL:g} s, killed")
             return "WRONG"
         seconds, rc = time.time() - t0, proc.returncode
-        left = left_running(proc.pid)
+        left = left_running(proc.pid, tag=tag)
         self.log(
             f"plug-in {behaviour}: rc {rc} after {seconds:.1f} s, {len(left)} process(es) left: {err.strip()[-300:]}"
         )

@@ -91,7 +91,15 @@ def design_choices(datasets, design: str) -> dict:
     return choices
 
 
-def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 1, metric: str = "accuracy"):
+def many_study(
+    datasets,
+    learners,
+    design: str = "cv10x10",
+    *,
+    n_repeats: int = 1,
+    metric: str = "accuracy",
+    fit_timeout: float | None = None,
+):
     """The :class:`~simstudy.engine.Study` of a multi-data-set assessment.
 
     Parameters
@@ -106,13 +114,17 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
         Repeats of the design per data set (new partitions each).
     metric : str
         The per-split score (a scikit-learn scorer name; default accuracy).
+    fit_timeout : float, optional
+        Seconds the loading and each fit of a contained learner may take
+        (see :func:`simstudy.apps.assess.assess`).
 
     Returns
     -------
     simstudy.engine.Study
     """
+    from simstudy.apps.assess import _learner
     from simstudy.engine import Cost, Profile, Study
-    from simstudy.pipeline.comparison import Comparison, Learner
+    from simstudy.pipeline.comparison import Comparison
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
         raise ValueError(f"--repeats: must be an integer >= 1, got {n_repeats!r}")
@@ -129,7 +141,7 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
         data = datasets[cond.position]
         d = choices[cond.position]
         comparison = Comparison(
-            {n: Learner(c.factory(data)) for n, c in zip(names, learners)},
+            {n: _learner(c, "--learners", fit_timeout, data) for n, c in zip(names, learners)},
             designs=(d.key,),
             tests=[_CORRECTED[d.design]],
             metric=metric,
@@ -401,6 +413,9 @@ def assess_many(
     progress: bool = False,
     fresh: bool = False,
     class_column=None,
+    fit_timeout: float | None = None,
+    in_process: bool = False,
+    nominal=(),
 ) -> ManyAssessment:
     """Compare several learners on several data sets: per data set, then across them.
 
@@ -427,17 +442,39 @@ def assess_many(
         directory that lives as long as the result.
     jobs, seed, progress, fresh
         As for :func:`simstudy.engine.run_study`; the numbers do not depend on ``jobs``.
+    fit_timeout, in_process
+        Where user learners are loaded and fitted, and the limit of each fit
+        (see :func:`simstudy.apps.assess.assess`).  Before anything is
+        written, every learner is checked against every data set (one line
+        naming both when one cannot take the other).
+    nominal : sequence of str
+        Columns taken as nominal attributes in every CSV or Parquet file (see
+        :func:`simstudy.apps.assess.load_data`).
 
     Returns
     -------
     ManyAssessment
     """
     from simstudy._validation import check_alpha
-    from simstudy.apps.assess import check_rope, load_data, parse_learner
+    from simstudy.apps.assess import (
+        FIT_OVERHEAD,
+        _close_fit_workers,
+        check_fit_timeout,
+        check_learners,
+        check_metric_for,
+        check_plan,
+        check_rope,
+        load_data,
+        parse_learner,
+        wants_worker,
+    )
     from simstudy.engine import DEFAULT_SEED, run_study
     from simstudy.pipeline.scores import check_metric
 
     alpha = check_alpha(alpha, "--alpha")
+    fit_timeout = check_fit_timeout(fit_timeout)
+    if in_process and fit_timeout is not None:
+        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
     try:
         metric = check_metric(metric)
     except ValueError as exc:
@@ -445,11 +482,19 @@ def assess_many(
     rope = check_rope(rope)
     if isinstance(data, (str, Path)):
         data = [data]
-    datasets = tuple(load_data(d, class_column=class_column) for d in data)
+    datasets = tuple(load_data(d, class_column=class_column, nominal=nominal) for d in data)
+    for d in datasets:
+        check_metric_for(metric, d)
     if len(learners) < 2:
         raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
-    choices = tuple(parse_learner(spec, option="--learners") for spec in learners)
-    study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric)
+    choices = tuple(
+        parse_learner(
+            spec, option="--learners", contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout)
+        )
+        for spec in learners
+    )
+    study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric, fit_timeout=fit_timeout)
+    seconds = check_learners(datasets, choices, "--learners", fit_timeout=fit_timeout)  # before anything is written
     scratch = None
     if out is None and out_root is not None:
         digest = hashlib.sha256(
@@ -462,7 +507,23 @@ def assess_many(
         scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
         out = Path(scratch.name) / "run"
     seed = DEFAULT_SEED if seed is None else seed
-    run = run_study(study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    splits = design_choices(datasets, design)
+    fitting = n_repeats * sum(
+        splits[i].n_runs * max(splits[i].n_folds, 1) * (t * splits[i].n_train / d.y.size + FIT_OVERHEAD)
+        for (i, _), t in seconds.items()
+        for d in (datasets[i],)
+    )
+    try:
+        check_plan(
+            len(datasets) * n_repeats, fitting, out, what=f"{n_repeats:,} repeats on {len(datasets)} data set(s)"
+        )
+    except BaseException:
+        _close_fit_workers()
+        raise
+    try:
+        run = run_study(study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    finally:
+        _close_fit_workers()
     failures = run.table("failures")
     if len(failures):
         first = failures.iloc[0]
