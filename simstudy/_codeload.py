@@ -40,6 +40,8 @@ import threading
 
 __all__ = [
     "install",
+    "file_spec",
+    "loaded_sources",
     "HashedSourceLoader",
     "loaded_digest",
     "loaded_source",
@@ -265,6 +267,21 @@ def _stamped_pyc_matches(cached: str, st: os.stat_result) -> bool:
     mtime = int.from_bytes(head[8:12], "little")
     size = int.from_bytes(head[12:16], "little")
     return mtime == (int(st.st_mtime) & 0xFFFFFFFF) and size == (st.st_size & 0xFFFFFFFF)
+
+
+def file_spec(name: str, path) -> importlib.machinery.ModuleSpec | None:
+    """The spec of the Python file ``path`` imported as module ``name``, loaded from the bytes it hashes.
+
+    For files a user names by path (a study, a learner, a plug-in): like
+    :func:`importlib.util.spec_from_file_location`, with :class:`HashedSourceLoader`.
+    """
+    path = os.fspath(path)
+    return importlib.util.spec_from_file_location(name, path, loader=HashedSourceLoader(name, path))
+
+
+def loaded_sources() -> dict[str, str]:
+    """``{real path: SHA-256}`` of every source file this process compiled through :class:`HashedSourceLoader`."""
+    return {path: rec.digest for path, rec in list(_LOADED.items())}
 
 
 def loaded_digest(path) -> str | None:

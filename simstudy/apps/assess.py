@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from simstudy import _codeload
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.pipeline.designs import TEST_SHARE
@@ -656,7 +657,7 @@ def _import_file(spec: str, path: Path):
     key = "simstudy_learners_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
     if key in sys.modules:
         return sys.modules[key]
-    found = importlib.util.spec_from_file_location(key, resolved)
+    found = _codeload.file_spec(key, resolved)  # compiled from the bytes its fingerprint hashes
     if found is None or found.loader is None:
         raise ValueError(f"learner {spec!r}: {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(found)
@@ -1249,6 +1250,30 @@ def _learner(choice: LearnerChoice, option: str, seconds: float | None, data: Da
     return Learner(make, limited, limited.score)
 
 
+def _fit_worker_code() -> dict[str, str]:
+    """``{path: SHA-256}`` of the source this process's fit workers compiled (their learners and helpers).
+
+    Registered with :func:`simstudy.engine.fingerprint.register_code_reporter`: the
+    process that computes a chunk checks it against the run's code, as it checks
+    its own.
+    """
+    pid = os.getpid()
+    out: dict[str, str] = {}
+    for key, limit in list(_FIT_WORKERS.items()):
+        profile = getattr(limit, "profile", None) if key[0] == pid else None
+        out.update((profile or {}).get("code") or {})
+    return out
+
+
+def _register_fit_worker_code() -> None:
+    from simstudy.engine.fingerprint import register_code_reporter
+
+    register_code_reporter(_fit_worker_code)
+
+
+_register_fit_worker_code()
+
+
 def _close_fit_workers() -> None:
     """End this process's fit workers (the command is done), and every process they started."""
     pid = os.getpid()
@@ -1286,7 +1311,8 @@ def _serve_load(source: tuple) -> dict:
     global _IN_FIT_WORKER
     _IN_FIT_WORKER = True
     make = _maker(source[1], source[2]) if source[0] == "ref" else source[1]
-    return _describe(make())
+    # the code this worker fits with, for the run to compare with its own fingerprint (see _fit_worker_code)
+    return {**_describe(make()), "code": _codeload.loaded_sources()}
 
 
 def _serve_fit_data(digest: str, X, y) -> None:

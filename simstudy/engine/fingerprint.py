@@ -637,6 +637,14 @@ def code_sources(study: Study) -> dict:
     todo += [(learner_eps[s], "") for s in sorted(strings & set(learner_eps))]
     # "module:Class" references in strings (an assessment's settings name its learners so)
     todo += sorted({(m.group(1), "") for s in strings if (m := re.match(r"([A-Za-z_][\w.]*):[A-Za-z_]", s))})
+    # and "path/to/file.py:NAME" ones: a learner loaded in a worker process only is covered by its file
+    todo += sorted(
+        {
+            ("", str(Path(m.group(1)).resolve()))
+            for s in strings
+            if (m := re.fullmatch(r"(.+\.py):[A-Za-z_][\w.]*", s)) and Path(m.group(1)).is_file()
+        }
+    )
     if origin:
         todo.append(("", origin))
     files: dict[str, list] = {}  # file -> [key, package its relative imports are resolved in, SHA-256]
@@ -866,6 +874,11 @@ def expected_code(study: Study, prov: dict) -> dict:
         for key, digest in src["modules"].items()
         if key != "simstudy" and all(part.isidentifier() for part in key.split("."))
     }
+    files = {
+        str(Path(src["paths"][key]).resolve()): digest
+        for key, digest in src["modules"].items()
+        if key.startswith("file ") or key == "study file"
+    }
     memo: dict = {}
     for name in _study_modules(study):  # a built-in study's or an entry point's module is its "study file"
         if "study file" in src["modules"] and _locate(name, memo)[1] == src["paths"].get("study file"):
@@ -873,6 +886,7 @@ def expected_code(study: Study, prov: dict) -> dict:
     return {
         "package": dict(package),
         "modules": modules,
+        "files": files,
         "versions": dict(prov.get("versions") or {}),
         "pid": os.getpid(),
     }
@@ -925,6 +939,41 @@ def code_differences(expect: dict, *, on_disk: bool = False) -> list[str]:
         here = _version_here(dist, fresh=on_disk)
         if here != version:
             out.append(f"{dist} {version} -> {here or 'absent'}")
+    return out
+
+
+_REPORTERS: list = []
+
+
+def register_code_reporter(reporter) -> None:
+    """Have ``reporter() -> {path: SHA-256}`` tell the code that helper processes of this one compiled.
+
+    A process that computes rows may hand work to processes of its own (the
+    fit workers of contained learners, say); their code is checked against the
+    run's as this process's own is (:func:`helper_code_differences`).
+    """
+    if reporter not in _REPORTERS:
+        _REPORTERS.append(reporter)
+
+
+def helper_code_differences(expect: dict) -> list[str]:
+    """How the code the registered helper processes compiled differs from ``expect`` (its files and modules)."""
+    reported: dict[str, str] = {}
+    for reporter in _REPORTERS:
+        reported.update(reporter() or {})
+    if not reported:
+        return []
+    files = dict(expect.get("files", {}))
+    memo: dict = {}
+    for name, digest in expect.get("modules", {}).items():  # modules of the user's, by the file they are found at
+        path = _locate(name, memo)[1]
+        if path:
+            files.setdefault(str(Path(path).resolve()), digest)
+    out = []
+    for path, digest in sorted(reported.items()):
+        expected = files.get(str(Path(path).resolve()))
+        if expected is not None and digest[: len(expected)] != expected:
+            out.append(f"{Path(path).name} ({path}) as a helper process of this one compiled it")
     return out
 
 

@@ -91,6 +91,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simstudy import _codeload
 from simstudy._worker import write_prefixed
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics.significance import SignificanceResult
@@ -279,7 +280,7 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
             raise PluginError(f"--{what} {ref!r}: no such file {where}")
 
         def load():
-            spec = importlib.util.spec_from_file_location(f"simstudy_plugin_{path.stem}", path)
+            spec = _codeload.file_spec(f"simstudy_plugin_{path.stem}", path)  # never from a stale .pyc
             module = importlib.util.module_from_spec(spec)
             # registered while it runs, so dataclasses and pickling inside the plug-in work
             sys.modules[spec.name] = module
