@@ -76,6 +76,20 @@ def _real(path) -> str:
     return os.path.realpath(os.fspath(path))
 
 
+@functools.lru_cache(maxsize=16)
+def _entries(path: tuple) -> tuple[str, ...]:
+    """The folders of :data:`sys.path` ``path``, each as given and as its real path, with a final separator.
+
+    Looked up once per value of :data:`sys.path`: the entries are few, the files
+    that are looked up in them many.
+    """
+    out = []
+    for entry in path:
+        if entry and isinstance(entry, str) and os.path.isdir(entry):
+            out += [os.path.abspath(entry), os.path.realpath(entry)]
+    return tuple(dict.fromkeys(d.rstrip(os.sep) + os.sep for d in out))
+
+
 class HashedSourceLoader(importlib.machinery.SourceFileLoader):
     """A source loader whose module is compiled from the bytes it hashed (see the module's docstring)."""
 
@@ -348,12 +362,16 @@ def stale_modules() -> list[tuple[str, str]]:
 def _interpreter_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The standard library's directories and the site directories, as the interpreter names them."""
     paths = sysconfig.get_paths()
-    stdlib = tuple(dict.fromkeys(_real(paths[k]) for k in ("stdlib", "platstdlib") if paths.get(k)))
+    stdlib = [paths[k] for k in ("stdlib", "platstdlib") if paths.get(k)]
     sites = list(getattr(site, "getsitepackages", lambda: [])())
     user = getattr(site, "getusersitepackages", lambda: None)()
     sites += [user] if isinstance(user, str) else []
     sites += [paths[k] for k in ("purelib", "platlib") if paths.get(k)]
-    return stdlib, tuple(dict.fromkeys(_real(s) for s in sites))
+
+    def both(dirs):  # each as given and as its real path: a file is matched without resolving it
+        return tuple(dict.fromkeys(p for d in dirs for p in (os.path.abspath(d), _real(d))))
+
+    return both(stdlib), both(sites)
 
 
 def _under(path: str, dirs) -> bool:
@@ -381,18 +399,15 @@ def _read_dist(info: str) -> _Dist | None:
     return _Dist(name, version, local, info)
 
 
-def _record_files(info: str, where: str) -> list[str]:
+def _record_files(info: str) -> list[str]:
+    """The paths a ``RECORD`` lists, relative to the directory the distribution is installed in."""
     try:
         with open(os.path.join(info, "RECORD"), encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError):
         return []
-    out = []
-    for line in text.splitlines():
-        rel = line.rsplit(",", 2)[0] if line.count(",") >= 2 else line.partition(",")[0]
-        if rel:
-            out.append(os.path.normpath(os.path.join(where, rel)))
-    return out
+    # "path,sha256=...,size": the path is what comes before the last two fields (a path may hold commas)
+    return [rel for line in text.splitlines() if (rel := line.rsplit(",", 2)[0])]
 
 
 class _DirIndex:
@@ -409,10 +424,10 @@ class _DirIndex:
         self.read: set[str] = set()
 
     def owner(self, path: str) -> _Dist | None:
-        if path in self.files or len(self.read) == len(self.infos):
-            return self.files.get(path)
-        rel = os.path.relpath(path, self.where)
-        top = rel.split(os.sep, 1)[0]
+        rel = path[len(self.where) + 1 :].replace(os.sep, "/")  # as RECORD writes it (path lies below where)
+        if rel in self.files or len(self.read) == len(self.infos):
+            return self.files.get(rel)
+        top = rel.split("/", 1)[0]
         stem = top[:-3] if top.endswith(".py") else top
         key = _normalise(stem)
         # the distribution named after the top-level module first, then every other one
@@ -424,10 +439,10 @@ class _DirIndex:
             dist = _read_dist(info)
             if dist is None:
                 continue
-            for f in _record_files(info, self.where):
+            for f in _record_files(info):
                 self.files.setdefault(f, dist)
-            if path in self.files:
-                return self.files[path]
+            if rel in self.files:
+                return self.files[rel]
         return None
 
 
@@ -445,13 +460,11 @@ def distribution_of_file(path) -> tuple[str, str, bool] | None:
     :data:`sys.path` that hold the file; None when no ``RECORD`` lists it (a
     user's file, an editable install's source, a file copied in by hand).
     """
-    p = os.path.normpath(_real(path))
-    for entry in sys.path:
-        if not entry or not isinstance(entry, str):
+    p = os.path.abspath(path)
+    for where in _entries(tuple(sys.path)):
+        if not p.startswith(where):
             continue
-        where = _real(entry)
-        if not p.startswith(where.rstrip(os.sep) + os.sep) or not os.path.isdir(where):
-            continue
+        where = where[:-1]
         with _LOCK:
             index = _DIR_INDEX.get(where)
             if index is None:
@@ -472,11 +485,12 @@ def origin_kind(path) -> str:
     ``source``: anything else, a distribution installed from a local file or
     folder included (its bytes stand for it).
     """
-    p = _real(path)
+    p = os.path.abspath(path)  # the path the import system found; resolved only when that does not tell
     dist = distribution_of_file(p)
     if dist is not None:
         return "source" if dist[2] else "installed"
     stdlib, sites = _interpreter_dirs()
     if _under(p, stdlib) and not _under(p, sites):
         return "stdlib"
-    return "source"
+    real = _real(p)
+    return origin_kind(real) if real != p else "source"
