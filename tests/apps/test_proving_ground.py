@@ -515,3 +515,14 @@ def test_the_bayesian_test_in_both_forms_and_a_declined_holdout(tiny_holdout, tm
         assert board.loc[f"{r} [holdout33]", "size"] == "declined"
     text = rep["markdown"].read_text()
     assert "n/a: no p-values" in text and "declined" in text
+
+
+def test_the_adaptive_rule_quantile_is_scipys_to_the_last_bit():
+    """The rule's target enters the run's configuration: the standard library's quantile must equal scipy's."""
+    from scipy.special import ndtri
+
+    from simstudy.apps.proving.study import ALPHA, _normal_quantile, null_scenario_count
+    from simstudy.statistics.size_control import SizeRule
+
+    p = 0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2
+    assert _normal_quantile(p) == float(ndtri(p))

@@ -207,6 +207,18 @@ def _page(run, out, results) -> dict:
     return study_page(run, out, results)
 
 
+def _normal_quantile(p: float) -> float:
+    """The standard normal quantile: the standard library's (the same double as scipy's at the levels used here,
+    checked by a test), since ``simstudy list`` reads the rule for its estimates and should not import scipy;
+    scipy's where a module of the user's shadows the standard library's ``statistics``."""
+    import statistics
+
+    inverse = getattr(statistics, "NormalDist", None)
+    if inverse is None:
+        return float(lazy_module("scipy.special").ndtri(p))
+    return inverse().inv_cdf(p)
+
+
 def adaptive_rule(profile) -> dict | None:
     """The adaptive rule of ``simstudy proving-ground`` at ``profile`` (None: a fixed number of data sets).
 
@@ -227,9 +239,7 @@ def adaptive_rule(profile) -> dict | None:
     s = settings_of(profile, Settings, study=STUDY_NAME)
     if not s.null_half_width:
         return None
-    # the normal quantile from scipy.special (what scipy.stats.norm.ppf computes): `simstudy list` reads the
-    # rule for its estimates and stays clear of scipy.stats
-    z = float(lazy_module("scipy.special").ndtri(0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2))
+    z = _normal_quantile(0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2)
     return {"target_mcse": s.null_half_width / z, "max_replications": s.null_cap or 10 * profile.n_replications}
 
 
