@@ -702,7 +702,7 @@ def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = F
         One line naming ``option``: an unknown name, a module or class that
         cannot be imported, parameters that are not JSON or that the class refuses.
     """
-    from simstudy.engine.fingerprint import evict_stale_modules
+    from simstudy.engine.codecheck import evict_stale_modules
     from simstudy.pipeline.learners import as_learner_factory, learner_names
 
     if isinstance(spec, str):
@@ -1253,7 +1253,7 @@ def _learner(choice: LearnerChoice, option: str, seconds: float | None, data: Da
 def _fit_worker_code() -> dict[str, str]:
     """``{path: SHA-256}`` of the source this process's fit workers compiled (their learners and helpers).
 
-    Registered with :func:`simstudy.engine.fingerprint.register_code_reporter`: the
+    Registered with :func:`simstudy.engine.codecheck.register_code_reporter`: the
     process that computes a chunk checks it against the run's code, as it checks
     its own.
     """
@@ -1266,7 +1266,7 @@ def _fit_worker_code() -> dict[str, str]:
 
 
 def _register_fit_worker_code() -> None:
-    from simstudy.engine.fingerprint import register_code_reporter
+    from simstudy.engine.codecheck import register_code_reporter
 
     register_code_reporter(_fit_worker_code)
 

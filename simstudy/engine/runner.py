@@ -32,13 +32,16 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.engine.fingerprint import (
-    _versions,
+from simstudy.engine.codecheck import (
     code_differences,
-    code_fingerprint,
-    code_sources,
     evict_stale_modules,
     expected_code,
+    helper_code_differences,
+)
+from simstudy.engine.fingerprint import (
+    _versions,
+    code_fingerprint,
+    code_sources,
     provenance,
     provenance_changes,
     source_commit,
@@ -247,7 +250,7 @@ def describe_worker(info: dict) -> str:
 def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, expect: dict | None = None):
     """Worker: the rows of replications start..stop-1 of one condition; failures become rows.
 
-    ``expect`` (:func:`~simstudy.engine.fingerprint.expected_code`) is the code
+    ``expect`` (:func:`~simstudy.engine.codecheck.expected_code`) is the code
     the rows must come from.  A process other than the one that made it checks
     its own code before and after computing: when one of the user's or the
     studies' modules it holds no longer matches its file it forgets them and
@@ -300,10 +303,10 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, e
     if failures:
         out["failures"] = pd.DataFrame(failures)
     info = {"worker": _worker_label()}
-    if not here:  # modules imported while computing are checked too
-        differs = code_differences(expect)
-        if differs:
-            return key, start, stop, None, 0.0, 0, {**info, "differs": differs}
+    # modules imported while computing are checked too, and what helper processes (a learner's fit worker) ran
+    differs = ([] if here else code_differences(expect)) + (helper_code_differences(expect) if expect else [])
+    if differs:
+        return key, start, stop, None, 0.0, 0, {**info, "differs": differs}
     return key, start, stop, out, time.perf_counter() - t0, len(failures), info
 
 
@@ -456,7 +459,7 @@ def check_workers(client, study: Study, expect: dict) -> dict:
     """Every worker of a dask cluster checked against ``expect`` before it computes anything.
 
     Each worker first forgets stale modules of the user's and the studies'
-    (:func:`~simstudy.engine.fingerprint.evict_stale_modules`), then compares
+    (:func:`~simstudy.engine.codecheck.evict_stale_modules`), then compares
     its code, loaded or on its disk, and its versions with the run's.  Raises
     :class:`WorkerCodeMismatch` naming the first worker that differs; returns
     ``{address: worker label}`` of the workers found.

@@ -361,3 +361,66 @@ def test_function_without_a_source_file_is_covered_by_its_code(project):
     two = dataclasses.replace(study, replicate=namespace["replicate"])
     assert code_sources(one)["code"] != code_sources(two)["code"]
     assert code_sources(one)["code"] == code_sources(dataclasses.replace(one))["code"]
+
+
+def test_assess_with_a_learner_of_a_user_file(tmp_path):
+    """A file.py:NAME learner is fitted in its worker only: its file is covered all the same, and an edit refused."""
+    from sklearn.datasets import load_breast_cancer
+
+    from simstudy.apps.assess import assess
+
+    models = write(
+        tmp_path / "my_models.py",
+        """
+        from sklearn.naive_bayes import GaussianNB
+
+
+        def nb():
+            return GaussianNB()
+        """,
+    )
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::6], y[::6]
+    out = tmp_path / "assess"
+    kw = dict(designs=("cv2x5",), n_repeats=2, evidence=None, out=out)
+    first = assess(X, y, f"{models}:nb", "NB", **kw)
+    assert "file my_models.py" in first.run.manifest["provenance"]["modules"]
+    drop_a_chunk(out)
+    models.write_text(models.read_text() + "\n# an edit\n")
+    with pytest.raises(ConfigMismatch, match=r"code: my_models.py \(\S+my_models.py\) changed"):
+        assess(X, y, f"{models}:nb", "NB", **kw)
+
+
+def test_code_a_helper_process_ran_is_checked_with_the_chunk(tmp_path):
+    """A chunk whose helper process (a fit worker) reports other code for a file of the run is not stored."""
+    from simstudy.engine import codecheck
+    from simstudy.engine.codecheck import expected_code
+    from simstudy.engine.runner import _run_chunk
+
+    study_file = write(
+        tmp_path / "helper_study.py",
+        """
+        import dataclasses
+        from simstudy.engine import get_study
+
+        STUDY = dataclasses.replace(get_study("demo"), name="helper_study")
+        """,
+    )
+    study = get_study(str(study_file))
+    expect = expected_code(study, provenance(study))
+    expect["pid"] = -1  # as a worker process sees it
+    cond = study.conditions_for(study.profile("smoke"))[0]
+    reported = {str(study_file.resolve()): "0" * 64}
+
+    def reporter():
+        return reported
+
+    codecheck.register_code_reporter(reporter)
+    try:
+        *_, tables, _, _, info = _run_chunk(study, cond, 0, 1, 1, expect)
+        assert tables is None and any("helper_study.py" in d for d in info["differs"])
+        reported.clear()
+        *_, tables, _, _, info = _run_chunk(study, cond, 0, 1, 1, expect)
+        assert tables is not None and "differs" not in info
+    finally:
+        codecheck._REPORTERS.remove(reporter)
