@@ -50,6 +50,10 @@ How it searches
 
 Every decision reads only stored rows, so a repeated or resumed solve makes the
 same evaluations and gives the same answer, with 1 or 2 workers.
+
+The module stays whole (about 1,100 lines): the knob, the evaluations it stores,
+the search over them and the record of the answer are one algorithm whose parts
+each read the others' state; apart, each would only be read through the others.
 """
 
 from __future__ import annotations
