@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs lint wheel test test-slow fault-injection study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
+.PHONY: setup docs lint wheel test test-slow fault-injection reproduce study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,8 +52,9 @@ wheel: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
-# Fault injection at a small size (about 2 minutes): real runs killed, raced, edited, damaged, linked, and
-# hostile plug-ins; fails when any trial gives a wrong answer (scripts/fault_injection.py, FAULT_RUNS trials per case).
+# Fault injection at a small size (about 6 minutes): real runs killed, raced, edited, damaged, linked, hostile
+# plug-ins, the user's own modules edited as cp -p leaves them (bytecode on), a dask cluster of dask scheduler and
+# dask worker commands; fails when any trial gives a wrong answer (scripts/fault_injection.py, FAULT_RUNS trials per case).
 FAULT_RUNS ?= 2
 fault-injection: $(STAMP)
 	$(PY) scripts/fault_injection.py --small --runs $(FAULT_RUNS)
@@ -139,6 +140,11 @@ figures: $(STAMP)
 # One page (HTML + Markdown) with every study stored at PROFILE beside the published numbers.
 report: $(STAMP)
 	$(SIMSTUDY) report --profile $(PROFILE) --results $(RESULTS)
+
+# Every built-in study at PROFILE (resumable, cheapest first, one progress display), then the whole
+# reproduction page from those runs in $(RESULTS)/reproduction/$(PROFILE).
+reproduce: $(STAMP)
+	$(SIMSTUDY) reproduce --profile $(PROFILE) --jobs $(JOBS) --results $(RESULTS)
 
 # The reproduction page kept in the repository (docs/reproduction/report.md): every study at the
 # largest profile stored under RESULTS, with the date, commit and machine.  Nothing is simulated.

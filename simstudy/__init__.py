@@ -17,6 +17,12 @@ as ``simstudy.studies``.
 
 __version__ = "0.1.0"
 
+# Before anything else is imported: source modules outside installed distributions are run from the
+# bytes their fingerprint hashes, never from stale bytecode (simstudy/_codeload.py).
+from simstudy import _codeload
+
+_codeload.install()
+
 # What a study file needs, importable from the package itself; loaded on first use, so that
 # ``import simstudy`` (and the command's start) stays free of numpy, pandas and scikit-learn.
 _EXPORTS = {

@@ -6,12 +6,48 @@ import os
 import uuid
 from pathlib import Path
 
-__all__ = ["write_atomic", "DEFAULT_ROOT", "DEFAULT_PROFILE"]
+__all__ = ["write_atomic", "folder_below", "LinkRefused", "DEFAULT_ROOT", "DEFAULT_PROFILE"]
 
 #: Where runs are stored and looked for when no directory is given: ``results/STUDY/PROFILE``.
 DEFAULT_ROOT = Path("results")
 #: The profile a command uses when none is given.
 DEFAULT_PROFILE = "quick"
+
+
+class LinkRefused(ValueError):
+    """A symbolic link where a folder's own files or subfolders belong (reported on one line, exit code 2)."""
+
+
+def folder_below(root, *parts, option: str = "--out") -> Path:
+    """``root/parts...``, created where missing; never reached through a symbolic link below ``root``.
+
+    ``root`` itself may be a link (the user chose it); what lies below it is
+    data, as in a run folder: a component that is a symbolic link (or not a
+    folder) raises :class:`LinkRefused` naming it, before anything is written.
+    """
+    import stat
+
+    path = Path(root)
+    for part in parts:
+        if part in ("", ".", "..") or os.sep in part:
+            raise LinkRefused(f"{option}: {part!r} does not name a folder below {root}")
+        path = path / part
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                pass
+            st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            raise LinkRefused(
+                f"{option}: {path} is a symbolic link; simstudy writes a run's files only into its own folders "
+                "(remove the link, or use another folder)"
+            )
+        if not stat.S_ISDIR(st.st_mode):
+            raise LinkRefused(f"{option}: {path} is not a folder")
+    return path
 
 
 def write_atomic(path, data, *, fsync: bool = True) -> Path:

@@ -9,20 +9,37 @@ object during one command (it stays warm), so a call costs a round trip and
 the copying of its arrays, not a process start.
 
 The parent waits for each answer at most the call's time limit.  When the
-limit passes, the child is sent SIGTERM and, :data:`GRACE` seconds later,
-SIGKILL: a child that ignores signals, swallows every exception or is stuck in
-compiled code is stopped all the same.  When the child ends during a call
-(``os._exit``, a crash, a signal), the parent learns it from the closed
-socket and its exit status.  Both become :class:`WorkerFailed`, whose message
-says what happened, for the caller to name the user object.
+limit passes, the child and everything it started are killed (SIGKILL): a
+child that ignores signals, swallows every exception or is stuck in compiled
+code is stopped all the same.  When the child ends during a call
+(``os._exit``, a crash, a signal), the parent learns it at once (a process
+file descriptor where Linux has one, else the closed socket or a poll of its
+status) and reaps it.  Both become :class:`WorkerFailed`, whose message says
+what happened, for the caller to name the user object.
+
+Processes the user code starts are not left behind.  The child is the leader
+of a process group and session of its own, and on Linux a "child subreaper"
+(``prctl(PR_SET_CHILD_SUBREAPER)``): a grandchild whose parent ends is
+adopted by the worker instead of by init.  Every worker's environment carries
+a tag of its own (:data:`TAG_VARIABLE`), which the processes it starts
+inherit.  At a limit, when the child ended during a call, and when the worker
+is closed, the parent stops (SIGSTOP) every process it can find that belongs
+to the worker (its descendants, the processes carrying its tag, even after a
+``setsid`` or the end of the process that started them, and its process
+group), looks again until no new one appears (a stopped process cannot fork),
+and kills them all.  A process that both leaves the worker's tree and drops
+the tag from its environment is out of reach; so is everything on a platform
+without ``/proc`` except the process group.
 
 The child's standard output and standard error (file descriptors 1 and 2) are
-an anonymous temporary file: after every call the parent passes what was
-written there on to its own ``sys.stderr``, each line prefixed, so that
-standard output carries only simstudy's own output.  The child ignores SIGINT
-(Ctrl-C stops the parent, which stops the child) and dies with its parent
-(``prctl(PR_SET_PDEATHSIG)`` on Linux, elsewhere a thread watching the
-parent's pid).
+a pipe that the parent drains while it waits for an answer, so a child that
+prints without end never blocks and never grows the parent: of what one call
+prints, the last :data:`OUTPUT_CAP` bytes are kept and passed on to the
+parent's ``sys.stderr`` after the call, each line prefixed, with one line
+saying how much was left out before them.  Standard output thus carries only
+simstudy's own output.  The child ignores SIGINT (Ctrl-C stops the parent,
+which stops the child) and dies with its parent (``prctl(PR_SET_PDEATHSIG)``
+on Linux, elsewhere a thread watching the parent's pid).
 
 POSIX only (the child gets the socket through ``pass_fds``); :func:`available`
 says whether this platform has it.
@@ -34,18 +51,27 @@ import atexit
 import importlib
 import os
 import pickle
+import selectors
 import signal
 import socket
 import struct
 import sys
 import time
+import uuid
 import weakref
 
-#: Seconds between SIGTERM and SIGKILL for a worker that is stopped, and the wait for one that was told to end.
+#: Seconds to wait for a worker that was told to end (its socket closed) before it is killed.
 GRACE = 0.5
+
+#: Bytes of what a worker prints during one call that are passed on: the last part; the rest is counted.
+OUTPUT_CAP = 64 * 1024
+
+#: The environment variable that tags a worker and every process it starts (see the module docstring).
+TAG_VARIABLE = "SIMSTUDY_WORKER_TAG"
 
 _HEADER = struct.Struct("!Q")
 _LIVE: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 
 
 class WorkerFailed(Exception):
@@ -76,6 +102,34 @@ def write_prefixed(text: str, prefix: str) -> None:
 def available() -> bool:
     """Whether user code can run in a worker process on this platform (POSIX)."""
     return os.name == "posix"
+
+
+class OutputTail:
+    """The last ``cap`` bytes of a stream, and how many came before them (left out)."""
+
+    def __init__(self, cap: int = OUTPUT_CAP):
+        self.cap, self.buf, self.dropped = int(cap), bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        self.buf += chunk
+        extra = len(self.buf) - self.cap
+        if extra > 0:
+            del self.buf[:extra]
+            self.dropped += extra
+
+    def text(self) -> str:
+        """What is kept, as text; when something was left out, a first line says how much (and it starts at a
+        line's beginning).  Empties the tail."""
+        data, dropped = bytes(self.buf), self.dropped
+        self.buf, self.dropped = bytearray(), 0
+        if dropped:
+            cut = data.find(b"\n")
+            if 0 <= cut < len(data) - 1:  # keep whole lines when there is a line end to start from
+                dropped += cut + 1
+                data = data[cut + 1 :]
+            note = f"[{dropped:,} bytes of output left out; the last {len(data):,} follow]\n"
+            return note + data.decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="replace")
 
 
 # ------------------------------------------------------------------------------------------ framing
@@ -113,6 +167,102 @@ def _recv(sock: socket.socket, deadline: float | None = None) -> bytes:
     return _recv_exactly(sock, n, deadline)
 
 
+class _Ended(Exception):
+    """The worker process ended while the parent waited for it."""
+
+
+# ------------------------------------------------------------------------------------------ the processes of a worker
+
+
+def _proc_table() -> dict[int, tuple[int, int, str]]:
+    """Every process as ``pid -> (parent pid, process group, state)``, from ``/proc`` (empty without it)."""
+    table = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (command) "
+        try:
+            table[int(name)] = (int(fields[1]), int(fields[2]), fields[0].decode())
+        except (IndexError, ValueError):
+            continue
+    return table
+
+
+def _tagged(pid: int, tag: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return tag in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def _members(root: int, group: int, tag: str, table: dict) -> set[int]:
+    """The processes of a worker: ``root``'s descendants, its process group and the processes carrying ``tag``."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    me = os.getpid()
+    marker = f"{TAG_VARIABLE}={tag}".encode()
+    for pid, (_, pgid, state) in table.items():
+        if pid in found or pid == me or state in ("Z", "X"):
+            continue
+        if pgid == group or _tagged(pid, marker):
+            found.add(pid)
+    found.discard(me)
+    return {pid for pid in found if table.get(pid, (0, 0, "Z"))[2] not in ("Z", "X")}
+
+
+def kill_processes(root: int, tag: str, *, rounds: int = 100) -> int:
+    """Stop, then kill, the processes of the worker ``root`` (see the module docstring); how many were killed.
+
+    ``root`` itself is killed too when it still runs.  Without ``/proc`` only
+    the process group ``root`` is killed.
+    """
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(root, signal.SIGKILL)
+        except OSError:
+            pass
+        return 0
+    stopped: set[int] = set()
+    for _ in range(rounds):
+        new = _members(root, root, tag, _proc_table()) | {root}
+        fresh = new - stopped
+        for pid in fresh:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        stopped |= fresh
+        if not fresh:
+            break
+    for pid in stopped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.killpg(root, signal.SIGKILL)
+    except OSError:
+        pass
+    return len(stopped - {root})
+
+
 # ------------------------------------------------------------------------------------------ parent side
 
 
@@ -124,15 +274,24 @@ class Worker:
     prefix : str
         What each line the worker prints is prefixed with on ``sys.stderr``
         (e.g. a plug-in's reference).
+    output_cap : int
+        Bytes of what one call prints that are passed on (the last ones).
     """
 
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str, output_cap: int = OUTPUT_CAP):
         self.prefix = prefix
+        self.tag = uuid.uuid4().hex
         self._proc = None
         self._sock: socket.socket | None = None
-        self._out = None
-        self._read = 0
+        self._out: int | None = None
+        self._pidfd: int | None = None
+        self._tail = OutputTail(output_cap)
         self._dead: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id (None before :meth:`start`)."""
+        return None if self._proc is None else self._proc.pid
 
     def start(self, timeout: float | None = None, preload: tuple[str, ...] = ()) -> None:
         """Start the process, give it this process's ``sys.path`` and import the modules ``preload``.
@@ -143,12 +302,14 @@ class Worker:
             The process did not start or answer within ``timeout`` seconds.
         """
         import subprocess
-        import tempfile
 
         mine, theirs = socket.socketpair()
         self._sock = mine
-        self._out = tempfile.TemporaryFile()
+        read_end, write_end = os.pipe()
+        os.set_blocking(read_end, False)
+        self._out = read_end
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env[TAG_VARIABLE] = self.tag
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         try:
@@ -156,17 +317,24 @@ class Worker:
                 [sys.executable, "-m", "simstudy._worker", str(theirs.fileno()), str(os.getpid())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
-                stdout=self._out,
-                stderr=self._out,
+                stdout=write_end,
+                stderr=write_end,
                 env=env,
                 close_fds=True,
+                start_new_session=True,  # a process group of its own, killed as one
             )
         except OSError as exc:
             mine.close()
-            self._out.close()
+            os.close(read_end)
+            self._sock = self._out = None
             raise WorkerFailed(f"its worker process could not be started ({exc.strerror or exc})") from None
         finally:
             theirs.close()
+            os.close(write_end)
+        try:
+            self._pidfd = os.pidfd_open(self._proc.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
         _LIVE.add(self)
         self.call(_set_path, list(sys.path), tuple(preload), timeout=timeout)
 
@@ -192,22 +360,21 @@ class Worker:
         try:
             payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
             try:
-                _send(self._sock, payload, deadline)
-                reply = _recv(self._sock, deadline)
+                reply = self._exchange(payload, deadline)
             except socket.timeout:
-                self._fail("stopped at the time limit", hard=True)
+                self._fail("stopped at the time limit")
                 raise WorkerFailed(
                     f"did not finish within the time limit of {timeout:g} s; its process was stopped"
                 ) from None
-            except (EOFError, OSError):
+            except (_Ended, EOFError, OSError):
                 raise WorkerFailed(self._ended()) from None
             except BaseException:  # e.g. Ctrl-C while waiting: the answer would come late, so the worker goes
-                self._fail("interrupted", hard=True)
+                self._fail("interrupted")
                 raise
             try:
                 answer = pickle.loads(reply)
             except Exception as exc:
-                self._fail("unreadable reply", hard=True)
+                self._fail("unreadable reply")
                 raise WorkerFailed(f"its worker process sent an unreadable reply ({type(exc).__name__})") from None
         finally:
             self.forward_output()
@@ -215,16 +382,90 @@ class Worker:
             return answer[1]
         raise RemoteError(answer[1], answer[2])
 
+    def _exchange(self, payload: bytes, deadline: float | None) -> bytes:
+        """Send one request and read its reply, draining the worker's output meanwhile.
+
+        Raises ``socket.timeout`` at ``deadline``, :class:`_Ended` when the
+        process ends, ``EOFError`` when it closes its end of the socket.
+        """
+        sock = self._sock
+        sock.setblocking(False)
+        message = memoryview(_HEADER.pack(len(payload)) + payload)
+        sent = 0
+        head, body, got = bytearray(), None, 0
+        with selectors.DefaultSelector() as sel:
+            sel.register(sock, selectors.EVENT_WRITE)
+            if self._out is not None:
+                sel.register(self._out, selectors.EVENT_READ)
+            if self._pidfd is not None:
+                sel.register(self._pidfd, selectors.EVENT_READ)
+            while True:
+                left = _left(deadline)
+                # without a process descriptor, a process that ended is noticed by polling
+                wait = left if self._pidfd is not None else min(left if left is not None else 0.25, 0.25)
+                for key, events in sel.select(wait):
+                    if key.fileobj == self._out:
+                        if not self._drain():
+                            sel.unregister(self._out)
+                    elif key.fileobj == self._pidfd:
+                        self._drain()
+                        raise _Ended
+                    elif events & selectors.EVENT_WRITE:
+                        try:
+                            sent += sock.send(message[sent : sent + (1 << 20)])
+                        except (BlockingIOError, InterruptedError):
+                            continue
+                        if sent == len(message):
+                            sel.modify(sock, selectors.EVENT_READ)
+                    else:
+                        try:
+                            if body is None:
+                                chunk = sock.recv(_HEADER.size - len(head))
+                                if not chunk:
+                                    raise EOFError("the worker closed its end")
+                                head += chunk
+                                if len(head) == _HEADER.size:
+                                    (n,) = _HEADER.unpack(head)
+                                    body = bytearray(n)
+                                    if n == 0:
+                                        return b""
+                            else:
+                                k = sock.recv_into(memoryview(body)[got:], len(body) - got)
+                                if k == 0:
+                                    raise EOFError("the worker closed its end")
+                                got += k
+                                if got == len(body):
+                                    return bytes(body)
+                        except (BlockingIOError, InterruptedError):
+                            continue
+                if self._pidfd is None and self._proc.poll() is not None:
+                    raise _Ended
+
+    def _drain(self) -> bool:
+        """Read what the worker printed so far into the tail; False at the end of the stream."""
+        if self._out is None:
+            return False
+        while True:
+            try:
+                chunk = os.read(self._out, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self._tail.add(chunk)
+
     def _ended(self) -> str:
-        """Why the process stopped answering, once it is reaped (stopped hard if it lingers)."""
+        """Why the process stopped answering, once it is reaped (and its processes killed)."""
         import subprocess
 
         try:
             code = self._proc.wait(GRACE)
         except subprocess.TimeoutExpired:
-            self._fail("closed its connection", hard=True)
+            self._fail("closed its connection")
             return "closed its connection to simstudy without ending; its process was stopped"
-        self._fail(f"exit status {code}", hard=False)
+        self._fail(f"exit status {code}")
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -233,53 +474,40 @@ class Worker:
             return f"its process was ended by {name}"
         return f"ended its process with exit status {code} instead of returning; it must return, not end the process"
 
-    def _fail(self, why: str, *, hard: bool) -> None:
+    def _fail(self, why: str) -> None:
         self._dead = why
-        self._stop(hard=hard)
+        self._stop()
 
-    def _stop(self, *, hard: bool) -> None:
-        """End the process (SIGTERM, then SIGKILL after :data:`GRACE`) and reap it; close the socket."""
-        import subprocess
-
+    def _stop(self) -> None:
+        """Kill the process and every process it started, reap it and close the socket."""
         proc = self._proc
         if self._sock is not None:
             self._sock.close()
             self._sock = None
-        if proc is not None and proc.poll() is None:
-            try:
-                if hard:
-                    proc.terminate()
-                proc.wait(GRACE)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            kill_processes(proc.pid, self.tag)
+            proc.wait()
+            self._drain()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
         _LIVE.discard(self)
 
     def forward_output(self) -> None:
-        """What the worker wrote since the last call, on ``sys.stderr``, each line prefixed."""
-        if self._out is None:
-            return
-        chunks = []
-        while True:
-            chunk = os.pread(self._out.fileno(), 1 << 16, self._read)
-            if not chunk:
-                break
-            self._read += len(chunk)
-            chunks.append(chunk)
-        if not chunks:
-            return
-        write_prefixed(b"".join(chunks).decode("utf-8", errors="replace"), self.prefix)
+        """What the worker printed since the last call (its last :data:`OUTPUT_CAP` bytes), on ``sys.stderr``."""
+        self._drain()
+        write_prefixed(self._tail.text(), self.prefix)
 
     def close(self) -> None:
-        """Let the process end (it exits when its socket closes), stop it if it lingers, pass on its output."""
+        """End the process and every process it started, and pass on what it printed."""
         if self._proc is None:
             return
         if self._dead is None:
             self._dead = "closed"
-        self._stop(hard=False)
+        self._stop()
         self.forward_output()
         if self._out is not None:
-            self._out.close()
+            os.close(self._out)
             self._out = None
 
     def __enter__(self):
@@ -315,7 +543,10 @@ def _die_with_parent(parent: int) -> None:
         try:
             import ctypes
 
-            armed = ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+            # orphans of the processes the user code starts are adopted here, not by init (see the module docstring)
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         except (OSError, AttributeError):
             armed = False
     if os.getppid() != parent:
@@ -348,7 +579,9 @@ def main(argv: list[str]) -> None:
     """The worker's loop: answer requests until the parent closes the socket, then end at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(int(argv[1]))
-    sock = socket.socket(fileno=int(argv[0]))
+    fd = int(argv[0])
+    os.set_inheritable(fd, False)  # the processes the user code starts do not hold the connection
+    sock = socket.socket(fileno=fd)
     while True:
         try:
             request = _recv(sock)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from simstudy import _codeload
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.pipeline.designs import TEST_SHARE
@@ -82,6 +83,11 @@ __all__ = [
     "ASSESS_PROFILE",
     "EVIDENCE_COMMAND",
     "SHIPPED",
+    "DEFAULT_FIT_TIMEOUT",
+    "check_learners",
+    "check_metric_for",
+    "check_plan",
+    "wants_worker",
 ]
 
 ASSESS_PROFILE = "assess"
@@ -220,7 +226,23 @@ def _check_finite(name, X, keep, columns):
     )
 
 
-def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
+def _mostly_numbers(s: pd.Series, name: str, column) -> None:
+    """Refuse a column of text cells of which most are numbers (a typo would make it nominal); one line."""
+    present = s.notna().to_numpy()
+    numbers = pd.to_numeric(s.astype("string").str.strip(), errors="coerce").notna().to_numpy()
+    bad = np.flatnonzero(present & ~numbers)
+    if bad.size == 0 or numbers.sum() < present.sum() / 2:
+        return
+    shown = ", ".join(f"{int(i) + 1} ({str(s.iloc[i])[:20]!r})" for i in bad[:5]) + (
+        f" and {bad.size - 5} more" if bad.size > 5 else ""
+    )
+    raise ValueError(
+        f"DATA: {name}: column {str(column)!r} holds numbers but for {bad.size} cell(s), in data row(s) {shown}; "
+        f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {column}"
+    )
+
+
+def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dataset:
     if df.shape[1] < 2:
         raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
     if class_column is None:
@@ -228,6 +250,11 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
     elif class_column not in df.columns:
         raise ValueError(
             f"--class: {name} has no column {class_column!r}; its columns: {', '.join(map(str, df.columns))}"
+        )
+    unknown = [c for c in as_nominal if c not in df.columns]
+    if unknown:
+        raise ValueError(
+            f"--nominal: {name} has no column {unknown[0]!r}; its columns: {', '.join(map(str, df.columns))}"
         )
     y = df[class_column].to_numpy(dtype=object)
     y = np.array([None if (v is None or (isinstance(v, float) and math.isnan(v))) else v for v in y], dtype=object)
@@ -238,7 +265,10 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
         s = df[c]
         if pd.api.types.is_bool_dtype(s):
             s = s.astype(float)
-        if pd.api.types.is_numeric_dtype(s):
+        declared = c in as_nominal
+        if not declared and not pd.api.types.is_numeric_dtype(s):
+            _mostly_numbers(s, name, c)
+        if pd.api.types.is_numeric_dtype(s) and not declared:
             X_cols.append(s.to_numpy(dtype=float))
             nominal.append(False)
             n_cat.append(0)
@@ -258,7 +288,108 @@ def _from_frame(df: pd.DataFrame, name: str, class_column) -> Dataset:
     return _finish(name, X, y, cols, nominal, n_cat, where=f" column {class_column!r}", class_column=class_column)
 
 
-def load_data(data, *, class_column: str | None = None) -> Dataset:
+#: How many times its size in memory reading a text data file may take (pandas' table and its parser).
+TEXT_MEMORY_FACTOR = 3
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable; else the physical memory); None
+    when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _bytes_text(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1024 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:,.1f} PB"
+
+
+def _check_file(path: Path, text: str, suffix: str) -> None:
+    """Refuse, before reading it, what is not a regular file or would not fit in memory (one line)."""
+    if not path.is_file():
+        raise ValueError(
+            f"DATA: {text}: not a regular file (a device, a pipe or a socket); give a CSV, ARFF or Parquet file"
+        )
+    size = path.stat().st_size
+    needed = size * TEXT_MEMORY_FACTOR
+    if suffix in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(path).metadata
+            needed = 2 * sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        except Exception:  # not readable as Parquet: its reading says so
+            needed = 0
+    have = available_memory()
+    if have is not None and needed > have:
+        raise ValueError(
+            f"DATA: {text}: {_bytes_text(size)}, which needs about {_bytes_text(needed)} of memory to read, and "
+            f"{_bytes_text(have)} are available; use a smaller sample of it"
+        )
+
+
+def _check_header(path: Path, text: str, sep: str, df: pd.DataFrame) -> None:
+    """Refuse a CSV whose first line repeats a column name, or looks like data rather than a header (one line)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError:
+        return
+    cells = [c.strip() for c in next(csv.reader([first], delimiter=sep, skipinitialspace=True), [])]
+    seen: dict[str, list[int]] = {}
+    for i, cell in enumerate(cells):
+        seen.setdefault(cell, []).append(i + 1)
+    twice = {c: where for c, where in seen.items() if len(where) > 1}
+    if twice:
+        cell, where = next(iter(twice.items()))
+        raise ValueError(
+            f"DATA: {text}: the column name {cell!r} appears {len(where)} times in the header (columns "
+            f"{', '.join(map(str, where))}); every column needs a name of its own"
+        )
+    if len(cells) != df.shape[1]:
+        return
+
+    def number(cell):
+        try:
+            float(cell)
+            return True
+        except ValueError:
+            return False
+
+    numeric = [pd.api.types.is_numeric_dtype(df.iloc[:, j]) for j in range(df.shape[1])]
+    named_by_number = [number(c) for c in cells]
+    if not any(numeric) or not all(named_by_number[j] for j in range(len(cells)) if numeric[j]):
+        return
+    # a text cell that is also a value of its own column (a class label, say) is data, not a name
+    repeated = [
+        cells[j]
+        for j in range(len(cells))
+        if not named_by_number[j] and cells[j] in set(df.iloc[:, j].dropna().astype(str).str.strip())
+    ]
+    if all(named_by_number) or repeated:
+        shown = ", ".join(map(repr, cells[:4])) + (", ..." if len(cells) > 4 else "")
+        why = f"{repeated[0]!r} is also a value of its column" if repeated else "every cell is a number"
+        raise ValueError(
+            f"DATA: {text}: the first line ({shown}) looks like data, not a header ({why}); the first line of a "
+            "CSV must name the columns: add a header line"
+        )
+
+
+def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     """Read a data set for an assessment.
 
     Parameters
@@ -273,6 +404,9 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
         (:attr:`Dataset.n_dropped`; the reports state it).
     class_column : str, optional
         Name of the class column.
+    nominal : sequence of str
+        Columns of a CSV or Parquet file to take as nominal attributes even
+        where their cells are numbers (``--nominal``).
 
     Returns
     -------
@@ -281,11 +415,15 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     Raises
     ------
     ValueError
-        One line naming the file (and line or column where known): a file that
-        cannot be read or parsed, no such column, a class with fewer than two
-        values, fewer than 10 cases, infinite attribute values (``inf``,
-        ``-inf``, or numbers beyond the float range such as ``1e400``; the
-        columns are named).
+        One line naming the file (and line or column where known): not a
+        regular file (a device such as ``/dev/zero``, a pipe), a file larger
+        than the memory available can read, a file that cannot be read or
+        parsed, a CSV whose first line repeats a column name or looks like data
+        rather than a header, a column that holds numbers but for a few cells
+        (naming the column and the rows; ``--nominal`` takes it as nominal),
+        no such column, a class with fewer than two values, fewer than 10
+        cases, infinite attribute values (``inf``, ``-inf``, or numbers beyond
+        the float range such as ``1e400``; the columns are named).
     """
     from simstudy.pipeline.data import load_uci, uci_datasets
     from simstudy.pipeline.data.arff import read_arff
@@ -293,6 +431,8 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     text = str(data)
     path = Path(text)
     if not path.exists() and text in uci_datasets():
+        if nominal:
+            raise ValueError(f"--nominal: {text} is a shipped ARFF data set, which declares its attribute types")
         arff = load_uci(text)
         return _arff_dataset(arff, text, class_column)
     if not path.exists():
@@ -302,8 +442,12 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
     if path.is_dir():
         raise ValueError(f"DATA: {text}: is a directory, expected a CSV, ARFF or Parquet file")
     suffix = path.suffix.lower()
+    nominal = tuple(nominal or ())
+    _check_file(path, text, suffix)
     try:
         if suffix == ".arff":
+            if nominal:
+                raise ValueError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
             return _arff_dataset(read_arff(path), text, class_column)
         if suffix in (".parquet", ".pq"):
             try:
@@ -313,12 +457,13 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
                     f"DATA: {text}: not a readable Parquet file ({type(exc).__name__}: "
                     f"{str(exc).splitlines()[0] if str(exc) else ''})"
                 ) from None
-            return _from_frame(df, text, class_column)
+            return _from_frame(df, text, class_column, nominal)
         if suffix in (".csv", ".txt", ".tsv", ""):
+            sep = "\t" if suffix == ".tsv" else ","
             try:
                 df = pd.read_csv(
                     path,
-                    sep="\t" if suffix == ".tsv" else ",",
+                    sep=sep,
                     skipinitialspace=True,
                     na_values=["?", "NA", "NaN", ""],
                     keep_default_na=True,
@@ -332,10 +477,56 @@ def load_data(data, *, class_column: str | None = None) -> Dataset:
                 raise ValueError(f"DATA: {text}: cannot parse: {msg}") from None
             if df.empty:
                 raise ValueError(f"DATA: {text}: a header but no data lines")
-            return _from_frame(df, text, class_column)
+            _check_header(path, text, sep, df)
+            return _from_frame(df, text, class_column, nominal)
     except OSError as exc:
         raise ValueError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
     raise ValueError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
+
+
+def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> str:
+    """Refuse, before anything is fitted, a scorer that does not score classifiers on ``data`` (one line).
+
+    Only scikit-learn's classification scorers compare classifiers (a
+    regression or clustering scorer is refused), and a scorer for two classes
+    (``roc_auc``, ``f1``, ``precision``, ...) is refused on data with more,
+    naming its multi-class variants to choose from: each scorer is tried on a
+    trivial classifier of the data's classes, so what fails here would have
+    failed in every split.
+    """
+    from sklearn.dummy import DummyClassifier
+    from sklearn.metrics import get_scorer, get_scorer_names
+
+    scorer = get_scorer(metric)
+    module = getattr(getattr(scorer, "_score_func", None), "__module__", "") or ""
+    classification = module.endswith(("_classification", "_ranking")) or metric in (
+        "positive_likelihood_ratio",
+        "neg_negative_likelihood_ratio",
+    )
+    if not classification:
+        kind = "a regression" if module.endswith("_regression") else "a clustering" if "cluster" in module else "not a"
+        raise ValueError(
+            f"{option}: {metric!r} is {kind} scorer; an assessment compares classifiers, so use a classification "
+            "scorer (accuracy, balanced_accuracy, f1_macro, roc_auc_ovr, neg_log_loss, ...)"
+        )
+    n_classes = len(data.classes)
+    X = np.zeros((data.y.size, 1))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = DummyClassifier(strategy="stratified", random_state=0).fit(X, data.y)
+            scorer(est, X, data.y)
+    except Exception as exc:
+        variants = [
+            n for n in get_scorer_names() if n.startswith(f"{metric}_") and not n.endswith("_samples") and n != metric
+        ]
+        if n_classes > 2 and variants:
+            raise ValueError(
+                f"{option}: {metric!r} scores two classes and {data.name} has {n_classes}; choose one of its "
+                f"multi-class variants: {', '.join(variants)}"
+            ) from None
+        raise ValueError(f"{option}: {metric!r} cannot score classifiers on {data.name}: {_one_line(exc)}") from None
+    return metric
 
 
 def _arff_dataset(arff, name, class_column) -> Dataset:
@@ -390,12 +581,17 @@ class LearnerChoice:
         The name the user gave it (``{"logreg": ...}``, ``("logreg", ...)`` or
         ``logreg=SPEC``), used in the tables and figures; ``""`` when none was
         given.  It does not identify the stored run: renaming refits nothing.
+    contained : bool
+        Whether the learner is loaded and fitted in a worker process of its
+        own, under a time limit (see :func:`assess`); this process then never
+        imports a ``module:NAME`` or ``file.py:NAME`` learner.
     """
 
     spec: str
     params: str = "{}"
     template: object = field(default=None, repr=False, compare=False)
     name: str = field(default="", compare=False)
+    contained: bool = field(default=False, compare=False)
 
     @property
     def shown(self) -> str:
@@ -425,6 +621,8 @@ class LearnerChoice:
             }
             extra = {k: v for k, v in told.items() if k in accepted and k not in params}
             return as_learner_factory(self.spec, **params, **extra)
+        if self.contained:  # made in its worker process only (see _FitLimit)
+            return _RefFactory(self.spec, self.params)
         obj = _load_learner(self.spec)
         return as_learner_factory(obj, **params) if inspect.isclass(obj) else as_learner_factory(obj)
 
@@ -486,7 +684,7 @@ def _import_file(spec: str, path: Path):
     key = "simstudy_learners_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
     if key in sys.modules:
         return sys.modules[key]
-    found = importlib.util.spec_from_file_location(key, resolved)
+    found = _codeload.file_spec(key, resolved)  # compiled from the bytes its fingerprint hashes
     if found is None or found.loader is None:
         raise ValueError(f"learner {spec!r}: {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(found)
@@ -502,7 +700,7 @@ def _import_file(spec: str, path: Path):
     return module
 
 
-def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
+def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = False) -> LearnerChoice:
     """A :class:`LearnerChoice` from a name, a ``module:Class`` path, a class or an estimator.
 
     Parameters
@@ -515,6 +713,13 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
         Parameters for a name or a class, as a dict or JSON object text (``--a-params``).
     option : str
         The option the errors name.
+    contained : bool
+        Load and fit a learner that is not a registered one in a worker
+        process (:attr:`LearnerChoice.contained`): a ``module:NAME`` or
+        ``file.py:NAME`` reference is then only checked for its form here (the
+        file exists); it is imported, and its parameters checked, in its
+        worker, under the time limit (:func:`assess` does that before anything
+        is written).
 
     Returns
     -------
@@ -529,7 +734,7 @@ def parse_learner(spec, params=None, *, option: str = "--a") -> LearnerChoice:
     import dataclasses
 
     spec, name = _named(spec, option)
-    choice = _parse_learner(spec, params, option)
+    choice = _parse_learner(spec, params, option, contained)
     return dataclasses.replace(choice, name=name) if name else choice
 
 
@@ -565,9 +770,12 @@ def named_learners(learners, option: str = "--learners") -> list:
     return items
 
 
-def _parse_learner(spec, params, option: str) -> LearnerChoice:
+def _parse_learner(spec, params, option: str, contained: bool = False) -> LearnerChoice:
+    from simstudy.engine.codecheck import evict_stale_modules
     from simstudy.pipeline.learners import as_learner_factory, learner_names
 
+    if isinstance(spec, str):
+        evict_stale_modules()  # a learner named by reference runs as its file is now, not as first imported
     if isinstance(params, str):
         try:
             params = json.loads(params) if params.strip() else {}
@@ -585,6 +793,9 @@ def _parse_learner(spec, params, option: str) -> LearnerChoice:
                 f"({', '.join(learner_names(aliases=True))}), module:NAME or path/to/file.py:NAME for a "
                 "scikit-learn estimator, pipeline or factory"
             )
+        if contained and spec not in learner_names(aliases=True):
+            _check_reference(spec, option)
+            return LearnerChoice(spec, canonical, contained=True)
         try:
             if spec in learner_names(aliases=True):
                 as_learner_factory(spec, **params)
@@ -608,6 +819,9 @@ def _parse_learner(spec, params, option: str) -> LearnerChoice:
             as_learner_factory(spec, **params)
         except ValueError as exc:
             raise ValueError(f"{option}: {exc}") from None
+        if contained:  # sent to the worker by value, as an instance with these parameters
+            template = spec(**params)
+            return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical, template=template, contained=True)
         return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical)
     if params:
         raise ValueError(f"{option}-params: not allowed with an estimator instance (set them on the instance)")
@@ -615,7 +829,50 @@ def _parse_learner(spec, params, option: str) -> LearnerChoice:
         as_learner_factory(spec)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
-    return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec)  # one line, however the repr is laid out
+    # one line, however the repr is laid out
+    return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec, contained=contained)
+
+
+def _check_reference(spec: str, option: str) -> None:
+    """The form of a ``module:NAME`` or ``path/to/file.py:NAME`` reference (nothing is imported); one line."""
+    where, _, name = spec.rpartition(":")
+    if not where or not name:
+        from simstudy.pipeline.learners import learner_names
+
+        raise ValueError(
+            f"{option}: learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
+            "nor a module:NAME or path/to/file.py:NAME reference"
+        )
+    if _is_file_ref(where):
+        path = Path(where)
+        if not path.is_file():
+            raise ValueError(f"{option}: learner {spec!r}: no such file {where!r}")
+    elif not all(part.isidentifier() for part in where.split(".")):
+        raise ValueError(f"{option}: learner {spec!r}: {where!r} is not a module name (nor a path to a .py file)")
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"{option}: learner {spec!r}: {name!r} is not a name in a module")
+
+
+def wants_worker(spec, *, in_process: bool = False, fit_timeout=None) -> bool:
+    """Whether the learner ``spec`` is loaded and fitted in a worker process (see :func:`assess`).
+
+    Registered learners never are (simstudy's own code); ``module:NAME`` and
+    ``file.py:NAME`` references always are, unless ``in_process``; a class or
+    an estimator given in Python is when a ``fit_timeout`` is given.  A name
+    given with the learner (``("logreg", spec)``, ``"logreg=SPEC"``) changes
+    nothing.
+    """
+    from simstudy.pipeline.learners import learner_names
+
+    if in_process:
+        return False
+    try:
+        spec = _named(spec, "")[0]
+    except ValueError:  # a bad name: parse_learner says so
+        pass
+    if isinstance(spec, str):
+        return spec not in learner_names(aliases=True)
+    return fit_timeout is not None
 
 
 # ----------------------------------------------------------------------------------------- designs
@@ -773,6 +1030,78 @@ def _tests_for(design: DesignChoice, tests) -> dict:
     return {n: n for n in tests if get_test(n).takes in kinds}
 
 
+def _schemes_for(design: DesignChoice) -> tuple:
+    """The sampling schemes whose sample has at least two values on ``design`` (a test needs two), each once.
+
+    With one run (``cv1x10``, plain k-fold cv) the resampling and
+    average-over-folds schemes have one value per repeat, and the other four
+    are the same sample: the k-fold cv scheme stands for them.  With one test
+    part per split (resampled) the resampling scheme stands likewise.
+    """
+    from simstudy.pipeline.schemes import SCHEMES
+
+    r, k = design.n_runs, max(design.n_folds, 1)
+    if r == 1 and k >= 2:
+        return ("kfold_cv",)
+    if k == 1 and r >= 2:
+        return ("resampling",)
+    size = {
+        "resampling": r,
+        "kfold_cv": k,
+        "use_all_data": r * k,
+        "average_over_folds": r,
+        "average_over_runs": k,
+        "average_over_sorted_runs": k,
+    }
+    return tuple(s for s in SCHEMES if size[s] >= 2)
+
+
+def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> None:
+    """Refuse, before anything is written, a design on which a test cannot give a result (one line).
+
+    Each design is run once, with its tests and schemes, on two stand-in
+    learners (scikit-learn's dummy classifiers) fitted on no attribute: what
+    fails there fails in every repeat whatever the learners.
+    """
+    from sklearn.dummy import DummyClassifier
+
+    from simstudy.pipeline.comparison import Comparison
+
+    X = np.zeros((data.y.size, 1))
+    stand_ins = {"a": DummyClassifier(strategy="prior"), "b": DummyClassifier(strategy="stratified")}
+    for cond in designs:
+        chosen = _tests_for(cond, tests)
+
+        def run(which):
+            comparison = Comparison(
+                stand_ins,
+                designs=(cond.key,),
+                tests=which,
+                alpha=cond.alpha,
+                schemes=_schemes_for(cond),
+                index_dtype=np.int16,
+                metric=metric,
+            )
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                comparison.run(X, data.y, np.random.default_rng(0))
+
+        try:
+            run(chosen)
+        except Exception as exc:
+            culprit = ""
+            for label, name in chosen.items():
+                try:
+                    run({label: name})
+                except Exception:
+                    culprit = f" test {label!r}"
+                    break
+            raise ValueError(
+                f"--designs: {cond.key} cannot give a result on {data.name}:{culprit} {_one_line(exc)}; "
+                "choose another design or other --tests"
+            ) from None
+
+
 def _check_tests(tests, designs) -> tuple | None:
     from simstudy.pipeline.outcomes import get_test, test_names
 
@@ -801,70 +1130,111 @@ def _check_tests(tests, designs) -> tuple | None:
 
 
 class FitStopped(RuntimeError):
-    """A user learner's fit was stopped at ``--fit-timeout``, or its worker process ended during a fit."""
+    """A contained learner was stopped at its time limit, or its worker process ended (while loading or fitting)."""
+
+
+#: Seconds one fit (or the loading) of a contained learner may take unless ``--fit-timeout`` says otherwise.
+DEFAULT_FIT_TIMEOUT = 3600.0
+
+#: Seconds a fit worker may take to start (Python and simstudy, before any of the learner's code runs).
+START_TIMEOUT = 60.0
 
 
 def check_fit_timeout(seconds, option: str = "--fit-timeout") -> float | None:
-    """None (no limit, the default) or a positive finite number of seconds, as float; one line naming ``option``."""
+    """None (the default limit) or a positive finite number of seconds, as float; one line naming ``option``."""
     from simstudy.pipeline.plugins import _check_timeout
 
     return _check_timeout(seconds, option)
 
 
-# the workers of this process, by (process id, option, learner label, data digest)
+#: What a fit worker imports before it loads a learner (their time is not the learner's).
+_PRELOAD = ("sklearn.base", "sklearn.utils", "simstudy.pipeline.comparison", "simstudy.pipeline.scores", __name__)
+
+# the fit workers of this process, by (process id, option, learner label)
 _FIT_WORKERS: dict = {}
 
 
 class _FitLimit:
-    """The fits of one user learner in a warm worker process, each stopped hard after ``seconds``.
+    """One contained learner in a warm worker process: loaded there, fitted there, each call stopped at ``seconds``.
 
-    The worker holds the data (sent once) and fits a learner made by the
-    factory it is sent, on the training rows it is told, exactly as
-    :func:`simstudy.pipeline.scores.fold_predictions` would in this process.  When a
-    fit exceeds the limit, or the worker ends during one, the worker is gone
-    and every later fit of the learner in this process fails at once with the
-    same reason (:class:`FitStopped`), so that a hanging learner costs the
-    limit once, not once per repeat.
+    The worker imports the learner's module or file itself (under the limit),
+    so this process never runs the learner's code; it holds the data sets it
+    is sent (once each, by digest) and fits a learner made by the factory it
+    is sent on the training rows it is told, exactly as
+    :func:`simstudy.pipeline.scores.fold_predictions` would in this process.
+    When a call exceeds the limit, or the worker ends during one, the worker
+    and every process it started are killed, and every later call fails at
+    once with the same reason (:class:`FitStopped`), so that a hanging
+    learner costs the limit once, not once per repeat.
+
+    Attributes
+    ----------
+    profile : dict
+        What the parent needs to know of the learner, found in the worker
+        (see :func:`_describe`).
     """
 
-    def __init__(self, label: str, seconds: float, X, y, make):
+    def __init__(self, label: str, seconds: float, source: tuple):
         from simstudy._worker import Worker
 
         self.seconds = seconds
         self.stopped: str | None = None
+        self._sent: set = set()
         self._worker = Worker(prefix=label)
-        self._call(functools.partial(self._worker.start, preload=(__name__,)), timeout=None)
-        # the data, and one learner made (its modules imported) before any fit is timed
-        self._call(self._worker.call, _serve_fit_data, X, y, make, timeout=None)
+        try:
+            # scikit-learn and simstudy are imported before the clock of the learner's own code starts
+            start = functools.partial(self._worker.start, preload=_PRELOAD)
+            self._call(start, timeout=START_TIMEOUT, what="starting its worker")
+            self.profile = self._call(self._worker.call, _serve_load, source, timeout=seconds, what="loading it")
+        except BaseException:
+            self._worker.close()
+            raise
 
-    def _call(self, method, *args, timeout):
+    def _call(self, method, *args, timeout, what: str = "a fit"):
         from simstudy._worker import RemoteError, WorkerFailed
 
         if self.stopped is not None:
-            raise FitStopped(f"not fitted: an earlier fit of this learner {self.stopped}")
+            raise FitStopped(f"not fitted: an earlier call of this learner {self.stopped}")
         try:
             return method(*args, timeout=timeout)
         except WorkerFailed as exc:
             self.stopped = f"{exc} (--fit-timeout {self.seconds:g} s)"
-            raise FitStopped(f"a fit {self.stopped}") from None
+            raise FitStopped(f"{what} {self.stopped}") from None
         except RemoteError as exc:  # the learner raised, as it would have in this process
             raise _LearnerError(exc.kind, exc.message) from None
 
-    def fit_predict(self, make, train, test):
+    def _data(self, digest: str, X, y) -> None:
+        if digest not in self._sent:
+            self._call(
+                self._worker.call, _serve_fit_data, digest, X, y, timeout=self.seconds, what="receiving the data"
+            )
+            self._sent.add(digest)
+
+    def fit_predict(self, digest, X, y, make, train, test):
         """Predictions for the rows ``test`` of ``make()`` fitted on the rows ``train`` (see :func:`fold_predictions`)."""
-        return self._call(self._worker.call, _serve_fit, make, train, test, timeout=self.seconds)
+        self._data(digest, X, y)
+        return _warn_again(self._call(self._worker.call, _serve_fit, digest, make, train, test, timeout=self.seconds))
 
-    def fit_outputs(self, make, train, test):
-        """Predictions and score columns of ``make()`` fitted on ``train``, for ``test`` (see :func:`fold_outputs`)."""
-        return self._call(self._worker.call, _serve_fit_outputs, make, train, test, timeout=self.seconds)
+    def fit_outputs(self, digest, X, y, make, train, test):
+        """Predictions, score columns and their kind of ``make()`` fitted on ``train``, for ``test`` (see
+        :func:`fold_outputs`)."""
+        self._data(digest, X, y)
+        return _warn_again(
+            self._call(self._worker.call, _serve_fit_outputs, digest, make, train, test, timeout=self.seconds)
+        )
 
-    def fit_score(self, make, train, test, metric):
+    def fit_score(self, digest, X, y, make, train, test, metric):
         """The score ``metric`` of ``make()`` fitted on the rows ``train``, on the rows ``test`` (see :func:`cv_scores`)."""
-        return self._call(self._worker.call, _serve_fit_score, make, train, test, metric, timeout=self.seconds)
+        self._data(digest, X, y)
+        answer = self._call(
+            self._worker.call, _serve_fit_score, digest, make, train, test, metric, timeout=self.seconds
+        )
+        return _warn_again(answer)
 
-    def trial(self, make):
-        """``make()`` fitted on all the data, and its predictions of the first five rows (see :func:`_check_learnable`)."""
-        return self._call(self._worker.call, _serve_trial_fit, make, timeout=self.seconds)
+    def trial(self, digest, X, y, make) -> dict:
+        """``make()`` fitted on all the data, described (see :func:`_describe_fitted`; :func:`_check_learnable`)."""
+        self._data(digest, X, y)
+        return self._call(self._worker.call, _serve_trial_fit, digest, make, timeout=self.seconds)
 
     def close(self) -> None:
         self._worker.close()
@@ -878,82 +1248,273 @@ class _LearnerError(Exception):
         self.kind = kind
 
 
-def _limits(choice: LearnerChoice, seconds: float | None) -> bool:
-    """Whether the fits of ``choice`` are made in a worker stopped after ``seconds`` (see :func:`_fit_limit`)."""
+def _limits(choice: LearnerChoice) -> bool:
+    """Whether ``choice`` is loaded and fitted in a worker process (see :func:`_fit_limit`)."""
     from simstudy._worker import available
 
-    return seconds is not None and not choice.registered and available()
+    return choice.contained and not choice.registered and available()
 
 
-def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, digest: str | None = None):
-    """The :class:`_FitLimit` of a user learner in this process (started on first use), or None.
+def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None):
+    """The :class:`_FitLimit` of a contained learner in this process (started, and the learner loaded, on first
+    use); None for a learner that is not contained or on a platform without worker processes.
 
-    None without a limit, for a registered learner (simstudy's own code is
-    not contained), or on a platform without worker processes.
+    Raises
+    ------
+    FitStopped
+        Starting the worker or loading the learner exceeded the limit, or the worker ended.
+    _LearnerError
+        Loading the learner raised (the module cannot be imported, no such name, parameters refused, ...).
     """
-    if not _limits(choice, seconds):
+    if not _limits(choice):
         return None
-    key = (os.getpid(), option, choice.label, digest or data.digest)
+    key = (os.getpid(), option, choice.label)
     if key not in _FIT_WORKERS:
-        _FIT_WORKERS[key] = _FitLimit(choice.label, seconds, data.X, data.y, choice.factory(data))
+        seconds = DEFAULT_FIT_TIMEOUT if seconds is None else seconds
+        source = (
+            ("object", choice.factory(None)) if choice.template is not None else ("ref", choice.spec, choice.params)
+        )
+        _FIT_WORKERS[key] = _FitLimit(choice.label, seconds, source)
     return _FIT_WORKERS[key]
 
 
-class _LimitedFits:
-    """``fit_predict`` of a user learner whose fits are stopped at ``--fit-timeout`` (see :class:`_FitLimit`)."""
+class _RefFactory:
+    """The factory of a ``module:NAME`` or ``file.py:NAME`` learner, which makes learners in its worker only.
 
-    def __init__(self, choice: LearnerChoice, option: str, seconds: float, data: Dataset, digest: str | None):
-        self.args = (choice, option, seconds, data, digest)
+    It travels to the worker by reference (this class) with the reference and
+    parameters; there the module is imported once and the learner made as
+    :func:`simstudy.pipeline.learners.as_learner_factory` would.  ``takes_seed``
+    (found in the worker) tells :class:`simstudy.pipeline.comparison.Comparison`
+    whether the learners get a ``random_state``; None: not known.
+    """
+
+    __slots__ = ("spec", "params", "takes_seed")
+
+    def __init__(self, spec: str, params: str = "{}", takes_seed: bool | None = None):
+        self.spec, self.params, self.takes_seed = spec, params, takes_seed
+
+    def __call__(self):
+        if not _IN_FIT_WORKER:
+            raise RuntimeError(f"learner {self.spec!r}: made in its worker process only, not in simstudy's")
+        return _maker(self.spec, self.params)()
+
+    def __getstate__(self):
+        return self.spec, self.params, self.takes_seed
+
+    def __setstate__(self, state):
+        self.spec, self.params, self.takes_seed = state
+
+
+class _LimitedFits:
+    """``fit_predict``, ``fit_score`` and ``fit_outputs`` of a contained learner (see :class:`_FitLimit`),
+    picklable."""
+
+    def __init__(self, choice: LearnerChoice, option: str, seconds: float | None, data: Dataset):
+        self.args = (choice, option, seconds)
+        self.digest, self.X, self.y = data.digest, data.X, data.y
 
     def __call__(self, make, train, test):
-        return _fit_limit(*self.args).fit_predict(make, train, test)
+        return _fit_limit(*self.args).fit_predict(self.digest, self.X, self.y, make, train, test)
 
     def score(self, make, train, test, metric):
-        return _fit_limit(*self.args).fit_score(make, train, test, metric)
+        return _fit_limit(*self.args).fit_score(self.digest, self.X, self.y, make, train, test, metric)
 
     def outputs(self, make, train, test):
-        return _fit_limit(*self.args).fit_outputs(make, train, test)
+        return _fit_limit(*self.args).fit_outputs(self.digest, self.X, self.y, make, train, test)
+
+
+def _learner(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, *, fitting: bool = True):
+    """The :class:`~simstudy.pipeline.comparison.Learner` of ``choice`` on ``data``: fitted in its worker when
+    contained (``fitting=False``: a study that is only read, whose learners are never loaded)."""
+    from simstudy.pipeline.comparison import Learner
+
+    if not _limits(choice):
+        return Learner(choice.factory(data))
+    limited = _LimitedFits(choice, option, seconds, data)
+    if choice.template is not None:
+        make = choice.factory(data)
+    else:
+        takes_seed = bool(_fit_limit(choice, option, seconds).profile["takes_seed"]) if fitting else False
+        make = _RefFactory(choice.spec, choice.params, takes_seed)
+    return Learner(make, limited, limited.score, limited.outputs)
+
+
+def _fit_worker_code() -> dict[str, str]:
+    """``{path: SHA-256}`` of the source this process's fit workers compiled (their learners and helpers).
+
+    Registered with :func:`simstudy.engine.codecheck.register_code_reporter`: the
+    process that computes a chunk checks it against the run's code, as it checks
+    its own.
+    """
+    pid = os.getpid()
+    out: dict[str, str] = {}
+    for key, limit in list(_FIT_WORKERS.items()):
+        profile = getattr(limit, "profile", None) if key[0] == pid else None
+        out.update((profile or {}).get("code") or {})
+    return out
+
+
+def _register_fit_worker_code() -> None:
+    from simstudy.engine.codecheck import register_code_reporter
+
+    register_code_reporter(_fit_worker_code)
+
+
+_register_fit_worker_code()
 
 
 def _close_fit_workers() -> None:
-    """End this process's fit workers (the command is done)."""
+    """End this process's fit workers (the command is done), and every process they started."""
     pid = os.getpid()
     for key in [k for k in _FIT_WORKERS if k[0] == pid]:
         _FIT_WORKERS.pop(key).close()
 
 
-# the worker's side (see simstudy._worker): the data, sent once
+# the worker's side (see simstudy._worker): the learner's factory, made there, and the data, sent once
+_IN_FIT_WORKER = False
+_MAKERS: dict = {}
 _FIT_DATA: dict = {}
 
 
-def _serve_fit_data(X, y, make) -> None:
-    _FIT_DATA["X"], _FIT_DATA["y"] = X, y
-    make()
+def _maker(spec: str, params: str):
+    """The factory of the learner ``spec`` with ``params`` (JSON), its module imported here once."""
+    from simstudy.pipeline.learners import as_learner_factory
+
+    key = (spec, params)
+    if key not in _MAKERS:
+        obj = _load_learner(spec)
+        kwargs = json.loads(params)
+        if inspect.isclass(obj):
+            make = as_learner_factory(obj, **kwargs)
+        elif kwargs:
+            raise ValueError(
+                f"learner {spec!r}: parameters are not allowed with an estimator or a factory (set them in the file)"
+            )
+        else:
+            make = as_learner_factory(obj)
+        _MAKERS[key] = make
+    return _MAKERS[key]
 
 
-def _serve_fit(make, train, test):
-    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
-    return make().fit(X[train], y[train]).predict(X[test])
+def _serve_load(source: tuple) -> dict:
+    global _IN_FIT_WORKER
+    _IN_FIT_WORKER = True
+    make = _maker(source[1], source[2]) if source[0] == "ref" else source[1]
+    # the code this worker fits with, for the run to compare with its own fingerprint (see _fit_worker_code)
+    return {**_describe(make()), "code": _codeload.loaded_sources()}
 
 
-def _serve_fit_outputs(make, train, test):
-    from simstudy.pipeline.outputs import split_outputs
-
-    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
-    return split_outputs(make().fit(X[train], y[train]), X[test], np.unique(y))
+def _serve_fit_data(digest: str, X, y) -> None:
+    _FIT_DATA[digest] = (X, y)
 
 
-def _serve_fit_score(make, train, test, metric):
+def _recording(thunk):
+    """``thunk()`` and the warnings it issued, as ``(value, [(category name, message), ...])``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = thunk()
+    return value, [(w.category.__name__, str(w.message)[:2000]) for w in caught]
+
+
+def _serve_fit(digest, make, train, test):
+    X, y = _FIT_DATA[digest]
+    return _recording(lambda: make().fit(X[train], y[train]).predict(X[test]))
+
+
+def _serve_fit_outputs(digest, make, train, test):
+    """``(pred, scores, kind)`` of ``make()`` fitted on ``train``, for ``test`` (see :func:`fold_outputs`)."""
+    from simstudy.pipeline.outputs import score_kind, split_outputs
+
+    X, y = _FIT_DATA[digest]
+
+    def outputs():
+        est = make().fit(X[train], y[train])
+        pred, scores = split_outputs(est, X[test], np.unique(y))
+        return pred, scores, score_kind(est)
+
+    return _recording(outputs)
+
+
+def _serve_fit_score(digest, make, train, test, metric):
     from simstudy.pipeline.scores import fold_score
 
-    return fold_score(make, _FIT_DATA["X"], _FIT_DATA["y"], train, test, metric)
+    X, y = _FIT_DATA[digest]
+    return _recording(lambda: fold_score(make, X, y, train, test, metric))
 
 
-def _serve_trial_fit(make):
-    X, y = _FIT_DATA["X"], _FIT_DATA["y"]
+_WARNING_CLASSES: dict = {}
+
+
+def _warn_again(answer):
+    """The value of a worker's answer, its warnings issued again here (so a repeat counts them as it would
+    count the warnings of a fit in this process: by category name and message)."""
+    import builtins
+
+    value, caught = answer
+    for name, message in caught:
+        category = getattr(builtins, name, None)
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            if name not in _WARNING_CLASSES:  # a class of the learner's own: one of the same name
+                _WARNING_CLASSES[name] = type(name, (UserWarning,), {"__module__": "simstudy.learner"})
+            category = _WARNING_CLASSES[name]
+        warnings.warn(message, category, stacklevel=2)
+    return value
+
+
+def _serve_trial_fit(digest, make) -> dict:
+    X, y = _FIT_DATA[digest]
+    return _trial_fit(make, X, y)
+
+
+def _describe(est) -> dict:
+    """What the checks need to know of an unfitted learner, without the learner itself (which may not be
+    importable where the checks run): whether it is a scikit-learn estimator, a classifier by its tags, of
+    which kind, whether it takes missing values, and whether it takes a seed."""
+    from sklearn.base import BaseEstimator, is_classifier
+
+    from simstudy.pipeline.comparison import seed_parameters
+
+    out = {
+        "estimator": isinstance(est, BaseEstimator),
+        "classifier": None,
+        "kind": None,
+        "allow_nan": False,
+        "takes_seed": bool(seed_parameters(est)),
+    }
+    if out["estimator"]:
+        out["classifier"] = bool(is_classifier(est))
+    try:
+        from sklearn.utils import get_tags
+
+        tags = get_tags(est)
+        out["kind"] = tags.estimator_type
+        out["allow_nan"] = bool(tags.input_tags.allow_nan)
+    except Exception:
+        pass
+    return out
+
+
+def _trial_fit(make, X, y) -> dict:
+    """``make()`` fitted on all of ``X``: described as :func:`_check_classifier` needs it, with its
+    predictions of the first five rows and the seconds the fit took."""
+    import time
+
+    from sklearn.base import BaseEstimator
+
     est = make()
-    est.fit(X, y)
-    return est, est.predict(X[:5])
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the repeats count them (see warning_rows); said once, in the report
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+        seconds = time.perf_counter() - start
+        pred = est.predict(X[:5])
+    return {
+        "estimator": isinstance(est, BaseEstimator),
+        "classes": hasattr(est, "classes_"),
+        "proba": callable(getattr(est, "predict_proba", None)),
+        "predictions": np.asarray(pred),
+        "seconds": float(seconds),
+    }
 
 
 def _error_text(exc) -> str:
@@ -961,35 +1522,81 @@ def _error_text(exc) -> str:
     return f"{exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__}: {exc}"
 
 
-def _check_learnable(
-    data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None, digest: str | None = None
-):
-    """Refuse, before anything is written, data the learner cannot take (one line).
-
-    A scikit-learn estimator must get numbers and, unless it declares that it
-    takes them, no missing values; then every learner is fitted once on the
-    whole data, so that a learner that cannot learn from it fails here, not in
-    every split.  With ``fit_timeout`` a user learner's trial fit runs in its
-    worker process (see :func:`assess`) and is stopped hard at the limit.
-    """
-    _check_classifier(choice.factory(data)(), choice, option)
-    if not choice.registered:
-        _check_estimator_input(data, choice, option)
+def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
+    """:func:`_describe` of the learner, made in its worker when contained (loading it there); checked as a
+    classifier that takes ``data``.  Every failure is one line naming the learner."""
     try:
-        limit = _fit_limit(choice, option, fit_timeout, data, digest)
-        if limit is not None:
-            est, pred = limit.trial(choice.factory(data))
-        else:
-            est = choice.factory(data)()
-            with warnings.catch_warnings():  # the repeats count them (see warning_rows); said once, in the report
-                warnings.simplefilter("ignore")
-                est.fit(data.X, data.y)
-                pred = est.predict(data.X[:5])
+        limit = _fit_limit(choice, option, fit_timeout)
+        profile = limit.profile if limit is not None else _describe(choice.factory(data)())
     except FitStopped as exc:
         raise ValueError(f"{option}: {choice.label}: {exc}") from None
+    except _LearnerError as exc:  # loading it failed in its worker
+        text = _first_line(str(exc))
+        if exc.kind == "ValueError" and text.startswith("learner "):
+            raise ValueError(f"{option}: {text}") from None
+        if exc.kind == "ValueError" and text.startswith("params: "):
+            raise ValueError(f"{option}-params: {choice.label}: {text[len('params: ') :]}") from None
+        raise ValueError(f"{option}: {choice.label}: loading it raised {_one_line(exc)}") from None
+    _check_classifier(profile, choice, option)
+    if not choice.registered:
+        _check_estimator_input(data, choice, option, profile)
+    return profile
+
+
+def _trial(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None, digest=None) -> float:
+    """The learner fitted once on all of ``data`` (in its worker when contained) and checked; its seconds."""
+    where = f" (on {data.name})" if option == "--learners" else ""
+    try:
+        limit = _fit_limit(choice, option, fit_timeout)
+        if limit is not None:
+            fitted = limit.trial(digest or data.digest, data.X, data.y, choice.factory(data))
+        else:
+            fitted = _trial_fit(choice.factory(data), data.X, data.y)
+    except FitStopped as exc:
+        raise ValueError(f"{option}: {choice.label}{where}: {exc}") from None
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
         raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
-    _check_classifier(est, choice, option, fitted=True, predictions=pred, y=data.y)
+    _check_classifier(fitted, choice, option, fitted=True, y=data.y)
+    return fitted["seconds"]
+
+
+def _check_learnable(
+    data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None, digest: str | None = None
+) -> float:
+    """Refuse, before anything is written, data the learner cannot take (one line); the seconds of one fit.
+
+    A scikit-learn estimator must be a classifier and get numbers and, unless
+    it declares that it takes them, no missing values; then every learner is
+    fitted once on the whole data, so that a learner that cannot learn from it
+    fails here, not in every split.  A contained learner is loaded, checked and
+    fitted in its worker process (see :func:`assess`), each step stopped hard
+    at ``fit_timeout`` (default :data:`DEFAULT_FIT_TIMEOUT`); its failures
+    (the limit, the end of its process, an exception) are one line naming it.
+    """
+    _profile(data, choice, option, fit_timeout)
+    return _trial(data, choice, option, fit_timeout, digest)
+
+
+def check_learners(datasets, choices, option: str = "--learners", *, fit_timeout: float | None = None) -> dict:
+    """:func:`_check_learnable` for every learner on every data set, before anything is written.
+
+    First what needs no fit (a classifier, numbers, missing values) for every
+    pair, then one fit of each learner on each data set; the first failure is
+    one line naming the learner and the data set, and the fit workers are
+    closed.  Returns the seconds of each fit by (data set position, learner position).
+    """
+    try:
+        for data in datasets:
+            for choice in choices:
+                _profile(data, choice, option, fit_timeout)
+        return {
+            (i, j): _trial(data, choice, option, fit_timeout)
+            for i, data in enumerate(datasets)
+            for j, choice in enumerate(choices)
+        }
+    except BaseException:
+        _close_fit_workers()
+        raise
 
 
 def _one_line(exc, limit: int = 300) -> str:
@@ -998,39 +1605,31 @@ def _one_line(exc, limit: int = 300) -> str:
     return f"{kind}: {first[:limit]}" if first else kind
 
 
-def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool = False, predictions=None, y=None):
+def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted: bool = False, y=None):
     """Refuse a learner that is not a classifier (a regressor's "accuracy" would be printed as if it were one).
 
-    A scikit-learn estimator must be a classifier by its own tags
-    (:func:`sklearn.base.is_classifier`).  Any other object is judged after
-    a trial fit: it must have ``classes_`` or ``predict_proba``.  Every
-    learner's predictions on its training data must be classes of the data.
+    ``desc`` describes the learner (:func:`_describe` before a fit,
+    :func:`_trial_fit` after one).  A scikit-learn estimator must be a
+    classifier by its own tags (:func:`sklearn.base.is_classifier`).  Any
+    other object is judged after a trial fit: it must have ``classes_`` or
+    ``predict_proba``.  Every learner's predictions on its training data must
+    be classes of the data.
     """
-    from sklearn.base import BaseEstimator, is_classifier
-
     advice = "an assessment compares classifiers by their accuracy; choose a classifier"
     if not fitted:
-        if isinstance(est, BaseEstimator) and not is_classifier(est):
-            try:
-                from sklearn.utils import get_tags
-
-                kind = get_tags(est).estimator_type
-            except Exception:
-                kind = None
-            what = f"a {kind}" if kind else "not a classifier"
+        if desc["estimator"] and not desc["classifier"]:
+            what = f"a {desc['kind']}" if desc["kind"] else "not a classifier"
             raise ValueError(
                 f"{option}: {choice.label} is {what}, not a classifier (scikit-learn's is_classifier says no); {advice}"
             )
         return
-    if not isinstance(est, BaseEstimator) and not (
-        hasattr(est, "classes_") or callable(getattr(est, "predict_proba", None))
-    ):
+    if not desc["estimator"] and not (desc["classes"] or desc["proba"]):
         raise ValueError(
             f"{option}: {choice.label} does not look like a classifier: after a fit it has neither "
             f"classes_ nor predict_proba; {advice}"
         )
-    if predictions is not None and y is not None:
-        pred = np.asarray(predictions).ravel()
+    if y is not None:
+        pred = np.asarray(desc["predictions"]).ravel()
         try:
             inside = pred.size == 0 or bool(np.isin(pred, np.unique(y)).all())
         except TypeError:
@@ -1043,29 +1642,20 @@ def _check_classifier(est, choice: LearnerChoice, option: str, *, fitted: bool =
             )
 
 
-def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str):
-    est = choice.factory(data)()
+def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, desc: dict):
     nominal = [c for c, nom in zip(data.columns, data.nominal) if nom]
     if nominal:
         raise ValueError(
             f"{option}: {choice.label} needs numbers, but column(s) {', '.join(map(repr, nominal[:5]))} "
-            "of the data are not numeric; encode them first or use a built-in learner"
+            f"of {data.name} are not numeric; encode them first or use a built-in learner"
         )
-    if data.has_missing:
-        allow = False
-        try:
-            from sklearn.utils import get_tags
-
-            allow = bool(get_tags(est).input_tags.allow_nan)
-        except Exception:
-            allow = False
-        if not allow:
-            cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
-            raise ValueError(
-                f"{option}: {choice.label} cannot take missing values, and column(s) "
-                f"{', '.join(map(repr, cols[:5]))} have some; impute them first or use a learner "
-                "that handles them (e.g. NB, C4.5)"
-            )
+    if data.has_missing and not desc["allow_nan"]:
+        cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
+        raise ValueError(
+            f"{option}: {choice.label} cannot take missing values, and column(s) "
+            f"{', '.join(map(repr, cols[:5]))} of {data.name} have some; impute them first or use a learner "
+            "that handles them (e.g. NB, C4.5)"
+        )
 
 
 def assessment_study(
@@ -1079,6 +1669,7 @@ def assessment_study(
     chunk_size: int = 1,
     fit_timeout: float | None = None,
     metric: str = "accuracy",
+    fitting: bool = True,
 ):
     """The :class:`~simstudy.engine.Study` of an assessment: one condition per design, one replication per repeat.
 
@@ -1098,10 +1689,14 @@ def assessment_study(
     chunk_size : int
         Repeats per stored chunk.
     fit_timeout : float, optional
-        Seconds one fit of a user learner may take (see :func:`assess`); not
-        part of the stored settings, since it changes no number.
+        Seconds one fit of a contained learner may take (see :func:`assess`;
+        default :data:`DEFAULT_FIT_TIMEOUT`); not part of the stored settings,
+        since it changes no number.
     metric : str
         The per-split score the tests compare (a scikit-learn scorer name).
+    fitting : bool
+        False for a study that is only read (:func:`load_assessment`): its
+        contained learners are then not loaded.
 
     Returns
     -------
@@ -1115,7 +1710,7 @@ def assessment_study(
     tests = _check_tests(tests, designs)
     X, y = data.X, data.y
     sides = {"a": ("A", a), "b": ("B", b)}
-    comparisons = _comparisons(data, a, b, designs, tests, metric, fit_timeout)
+    comparisons = _comparisons(data, a, b, designs, tests, metric, fit_timeout, fitting=fitting)
 
     def replicate(cond: DesignChoice, rng):
         try:
@@ -1153,30 +1748,27 @@ def assessment_study(
     )
 
 
-def _comparisons(data: Dataset, a: LearnerChoice, b: LearnerChoice, designs, tests, metric: str, fit_timeout=None):
+def _comparisons(
+    data: Dataset, a: LearnerChoice, b: LearnerChoice, designs, tests, metric: str, fit_timeout=None, *, fitting=True
+):
     """The :class:`~simstudy.pipeline.comparison.Comparison` of every design of an assessment, by design key.
 
     Every held-out case's outputs are kept (the ``predictions`` table), so
-    the stored assessment is scored again by another metric without fitting.
+    the stored assessment is scored again by another metric without fitting;
+    a contained learner makes them in its worker (:func:`_learner`).
+    ``fitting=False``: comparisons that are only read or scored again, whose
+    learners are never loaded.
     """
-    from simstudy.pipeline.comparison import Comparison, Learner
-    from simstudy.pipeline.schemes import SCHEMES
+    from simstudy.pipeline.comparison import Comparison
 
-    digest = data.digest if fit_timeout is not None else None
-    learners = {}
-    for k, choice in (("a", a), ("b", b)):
-        limited = _LimitedFits(choice, f"--{k}", fit_timeout, data, digest) if _limits(choice, fit_timeout) else None
-        if limited is None:
-            learners[k] = Learner(choice.factory(data))
-        else:
-            learners[k] = Learner(choice.factory(data), limited, limited.score, limited.outputs)
+    learners = {k: _learner(choice, f"--{k}", fit_timeout, data, fitting=fitting) for k, choice in (("a", a), ("b", b))}
     return {
         cond.key: Comparison(
             learners,
             designs=(cond.key,),
             tests=_tests_for(cond, tests),
             alpha=cond.alpha,
-            schemes=SCHEMES,
+            schemes=_schemes_for(cond),
             index_dtype=np.int16,
             metric=metric,
             mean_sizes=True,
@@ -2025,6 +2617,8 @@ def assess(
     metric: str = "accuracy",
     out_root=None,
     rope: float = 0.01,
+    in_process: bool = False,
+    nominal=(),
 ):
     """Assess "A beats B" on one data set: every design repeated on new partitions, every test on the same fits.
 
@@ -2086,16 +2680,31 @@ def assess(
         learners are as stable as these, measured), and the pages say so;
         :data:`SHIPPED` uses it whatever the root holds.
     fit_timeout : float, optional
-        Seconds one fit of a user learner (not a registered one) may take,
-        ``--fit-timeout``; default None, no limit.  With a limit, the
-        learner's fits (and its trial fit on the whole data) run in a worker
-        process of their own, kept for every fit of the command, which is
-        killed when a fit exceeds the limit or ends it (``os._exit``, a
-        crash); that fit and every later one of the learner then fail (the
-        failure rows are stored, the numbers of the other fits are the same
-        as without a limit), and the assessment ends with one line naming the
-        learner and the limit.  The learner's class must be importable by its
-        module (as ``module:Class`` is).
+        Seconds the loading and each fit of a contained learner may take,
+        ``--fit-timeout``; default None: :data:`DEFAULT_FIT_TIMEOUT` (an
+        hour).  A learner given as ``"module:NAME"`` or ``"path/to/file.py:NAME"``
+        (a class, an instance, a pipeline or a factory) is always contained
+        unless ``in_process``: it is imported, checked and fitted in a worker
+        process of its own, kept for every fit of the command, and simstudy's
+        process never runs its code.  A class or an estimator given in Python
+        is contained when ``fit_timeout`` is given (it is sent to the worker
+        by pickling, so its class must be importable there).  When the
+        loading or a fit exceeds the limit, or ends the worker (``os._exit``,
+        a crash, a signal), the worker and every process it started are
+        killed; that fit and every later one of the learner fail (the failure
+        rows are stored, for ``replay``; the numbers of the other fits are the
+        same as in this process), and the assessment ends with one line
+        naming the learner and the limit.  What the learner prints goes to
+        standard error, prefixed with its label, at most
+        :data:`simstudy._worker.OUTPUT_CAP` bytes per fit (the last ones).
+    in_process : bool
+        ``--in-process``: load and fit every learner in this process, with no
+        limit, as registered learners always are.  Faster (no copying to a
+        worker), but a learner that hangs, ends the process or prints without
+        end takes simstudy with it; not allowed with ``fit_timeout``.
+    nominal : sequence of str
+        ``--nominal``: columns of a CSV or Parquet file taken as nominal
+        attributes (see :func:`load_data`).
     metric : str
         The per-split score every test and summary compares: ``"accuracy"``
         (the default, as in the papers) or a scikit-learn scorer name
@@ -2130,7 +2739,7 @@ def assess(
     rope = check_rope(rope)
     designs = designs if designs is not None else (FULL_DESIGNS if full else DEFAULT_DESIGNS)
     n_repeats = n_repeats if n_repeats is not None else (FULL_REPEATS if full else DEFAULT_REPEATS)
-    data = as_dataset(X, y, class_column=class_column)
+    data = as_dataset(X, y, class_column=class_column, nominal=nominal)
     if learners is not None:
         if a is not None or b is not None:
             raise ValueError("learners: give the two learners either as learners= or as a and b, not both")
@@ -2148,14 +2757,31 @@ def assess(
         metric = check_metric(metric)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
-    ca = parse_learner(a, a_params, option="--a")
-    cb = parse_learner(b, b_params, option="--b")
-    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    check_metric_for(metric, data)
     fit_timeout = check_fit_timeout(fit_timeout)
-    digest = data.digest if fit_timeout is not None else None
+    if in_process and fit_timeout is not None:
+        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+    ca = parse_learner(
+        a, a_params, option="--a", contained=wants_worker(a, in_process=in_process, fit_timeout=fit_timeout)
+    )
+    cb = parse_learner(
+        b, b_params, option="--b", contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
+    )
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    _check_designs(chosen, _check_tests(tests, chosen), data, metric)
+    digest = data.digest
     try:
+        # to find a stored assessment, read only: a contained learner is loaded (and checked) when it is fitted
         study = assessment_study(
-            data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
+            data,
+            ca,
+            cb,
+            chosen,
+            n_repeats=n_repeats,
+            tests=tests,
+            fit_timeout=fit_timeout,
+            metric=metric,
+            fitting=False,
         )
         scratch = None
         if out is None and out_root is not None:
@@ -2171,8 +2797,12 @@ def assess(
         if run is None and not fresh:  # fitted for another metric: scored again from its stored outputs
             study, run = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, seed, metric) or (study, None)
         if run is None:  # a finished assessment was checked when it was made; a new one is checked now
-            _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
-            _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
+            seconds = _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
+            seconds += _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
+            study = assessment_study(
+                data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
+            )
+            _check_assess_plan(chosen, n_repeats, seconds, data, out)
             with _fit_progress(study, chosen, n_repeats, out, seed, show=progress and jobs == 1, fresh=fresh) as bar:
                 run = run_study(
                     study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress and not bar, fresh=fresh
@@ -2182,6 +2812,67 @@ def assess(
     result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=rope)
     result.scratch = scratch
     return result
+
+
+#: Memory the engine takes to plan and track one stored chunk (its plan entry, its manifest line), an upper estimate.
+PLAN_BYTES_PER_CHUNK = 1024
+#: Disk one stored chunk of an assessment takes at the least (its tables and checksums, file system blocks).
+STORED_BYTES_PER_CHUNK = 16 * 1024
+#: Seconds of fitting beyond which a plan is refused whatever the machine (a year).
+LONGEST_PLAN = 365 * 24 * 3600.0
+#: Seconds one fit costs beyond the learner's own time (a worker's round trip, the splitting), an estimate.
+FIT_OVERHEAD = 2e-3
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.1f} seconds"
+
+
+def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+    """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates).
+
+    ``n_chunks`` stored chunks take about :data:`PLAN_BYTES_PER_CHUNK` of
+    memory each to plan and :data:`STORED_BYTES_PER_CHUNK` of disk each to
+    store; ``fit_seconds`` is the fitting the plan needs, estimated from the
+    trial fits.  Refused: more memory than is available, more disk than is
+    free where ``out`` is, or more than :data:`LONGEST_PLAN` of fitting.
+    """
+    import shutil
+
+    memory, disk = n_chunks * PLAN_BYTES_PER_CHUNK, n_chunks * STORED_BYTES_PER_CHUNK
+    have = available_memory()
+    where = Path(out).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        free = None
+    short = []
+    if have is not None and memory > have:
+        short.append(f"planning them needs about {_bytes_text(memory)} of memory ({_bytes_text(have)} available)")
+    if free is not None and disk > free:
+        short.append(f"storing them about {_bytes_text(disk)} of disk ({_bytes_text(free)} free in {where})")
+    if short or fit_seconds > LONGEST_PLAN:
+        beyond = " (more than the year a plan may take)" if fit_seconds > LONGEST_PLAN else ""
+        short.append(f"fitting them would take about {_duration(fit_seconds)} at the speed of the trial fits{beyond}")
+        raise ValueError(
+            f"{option}: {what} make {n_chunks:,} stored chunks, more than this machine can carry out: "
+            f"{'; '.join(short)}; use fewer"
+        )
+
+
+def _check_assess_plan(designs, n_repeats: int, seconds: float, data: Dataset, out) -> None:
+    """:func:`check_plan` of an assessment: one chunk per design and repeat, each split fitted by both learners
+    (``seconds``: both trial fits on all the data; a split's fit takes its share of the rows)."""
+    n = data.y.size
+    per_repeat = sum(d.n_runs * max(d.n_folds, 1) * (seconds * d.n_train / n + 2 * FIT_OVERHEAD) for d in designs)
+    keys = ", ".join(d.key for d in designs)
+    what = f"{n_repeats:,} repeats of {len(designs)} design(s) ({keys})"
+    check_plan(len(designs) * n_repeats, n_repeats * per_repeat, out, what=what)
 
 
 def _finished_run(study, out, seed):
@@ -2294,12 +2985,14 @@ def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
     stored = str(manifest.get("config", {}).get("settings", {}).get("metric", "accuracy"))
     if stored == metric:
         return None
-    study = assessment_study(data, a, b, designs, n_repeats=n_repeats, tests=tests, metric=stored)
+    # nothing is fitted: a contained learner is not even loaded
+    study = assessment_study(data, a, b, designs, n_repeats=n_repeats, tests=tests, metric=stored, fitting=False)
     run = _finished_run(study, out, seed)
     if run is None or "predictions" not in run.tables():
         return None
     try:
-        return study, RescoredRun(run, _comparisons(data, a, b, designs, tests, metric), data.y.size, metric)
+        comparisons = _comparisons(data, a, b, designs, tests, metric, fitting=False)
+        return study, RescoredRun(run, comparisons, data.y.size, metric)
     except ValueError as exc:
         raise ValueError(
             f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
@@ -2371,17 +3064,18 @@ def _array_dataset(X, y, name: str = "arrays") -> Dataset:
     )
 
 
-def as_dataset(data, y=None, *, class_column=None, name: str | None = None) -> Dataset:
+def as_dataset(data, y=None, *, class_column=None, name: str | None = None, nominal=()) -> Dataset:
     """A :class:`Dataset` from a file or shipped name, a DataFrame (the class in ``class_column``, else the
-    last column), arrays ``X, y`` or a Dataset; ``name`` replaces the one it would get."""
+    last column), arrays ``X, y`` or a Dataset; ``name`` replaces the one it would get; ``nominal``: columns of
+    a file or DataFrame taken as nominal (see :func:`load_data`)."""
     import dataclasses
 
     if isinstance(data, Dataset):
         ds = data
     elif isinstance(data, (str, os.PathLike)) and y is None:
-        ds = load_data(data, class_column=class_column)
+        ds = load_data(data, class_column=class_column, nominal=nominal)
     elif isinstance(data, pd.DataFrame) and y is None:
-        ds = _from_frame(data, name or "data frame", class_column)
+        ds = _from_frame(data, name or "data frame", class_column, tuple(nominal or ()))
     else:
         ds = _array_dataset(data, y, name or "arrays")
     return dataclasses.replace(ds, name=str(name)) if name and ds.name != name else ds
@@ -2729,13 +3423,21 @@ def load_assessment(
     Assessment
     """
     from simstudy.engine import DEFAULT_SEED, load_run
+    from simstudy.pipeline.scores import check_metric
 
     data = as_dataset(data, class_column=class_column)
+    try:
+        metric = check_metric(metric)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
+    check_metric_for(metric, data)  # a metric it is scored again by: checked as a new one would be
     if isinstance(a, dict) and b is None:  # the learners= mapping of assess
         a, b = named_learners(a, "learners")
-    ca, cb = parse_learner(a, a_params, option="--a"), parse_learner(b, b_params, option="--b")
+    # nothing is fitted: a learner given by reference is not even imported
+    ca = parse_learner(a, a_params, option="--a", contained=wants_worker(a))
+    cb = parse_learner(b, b_params, option="--b", contained=wants_worker(b))
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
-    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric)
+    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric, fitting=False)
     other = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, DEFAULT_SEED if seed is None else seed, metric)
     if other is not None:  # fitted for another metric: scored again from its stored outputs
         study, run = other

@@ -92,7 +92,15 @@ def design_choices(datasets, design: str) -> dict:
     return choices
 
 
-def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 1, metric: str = "accuracy"):
+def many_study(
+    datasets,
+    learners,
+    design: str = "cv10x10",
+    *,
+    n_repeats: int = 1,
+    metric: str = "accuracy",
+    fit_timeout: float | None = None,
+):
     """The :class:`~simstudy.engine.Study` of a multi-data-set assessment.
 
     Parameters
@@ -107,13 +115,17 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
         Repeats of the design per data set (new partitions each).
     metric : str
         The per-split score (a scikit-learn scorer name; default accuracy).
+    fit_timeout : float, optional
+        Seconds the loading and each fit of a contained learner may take
+        (see :func:`simstudy.apps.assess.assess`).
 
     Returns
     -------
     simstudy.engine.Study
     """
+    from simstudy.apps.assess import _learner
     from simstudy.engine import Cost, Profile, Study
-    from simstudy.pipeline.comparison import Comparison, Learner
+    from simstudy.pipeline.comparison import Comparison
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
         raise ValueError(f"--repeats: must be an integer >= 1, got {n_repeats!r}")
@@ -130,7 +142,7 @@ def many_study(datasets, learners, design: str = "cv10x10", *, n_repeats: int = 
         data = datasets[cond.position]
         d = choices[cond.position]
         comparison = Comparison(
-            {n: Learner(c.factory(data)) for n, c in zip(names, learners)},
+            {n: _learner(c, "--learners", fit_timeout, data) for n, c in zip(names, learners)},
             designs=(d.key,),
             tests=[_CORRECTED[d.design]],
             metric=metric,
@@ -466,9 +478,10 @@ def _reading() -> str:
     )
 
 
-def as_datasets(data, *, class_column=None) -> tuple:
+def as_datasets(data, *, class_column=None, nominal=()) -> tuple:
     """The data sets of :func:`assess_many`: files or shipped names, DataFrames, ``(X, y)`` pairs, or a mapping
-    ``{name: any of these}``; one line naming the data set that cannot be read."""
+    ``{name: any of these}``; one line naming the data set that cannot be read.  ``nominal``: columns taken as
+    nominal in every file or DataFrame (see :func:`simstudy.apps.assess.load_data`)."""
     from collections.abc import Mapping
 
     from simstudy.apps.assess import as_dataset
@@ -487,9 +500,9 @@ def as_datasets(data, *, class_column=None) -> tuple:
         if pair(d):
             out.append(as_dataset(d[0], d[1], name=name or f"arrays {i}"))
         elif isinstance(d, pd.DataFrame):
-            out.append(as_dataset(d, class_column=class_column, name=name or f"data frame {i}"))
+            out.append(as_dataset(d, class_column=class_column, name=name or f"data frame {i}", nominal=nominal))
         elif isinstance(d, (str, Path)):
-            out.append(as_dataset(d, class_column=class_column, name=name))
+            out.append(as_dataset(d, class_column=class_column, name=name, nominal=nominal))
         else:
             raise ValueError(
                 f"DATA: data set {i} is a {type(d).__name__}; give a file or shipped name, a DataFrame or (X, y)"
@@ -514,6 +527,9 @@ def assess_many(
     fresh: bool = False,
     class_column=None,
     control=None,
+    fit_timeout: float | None = None,
+    in_process: bool = False,
+    nominal=(),
 ) -> ManyAssessment:
     """Compare several learners on several data sets: per data set, then across them.
 
@@ -549,34 +565,68 @@ def assess_many(
         A learner's name in the tables (``--control``): the tests across data
         sets then compare every other learner with it (Holm over ``k - 1``
         comparisons, Demsar's recommended use) instead of every pair.
+    fit_timeout, in_process
+        Where user learners are loaded and fitted, and the limit of each fit
+        (see :func:`simstudy.apps.assess.assess`).  Before anything is
+        written, every learner is checked against every data set (one line
+        naming both when one cannot take the other).
+    nominal : sequence of str
+        Columns taken as nominal attributes in every CSV or Parquet file or
+        DataFrame (see :func:`simstudy.apps.assess.load_data`).
 
     Returns
     -------
     ManyAssessment
     """
     from simstudy._validation import check_alpha
-    from simstudy.apps.assess import check_rope, named_learners, parse_learner
+    from simstudy.apps.assess import (
+        FIT_OVERHEAD,
+        _close_fit_workers,
+        check_fit_timeout,
+        check_learners,
+        check_metric_for,
+        check_plan,
+        check_rope,
+        named_learners,
+        parse_learner,
+        wants_worker,
+    )
     from simstudy.engine import DEFAULT_SEED, run_study
     from simstudy.pipeline.scores import check_metric
 
     alpha = check_alpha(alpha, "--alpha")
+    fit_timeout = check_fit_timeout(fit_timeout)
+    if in_process and fit_timeout is not None:
+        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
     try:
         metric = check_metric(metric)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     rope = check_rope(rope)
-    datasets = as_datasets(data, class_column=class_column)
+    datasets = as_datasets(data, class_column=class_column, nominal=nominal)
+    for d in datasets:
+        check_metric_for(metric, d)
     learners = named_learners(learners)
     if len(learners) < 2:
         raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
-    choices = tuple(parse_learner(spec, option="--learners") for spec in learners)
+    choices = tuple(
+        parse_learner(
+            spec, option="--learners", contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout)
+        )
+        for spec in learners
+    )
     labels = _labels(choices)
     position = None
     if control is not None:
         if control not in labels:
             raise ValueError(f"--control: {control!r} is not one of the learners ({', '.join(labels)})")
         position = labels.index(control)
-    study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric)
+    seconds = check_learners(datasets, choices, "--learners", fit_timeout=fit_timeout)  # before anything is written
+    try:
+        study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric, fit_timeout=fit_timeout)
+    except BaseException:
+        _close_fit_workers()
+        raise
     scratch = None
     if out is None and out_root is not None:
         digest = hashlib.sha256(
@@ -589,7 +639,23 @@ def assess_many(
         scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
         out = Path(scratch.name) / "run"
     seed = DEFAULT_SEED if seed is None else seed
-    run = run_study(study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    splits = design_choices(datasets, design)
+    fitting = n_repeats * sum(
+        splits[i].n_runs * max(splits[i].n_folds, 1) * (t * splits[i].n_train / d.y.size + FIT_OVERHEAD)
+        for (i, _), t in seconds.items()
+        for d in (datasets[i],)
+    )
+    try:
+        check_plan(
+            len(datasets) * n_repeats, fitting, out, what=f"{n_repeats:,} repeats on {len(datasets)} data set(s)"
+        )
+    except BaseException:
+        _close_fit_workers()
+        raise
+    try:
+        run = run_study(study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+    finally:
+        _close_fit_workers()
     failures = run.table("failures")
     if len(failures):
         first = failures.iloc[0]

@@ -452,16 +452,14 @@ def _short(text, limit: int = 60) -> str:
 
 
 def _pvalue_figure(a):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     from simstudy.apps.conclusion import test_kind
+    from simstudy.outputs.plots.layout import wrap_text
+    from simstudy.outputs.plots.output import new_figure
 
     out = a.run.table("outcomes")
     designs = list(dict.fromkeys(out["condition"]))
     heights = [max(1.5, 0.28 * out[out["condition"] == d].groupby(["scheme", "test"]).ngroups + 0.8) for d in designs]
-    fig = Figure(figsize=(8, sum(heights)))
-    FigureCanvasAgg(fig)
+    fig = new_figure((8, sum(heights)))
     axes = fig.subplots(len(designs), 1, squeeze=False, gridspec_kw={"height_ratios": heights})
     positive = out["pvalue"][out["pvalue"] > 0]
     floor = float(np.clip(positive.min() / 3 if len(positive) else 1e-3, 1e-12, 1e-3))
@@ -491,14 +489,14 @@ def _pvalue_figure(a):
         "significant;\nhollow: uncorrected tests, which take splits that share training cases as independent)",
         fontsize=8,
     )
-    fig.suptitle(
+    title = fig.suptitle(
         f"A: {_short(a.a.shown)}  vs  B: {_short(a.b.shown)}\non {_short(a.data.name)}, {_metric(a)}, "
         f"{int(a.table['repeats'].max())} repeats of every design",
         fontsize=9,
         x=0.01,
         ha="left",
     )
-    fig.tight_layout()
+    wrap_text(title, 0.97 * fig.bbox.width)
     return fig
 
 

@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import contextlib
 import io
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simstudy._files import DEFAULT_ROOT, write_atomic
+from simstudy._files import DEFAULT_ROOT, folder_below, write_atomic
 from simstudy._lazy import lazy_module
 from simstudy.outputs.tables import markdown_table
 from simstudy.pipeline.outcomes import get_test, run_test, test_names
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics.intervals import mean_interval, wilson
 from simstudy.statistics.replicability import normalized, r2
+from simstudy.statistics.size_control import DECLINED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,16 +133,6 @@ def _summary(dec: np.ndarray) -> dict:
     return row
 
 
-def _published(study, fields: dict) -> str:
-    """The study's published numbers whose location matches these fields (test, scheme, group, pair)."""
-    found = []
-    for p in study.publication.values:
-        where = dict(p.where)
-        if where and all(k in fields and str(fields[k]) == str(v) for k, v in where.items()):
-            found.append(f"{p.column} {p.value:g}")
-    return "; ".join(found)
-
-
 def _new_tests(test, scheme, timeout, alpha: float, workers: contextlib.ExitStack) -> list:
     """The tests to bench, each a :class:`~simstudy.pipeline.outcomes.TestSpec`: registered ones by name, a
     plug-in adapted into the same contract (:func:`simstudy.pipeline.plugins.as_test`).
@@ -167,42 +157,6 @@ def _new_tests(test, scheme, timeout, alpha: float, workers: contextlib.ExitStac
             "--scheme: a plug-in scheme goes with a plug-in test; registered tests run on the study's own schemes"
         )
     return [get_test(n) for n in names]
-
-
-def _run(spec, block: _Block, scheme_name, alpha: float):
-    """The test's result on a block's scores, its decisions shaped (units, experiments); None where the stored
-    design does not fit it (e.g. 5 x 2 folds, or no split sizes for a corrected test)."""
-    from simstudy.pipeline.plugins import PluginError
-
-    if spec.sizes and block.scores.n_train is None:
-        return None
-    try:
-        res = run_test(spec, block.scores, scheme=scheme_name if spec.takes == "sample" else None)
-    except PluginError:
-        raise
-    except ValueError:
-        return None
-    shape = block.scores.acc_a.shape[:2]
-    return res, np.asarray(res.decision(alpha)).reshape(shape)
-
-
-def _outcome_rows(base: dict, block: _Block, label: str, scheme_name, res, dec) -> pd.DataFrame:
-    """The new test's outcome rows on one block: one per unit and experiment, as a study stores them."""
-    shape = dec.shape
-    units = np.repeat(np.asarray(block.units, dtype=object), shape[1])
-    cols = {**base, block.layout.unit: units}
-    if block.layout.experiment:
-        cols[block.layout.experiment] = np.tile(np.asarray(block.experiments, dtype=object), shape[0])
-    cols.update(
-        {
-            "scheme": scheme_name or "",
-            "test": label,
-            "statistic": np.broadcast_to(np.asarray(res.statistic, dtype=float), shape).ravel(),
-            "pvalue": np.broadcast_to(np.asarray(res.pvalue, dtype=float), shape).ravel(),
-            "decision": dec.ravel().astype(np.int8),
-        }
-    )
-    return pd.DataFrame(cols)
 
 
 def bench(
@@ -287,6 +241,7 @@ def bench(
             tests,
             target=target,
             test=test,
+            scheme=scheme if scheme is None or isinstance(scheme, str) else getattr(scheme, "__name__", "scheme"),
             profile=profile,
             results=results,
             out=out,
@@ -295,25 +250,76 @@ def bench(
         )
 
 
-def _bench_text(study, layout, tests, *, target, test, profile, results, out, alpha: float, write: bool) -> str:
-    """The report of :func:`bench` once the tests are ready (see there)."""
-    from simstudy.engine import load_run
-    from simstudy.engine.runs import locate_run
+def _run(spec, block: _Block, scheme_name, alpha: float):
+    """The test's result on a block's scores and its decisions shaped (units, experiments); None where the stored
+    design does not fit a registered test (e.g. 5 x 2 folds, or no split sizes for a corrected test); decisions
+    None where a plug-in declined the design (it returned None)."""
+    from simstudy.pipeline.plugins import PluginError
 
-    path, profile = locate_run(
-        study, profile, out, root=results, spelled=target if isinstance(target, str) and target not in TARGETS else None
-    )
-    run = load_run(study, profile=profile, out=path)
-    if "scores" not in run.tables():
-        raise ValueError(f"STUDY: the run in {path} has no stored scores")
-    scores = run.table("scores")
-    outcomes = run.table("outcomes")
-    outcomes = outcomes.assign(decision=_builtin_decisions(outcomes, alpha))
+    if spec.sizes and block.scores.n_train is None:
+        return None
+    try:
+        res = run_test(spec, block.scores, scheme=scheme_name if spec.takes == "sample" else None)
+    except PluginError:
+        raise
+    except ValueError:
+        return None
+    if getattr(res, "declined", False):
+        return res, None
+    shape = block.scores.acc_a.shape[:2]
+    return res, np.asarray(res.decision(alpha)).reshape(shape)
+
+
+#: The columns of an outcome row that hold a test's result (the rest describe the condition, unit and experiment).
+_RESULT_COLUMNS = ("scheme", "test", "statistic", "pvalue", "decision")
+
+
+def _as_stored(template, block: _Block, base: dict, label: str, scheme_name, res, dec) -> pd.DataFrame:
+    """The new test's outcome rows on one block, as the study stores its own: one per unit and experiment, with the
+    columns that describe the condition, unit and experiment copied from a built-in test's rows of the same block
+    (``template``), and the test's label, statistic, p-value and decision."""
+    lay = block.layout
+    keys = [lay.unit] + ([lay.experiment] if lay.experiment else [])
+    n_u, n_e = len(block.units), len(block.experiments)
+    frame = pd.DataFrame({lay.unit: np.repeat(np.asarray(block.units), n_e)})
+    if lay.experiment:
+        frame[lay.experiment] = np.tile(np.asarray(block.experiments), n_u)
+    order = list(frame.columns)
+    if template is not None and len(template):
+        described = template.drop_duplicates(keys)
+        described = described.drop(columns=[c for c in (*_RESULT_COLUMNS, *lay.variants) if c in described])
+        frame = frame.merge(described, on=keys, how="left")
+        order = [c for c in template.columns if c in frame or c in _RESULT_COLUMNS or c in lay.variants]
+    for k, v in base.items():
+        frame[k] = v
+    for v in lay.variants:  # the test's label in the study's own columns
+        frame[v] = label if v == "test" else (block.design if v == lay.design_column else "")
+    if scheme_name is not None or "scheme" in order:
+        frame["scheme"] = scheme_name or ""
+    frame["test"] = label
+    frame["statistic"] = np.broadcast_to(np.asarray(res.statistic, dtype=float), dec.shape).ravel()
+    frame["pvalue"] = np.broadcast_to(np.asarray(res.pvalue, dtype=float), dec.shape).ravel()
+    frame["decision"] = dec.ravel().astype(np.int8)
+    return frame[list(dict.fromkeys([*order, *frame.columns]))]
+
+
+class _Found:
+    """What the loop over a study's groups found: the new tests' results and the built-in tests' beside them."""
+
+    def __init__(self):
+        self.rows = []  # the per-group table
+        self.diffs = []  # paired differences, new minus built-in: one dict per group, pair and built-in variant
+        self.new = []  # (label, scheme, rows as stored, direction per row, decision only) per block
+        self.declined = []  # (label, scheme, base) of the blocks a plug-in declined
+        self.builtin = {}  # built-in label -> its variant fields
+
+
+def _walk(study, layout, tests, scores, outcomes, alpha: float) -> _Found:
+    """Run the new tests on every group and pair of the stored scores; set the built-in tests beside them."""
     variants = [c for c in layout.variants if c in outcomes]
     schemes = list(dict.fromkeys(outcomes["scheme"])) if "scheme" in outcomes else [None]
     groups = list(layout.groups)
-
-    rows, diffs, outcome_parts = [], [], []
+    found = _Found()
     group_iter = scores.groupby(groups, sort=False) if groups else [((), scores)]
     for gkey, grows in group_iter:
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
@@ -324,6 +330,8 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
         pairs = layout.pairs_of([c for c in grows.columns if grows[c].notna().all()])
         for pair, (a, b) in pairs.items():
             pout = gout if layout.pair_column is None else gout[gout[layout.pair_column] == pair]
+            stored = list(pout.groupby(variants, sort=False)) if variants else []
+            template = stored[0][1] if stored else None
             blocks = {}
 
             def block_for(kind):
@@ -337,8 +345,7 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
             new = {}
             for spec in tests:
                 label = spec.name
-                kind = spec.takes
-                blk = block_for(kind if kind in _DEFAULT_DESIGNS else "cv")
+                blk = block_for(spec.takes if spec.takes in _DEFAULT_DESIGNS else "cv")
                 if blk is None:
                     continue
                 # a registered sample test runs on each scheme the study uses; a plug-in makes its own sample
@@ -348,12 +355,18 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
                         continue
                     res, dec = got
                     sch_label = sch if spec.takes == "sample" else None
+                    if dec is None:  # the plug-in declined this design
+                        found.declined.append((label, sch_label, base))
+                        found.rows.append({**base, "test": f"**{label}**", "scheme": sch_label or "", **_DECLINED_ROW})
+                        continue
                     new[(label, sch_label)] = (dec, blk)
-                    outcome_parts.append(_outcome_rows(base, blk, label, sch_label, res, dec))
-                    rows.append(
+                    rows = _as_stored(template, blk, base, label, sch_label, res, dec)
+                    direction = np.broadcast_to(np.asarray(res.direction, dtype=float), dec.shape).ravel()
+                    found.new.append((label, sch_label, rows, direction, bool(getattr(res, "decision_only", False))))
+                    found.rows.append(
                         {**base, "test": f"**{label}**", "scheme": sch_label or "", **_summary(dec), "published": ""}
                     )
-            for vkey, vout in pout.groupby(variants, sort=False):
+            for vkey, vout in stored:
                 vkey = vkey if isinstance(vkey, tuple) else (vkey,)
                 vfields = dict(zip(variants, vkey))
                 blk = next((x for x in blocks.values() if x is not None), None) or block_for("cv")
@@ -363,42 +376,412 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
                 if np.isnan(old.astype(float)).any():
                     continue  # this built-in test was not stored for every unit (e.g. another level)
                 label = " / ".join(str(v) for v in vkey)
-                rows.append(
+                found.builtin[label] = vfields
+                found.rows.append(
                     {
                         **base,
                         "test": label,
                         "scheme": "",
                         **_summary(old),
-                        "published": _published(study, {**gfields, **vfields, "pair": pair}),
+                        "published": _published(study, {**gfields, **vfields, "pair": pair}, specific=groups),
                     }
                 )
-                for (nlabel, nsch), (dec, nblk) in new.items():
+                for (nlabel, nsch), (dec, _) in new.items():
                     if dec.shape != old.shape:
                         continue
                     if nsch is not None and "scheme" in vfields and vfields["scheme"] != nsch:
                         continue
-                    d = (dec != 0).mean(axis=1) - (old != 0).mean(axis=1)
-                    diffs.append(
+                    m, lo, hi = map(float, mean_interval((dec != 0).mean(axis=1) - (old != 0).mean(axis=1)))
+                    found.diffs.append(
                         {
                             **base,
                             "new test": nlabel + (f" / {nsch}" if nsch else ""),
                             "built-in": label,
-                            "% rejecting, new - built-in": _fmt_iv(
-                                *map(float, mean_interval(d)), rate=False, sign=True, bounds=(-1.0, 1.0)
-                            ),
+                            "difference": m,
+                            "low": lo,
+                            "high": hi,
                         }
                     )
-    if not rows:
+    return found
+
+
+_DECLINED_ROW = {"% rejecting": DECLINED, "% A better": DECLINED, "published": ""}
+
+
+def _published(study, fields: dict, specific=()) -> str:
+    """The study's published numbers whose location matches these fields (test, scheme, group, pair) and names one
+    of the ``specific`` fields (a group), so that a number published once for a test is not repeated in every
+    group's block (the published table's form shows it once)."""
+    found = []
+    for p in study.publication.values:
+        where = dict(p.where)
+        if not where or (specific and not any(k in where for k in specific)):
+            continue
+        if all(k in fields and str(fields[k]) == str(v) for k, v in where.items()):
+            found.append(f"{p.column} {p.value:g}")
+    return "; ".join(found)
+
+
+# -- the published table in its own form -------------------------------------------------------------------------
+
+
+class _WithRows:
+    """A stored run whose outcome rows are replaced (the study's ``summarize`` reads them through ``table``)."""
+
+    def __init__(self, run, outcomes: pd.DataFrame):
+        self._run, self._outcomes = run, outcomes
+
+    def table(self, name, *args, **kwargs):
+        if name == "outcomes":
+            return self._outcomes.copy()
+        return self._run.table(name, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._run, name)
+
+
+def _published_variants(study, layout) -> list[tuple]:
+    """The variants of the built-in tests the study publishes numbers for, as ((column, value), ...) in the
+    order of the published values; empty when its published numbers name no test."""
+    out = []
+    for p in study.publication.values:
+        key = tuple((k, str(v)) for k, v in p.where if k in layout.variants)
+        if key and key not in out:
+            out.append(key)
+    return out
+
+
+def _joined(frame: pd.DataFrame, cols) -> np.ndarray:
+    """Per row, the values of ``cols`` joined by " / " (the label of a built-in test in every table)."""
+    if not cols:
+        return np.full(len(frame), "", dtype=object)
+    out = frame[cols[0]].astype(str)
+    for c in cols[1:]:
+        out = out + " / " + frame[c].astype(str)
+    return out.to_numpy(dtype=object)
+
+
+def _matches(frame: pd.DataFrame, key) -> np.ndarray:
+    ok = np.ones(len(frame), dtype=bool)
+    for k, v in key:
+        if k not in frame:
+            return np.zeros(len(frame), dtype=bool)
+        ok &= frame[k].astype(str).to_numpy() == str(v)
+    return ok
+
+
+def _cell(row, col) -> str:
+    v = row.get(col, np.nan)
+    if isinstance(v, str):
+        return v
+    if v is None or not np.isfinite(v):
+        return "n/a"
+    lo, hi = row.get(f"{col}_mc_low", np.nan), row.get(f"{col}_mc_high", np.nan)
+    if lo is not None and hi is not None and np.isfinite(lo) and np.isfinite(hi):
+        return f"{v:.1f} [{lo:.1f}, {hi:.1f}]"
+    return f"{v:.1f}"
+
+
+def _table_form(study, layout, run, outcomes, found: _Found, notes: list) -> tuple[str, list]:
+    """The study's published tables with the new tests in them, computed as the study computes its own rows.
+
+    The study's ``summarize`` runs on the stored rows of the tests it publishes numbers for, re-decided at this
+    alpha, plus the new tests' rows (:func:`_as_stored`); each table the published numbers name is shown with the
+    new tests' rows, then every published test's row, ours and the paper's.  Returns the Markdown ("" when the
+    study publishes no number about a test) and the labels of the published built-in tests.
+    """
+    keys = _published_variants(study, layout)
+    if not keys:
+        return "", []
+    labels = []
+    for label, vfields in found.builtin.items():
+        if any(all(str(vfields.get(k)) == v for k, v in key) for key in keys):
+            labels.append(label)
+    new_labels = list(dict.fromkeys((lab, sch) for lab, sch, *_ in found.new))
+    declined = list(dict.fromkeys((lab, sch) for lab, sch, _ in found.declined if (lab, sch) not in new_labels))
+    if not new_labels and not declined:
+        return "", labels
+    mask = np.zeros(len(outcomes), dtype=bool)
+    for key in keys:
+        mask |= _matches(outcomes, key)
+    parts = [outcomes[mask]] + [rows for *_, rows, _, _ in found.new]
+    try:
+        with np.errstate(all="ignore"):
+            tables = study.summarize(_WithRows(run, pd.concat(parts, ignore_index=True)))
+    except Exception as exc:  # a study's own summary that cannot take a new test: said, never a traceback
+        notes.append(
+            f"The study's own tables could not take the new test ({type(exc).__name__}: {exc}); its rates are below."
+        )
+        return "", labels
+    sections = []
+    by_table: dict = {}
+    for p in study.publication.values:
+        by_table.setdefault(p.table, []).append(p)
+    for name, pubs in by_table.items():
+        t = tables.get(name) if isinstance(tables, dict) else None
+        if t is None or not any(k in layout.variants for p in pubs for k, _ in p.where):
+            continue
+        columns = list(dict.fromkeys(p.column for p in pubs))
+        tails = {c: {p.label.rsplit(": ", 1)[-1] for p in pubs if p.column == c} for c in columns}
+        heading = {c: next(iter(t)) if len(t) == 1 else c for c, t in tails.items()}
+        where_cols = list(dict.fromkeys(k for p in pubs for k, _ in p.where))
+        t = t.reset_index(drop=True)
+        rows = []
+        for lab, sch in new_labels + declined:
+            key = [("test", lab)] + ([("scheme", sch or "")] if "scheme" in where_cols and "scheme" in t else [])
+            hit = t[_matches(t, key)]
+            if (lab, sch) in declined or not len(hit):
+                rows.append({**{c: "" for c in where_cols}, "test": f"**{lab}**", "row": "ours"})
+                rows[-1].update({heading[c]: DECLINED if (lab, sch) in declined else "n/a" for c in columns})
+                continue
+            for _, r in hit.iterrows():
+                row = {c: (f"**{lab}**" if c == "test" else str(r.get(c, ""))) for c in where_cols}
+                rows.append({**row, "row": "ours", **{heading[c]: _cell(r, c) for c in columns}})
+        seen = []
+        for p in pubs:
+            if p.where not in seen:
+                seen.append(p.where)
+        for where in seen:
+            ours = t[_matches(t, where)]
+            if not len(ours):  # e.g. a data set this run does not store
+                continue
+            fields = {c: "" for c in where_cols} | {k: str(v) for k, v in where}
+            if len(ours) == 1:
+                rows.append({**fields, "row": "ours", **{heading[c]: _cell(ours.iloc[0], c) for c in columns}})
+            paper = {p.column: p.value for p in pubs if p.where == where}
+            rows.append(
+                {**fields, "row": "paper", **{heading[c]: f"{paper[c]:g}" if c in paper else "" for c in columns}}
+            )
+        sources = ", ".join(dict.fromkeys(p.source for p in pubs if p.source))
+        sections.append(
+            f"### {sources or name} in its own form\n\nThe study's table `{name}`, the new test's row computed as "
+            "the study computes its own from the same replications; ours with 95% Monte Carlo intervals, the "
+            "paper's as published.\n\n" + markdown_table(pd.DataFrame(rows))
+        )
+    return "\n\n".join(sections), labels
+
+
+# -- size verdicts where the study has null conditions -------------------------------------------------------------
+
+
+def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found, alpha: float, notes: list):
+    """The new tests and the built-in ones judged as the proving ground judges them, on the study's conditions whose
+    truth its evidence declares (:mod:`simstudy.apps.evidence`): size verdict from the null conditions (intervals
+    simultaneous over them), raw and size-adjusted power on the alternatives calibrated by a null twin, the rank.
+
+    Returns the leaderboard (:func:`simstudy.apps.proving.summary.leaderboard`, procedures named by their labels in
+    the other tables), or None when the study declares no null condition or its rows do not say which it is.
+    """
+    from simstudy.apps.proving.summary import leaderboard, procedures, size_table, twins
+    from simstudy.statistics.size_control import SizeRule
+
+    if study.provides.evidence is None or not {"condition", "replication"} <= set(outcomes.columns):
+        return None
+    try:
+        truths = study.provides.evidence(run).truths
+    except Exception as exc:  # a study's own function: one line, never a traceback
+        notes.append(f"No size verdicts: the study's evidence could not be read ({type(exc).__name__}: {exc}).")
+        return None
+    if not any(v.get("truth") == "null" for v in truths.values()):
+        return None
+    exp = layout.experiment
+    variants = [c for c in layout.variants if c in outcomes]
+
+    def frame(rows, test, pvalue, sign, decision_only=False, declined=False):
+        return pd.DataFrame(
+            {
+                "condition": rows["condition"].astype(str).to_numpy(),
+                "replication": rows["replication"].to_numpy(),
+                "experiment": rows[exp].to_numpy() if exp and exp in rows else 0,
+                "design": "",
+                "scheme": "",
+                "test": test,
+                "pvalue": pvalue,
+                "sign": sign,
+                "decision_only": decision_only,
+                "declined": declined,
+            }
+        )
+
+    parts = []
+    p = outcomes["pvalue"].to_numpy(float)
+    stored = np.sign(stored_decision.to_numpy(float))
+    # the stored p-values re-decide a built-in test at this alpha only where every rejection there was one at the
+    # stored level too (whose direction is stored); otherwise its decisions at this alpha are taken as they are
+    by_p = not ((np.nan_to_num(p, nan=2.0) <= alpha) & (stored == 0)).any()
+    if not by_p:
+        notes.append(
+            f"alpha {alpha:g} is above the level the built-in tests' directions were stored at: they are judged by "
+            "their decisions, without size-adjusted power."
+        )
+    labels = _joined(outcomes, variants)
+    for label in found.builtin:
+        sel = labels == label
+        rows = outcomes[sel]
+        if by_p:
+            parts.append(frame(rows, label, p[sel], np.where(stored[sel] != 0, stored[sel], np.nan)))
+        else:
+            parts.append(frame(rows, label, np.nan, rows["decision"].to_numpy(float), decision_only=True))
+    for lab, sch, rows, direction, decision_only in found.new:
+        name = lab + (f" / {sch}" if sch else "")
+        sign = rows["decision"].to_numpy(float) if decision_only else direction
+        parts.append(frame(rows, name, rows["pvalue"].to_numpy(float), sign, decision_only=decision_only))
+    frames = pd.concat(parts, ignore_index=True)
+    for lab, sch, base in found.declined:  # placeholders: the procedure is listed as declined
+        name = lab + (f" / {sch}" if sch else "")
+        sel = np.ones(len(outcomes), dtype=bool)
+        for k, v in base.items():
+            if k in outcomes:
+                sel &= outcomes[k].astype(str).to_numpy() == str(v)
+        first = outcomes[sel].drop_duplicates(["condition", "replication"])
+        frames = pd.concat([frames, frame(first, name, np.nan, np.nan, declined=True)], ignore_index=True)
+    frames = frames.drop_duplicates(["condition", "replication", "experiment", "design", "scheme", "test"])
+    pr = procedures(frames, truths=truths, decided_at=alpha)
+    if not pr.p and not pr.declined:
+        return None
+    rule = SizeRule(alpha=alpha)
+    board = leaderboard(pr, alpha=alpha, rule=rule, sizes=size_table(pr, rule))
+    # size-adjusted power only where every calibrated alternative data set gives it: where the stored rows do not
+    # give the direction of a rejection at the calibrated threshold, the rest would be a selected subset
+    twin = twins(pr)
+    incomplete = []
+    for proc in pr.p:
+        t = pr.truth_of(proc)
+        calibrated = int((np.isfinite(t) & (t != 0) & (twin != "")).sum())
+        row = board["procedure"] == proc
+        if pr.has_pvalues(proc) and int(board.loc[row, "adjusted_units"].iloc[0]) < calibrated:
+            incomplete.append(proc)
+    if incomplete:
+        board.loc[board["procedure"].isin(incomplete), ["adjusted_power", "rank", "tied_with"]] = np.nan
+        keep = [q for q in pr.p if q not in incomplete]
+        ranked = leaderboard(pr.subset(keep), alpha=alpha, rule=rule).set_index("procedure")
+        for col in ("rank", "tied_with"):
+            board[col] = board["procedure"].map(ranked[col]).where(~board["procedure"].isin(incomplete))
+        board["_incomplete"] = board["procedure"].isin(incomplete)
+    board["procedure"] = board["procedure"].str.replace(r" \[\]$", "", regex=True)
+    return board
+
+
+def _size_view(board: pd.DataFrame, new_names: list) -> tuple[pd.DataFrame, str]:
+    """The rows of the size table as printed: the new tests, then the built-in tests that control size (ranked);
+    and a sentence counting the others."""
+    from simstudy.apps.proving.report import _view_board
+    from simstudy.statistics.size_control import CONTROLS
+
+    new = board["procedure"].isin(new_names)
+    shown = pd.concat([board[new], board[~new & (board["size"] == CONTROLS)].sort_values("rank", kind="stable")])
+    cols = [
+        "rank",
+        "procedure",
+        "size",
+        "its Type I error %",
+        "its data sets",
+        "raw power %",
+        "size-adjusted power %",
+    ]
+    view = _view_board(shown).reindex(columns=cols).astype(object)
+    if "_incomplete" in shown:
+        gap = shown["_incomplete"].fillna(False).to_numpy(bool)
+        view.loc[gap, "size-adjusted power %"] = "n/a: directions not stored"
+    gone = (shown["size"] == DECLINED).to_numpy()
+    view.loc[gone, cols[2:]] = DECLINED
+    view["rank"] = view["rank"].fillna("")
+    view["procedure"] = [f"**{p}**" if p in new_names else p for p in view["procedure"]]
+    others = board[~new & (board["size"] != CONTROLS)]["size"].value_counts()
+    rest = (
+        "Built-in tests not shown: "
+        + ", ".join(f"{n} {v}" for v, n in others.items())
+        + " (every row in the saved CSV)."
+        if len(others)
+        else ""
+    )
+    return view, rest
+
+
+# -- paired differences ---------------------------------------------------------------------------------------
+
+
+def _differences_view(diffs: pd.DataFrame, keep: list, base_cols: list) -> pd.DataFrame:
+    """The paired differences against the built-in tests ``keep`` (all when empty), one row per new and built-in
+    test and a column per group when there are few groups."""
+    d = diffs if not keep else diffs[diffs["built-in"].isin(keep)]
+    cell = [
+        _fmt_iv(m, lo, hi, rate=False, sign=True, bounds=(-1.0, 1.0))
+        for m, lo, hi in zip(d["difference"], d["low"], d["high"])
+    ]
+    d = d.assign(cell=cell)
+    where = pd.Series(_joined(d, base_cols), index=d.index)
+    if base_cols and where.nunique() <= 8:
+        wide = d.assign(_where=where).pivot_table(
+            index=["new test", "built-in"], columns="_where", values="cell", aggfunc="first", sort=False
+        )
+        wide = wide[list(dict.fromkeys(where))]
+        wide.columns = [str(c) for c in wide.columns]
+        return wide.reset_index()
+    return d[[*base_cols, "new test", "built-in"]].assign(**{"% rejecting, new - built-in": d["cell"]})
+
+
+def _saved_name(study, names: str, scheme, alpha: float) -> str:
+    """The saved copy's name: the study, the tests, the plug-in scheme and alpha (every option that changes it)."""
+    import hashlib
+
+    key = f"{study.name}__{names}" + (f"__scheme-{scheme}" if scheme else "") + f"__alpha{alpha:g}"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key)
+    if len(safe) > 120:
+        safe = safe[:100] + "_" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    return safe
+
+
+def _bench_text(study, layout, tests, *, target, test, scheme, profile, results, out, alpha: float, write: bool) -> str:
+    """The report of :func:`bench` once the tests are ready (see there)."""
+    from simstudy.engine import load_run
+    from simstudy.engine.runs import locate_run
+
+    path, profile = locate_run(
+        study, profile, out, root=results, spelled=target if isinstance(target, str) and target not in TARGETS else None
+    )
+    run = load_run(study, profile=profile, out=path)
+    if "scores" not in run.tables():
+        raise ValueError(f"STUDY: the run in {path} has no stored scores")
+    scores = run.table("scores")
+    outcomes = run.table("outcomes")
+    stored_decision = outcomes["decision"]
+    outcomes = outcomes.assign(decision=_builtin_decisions(outcomes, alpha))
+    found = _walk(study, layout, tests, scores, outcomes, alpha)
+    if not found.rows:
         raise ValueError(f"--test: {test!r} does not apply to the designs {study.name!r} stores")
-    table = pd.DataFrame(rows)
-    if not table["scheme"].astype(bool).any():
-        table = table.drop(columns="scheme")
-    if not table["published"].astype(bool).any():
-        table = table.drop(columns="published")
     names = ", ".join(spec.name for spec in tests)
+    notes: list[str] = []
+    form, published_labels = _table_form(study, layout, run, outcomes, found, notes)
+    board = _size_and_power(study, layout, run, outcomes, stored_decision, found, alpha, notes)
+
+    def name_of(lab, sch):
+        return lab + (f" / {sch}" if sch else "")
+
+    new_names = list(dict.fromkeys(name_of(lab, sch) for lab, sch, *_ in found.new))
+    rejected = {}
+    for lab, sch, rows, _, _ in found.new:
+        rejected[name_of(lab, sch)] = rejected.get(name_of(lab, sch), False) or bool((rows["decision"] != 0).any())
+    declined = [n for n in dict.fromkeys(name_of(lab, sch) for lab, sch, _ in found.declined)]
+    decision_only = list(dict.fromkeys(name_of(lab, sch) for lab, sch, _, _, only in found.new if only))
+    for n in new_names:
+        if not rejected[n]:
+            notes.append(
+                f"`{n}` never rejects: it rejected on no replication of any group, so its zero Type I error says "
+                "nothing about its size (it is never counted as controlling size, nor ranked)."
+            )
+    for n in declined:
+        where = "every design" if n not in new_names else "some groups"
+        notes.append(f'`{n}` declined {where} (it returned None): its cells read "declined".')
+    for n in decision_only:
+        notes.append(
+            f"`{n}` gives decisions only: it is judged by them, by its own rule at any alpha; what needs p-values "
+            '(size-adjusted power, a rank by it) reads "n/a: no p-values".'
+        )
+
     unit = layout.unit if layout.unit != "replication" else "replications"
     head = (
-        f"# {study.title}: `{names}` on the stored replications\n\nProfile `{profile}`, alpha {alpha}; the "
+        f"# {study.title}: `{names}` on the stored replications\n\nProfile `{profile}`, alpha {alpha:g}; the "
         "new test sees exactly the replications (data, partitions and fits) the built-in tests saw, whose "
         "decisions are re-made at this alpha from their stored p-values. Intervals are 95% Monte Carlo "
         f"intervals over the independent units ({unit})"
@@ -410,19 +793,72 @@ def _bench_text(study, layout, tests, *, target, test, profile, results, out, al
         + "; the mean normalised replicability 2 (R2 - 1/2) is over "
         "the experiments of a unit.\n\n"
     )
-    text = head + markdown_table(table)
-    if diffs:
-        text += "\n\nPaired differences, new minus built-in, per unit:\n\n" + markdown_table(pd.DataFrame(diffs))
+    text = head + ("".join(f"- {n}\n" for n in notes) + "\n" if notes else "")
+    if form:
+        text += form + "\n\n"
+    if board is not None:
+        from simstudy.statistics.size_control import SizeRule
+
+        view, rest = _size_view(board, new_names + declined)
+        text += (
+            "### Size and power\n\nJudged as `simstudy proving-ground` judges: the size verdict from the study's "
+            f"null conditions ({SizeRule(alpha=alpha).describe()}), raw power on its alternatives, and "
+            "size-adjusted power on those a null condition calibrates (a rejection at the threshold that gives "
+            "the test a Type I error of at most alpha there); rank among the tests that control size, by "
+            "size-adjusted power, ties where the paired interval covers 0.\n\n" + markdown_table(view)
+        )
+        text += ("\n\n" + rest if rest else "") + "\n\n"
+    table = pd.DataFrame(found.rows)
+    if form:  # the built-in tests are in the published table's form above
+        table = table[table["test"].str.startswith("**")]
+    for col in ("% rejecting", "% A better", "mean norm. R2"):
+        if col in table:
+            table[col] = table[col].where(table[col].notna(), DECLINED)
+    if not table["scheme"].astype(bool).any():
+        table = table.drop(columns="scheme")
+    if "published" in table and not table["published"].astype(bool).any():
+        table = table.drop(columns="published")
+    groups = ", ".join(layout.groups) or "the study"
+    text += f"### Per {groups}\n\n" + markdown_table(table)
+    if found.diffs:
+        diffs = pd.DataFrame(found.diffs)
+        base_cols = [c for c in diffs.columns if c not in ("new test", "built-in", "difference", "low", "high")]
+        keep, against = [], "every built-in test"
+        if published_labels:
+            keep, against = published_labels, "the tests the study publishes numbers for"
+        elif board is not None:
+            from simstudy.statistics.size_control import CONTROLS
+
+            controls = [p for p in board.loc[board["size"] == CONTROLS, "procedure"] if p in found.builtin]
+            if controls:
+                keep, against = controls, "the built-in tests that control size"
+        if keep:  # and, for every new test, the built-in test whose decisions are nearest to its own
+            nearest = diffs.assign(gap=diffs["difference"].abs()).groupby(["new test", "built-in"], sort=False)["gap"]
+            near = nearest.mean().reset_index().sort_values("gap", kind="stable").groupby("new test", sort=False)
+            extra = [b for b in near["built-in"].first() if b not in keep]
+            keep = keep + list(dict.fromkeys(extra))
+            against += " and the built-in test nearest to each new one"
+        view = _differences_view(diffs, keep, base_cols)
+        total = diffs["built-in"].nunique()
+        text += (
+            f"\n\nPaired differences of the rejection rate, new minus built-in, per unit, against {against}"
+            + (f" ({len(keep)} of {total} built-in tests; all in the saved CSV)" if keep and len(keep) < total else "")
+            + ":\n\n"
+            + markdown_table(view)
+        )
     if write:  # beside the run, never into its chunks or manifest; a read-only store just skips this
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in names)[:80]
+        stem = _saved_name(study, names, scheme, alpha)
         try:
-            outdir = Path(run.path) / "bench"
-            outdir.mkdir(exist_ok=True)
-            write_atomic(outdir / f"{study.name}__{safe}.md", text + "\n")
-            if outcome_parts:  # the new tests' outcome rows, as the study's own are stored
+            outdir = folder_below(run.path, "bench")  # a link there is refused, never written through
+            write_atomic(outdir / f"{stem}.md", text + "\n")
+            if found.new:  # the new tests' outcome rows, as the study's own are stored
                 buf = io.BytesIO()
-                pd.concat(outcome_parts, ignore_index=True).to_parquet(buf, index=False)
-                write_atomic(outdir / f"{study.name}__{safe}.parquet", buf.getvalue())
+                pd.concat([rows for *_, rows, _, _ in found.new], ignore_index=True).to_parquet(buf, index=False)
+                write_atomic(outdir / f"{stem}.parquet", buf.getvalue())
+            if found.diffs:
+                write_atomic(outdir / f"{stem}__differences.csv", pd.DataFrame(found.diffs).to_csv(index=False))
+            if board is not None:
+                write_atomic(outdir / f"{stem}__size.csv", board.to_csv(index=False))
         except OSError:
             pass
     return text

@@ -268,7 +268,7 @@ def _load(study, path: Path, profile: str, variant: bool, notes: list):
 
 
 def _provenance_changes(study, manifest: dict) -> list[str]:
-    from simstudy.engine.runner import provenance, provenance_changes
+    from simstudy.engine.fingerprint import provenance, provenance_changes
 
     try:
         return provenance_changes(manifest.get("provenance"), provenance(study))

@@ -897,6 +897,66 @@ class RunData:
         return len(self._chunks()) == len(self.manifest["plan"])
 
 
+def _name_max(path: Path) -> int:
+    """The longest file name (in bytes) the file system of ``path`` (or of its nearest existing folder) takes."""
+    for p in (path, *path.parents):
+        if p.exists():
+            try:
+                return int(os.pathconf(p, "PC_NAME_MAX"))
+            except (OSError, ValueError, AttributeError):
+                break
+    return 255
+
+
+def check_folder_names(path, conditions) -> None:
+    """Refuse, before anything is written, a run folder or condition key too long to be a folder's name.
+
+    The folders of ``path`` that do not exist yet (the study's name and the
+    profile, by default) and every condition key (each names the folder of its
+    chunks) must fit the file system's limit on a name.
+    """
+    path = Path(path)
+    limit = _name_max(path)
+    for part in path.parts:
+        if len(os.fsencode(part)) > limit:
+            raise StoreError(
+                f"--out: the folder name {part[:40]}... is {len(os.fsencode(part))} bytes long; this file system "
+                f"takes at most {limit} (a study's name names its folder under results/: shorten it, or give --out)"
+            )
+    for key in conditions:
+        if len(os.fsencode(key)) > limit:
+            raise StoreError(
+                f"condition key {key[:40]}...: {len(os.fsencode(key))} bytes long; it names the folder of the "
+                f"condition's chunks and this file system takes at most {limit}: give the condition a shorter key"
+            )
+
+
+def remove_if_unused(top, path) -> None:
+    """Remove the folders a refused run made, from ``top`` down to its run folder ``path``, if they hold no rows.
+
+    Only a lock, a manifest and empty folders are removed; anything else (a
+    chunk, a file of the user's) keeps the whole tree where it is.
+    """
+    top, path = Path(top), Path(path)
+    keep = {LOCK, MANIFEST}
+    fd = None
+    try:
+        if os.path.lexists(path / LOCK):  # a run that took the folder meanwhile keeps it
+            fd = _open_lock(path / LOCK, os.O_RDWR)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for root, dirs, files in os.walk(top):
+            if any(f not in keep or Path(root) != path for f in files):
+                return
+            if any(os.path.islink(os.path.join(root, d)) for d in dirs):
+                return
+        shutil.rmtree(top)
+    except (OSError, StoreError):
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 def default_out(study: str, profile: str, root=DEFAULT_ROOT) -> Path:
     """Where a run of ``study`` at ``profile`` is stored by default: ``ROOT/STUDY/PROFILE``."""
     return Path(root) / study / profile

@@ -23,6 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from simstudy._codeload import HashedSourceLoader
+from simstudy.engine.processes import ExitCalled as _ExitCalled
+from simstudy.engine.processes import exit_refused as _exit_refused
+
 __all__ = [
     "Profile",
     "Study",
@@ -209,6 +213,12 @@ class Publication:
     cross_study : tuple
         Rows of a table that gathers several studies (Berrar's Table 1), read by
         :func:`simstudy.outputs.published.cross_study_table`.
+    page : callable(run, out, results) -> dict, optional
+        A page of the study's own, written from its stored run into the folder
+        ``out`` (``results`` is the root of the other stored studies it may
+        read); returns the paths of its ``markdown`` and ``html`` files and a
+        ``summary`` in Markdown.  The reproduction page shows the summary and
+        links the page (the proving ground's report, say).
     """
 
     values: tuple = ()
@@ -216,6 +226,7 @@ class Publication:
     notes: str = ""
     interval_note: str | None = None
     cross_study: tuple = ()
+    page: Callable | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "values", tuple(self.values))
@@ -331,6 +342,12 @@ class Study:
         the ``outcomes`` rows of one condition: columns ``quantity``,
         ``estimate`` and ``mcse``.  Default: the rejection rates (see
         :mod:`simstudy.engine.adaptive`).
+    adaptive : callable(Profile) -> dict or None, optional
+        The study's own adaptive rule at a profile: ``{"target_mcse": E,
+        "max_replications": N}`` (the arguments of :func:`run_study`), or None
+        for a fixed count.  ``simstudy run`` applies it when no
+        ``--target-mcse`` is given, so the study is run the same way by every
+        command, and the wall-time estimates give a range up to its cap.
     knobs : tuple of simstudy.engine.solve.Knob
         The numeric condition fields ``simstudy solve`` may set to meet a
         target (see :mod:`simstudy.engine.solve`).
@@ -359,6 +376,7 @@ class Study:
     chunk_size: int = 10
     settings: Any = None
     targets: Callable | None = None
+    adaptive: Callable | None = None
     knobs: tuple = ()
     cost: Cost = field(default_factory=Cost)
     publication: Publication = field(default_factory=Publication)
@@ -490,11 +508,17 @@ class Study:
         """
         return float(sum(self._chunk_costs(profile)))
 
-    def _chunk_costs(self, profile: Profile) -> list[float]:
-        """Worker seconds of each chunk of the run's plan (the cost's seconds per replication times its size)."""
+    def _chunk_costs(self, profile: Profile, cap: int | None = None) -> list[float]:
+        """Worker seconds of each chunk of the run's plan (the cost's seconds per replication times its size).
+
+        ``cap``: every condition without a count of its own runs that many
+        replications (an adaptive run grown to its cap).
+        """
         costs = []
         for c in self.conditions_for(profile):
             n, s = n_replications_of(c, profile), self.cost.seconds(c)
+            if cap is not None and getattr(c, "n_replications", None) is None:
+                n = max(n, cap)
             full, rest = divmod(n, self.chunk_size)
             costs += [self.chunk_size * s] * full + ([rest * s] if rest else [])
         return costs
@@ -522,7 +546,24 @@ class Study:
         float
             Seconds.
         """
-        costs = self._chunk_costs(profile)
+        return self._wall(self._chunk_costs(profile), jobs, first_run)
+
+    def wall_range(self, profile: Profile, jobs: int = 1, *, first_run: bool = False) -> tuple[float, float]:
+        """The wall time of :meth:`wall_seconds`, and of the same run when its adaptive rule grows to its cap.
+
+        For a study without an adaptive rule (:attr:`adaptive`) both are the
+        same.  With one, the first is a run that stops at its first stage and the
+        second one in which every condition without a count of its own grows to
+        ``max_replications``: the true time lies between, as far as the cost
+        model holds.
+        """
+        low = self.wall_seconds(profile, jobs, first_run=first_run)
+        rule = self.adaptive(profile) if self.adaptive is not None else None
+        if not rule:
+            return low, low
+        return low, max(low, self._wall(self._chunk_costs(profile, int(rule["max_replications"])), jobs, first_run))
+
+    def _wall(self, costs: list[float], jobs: int, first_run: bool) -> float:
         workers = max(1, min(int(jobs), len(costs)))
         compute = max(sum(costs) / workers, max(costs, default=0.0))
         start = STARTUP_SECONDS["serial" if jobs <= 1 else "workers"]
@@ -624,7 +665,7 @@ def condition_key(condition) -> str:
 BUILTIN_PACKAGE = "simstudy.studies"
 ENTRY_POINT_GROUP = "simstudy.studies"
 _FILE_MODULE_PREFIX = "_simstudy_study_file_"
-_FILE_STUDIES: dict = {}  # resolved path -> ((mtime_ns, size), Study)
+_FILE_STUDIES: dict = {}  # resolved path -> (file status, Study)
 
 
 def builtin_modules() -> dict[str, str]:
@@ -815,19 +856,26 @@ def load_study_file(path) -> Study:
         st = resolved.stat()
     except OSError as exc:
         raise ValueError(f"study: cannot read {given!r}: {exc.strerror or exc}") from None
-    stamp = (st.st_mtime_ns, st.st_size)
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # no copy keeps the change time
     cached = _FILE_STUDIES.get(resolved)
     if cached is not None and cached[0] == stamp:
         return cached[1]
     name = _FILE_MODULE_PREFIX + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-    spec = importlib.util.spec_from_file_location(name, resolved)
+    # compiled from the bytes its fingerprint hashes, never from a stale .pyc beside it
+    spec = importlib.util.spec_from_file_location(name, resolved, loader=HashedSourceLoader(name, str(resolved)))
     if spec is None or spec.loader is None:
         raise ValueError(f"study: cannot import {given}: not a Python source file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         try:
-            spec.loader.exec_module(module)
+            with _exit_refused():
+                spec.loader.exec_module(module)
+        except _ExitCalled as exc:
+            raise ValueError(
+                f"study: cannot import {given}: it called os._exit({exc.code}) while loading (a study file must "
+                "only define STUDY)"
+            ) from None
         except (Exception, SystemExit) as exc:  # the file's own error, on one line
             raise ValueError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
         if not hasattr(module, "STUDY"):
@@ -841,6 +889,11 @@ def load_study_file(path) -> Study:
         sys.modules.pop(name, None)
     _FILE_STUDIES[resolved] = (stamp, study)
     return study
+
+
+def forget_study_files() -> None:
+    """Have :func:`load_study_file` read every study file again (its modules' imports were forgotten)."""
+    _FILE_STUDIES.clear()
 
 
 def get_study(study) -> Study:

@@ -21,7 +21,8 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from simstudy._files import DEFAULT_ROOT
+from simstudy._files import DEFAULT_ROOT, folder_below
+from simstudy.engine.fingerprint import source_commit
 from simstudy.outputs.published import cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
     INSIDE_RULE,
@@ -126,46 +127,12 @@ def largest_stored_profile(study, results) -> str | None:
     return None
 
 
-def _git_commit(tree: Path) -> str | None:
-    """The commit checked out in ``tree`` (read from its ``.git`` files, no process started), or None.
-
-    ``tree/.git`` is the repository, or, in a linked worktree (``git worktree add``),
-    a file naming the worktree's own directory (``gitdir: PATH``), whose
-    ``commondir`` names the repository that holds the branches.
-    """
-    git = tree / ".git"
-    try:
-        if git.is_file():
-            line = git.read_text().strip()
-            if not line.startswith("gitdir: "):
-                return None
-            git = (tree / line[len("gitdir: ") :]).resolve()
-        common = git
-        if (git / "commondir").is_file():
-            common = (git / (git / "commondir").read_text().strip()).resolve()
-        head = (git / "HEAD").read_text().strip()
-        if not head.startswith("ref: "):
-            return head[:12] or None
-        ref = head[5:]
-        for where in dict.fromkeys((git, common)):
-            if (where / ref).is_file():
-                return (where / ref).read_text().strip()[:12] or None
-        packed = common / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text().splitlines():
-                if line.endswith(" " + ref):
-                    return line.split()[0][:12]
-    except OSError:
-        pass
-    return None
-
-
 def _provenance() -> str:
     """The commit of the source tree (when it is a git checkout) and the machine, for a page's header."""
     import os
     import platform
 
-    commit = _git_commit(Path(__file__).resolve().parents[2]) or "unknown (not run from a git checkout)"
+    commit = source_commit() or "unknown (not run from a git checkout)"
     try:
         memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
     except (ValueError, OSError, AttributeError):
@@ -174,6 +141,25 @@ def _provenance() -> str:
         f"commit {commit}; machine: {platform.system()} {platform.machine()}, "
         f"{os.cpu_count()} cores{memory}, Python {platform.python_version()}"
     )
+
+
+def _rows_line(sections) -> str:
+    """The page's statement of which code computed its rows: one commit for every section, or which did which."""
+    if not sections:
+        return "No rows stored."
+    by_commit: dict[str, list[str]] = {}
+    for s in sections:
+        by_commit.setdefault(" and ".join(s["made"]["commits"]), []).append(s["name"])
+    other = [s["name"] for s in sections if s["made"]["changes"]]
+    tail = (
+        f" The code differs from this page's for {len(other)} of {len(sections)} sections; each says what changed."
+        if other
+        else " The code is this page's."
+    )
+    if len(by_commit) == 1:
+        return f"**Every section's rows were computed at commit {next(iter(by_commit))}.**{tail}"
+    parts = "; ".join(f"commit {c}: {', '.join(names)}" for c, names in by_commit.items())
+    return f"**The rows were computed at {len(by_commit)} commits** ({parts}).{tail}"
 
 
 def _check_writable(out: Path):
@@ -240,10 +226,30 @@ def _stored_line(run, prog) -> str:
     return f"{done} of {planned} replications stored so far: {going}; the tables show only those stored now"
 
 
+def _made_by(st, run) -> dict:
+    """Which code computed a run's rows: the commits of its runs, its code fingerprint, and how it differs from now."""
+    from simstudy.engine.fingerprint import provenance, provenance_changes
+
+    runs = run.manifest.get("runs", [])
+    commits = list(dict.fromkeys(r.get("commit") or "unknown" for r in runs)) or ["unknown"]
+    recorded = run.manifest.get("provenance") or {}
+    return {
+        "commits": commits,
+        "code": str(recorded.get("code", ""))[:12] or "not recorded",
+        "changes": provenance_changes(recorded, provenance(st)),
+    }
+
+
+def _made_line(made: dict) -> str:
+    commits = " and ".join(made["commits"])
+    return f"rows computed at commit {commits} (code fingerprint {made['code']})"
+
+
 def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     from simstudy.engine import load_run
 
     run = load_run(st, profile=profile, out=results / st.name / profile)
+    made = _made_by(st, run)
     tables = st.summarize(run)
     reduced = reduced_scale(st, run)
     cmp = compare(tables, st.publication.values, reduced=bool(reduced))
@@ -252,7 +258,8 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     prog = run.progress()
     meta = (
         f"profile {profile}; {_stored_line(run, prog)}; compute time {seconds:.0f} s over {len(runs)} "
-        f"run(s) with {runs[-1].get('jobs') if runs else '?'} worker(s); root seed {run.manifest['root_seed']}"
+        f"run(s) with {runs[-1].get('jobs') if runs else '?'} worker(s); root seed {run.manifest['root_seed']}; "
+        + _made_line(made)
     )
     if len(cmp):
         verdict = verdict_line(cmp, reduced=reduced)
@@ -261,6 +268,15 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     figs, failed = _figures(st, run, tables, profile, out / "figures", out)
     main_table = comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None
     summary = next(iter(tables.values())) if not len(cmp) and tables else None
+    page = None
+    if st.publication.page is not None:  # the study's own page, in a folder of its own beside this one
+        folder = folder_below(out, st.name)
+        written = st.publication.page(run, folder, results)
+        page = {
+            "summary": written.get("summary", ""),
+            "markdown": Path(written["markdown"]).relative_to(out).as_posix(),
+            "html": Path(written["html"]).relative_to(out).as_posix(),
+        }
     return {
         "name": st.name,
         "title": st.title,
@@ -271,6 +287,16 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
         "summary": summary,
         "figures": figs,
         "failed": failed,
+        "page": page,
+        "made": made,
+        "compute": {
+            "study": st.name,
+            "profile": profile,
+            "replications": int(prog["done"].sum()),
+            "compute seconds": round(seconds),
+            "workers": runs[-1].get("jobs") if runs else None,
+            "commit": ", ".join(made["commits"]),
+        },
     }
 
 
@@ -337,15 +363,17 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     scale = "the largest stored profile of each study" if profile == LARGEST else f"the {profile} profile"
     origin = (
-        f"Generated {stamp} from stored results in `{results}`; {_provenance()}; versions: "
+        f"Generated {stamp} from stored results in `{results}`; page written by {_provenance()}; versions: "
         + ", ".join(f"{k} {v}" for k, v in versions.items())
         + "."
     )
-    md = [f"# simstudy: reproductions at {scale}", "", origin, ""]
+    rows_line = _rows_line(sections)
+    md = [f"# simstudy: reproductions at {scale}", "", origin, "", rows_line, ""]
     md += [f"How to read this page: {RULES}", ""]
     body = [
         f"<h1>simstudy: reproductions at {html.escape(scale)}</h1>",
         f'<p class="meta">{html.escape(origin.replace("`", ""))}</p>',
+        f'<p class="meta"><b>{html.escape(rows_line.replace("**", ""))}</b></p>',
         f'<p class="rules"><b>How to read this page.</b> {html.escape(RULES)}</p>',
     ]
     if not sections:
@@ -363,8 +391,22 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
             f'<p class="meta">{html.escape(s["meta"])}</p>',
             f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>',
         ]
+        if s["made"]["changes"]:  # never silently: the rows of this section were made by other code
+            line = (
+                f"Made by other code than this page's: {_made_line(s['made'])}; changed since: "
+                + ", ".join(s["made"]["changes"])
+                + "."
+            )
+            md += [f"*{line}*", ""]
+            body.append(f'<p class="meta"><b>{html.escape(line)}</b></p>')
         table = s["comparison"] if s["comparison"] is not None else s["summary"]
-        if table is not None:
+        if s["page"] is not None:
+            md += [s["page"]["summary"], "", f"The whole page: [{s['page']['markdown']}]({s['page']['markdown']})", ""]
+            body.append(
+                f'<pre>{html.escape(s["page"]["summary"])}</pre><p>The whole page: <a href="'
+                f'{html.escape(s["page"]["html"])}">{html.escape(s["page"]["html"])}</a></p>'
+            )
+        elif table is not None:
             md += [markdown_table(table), ""]
             body.append(html_table(table))
         for fig, title, description in s["figures"]:
@@ -382,6 +424,14 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
     ):
         md += [f"## {table.heading}", "", markdown_table(frame), ""]
         body += [f"<h2>{html.escape(table.heading)}</h2>", html_table(frame)]
+    if sections:
+        import pandas as pd
+
+        compute = pd.DataFrame([s["compute"] for s in sections])
+        total = int(compute["compute seconds"].sum())
+        heading = f"Compute ({total} s in all" + (f", {total / 3600:.1f} h)" if total >= 3600 else ")")
+        md += [f"## {heading}", "", markdown_table(compute), ""]
+        body += [f"<h2>{html.escape(heading)}</h2>", html_table(compute)]
     if unreadable:
         md += ["## Stored but not summarised", ""] + [f"* {u}" for u in unreadable] + [""]
         body += [

@@ -122,7 +122,14 @@ class seeded:
 
 
 def _takes_seed(make: Callable) -> bool:
-    """Whether the learners ``make`` returns have a ``random_state`` parameter, or a step that has one."""
+    """Whether the learners ``make`` returns have a ``random_state`` parameter, or a step that has one.
+
+    A factory that knows it without making a learner says so in ``takes_seed``
+    (one that makes its learners in another process, e.g. a contained user learner).
+    """
+    known = getattr(make, "takes_seed", None)
+    if known is not None:
+        return bool(known)
     return bool(seed_parameters(make()))
 
 

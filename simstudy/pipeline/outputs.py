@@ -105,8 +105,10 @@ def fold_outputs(X, y, fold_ids, make, *, scores="auto", fit_outputs: Callable |
         NaiveBayes on nominal data: all runs in one compiled call, predictions
         only); False: predictions only, by the shortcut where there is one.
     fit_outputs : callable, optional
-        ``fit_outputs(make, train, test) -> (pred, scores)``: the outputs made
-        elsewhere (a worker process with a time limit); default here.
+        ``fit_outputs(make, train, test) -> (pred, scores, kind)``: the
+        outputs made elsewhere (the worker process of a contained learner,
+        which alone may make the learner), ``kind`` from :func:`score_kind`
+        there; default here.
 
     Returns
     -------
@@ -128,7 +130,8 @@ def fold_outputs(X, y, fold_ids, make, *, scores="auto", fit_outputs: Callable |
         if pred is not None:
             _fitted(int((fold_ids.max(axis=1) + 1).sum()))
             return pred, None, ""
-    kind = score_kind(make()) if scores else ""
+    # made elsewhere, the learner says its kind with its outputs
+    kind = score_kind(make()) if scores and fit_outputs is None else ""
     if not kind and fit_outputs is None:
         pred = fold_predictions(X, y, fold_ids, make)
         _fitted(int((fold_ids.max(axis=1) + 1).sum()))
@@ -142,7 +145,8 @@ def fold_outputs(X, y, fold_ids, make, *, scores="auto", fit_outputs: Callable |
             if fit_outputs is None:
                 p, s = split_outputs(make().fit(X[train], y[train]), X[test], classes)
             else:
-                p, s = fit_outputs(make, train, test)
+                p, s, made = fit_outputs(make, train, test)
+                kind = made if scores else ""
             _fitted(1)
             pred[r, test] = p
             if s is not None and kind:

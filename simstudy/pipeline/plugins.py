@@ -17,11 +17,28 @@ vectorised over the leading axes and return one of
   statistic, so the statistic must be positive when A is better;
 * a *decision* array of the leading shape with values in {-1, 0, +1}
   (+1: A significantly better, -1: B, 0: not significant), for tests that do
-  not produce p-values; ``alpha`` is then the test's own business.
+  not produce p-values; ``alpha`` is then the test's own business;
+* ``None``: the test *declines* the design it was given (say, one split, where
+  a variance cannot be estimated); nothing is counted for it, and every table
+  reads "declined" where its numbers would be.
 
 With p-values, a replication rejects at level ``alpha`` when
 ``pvalue <= alpha``; its direction is ``direction`` (or the sign of the
-statistic).  P-values must lie in [0, 1] and may not be NaN.
+statistic).  P-values must lie in [0, 1] and may not be NaN.  A test that
+returns decisions is judged by its decisions: its Type I error, size verdict,
+power and replicability come from them, at whatever level the application
+judges (``bench --alpha``, the proving ground's 0.05), and what needs p-values
+(size-adjusted power, calibration curves, a rank by size-adjusted power) reads
+"n/a: no p-values".
+
+What a test is called on: one block of replications at a time, of one design.
+``bench`` passes, per group of the study (a source, a data set, a pair of
+learners), the arrays ``(units, experiments, n_runs, n_folds)`` of the design
+the study stored; the proving ground and ``assess --bench`` pass every design
+they store, per scenario: ``cvRxK`` as (R, K), ``5x2cv`` as (5, 2),
+``resampledR`` and ``resampledR-TT`` as (R, 1) (one test set per split) and
+``holdoutTT`` as (1, 1), a single split.  The table of every study's shapes is
+in the documentation ("Write a test").
 
 A *scheme* is a function ``scheme(diffs) -> sample`` mapping the
 ``(..., n_runs, n_folds)`` differences A - B to ``(..., m)`` samples (as in
@@ -74,6 +91,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simstudy import _codeload
 from simstudy._worker import write_prefixed
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics.significance import SignificanceResult
@@ -262,7 +280,7 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
             raise PluginError(f"--{what} {ref!r}: no such file {where}")
 
         def load():
-            spec = importlib.util.spec_from_file_location(f"simstudy_plugin_{path.stem}", path)
+            spec = _codeload.file_spec(f"simstudy_plugin_{path.stem}", path)  # never from a stale .pyc
             module = importlib.util.module_from_spec(spec)
             # registered while it runs, so dataclasses and pickling inside the plug-in work
             sys.modules[spec.name] = module
@@ -520,8 +538,13 @@ def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT)
     -------
     dict
         ``statistic`` and ``pvalue`` (float arrays of the leading shape, NaN when
-        the test returned decisions only) and ``decision`` (int8, +1 A better,
-        -1 B better, 0 not significant).
+        the test returned decisions only or declined), ``decision`` (int8, +1 A
+        better, -1 B better, 0 not significant; 0 when declined),
+        ``direction`` (float: the direction a rejection at any level would
+        point to, NaN where unknown; a decision-only test's decisions),
+        ``decision_only`` (bool: the test gave decisions, no p-values) and
+        ``declined`` (bool: the test returned None for this design; nothing of
+        it may be counted).
 
     Raises
     ------
@@ -545,21 +568,34 @@ def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT)
             return fn(scores)
 
     res = _guarded(call, "test", ref, timeout)
+    if res is None:  # the test declines this design
+        return {
+            "statistic": np.full(lead, np.nan),
+            "pvalue": np.full(lead, np.nan),
+            "decision": np.zeros(lead, dtype=np.int8),
+            "direction": np.full(lead, np.nan),
+            "decision_only": False,
+            "declined": True,
+        }
     if hasattr(res, "statistic") and hasattr(res, "pvalue"):
         stat, p = res.statistic, res.pvalue
         direction = getattr(res, "direction", None)
     elif isinstance(res, tuple) and len(res) == 2:
         (stat, p), direction = res, None
     elif isinstance(res, (np.ndarray, list, int, np.integer)) and not isinstance(res, bool):
+        decision = _decisions(res, lead, ref)
         return {
             "statistic": np.full(lead, np.nan),
             "pvalue": np.full(lead, np.nan),
-            "decision": _decisions(res, lead, ref),
+            "decision": decision,
+            "direction": decision.astype(float),
+            "decision_only": True,
+            "declined": False,
         }
     else:
         raise PluginError(
             f"--test {ref!r}: must return an object with statistic and pvalue, a tuple "
-            f"(statistic, pvalue) or a decision array, got {type(res).__name__}"
+            f"(statistic, pvalue), a decision array, or None to decline the design, got {type(res).__name__}"
         )
     stat = _real_array(stat, "the statistic", label)
     p = _real_array(p, "the p-values", label)
@@ -583,7 +619,14 @@ def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT)
             f"({int(unknown.sum())} of {p.size} samples): the direction of the rejection is unknown"
         )
     decision = np.where(p <= alpha, np.nan_to_num(direction), 0).astype(np.int8)
-    return {"statistic": stat, "pvalue": p, "decision": decision}
+    return {
+        "statistic": stat,
+        "pvalue": p,
+        "decision": decision,
+        "direction": direction,
+        "decision_only": False,
+        "declined": False,
+    }
 
 
 def _decisions(res, lead, ref) -> np.ndarray:
@@ -607,10 +650,16 @@ def _decisions(res, lead, ref) -> np.ndarray:
 @dataclass(frozen=True)
 class PluginResult(SignificanceResult):
     """A plug-in's checked result: statistic and p-value (NaN for a test that gives decisions only), and
-    its decisions at the level it was run at (:func:`run_test` checks them at that level)."""
+    its decisions at the level it was run at (:func:`run_test` checks them at that level).
+
+    ``decision_only``: the test gave decisions, no p-values; ``declined``: it
+    returned None for this design, and nothing of this result may be counted.
+    """
 
     decisions: np.ndarray | None = None
     alpha: float = 0.05
+    decision_only: bool = False
+    declined: bool = False
 
     def decision(self, alpha: float = 0.05):
         if not math.isclose(alpha, self.alpha):
@@ -630,7 +679,14 @@ class _PluginTest:
             scores = PairedScores(scores.acc_a, scores.acc_b, scores.n_train, scores.n_test, sample)
         out = run_test(self.fn, scores, self.alpha, timeout=self.timeout)
         return PluginResult(
-            out["statistic"], out["pvalue"], None, np.sign(out["decision"]), out["decision"], self.alpha
+            out["statistic"],
+            out["pvalue"],
+            None,
+            out["direction"],
+            out["decision"],
+            self.alpha,
+            decision_only=bool(out["decision_only"]),
+            declined=bool(out["declined"]),
         )
 
 

@@ -9,6 +9,12 @@ rests on an interval, never on the estimate alone:
 * ``liberal``: otherwise, when the lower end lies above alpha;
 * ``unresolved``: neither (more data sets are needed).
 
+Two more labels are not verdicts on an interval but say why there is none:
+``never rejects`` for a procedure that rejects on no data set at all, null or
+alternative (zero rejections control size trivially: such a procedure is
+neither counted as controlling size nor ranked), and ``declined`` for a
+plug-in test that declined the design (:mod:`simstudy.pipeline.plugins`).
+
 Only the upper end can make a test pass, so imprecision cannot: widening an
 interval can turn "controls size" into "unresolved", never the reverse.  With
 the tolerance equal to alpha the three regions are disjoint; with a tolerance
@@ -60,6 +66,8 @@ __all__ = [
     "CONTROLS",
     "LIBERAL",
     "UNRESOLVED",
+    "NEVER_REJECTS",
+    "DECLINED",
     "rate_intervals",
     "judge_scenarios",
     "procedure_verdict",
@@ -70,11 +78,14 @@ __all__ = [
 CONTROLS, LIBERAL, UNRESOLVED = "controls size", "liberal", "unresolved"
 #: The verdicts, best first.
 VERDICTS = (CONTROLS, UNRESOLVED, LIBERAL)
+#: A procedure that rejects nowhere, and a plug-in that declined the design: no verdict, never ranked.
+NEVER_REJECTS, DECLINED = "never rejects", "declined"
 
 
 def verdict_rank(verdict: str) -> int:
-    """0 for "controls size", 1 for "unresolved", 2 for "liberal" (for sorting)."""
-    return VERDICTS.index(verdict)
+    """0 for "controls size", 1 for "unresolved", 2 for "liberal", 3 for "never rejects", 4 for "declined"
+    (for sorting)."""
+    return (*VERDICTS, NEVER_REJECTS, DECLINED).index(verdict)
 
 
 @dataclass(frozen=True)
@@ -248,7 +259,10 @@ def procedure_verdict(table) -> dict:
             "n_unresolved": 0,
         }
     v = table["verdict"]
-    if (v == LIBERAL).any():
+    if (v == NEVER_REJECTS).all():
+        verdict = NEVER_REJECTS
+        row = table.sort_values("high", ascending=False, kind="stable").iloc[0]
+    elif (v == LIBERAL).any():
         verdict = LIBERAL
         row = table[v == LIBERAL].sort_values("low", ascending=False, kind="stable").iloc[0]
     else:

@@ -428,3 +428,132 @@ def test_a_finished_assessment_is_re_read_from_a_read_only_folder(tmp_path, caps
         for p, mode in modes.items():
             p.chmod(mode)
     assert _snapshot(out) == before  # nothing was written
+
+
+# -- checks before work: the data, the metric, the designs and the plan --------------------------------------
+
+
+def test_a_column_of_numbers_with_a_few_other_cells_is_refused_naming_them(tmp_path, capsys):
+    path = _csv(tmp_path / "typo.csv", first=["1.5,0.1,no", "1;5,0.2,yes", "0.7,0.3,no", "abc,0.4,yes"])
+    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "never", "column 'x1'")
+    assert "2 cell(s)" in err and "data row(s) 2 ('1;5'), 4 ('abc')" in err and "--nominal x1" in err
+    # declared nominal, the column is taken as it is: one level per value
+    data = load_data(path, nominal=["x1"])
+    assert data.nominal == (True, False) and data.n_categories[0] == 40
+    with pytest.raises(ValueError, match=r"^--nominal: .* has no column 'x9'"):
+        load_data(path, nominal=["x9"])
+    # a column of words with a few numbers stays nominal: most of its cells are not numbers
+    words = tmp_path / "words.csv"
+    words.write_text(
+        "c,x2,label\n" + "".join(f"{'7' if i < 3 else 'rgb'[i % 3]},{i},{'ny'[i % 2]}\n" for i in range(40))
+    )
+    assert load_data(words).nominal == (True, False)
+
+
+def test_a_csv_without_a_header_or_with_a_name_twice_is_refused(tmp_path, capsys):
+    path = _csv(tmp_path / "d.csv")
+    lines = path.read_text().splitlines()
+    (tmp_path / "nohead.csv").write_text("\n".join(lines[1:]) + "\n")
+    err = _refused(capsys, ["assess", tmp_path / "nohead.csv", "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "n1")
+    assert "looks like data, not a header" in err and "is also a value of its column" in err
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("\n".join(f"{i * 0.5},{(i + 2) % 3},{i % 2}" for i in range(1, 41)) + "\n")
+    err = _refused(capsys, ["assess", numbers, "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "n2")
+    assert "every cell is a number" in err
+    (tmp_path / "dup.csv").write_text("\n".join(["x,x,label"] + lines[1:]) + "\n")
+    err = _refused(capsys, ["assess", tmp_path / "dup.csv", "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "n3")
+    assert "the column name 'x' appears 2 times in the header (columns 1, 2)" in err
+    # numbers as column names are fine when the data below them are not their kind
+    ok = tmp_path / "named.csv"
+    ok.write_text("\n".join(["1,2,class"] + lines[1:]) + "\n")
+    assert load_data(ok).columns == ("1", "2")
+
+
+def test_what_is_not_a_regular_file_or_too_large_is_not_read(tmp_path, capsys, monkeypatch):
+    err = _refused(capsys, ["assess", "/dev/zero", "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "z")
+    assert "DATA: /dev/zero: not a regular file" in err
+    import simstudy.apps.assess as module
+
+    path = _csv(tmp_path / "d.csv")
+    monkeypatch.setattr(module, "available_memory", lambda: 100)  # bytes: the file needs more
+    with pytest.raises(ValueError, match=r"^DATA: .*d\.csv: .* which needs about .* of memory to read"):
+        load_data(path)
+
+
+@pytest.mark.parametrize(
+    "metric, classes, needle",
+    [
+        ("r2", 2, "'r2' is a regression scorer"),
+        ("neg_mean_squared_error", 2, "is a regression scorer"),
+        ("adjusted_rand_score", 2, "is a clustering scorer"),
+        (
+            "roc_auc",
+            3,
+            "three.csv has 3; choose one of its multi-class variants: "
+            "roc_auc_ovo, roc_auc_ovo_weighted, roc_auc_ovr, roc_auc_ovr_weighted",
+        ),  # fmt: skip
+        ("f1", 3, "variants: f1_macro, f1_micro, f1_weighted"),
+        ("f1_samples", 2, "cannot score classifiers"),
+    ],
+)
+def test_a_metric_that_does_not_fit_the_task_is_refused_before_fitting(tmp_path, capsys, metric, classes, needle):
+    path = _csv(tmp_path / ("three.csv" if classes == 3 else "two.csv"), n=60, labels=("a", "b", "c")[:classes])
+    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--metric", metric, *TINY], tmp_path / "m")
+    assert err.startswith("simstudy: error: --metric: ") and needle in err
+
+
+@pytest.mark.parametrize("metric", ["roc_auc_ovr", "f1_macro", "neg_log_loss", "balanced_accuracy"])
+def test_classification_scorers_of_multi_class_data_pass_the_check(tmp_path, metric):
+    from simstudy.apps.assess import check_metric_for
+
+    data = load_data(_csv(tmp_path / "three.csv", n=60, labels=("a", "b", "c")))
+    assert check_metric_for(metric, data) == metric
+
+
+def test_a_design_no_test_can_give_a_result_on_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """The old cv1x10: with one run, two schemes have one value per repeat. Checked on stand-in learners."""
+    import simstudy.apps.assess as module
+    from simstudy.pipeline.schemes import SCHEMES
+
+    path = _csv(tmp_path / "d.csv")
+    monkeypatch.setattr(module, "_schemes_for", lambda design: SCHEMES)  # the schemes as they were
+    with pytest.raises(ValueError, match=r"^--designs: cv1x10 cannot give a result on .*d\.csv: test 'paired_t' "):
+        assess(path, None, "NB", "C4.5", designs=("cv1x10",), n_repeats=2, out=tmp_path / "never", evidence=None)
+    assert not (tmp_path / "never").exists()
+
+
+def test_cv1x10_is_a_plain_10_fold_cv_with_its_tests(tmp_path):
+    path = _csv(tmp_path / "d.csv")
+    a = assess(path, None, "NB", "C4.5", designs=("cv1x10",), n_repeats=2, out=tmp_path / "cv", evidence=None)
+    outcomes = a.run.table("outcomes")
+    assert set(outcomes["scheme"]) == {"kfold_cv", ""}
+    assert set(outcomes["test"]) == {"paired_t", "sign", "signed_rank", "corrected_cv_t"}
+    assert not a.run.n_failures()
+
+
+@pytest.mark.parametrize("repeats", ["1000000000", "100000000"])
+def test_a_plan_larger_than_the_machine_is_refused_with_its_estimates(tmp_path, capsys, repeats):
+    path = _csv(tmp_path / "d.csv")
+    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--repeats", repeats, "--quiet"],
+                   tmp_path / "big")  # fmt: skip
+    assert err.startswith(f"simstudy: error: --repeats: {int(repeats):,} repeats of 3 design(s)")
+    assert "of memory" in err and "of disk" in err and "fitting them would take about" in err
+
+
+def test_a_plan_refused_for_its_time_alone(tmp_path):
+    from simstudy.apps.assess import check_plan
+
+    with pytest.raises(ValueError, match=r"^--repeats: 3 repeats make 3 stored chunks, .*fitting them would take "
+                       r"about 2\.0 years at the speed of the trial fits \(more than the year"):  # fmt: skip
+        check_plan(3, 2 * 365 * 86400.0, tmp_path, what="3 repeats")
+    check_plan(3, 60.0, tmp_path, what="3 repeats")  # a minute: carried out
+
+
+def test_several_data_sets_a_learner_that_cannot_take_one_is_one_line_naming_both(tmp_path, capsys):
+    out = tmp_path / "many"
+    assert main(["assess", "iris", "labor", "--learners", "sklearn.linear_model:LogisticRegression", "NB",
+                 "--quiet", "--out", str(out)]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--learners: sklearn.linear_model:LogisticRegression needs numbers" in err[0]
+    assert "of labor are not numeric" in err[0]
+    assert not out.exists()

@@ -29,10 +29,15 @@ def _digest(path):
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(Path(path).rglob("*")) if p.is_file()}
 
 
-def _diff_rows(text, builtin):
-    """The paired-difference rows of ``text`` for one built-in test (its label in the last-but-one cell)."""
+def _diff_cells(text, builtin):
+    """The paired differences of ``text`` against one built-in test: one cell per group (the table has a row per
+    new and built-in test and a column per group)."""
     part = text.split("Paired differences")[1]
-    return [line for line in part.splitlines() if line.startswith("|") and f"| {builtin} |" in line]
+    cells = []
+    for line in part.splitlines():
+        if line.startswith("|") and f"| {builtin} |" in line:
+            cells += line.strip(" |").split(" | ")[2:]
+    return cells
 
 
 def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
@@ -43,16 +48,16 @@ def test_builtin_test_as_plugin_reproduces_stored_decisions(results):
         return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
 
     text = bench("berrar3", test=corrected, profile="smoke", results=results, write=False)
-    rows = _diff_rows(text, "corrected_t")
-    assert len(rows) == 3 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+    cells = _diff_cells(text, "corrected_t")
+    assert cells == ["+0.0 [+0.0, +0.0]"] * 3
     assert "nan" not in text.lower().replace("n/a", "")
 
 
 def test_registered_test_by_name_reproduces_stored_decisions(results):
     """The registered corrected cv t-test, asked for by name, rejects exactly where the stored one did."""
     text = bench("berrar3", test="corrected_cv_t", profile="smoke", results=results, write=False)
-    rows = _diff_rows(text, "corrected_t")
-    assert len(rows) == 3 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+    cells = _diff_cells(text, "corrected_t")
+    assert cells == ["+0.0 [+0.0, +0.0]"] * 3
 
 
 def test_builtin_t_as_plugin_reproduces_table2(results):
@@ -64,8 +69,8 @@ def test_builtin_t_as_plugin_reproduces_table2(results):
         return paired_t_test(scheme_sample(scores.diffs, "average_over_sorted_runs"))
 
     text = bench("bouckaert-table2", test=t_sorted, profile="smoke", results=results, write=False)
-    rows = _diff_rows(text, "t / average_over_sorted_runs")
-    assert len(rows) == 6 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+    cells = _diff_cells(text, "t / average_over_sorted_runs")
+    assert cells == ["+0.0 [+0.0, +0.0]"] * 6
 
 
 def test_every_study_with_paired_scores_can_be_benched(results, tmp_path):
@@ -188,8 +193,8 @@ def test_scheme_plugin_reaches_the_test(results, tmp_path):
         write=False,
     )
     # the built-in t-test on the same scheme ("average over folds") is reproduced exactly, on every source
-    rows = _diff_rows(text, "t / average_over_folds")
-    assert len(rows) == 4 and all(line.rstrip(" |").endswith("+0.0 [+0.0, +0.0]") for line in rows)
+    cells = _diff_cells(text, "t / average_over_folds")
+    assert cells == ["+0.0 [+0.0, +0.0]"] * 4
 
 
 def test_a_plugin_gives_outcome_rows_as_a_study_stores_them(results, tmp_path):
@@ -206,7 +211,8 @@ def test_a_plugin_gives_outcome_rows_as_a_study_stores_them(results, tmp_path):
 
     shutil.copytree(results / "berrar3", tmp_path / "berrar3")
     bench("berrar3", test=corrected, profile="smoke", results=tmp_path, write=True)
-    (path,) = (tmp_path / "berrar3" / "smoke" / "bench").glob("*corrected.parquet")  # earlier tests bench here too
+    # earlier tests bench here too; the name holds alpha
+    (path,) = (tmp_path / "berrar3" / "smoke" / "bench").glob("*corrected__alpha0.05.parquet")
     new = pd.read_parquet(path)
     stored = load_run("berrar3", "smoke", out=tmp_path / "berrar3" / "smoke").table("outcomes")
     stored = stored[stored["test"] == "corrected_t"]
@@ -215,3 +221,100 @@ def test_a_plugin_gives_outcome_rows_as_a_study_stores_them(results, tmp_path):
     assert len(merged) == len(new)
     np.testing.assert_allclose(merged["pvalue"], merged["pvalue_stored"], rtol=1e-12)
     np.testing.assert_array_equal(merged["decision"], merged["decision_stored"])
+
+
+# -- the plug-in contract in bench: decisions only, declined designs, the published table's form ------------------
+
+BAYES = str(ROOT / "examples" / "bayes_correlated_t.py")
+
+
+def _table1_row(text, label):
+    """The cells of the new test's row in the Table 1 section (after its name, scheme and "ours")."""
+    part = text.split("in its own form")[1].split("###")[0]
+    (line,) = [x for x in part.splitlines() if x.startswith(f"| **{label}** |")]
+    return line.strip(" |").split(" | ")[3:]
+
+
+def test_a_decision_only_test_against_table1_and_its_p_value_form(results):
+    """Bouckaert's Table 1 in its own form: the new test's row beside every published test's, ours and the
+    paper's; the decision rule and its p-value form decide alike, only the latter has a size-adjusted power."""
+    decide = bench("bouckaert1", test=f"{BAYES}:decide", profile="smoke", results=results, write=False)
+    post = bench("bouckaert1", test=f"{BAYES}:posterior", profile="smoke", results=results, write=False)
+    row = _table1_row(decide, f"{BAYES}:decide")
+    assert len(row) == 5 and row == _table1_row(post, f"{BAYES}:posterior")
+    # Bouckaert 2004, Table 1: the sorted-runs t-test, 4.5% Type I error, power 21.1 / 51.7 / 99.6, R2 81.6
+    assert "| t | average_over_sorted_runs | paper | 4.5 | 21.1 | 51.7 | 99.6 | 81.6 |" in decide
+    assert "| t | average_over_sorted_runs | ours |" in decide
+    size = decide.split("### Size and power")[1].split("###")[0]
+    (line,) = [x for x in size.splitlines() if f"**{BAYES}:decide**" in x]
+    assert line.rstrip(" |").endswith("n/a: no p-values") and "gives decisions only" in decide
+    (line,) = [
+        x for x in post.split("### Size and power")[1].split("###")[0].splitlines() if f"**{BAYES}:posterior**" in x
+    ]
+    assert "n/a" not in line.split(" | ")[-1]
+    # the published row is shown once, in the table's form, not repeated in every source's block
+    assert decide.count("| paper |") == 10 and "Published" not in decide.split("### Per source")[1]
+
+
+def test_paired_differences_are_cut_to_the_published_tests_and_the_nearest(results):
+    text = bench("bouckaert1", test=f"{BAYES}:posterior", profile="smoke", results=results, write=False)
+    part = text.split("Paired differences")[1]
+    rows = [x for x in part.splitlines() if x.startswith(f"| {BAYES}:posterior |")]
+    assert 10 <= len(rows) <= 11 and "(1" in part.splitlines()[0] and "of 30 built-in tests" in part
+    header = [x for x in part.splitlines() if x.startswith("| New test |")][0]
+    assert all(f"| {s}" in header for s in ("bouckaert1", "bouckaert2", "bouckaert3", "bouckaert4"))
+
+
+def test_the_saved_copy_is_keyed_by_alpha(results, tmp_path):
+    import shutil
+
+    shutil.copytree(results / "bouckaert1", tmp_path / "bouckaert1")
+    for alpha in (0.05, 0.10):
+        bench("bouckaert1", test=f"{BAYES}:posterior", profile="smoke", results=tmp_path, alpha=alpha, write=True)
+    saved = sorted(p.name for p in (tmp_path / "bouckaert1" / "smoke" / "bench").glob("*.md"))
+    assert [n.endswith(f"posterior__alpha{a}.md") for n, a in zip(saved, ("0.05", "0.1"))] == [True, True]
+    texts = [(tmp_path / "bouckaert1" / "smoke" / "bench" / n).read_text() for n in saved]
+    assert "alpha 0.05;" in texts[0] and "alpha 0.1;" in texts[1]
+    csvs = {p.name for p in (tmp_path / "bouckaert1" / "smoke" / "bench").glob("*.csv")}
+    assert any(n.endswith("alpha0.1__differences.csv") for n in csvs) and any(n.endswith("__size.csv") for n in csvs)
+
+
+PICKY = """
+import numpy as np
+
+
+def declines(scores):
+    return None
+
+
+def silent(scores):
+    return np.zeros(scores.diffs.shape[:-2], dtype=int)
+"""
+
+
+def test_declined_and_never_rejecting_plugins_say_so(results, tmp_path, capsys):
+    f = tmp_path / "picky.py"
+    f.write_text(PICKY)
+    text = bench("bouckaert1", test=f"{f}:declines", profile="smoke", results=results, write=False)
+    assert "declined every design" in text and "Paired differences" not in text
+    assert _table1_row(text, f"{f}:declines") == ["declined"] * 5
+    per = text.split("### Per source")[1]
+    assert per.count("| declined | declined | declined |") == 4
+    text = bench("bouckaert1", test=f"{f}:silent", profile="smoke", results=results, write=False)
+    assert f"`{f}:silent` never rejects" in text
+    (line,) = [x for x in text.split("### Size and power")[1].split("###")[0].splitlines() if f"**{f}:silent**" in x]
+    assert "| never rejects |" in line and line.startswith("|  |")  # flagged and not ranked
+    assert (
+        main(["bench", "bouckaert1", "--test", f"{f}:declines", "--profile", "smoke", "--results", str(results)]) == 0
+    )
+
+
+def test_bench_help_lists_the_registered_tests(capsys):
+    from simstudy.pipeline.outcomes import test_names
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    out = capsys.readouterr().out
+    assert "registered tests" in out
+    for name in test_names():
+        assert f"  {name}" in out, name

@@ -393,3 +393,136 @@ def test_the_command_states_the_library_default_designs():
 
     help_text = build_parser()._subparsers._group_actions[0].choices["proving-ground"].format_help()
     assert f"(default {' '.join(DEFAULT_DESIGNS)})" in " ".join(help_text.split())
+
+
+# -- the plug-in contract: decisions only, declined designs, procedures that never reject ---------------------
+
+
+def _as_plugin(rows, test, *, decide=None, declined=False, conditions=None, design=None):
+    """Rows of one procedure as plug-in rows: its p-values, or (``decide``) its decisions only, or placeholders of
+    a declined design, on ``conditions`` (default all)."""
+    out = rows[rows["test"] == "exact"].assign(test=test)
+    if conditions is not None:
+        out = out[out["condition"].isin(conditions)]
+    if design is not None:
+        out = out.assign(design=design)
+    out = out.assign(decision_only=False, declined=declined)
+    if decide is not None:
+        d = np.where(out["pvalue"] <= decide, 1, 0).astype(np.int8)
+        out = out.assign(pvalue=np.nan, sign=d, decision=d, decision_only=True)
+    return out
+
+
+def test_a_decision_only_test_is_judged_by_its_decisions():
+    """The same test as decisions and as p-values: the same Type I error, power and verdict; no size-adjusted
+    power and no rank without p-values (once it rejected nothing anywhere, ranked first)."""
+    rows = _rows(n_units=2000)
+    extra = pd.concat([_as_plugin(rows, "decider", decide=0.05), _as_plugin(rows, "p-valued")], ignore_index=True)
+    pr = procedures(rows, extra)
+    board = leaderboard(pr).set_index("procedure")
+    d, p = board.loc["decider [cv10x10]"], board.loc["p-valued [cv10x10]"]
+    for col in ("type1", "type1_mc_low", "type1_mc_high", "power", "worst_null", "worst_null_high", "r2"):
+        assert d[col] == p[col], col
+    assert d["size"] == p["size"] == "controls size" and d["type1"] > 0
+    assert d["decision_only"] and not p["decision_only"]
+    assert np.isnan(d["adjusted_power"]) and np.isnan(d["rank"]) and p["rank"] == 1
+    cal = calibration(pr, alphas=(0.01, 0.05, 0.2))
+    assert list(cal[cal["procedure"] == "decider [cv10x10]"]["alpha"]) == [0.05]
+    assert "decider [cv10x10]" not in set(pvalue_distribution(pr)["procedure"])
+    from simstudy.apps.proving.report import _view_board
+
+    view = _view_board(leaderboard(pr)).set_index("procedure")
+    assert view.loc["decider [cv10x10]", "size-adjusted power %"] == "n/a: no p-values"
+    assert view.loc["decider [cv10x10]", "rank"] == ""
+
+
+def test_a_procedure_that_never_rejects_is_flagged_and_never_ranked():
+    rows = _rows(n_units=400)
+    silent = _as_plugin(rows, "silent").assign(pvalue=1.0)
+    deaf = _as_plugin(rows, "deaf", decide=0.0)  # decisions only, all 0
+    pr = procedures(rows, pd.concat([silent, deaf], ignore_index=True))
+    board = leaderboard(pr).set_index("procedure")
+    for proc in ("silent [cv10x10]", "deaf [cv10x10]"):
+        assert board.loc[proc, "size"] == "never rejects"
+        assert not board.loc[proc, "controlled"] and np.isnan(board.loc[proc, "rank"])
+        assert board.loc[proc, "type1"] == 0 and board.loc[proc, "power"] == 0
+    assert board.index[0] != "silent [cv10x10]" and board["rank"].min() == 1
+    from simstudy.apps.proving.summary import size_table, size_verdicts
+
+    sizes = size_table(pr)
+    assert set(sizes[sizes["procedure"] == "silent [cv10x10]"]["verdict"]) == {"never rejects"}
+    assert size_verdicts(sizes).set_index("procedure").loc["silent [cv10x10]", "size"] == "never rejects"
+
+
+def test_declined_designs_are_not_counted():
+    """A design declined everywhere is one row "declined"; declined on one scenario, that scenario's data sets are
+    left out (not counted as non-rejections)."""
+    rows = _rows(n_units=400)
+    everywhere = _as_plugin(rows, "picky", design="holdout33", declined=True)
+    on_alt = _as_plugin(rows, "picky", conditions=[ALT], declined=True)
+    on_null = _as_plugin(rows, "picky", conditions=[NULL])
+    pr = procedures(rows, pd.concat([everywhere, on_alt, on_null], ignore_index=True))
+    assert pr.declined == ["picky [holdout33]"]
+    board = leaderboard(pr).set_index("procedure")
+    assert board.loc["picky [holdout33]", "size"] == "declined" and np.isnan(board.loc["picky [holdout33]", "power"])
+    partial = board.loc["picky [cv10x10]"]
+    exact = board.loc["exact [cv10x10]"]
+    assert partial["type1"] == exact["type1"] and partial["null_units"] == 400
+    assert partial["alt_units"] == 0 and np.isnan(partial["power"])  # not 0: the alternative was declined
+    from simstudy.apps.proving.report import _view_board
+    from simstudy.apps.proving.summary import power_table
+
+    view = _view_board(leaderboard(pr)).set_index("procedure")
+    assert set(view.loc["picky [holdout33]"].drop(["rank", "tied with"])) == {"declined"}
+    power = power_table(pr).set_index(["procedure", "scenario"])
+    assert power.loc[("picky [cv10x10]", ALT), "n"] == 0 and np.isnan(power.loc[("picky [cv10x10]", ALT), "rejecting"])
+    assert power.loc[("picky [cv10x10]", NULL), "n"] == 400
+
+
+BAYES = "examples/bayes_correlated_t.py"
+
+
+@pytest.fixture(scope="module")
+def tiny_holdout():
+    designs = ("cv2x5", "holdout33")
+    st = proving_study(designs)
+    prof = Profile(
+        "tiny", n_replications=6, settings={"scenarios": (NULL, ALT), "n_experiments": 2, "designs": designs}
+    )
+    return dataclasses.replace(st, profiles={**st.profiles, "tiny": prof})
+
+
+def test_the_bayesian_test_in_both_forms_and_a_declined_holdout(tiny_holdout, tmp_path):
+    """The example's two forms decide alike on the cv, both decline the holdout (one split per repeat)."""
+    from simstudy.apps.proving.report import build_report, plugin_rows
+    from simstudy.pipeline.plugins import load_plugin
+
+    run_study(tiny_holdout, "tiny", out=tmp_path / "run", progress=False)
+    run = load_run(tiny_holdout, profile="tiny", out=tmp_path / "run")
+    refs = [f"{BAYES}:decide", f"{BAYES}:posterior"]
+    decide, post = (plugin_rows(run.table("scores"), load_plugin(r), r) for r in refs)
+    assert decide["declined"].eq(decide["design"] == "holdout33").all() and post["declined"].equals(decide["declined"])
+    cv = decide["design"] == "cv2x5"
+    assert decide.loc[cv, "decision_only"].all() and not post["decision_only"].any()
+    np.testing.assert_array_equal(decide.loc[cv, "decision"].to_numpy(), post.loc[cv, "decision"].to_numpy())
+    assert (decide.loc[cv, "decision"] != 0).any()  # it rejects: the proving ground no longer drops its decisions
+    rep = build_report(run, plugins=[(r, load_plugin(r)) for r in refs], results=None, figures=False)
+    board = rep["tables"]["leaderboard"].set_index("procedure")
+    d, p = board.loc[f"{refs[0]} [cv2x5]"], board.loc[f"{refs[1]} [cv2x5]"]
+    assert d["type1"] == p["type1"] and d["power"] == p["power"] and d["size"] == p["size"]
+    assert np.isnan(d["adjusted_power"]) and np.isfinite(p["adjusted_power"])
+    for r in refs:
+        assert board.loc[f"{r} [holdout33]", "size"] == "declined"
+    text = rep["markdown"].read_text()
+    assert "n/a: no p-values" in text and "declined" in text
+
+
+def test_the_adaptive_rule_quantile_is_scipys_to_the_last_bit():
+    """The rule's target enters the run's configuration: the standard library's quantile must equal scipy's."""
+    from scipy.special import ndtri
+
+    from simstudy.apps.proving.study import ALPHA, _normal_quantile, null_scenario_count
+    from simstudy.statistics.size_control import SizeRule
+
+    p = 0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2
+    assert _normal_quantile(p) == float(ndtri(p))

@@ -1,6 +1,6 @@
 """A run's provenance covers all the code that makes its rows, and names what changed.
 
-The fingerprint (``simstudy.engine.runner.code_sources``) covers the simstudy
+The fingerprint (``simstudy.engine.fingerprint.code_sources``) covers the simstudy
 package, the study's own file, every module of the user's or of the built-in
 studies that the study imports (at any depth, also inside functions) or holds
 (an assessment's ``module:Class`` learners), and the versions of the
@@ -25,9 +25,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from simstudy.engine import fingerprint as fingerprint_mod
 from simstudy.engine import get_study, load_run, run_study
-from simstudy.engine import runner as runner_mod
-from simstudy.engine.runner import code_sources, provenance, provenance_changes
+from simstudy.engine.fingerprint import code_sources, provenance, provenance_changes
 from simstudy.engine.store import ConfigMismatch
 
 HELPER = """
@@ -217,7 +217,7 @@ def test_workers_and_a_fresh_process_find_the_same_fingerprint(project):
     metas = [json.loads(p.read_text()) for p in project.out.glob("chunks/*/*/chunk.json")]
     assert len(metas) == 4 and all(m["provenance"] == run.manifest["provenance"] for m in metas)
     script = (
-        "import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.runner import provenance\n"
+        "import json, sys\nfrom simstudy.engine import get_study\nfrom simstudy.engine.fingerprint import provenance\n"
         "print(json.dumps(provenance(get_study(sys.argv[1]))))"
     )
     fresh = subprocess.run(
@@ -261,8 +261,8 @@ def test_cli_resume_in_a_fresh_process(project):
 def test_changed_version_of_an_imported_distribution_is_named(project, monkeypatch):
     run_study(str(project.study_file), "smoke", out=project.out, progress=False)
     drop_a_chunk(project.out)
-    real = runner_mod.metadata.version
-    monkeypatch.setattr(runner_mod.metadata, "version", lambda d: "9.9.9" if d == "threadpoolctl" else real(d))
+    real = fingerprint_mod.metadata.version
+    monkeypatch.setattr(fingerprint_mod.metadata, "version", lambda d: "9.9.9" if d == "threadpoolctl" else real(d))
     with pytest.raises(ConfigMismatch, match=r"changed: threadpoolctl \S+ -> 9\.9\.9\)"):
         run_study(str(project.study_file), "smoke", out=project.out, progress=False)
 
@@ -305,7 +305,7 @@ def test_learners_named_by_strings_the_study_holds_are_covered(project, monkeypa
 
     lib = write(project.dir / f"fp_lab_{project.tag}.py", "class Ripper:\n    pass\n")
     eps = {"simstudy.pipeline.learners": {"lab.Ripper": f"fp_lab_{project.tag}"}}
-    monkeypatch.setattr(runner_mod, "_entry_point_modules", lambda group: eps.get(group, {}))
+    monkeypatch.setattr(fingerprint_mod, "_entry_point_modules", lambda group: eps.get(group, {}))
     study = get_study(str(project.study_file))
     named = dataclasses.replace(study, profiles={"smoke": Profile("smoke", 4, settings={"learners": ("lab.Ripper",)})})
     src = code_sources(named)
@@ -361,3 +361,66 @@ def test_function_without_a_source_file_is_covered_by_its_code(project):
     two = dataclasses.replace(study, replicate=namespace["replicate"])
     assert code_sources(one)["code"] != code_sources(two)["code"]
     assert code_sources(one)["code"] == code_sources(dataclasses.replace(one))["code"]
+
+
+def test_assess_with_a_learner_of_a_user_file(tmp_path):
+    """A file.py:NAME learner is fitted in its worker only: its file is covered all the same, and an edit refused."""
+    from sklearn.datasets import load_breast_cancer
+
+    from simstudy.apps.assess import assess
+
+    models = write(
+        tmp_path / "my_models.py",
+        """
+        from sklearn.naive_bayes import GaussianNB
+
+
+        def nb():
+            return GaussianNB()
+        """,
+    )
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::6], y[::6]
+    out = tmp_path / "assess"
+    kw = dict(designs=("cv2x5",), n_repeats=2, evidence=None, out=out)
+    first = assess(X, y, f"{models}:nb", "NB", **kw)
+    assert "file my_models.py" in first.run.manifest["provenance"]["modules"]
+    drop_a_chunk(out)
+    models.write_text(models.read_text() + "\n# an edit\n")
+    with pytest.raises(ConfigMismatch, match=r"code: my_models.py \(\S+my_models.py\) changed"):
+        assess(X, y, f"{models}:nb", "NB", **kw)
+
+
+def test_code_a_helper_process_ran_is_checked_with_the_chunk(tmp_path):
+    """A chunk whose helper process (a fit worker) reports other code for a file of the run is not stored."""
+    from simstudy.engine import codecheck
+    from simstudy.engine.codecheck import expected_code
+    from simstudy.engine.runner import _run_chunk
+
+    study_file = write(
+        tmp_path / "helper_study.py",
+        """
+        import dataclasses
+        from simstudy.engine import get_study
+
+        STUDY = dataclasses.replace(get_study("demo"), name="helper_study")
+        """,
+    )
+    study = get_study(str(study_file))
+    expect = expected_code(study, provenance(study))
+    expect["pid"] = -1  # as a worker process sees it
+    cond = study.conditions_for(study.profile("smoke"))[0]
+    reported = {str(study_file.resolve()): "0" * 64}
+
+    def reporter():
+        return reported
+
+    codecheck.register_code_reporter(reporter)
+    try:
+        *_, tables, _, _, info = _run_chunk(study, cond, 0, 1, 1, expect)
+        assert tables is None and any("helper_study.py" in d for d in info["differs"])
+        reported.clear()
+        *_, tables, _, _, info = _run_chunk(study, cond, 0, 1, 1, expect)
+        assert tables is not None and "differs" not in info
+    finally:
+        codecheck._REPORTERS.remove(reporter)

@@ -274,6 +274,24 @@ def test_unknown_name_lists_the_known_studies(capsys):
     assert "known studies" in err
 
 
+def test_list_takes_study_files_and_names(tmp_path, capsys):
+    path = write_study(tmp_path)
+    assert main(["list", str(path), "demo"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("study ") and lines[-1].startswith("est. wall")
+    rows = lines[1:-1]
+    assert [r.split()[:3] for r in rows] == [["file_study", "file", "smoke"]] + [
+        ["demo", "built-in", p] for p in get_study("demo").profiles
+    ]
+    assert f"A study in a file [file {path}]" in rows[0]
+    # a study that cannot be listed is one line and exit 2, with nothing printed before it
+    assert main(["list", "demo", str(tmp_path / "missing.py")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip().splitlines() == [
+        f"simstudy: error: study: no such file '{tmp_path / 'missing.py'}'"
+    ]
+
+
 # ---------------------------------------------------------------------------------------------- entry points
 
 

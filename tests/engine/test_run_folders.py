@@ -394,7 +394,7 @@ def test_solve_refuses_an_impossible_target_on_the_command_line(tmp_path, capsys
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory):
     out = tmp_path_factory.mktemp("solve") / "s"
-    return solve(LINEAR, "x", ("F", 0.3), out=out, profile="smoke", progress=False)
+    return solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=out, profile="smoke", progress=False)
 
 
 def _same_answer(a, b):
@@ -427,7 +427,7 @@ def test_a_finished_solve_is_re_read_while_another_process_holds_every_write_loc
     try:
         assert holder.stdout.readline().strip() == "held"
         assert all(lock_holder(d)[0] for d in evals)
-        again = solve(LINEAR, "x", ("F", 0.3), out=out, profile="smoke", progress=False)
+        again = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=out, profile="smoke", progress=False)
     finally:
         holder.kill()
         holder.wait()
@@ -450,7 +450,7 @@ def test_a_link_in_a_received_solve_folder_is_refused(solved, tmp_path):
     value.symlink_to(mine)
     before = state(mine)
     with pytest.raises(StoreError) as exc:
-        solve(LINEAR, "x", ("F", 0.3), out=out, profile="smoke", progress=False)
+        solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=out, profile="smoke", progress=False)
     assert str(exc.value).startswith(f"--out: {value} is a symbolic link") and len(str(exc.value).splitlines()) == 1
     assert state(mine) == before
 
@@ -464,7 +464,7 @@ def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, c
         if subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True).returncode:
             pytest.skip("cannot remount read-only")
         before = state(mnt)
-        again = solve(LINEAR, "x", ("F", 0.3), out=mnt / "s", profile="smoke", progress=False)
+        again = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=mnt / "s", profile="smoke", progress=False)
         _same_answer(again, solved)
         study_file = tmp_path / "linear.py"
         write_study_file(study_file, __file__)
@@ -477,6 +477,8 @@ def test_a_finished_solve_is_re_read_from_a_read_only_folder(solved, tmp_path, c
                     "x",
                     "--target",
                     "F=0.3",
+                    "--tolerance",
+                    "12",
                     "--profile",
                     "smoke",
                     "--out",

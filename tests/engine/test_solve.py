@@ -1,16 +1,26 @@
-"""simstudy solve: the knob value that meets a target, found from stored evaluations with common random numbers."""
+"""simstudy solve: the knob value that meets a target, found from stored evaluations with common random numbers.
+
+The root's interval is checked against studies whose quantity is known exactly: q(n) = 1/sqrt(n) plus Gaussian
+noise of sd 0.002, target 0.05 (root n = 400) on (50, 1000), and three other curves with the same root, one
+decreasing, one increasing and one flat near the root.  The search itself (:class:`simstudy.engine.solve._Root`)
+is checked over many seeds with the study's replications made in memory; the whole command, through the engine
+and its stored evaluations, over a few seeds (every curve over more in the slow suite).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from simstudy.cli import main
 from simstudy.engine import Knob, Profile, Study
-from simstudy.engine.solve import solve
+from simstudy.engine.solve import _Root, _Search, _series, knob_of, solve
 
 
 @dataclass(frozen=True)
@@ -75,34 +85,218 @@ NESTED = Study(
 )
 
 
+# -- studies whose quantity is known exactly ---------------------------------------------------------------------
+CURVES = {
+    # the quantity at n; each equals 0.05 at n = 400
+    "inverse-sqrt": lambda n: 1 / math.sqrt(n),
+    "decreasing": lambda n: 0.05 * (400 / n) ** 2,
+    "increasing": lambda n: 0.1 / (1 + math.exp(-(n - 400) / 100)),
+    "flat": lambda n: 0.05 + 0.05 * ((n - 400) / 600) ** 3,
+}
+NOISE_SD = 0.002
+ROOT = 400
+
+
+@dataclass(frozen=True)
+class Cases:
+    n_cases: int = 100
+    curve: str = "inverse-sqrt"
+    folds: int = 1
+
+
+def _curve_replicate(cond, rng):
+    q = CURVES[cond.curve](cond.n_cases) + rng.normal(0, NOISE_SD)
+    return {"outcomes": [{"test": "q", "decision": 0, "statistic": q}]}
+
+
+def _q(rows):
+    return pd.DataFrame({"quantity": "q", "replication": rows["replication"], "value": rows["statistic"].astype(float)})
+
+
+def _whole_folds(cond):
+    if cond.n_cases % cond.folds:
+        raise ValueError(f"n_cases: {cond.n_cases} cases do not split into {cond.folds} folds of equal size")
+
+
+def curve_study(curve: str, folds: int = 1) -> Study:
+    return Study(
+        name=f"curve-{curve}",
+        title=f"q(n) = {curve} curve + N(0, {NOISE_SD}^2)",
+        conditions=[Cases(curve=curve, folds=folds)],
+        replicate=_curve_replicate,
+        validate=_whole_folds,
+        profiles={"quick": Profile("quick", n_replications=20)},
+        chunk_size=20,
+        knobs=(Knob("n_cases", "int", 2, 100_000, "cases per data set", quantities=_q),),
+    )
+
+
+KNOWN_ROOT = curve_study("inverse-sqrt")
+IN_FOLDS = curve_study("inverse-sqrt", folds=10)
+
+
+def search_in_memory(study, seed, *, target=0.05, tolerance=19, budget=20, interval=(50, 1000)):
+    """The search of ``solve`` on ``study``, its replications made in this process (block b, replication r
+    seeded by (seed, b, r) at every value: common random numbers, as the engine's seeds give)."""
+    knob = knob_of(study, "n_cases")
+    search = _Search(study, knob, "quick", "unused", 20, seed, 1, "loky", False)
+
+    made = {}
+
+    def evaluate(x, blocks):
+        cond = knob.condition_at(search.base, x)
+        for b in range(blocks):
+            if (x, b) not in made:
+                made[x, b] = [
+                    {
+                        **study.replicate(cond, np.random.default_rng([seed, b, r]))["outcomes"][0],
+                        "replication": 20 * b + r,
+                    }
+                    for r in range(20)
+                ]
+        rows = [row for b in range(blocks) for row in made[x, b]]
+        return _series(knob.values_of(pd.DataFrame(rows)), "q")
+
+    lo, hi = interval
+    grid = sorted({search.snap(x, lo, hi) for x in np.linspace(lo, hi, 5)})
+    root = _Root(
+        evaluate, search.snap, target, tolerance, budget, bounded=False, nested=False, kind="int", scale=hi - lo
+    )
+    return root.run(grid)
+
+
+def _holds_an_evaluated_root(answer):
+    """The answer's value was evaluated and agrees with the target; its ends lie on either side of it."""
+    table = answer["table"].set_index("value")
+    lo, hi = answer["interval"]
+    assert {table.loc[lo, "versus target"], table.loc[hi, "versus target"]} == {"above", "below"}
+    between = table.loc[(table.index > lo) & (table.index < hi)]
+    assert (between["versus target"] == "within error").all()
+    assert answer["value"] in table.index
+    if len(between):
+        assert lo < answer["value"] < hi and table.loc[answer["value"], "versus target"] == "within error"
+
+
+@pytest.mark.parametrize("curve", CURVES)
+def test_the_interval_holds_the_true_root_over_seeds(curve):
+    for seed in range(10):
+        answer = search_in_memory(curve_study(curve), seed)
+        assert answer["status"] == "solved", (seed, answer["note"])
+        lo, hi = answer["interval"]
+        assert lo <= ROOT <= hi, (curve, seed, lo, hi, answer["value"])
+        _holds_an_evaluated_root(answer)
+        if curve != "flat":  # a curve flat near its root is met within error over a wide range: so says the interval
+            assert hi - lo <= 40
+
+
+def _exact_replicate(cond, rng):
+    return {"outcomes": [{"test": "q", "decision": 0, "statistic": 1 / math.sqrt(cond.n_cases)}]}
+
+
+def test_a_root_between_neighbouring_integers_is_reported_as_such():
+    # no noise: q(n) = 1/sqrt(n) is 0.0499 between n = 401 and 402, where no integer meets it
+    exact = dataclasses.replace(KNOWN_ROOT, replicate=_exact_replicate)
+    answer = search_in_memory(exact, 0, target=0.0499, tolerance=1)
+    assert answer["status"] == "solved" and answer["interval"] == (401, 402) and answer["value"] in (401, 402)
+
+
+def test_every_value_evaluated_is_one_the_study_accepts():
+    answer = search_in_memory(IN_FOLDS, 0, tolerance=40)
+    assert (answer["table"]["value"] % 10 == 0).all()
+    assert answer["status"] == "solved" and answer["interval"][0] <= ROOT <= answer["interval"][1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_known_root_through_the_engine(tmp_path, seed):
+    res = solve(
+        KNOWN_ROOT,
+        "n_cases",
+        ("q", 0.05),
+        interval=(50, 1000),
+        tolerance=40,
+        out=tmp_path / "s",
+        seed=seed,
+        progress=False,
+    )
+    assert res.status == "solved" and res.low <= ROOT <= res.high
+    table = res.evaluations.set_index("value")
+    assert table.loc[res.value, "versus target"] == "within error" and res.low < res.value < res.high
+    assert {table.loc[res.low, "versus target"], table.loc[res.high, "versus target"]} == {"above", "below"}
+    assert res.n_evaluations <= 20 and f"n_cases = {res.value:g}" in res.describe()
+
+
+def test_solve_validates_every_value_through_the_engine(tmp_path):
+    res = solve(IN_FOLDS, "n_cases", ("q", 0.05), interval=(50, 1000), tolerance=60, out=tmp_path / "s", progress=False)
+    assert res.status == "solved" and res.low <= ROOT <= res.high
+    assert (res.evaluations["value"] % 10 == 0).all()
+    stored = sorted(int(p.name) for p in (tmp_path / "s" / "evals").iterdir())
+    assert stored == sorted(res.evaluations["value"].astype(int)) and all(v % 10 == 0 for v in stored)
+
+
+@pytest.mark.slow
+def test_every_curve_through_the_engine_over_seeds(tmp_path):
+    # a 95% interval may miss: benchmarks/solve_coverage.py measures 0.3% of misses on 1/sqrt(n), none on the
+    # decreasing and increasing curves and 2.0% on the flat one (seed 2 here misses it: [210, 345], the first
+    # block's common shift 2.75 of its standard errors), so of these 20 searches at most one may miss
+    misses = []
+    for curve in CURVES:
+        for seed in range(5):
+            res = solve(
+                curve_study(curve),
+                "n_cases",
+                ("q", 0.05),
+                interval=(50, 1000),
+                out=tmp_path / f"{curve}-{seed}",
+                seed=seed,
+                progress=False,
+            )
+            table = res.evaluations.set_index("value")
+            assert res.status == "solved" and table.loc[res.value, "versus target"] == "within error"
+            if not res.low <= ROOT <= res.high:
+                misses.append((curve, seed, res.low, res.high))
+    assert len(misses) <= 1 and all(curve == "flat" for curve, *_ in misses), misses
+
+
+def test_unresolved_when_the_budget_runs_out(tmp_path):
+    # the first grid (5 blocks) brackets the root with no value between its ends: a sixth block is needed
+    res = solve(
+        KNOWN_ROOT, "n_cases", ("q", 0.05), interval=(50, 1000), max_evaluations=5, out=tmp_path / "s", progress=False
+    )
+    assert res.status == "unresolved" and res.value is None and not res.reached
+    assert (res.low, res.high) == (288, 525) and "unresolved" in res.describe()
+
+
 def test_finds_a_known_root(tmp_path):
-    res = solve(LINEAR, "x", ("F", 0.3), out=tmp_path / "s", profile="smoke", progress=False)
+    res = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=tmp_path / "s", profile="smoke", progress=False)
     assert res.reached and res.quantity == "rejection rate: t"
-    assert res.low <= 30 <= res.high and abs(res.root - 30) < 5
-    assert res.high - res.low <= 8 and res.n_evaluations <= 12
+    assert res.low <= 30 <= res.high and res.low < res.value < res.high
+    assert res.high - res.low <= 12 and res.n_evaluations <= 20
     rec = json.loads((tmp_path / "s" / "solve.json").read_text())
     assert rec["answer"]["value"] == res.value and rec["request"]["knob"] == "x"
+    assert rec["answer"]["status"] == "solved"
 
 
 def test_deterministic_resumed_and_with_two_workers(tmp_path):
-    a = solve(LINEAR, "x", ("F", 0.3), out=tmp_path / "a", profile="smoke", progress=False)
-    again = solve(LINEAR, "x", ("F", 0.3), out=tmp_path / "a", profile="smoke", progress=False)
+    a = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=tmp_path / "a", profile="smoke", progress=False)
+    again = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=tmp_path / "a", profile="smoke", progress=False)
     assert again.n_evaluations == a.n_evaluations and again.seconds < a.seconds + 1e-9 or True
-    b = solve(LINEAR, "x", ("F", 0.3), out=tmp_path / "b", profile="smoke", progress=False, jobs=2)
+    b = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=tmp_path / "b", profile="smoke", progress=False, jobs=2)
     for other in (again, b):
         assert (other.root, other.low, other.high) == (a.root, a.low, a.high)
         assert other.evaluations.equals(a.evaluations)
 
 
 def test_common_random_numbers_make_the_curve_monotone(tmp_path):
-    res = solve(LINEAR, "x", ("F", 0.3), out=tmp_path / "s", profile="smoke", progress=False)
+    res = solve(LINEAR, "x", ("F", 0.3), tolerance=12, out=tmp_path / "s", profile="smoke", progress=False)
     ev = res.evaluations.sort_values("value")
     same_n = ev[ev.replications == ev.replications.min()]
     assert np.all(np.diff(same_n.estimate.to_numpy()) >= 0)
 
 
 def test_nested_knob_fits_once(tmp_path):
-    res = solve(NESTED, "level", ("rejection rate: t", 0.42), out=tmp_path / "n", profile="smoke", progress=False)
+    res = solve(
+        NESTED, "level", ("rejection rate: t", 0.42), tolerance=8, out=tmp_path / "n", profile="smoke", progress=False
+    )
     assert res.reached and res.low <= 42 <= res.high
     blocks = list((tmp_path / "n" / "evals").iterdir())
     assert [p.name for p in blocks] == ["all"]
@@ -150,6 +344,8 @@ def test_command_line_answer(tmp_path, capsys, write_study_file):
             "x",
             "--target",
             "F=0.3",
+            "--tolerance",
+            "12",
             "--profile",
             "smoke",
             "--out",
@@ -178,3 +374,42 @@ def test_command_line_answer(tmp_path, capsys, write_study_file):
         ]
     )
     assert code == 3 and "not reached" in capsys.readouterr().out
+
+
+def test_help_says_95_percent(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    out = capsys.readouterr().out
+    assert "95% interval" in out and "%%" not in out
+
+
+def test_command_line_unresolved_and_the_evaluations_printed(tmp_path, capsys, write_study_file):
+    path = tmp_path / "known_root.py"
+    write_study_file(path, __file__, "KNOWN_ROOT")
+    argv = ["solve", str(path), "--knob", "n_cases", "--target", "q=0.05", "--interval", "50", "1000"]
+    argv += ["--out", str(tmp_path / "o"), "--quiet"]
+    assert main([*argv, "--max-evaluations", "5"]) == 4
+    out = capsys.readouterr().out
+    assert "unresolved: the target is crossed within [288, 525]" in out
+    assert (
+        "versus target" in out and len([ln for ln in out.splitlines() if ln.strip().startswith(("50 ", "288 "))]) == 2
+    )
+    # the same command with a larger budget resumes from the stored evaluations and answers
+    assert main([*argv, "--max-evaluations", "12", "--tolerance", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "n_cases = " in out and "95% interval" in out
+    assert main([*argv, "--max-evaluations", "4"]) == 2
+    assert "--max-evaluations: the first grid alone takes 5 blocks" in capsys.readouterr().err
+
+
+def test_an_interval_the_study_refuses_is_refused_before_anything_is_written(tmp_path, capsys, write_study_file):
+    path = tmp_path / "folds.py"
+    write_study_file(path, __file__, "IN_FOLDS")
+    argv = ["solve", str(path), "--knob", "n_cases", "--target", "q=0.05", "--interval", "51", "65"]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [
+        "simstudy: error: --interval: the study accepts fewer than two values of knob 'n_cases' in [51, 65] "
+        "(its validate: n_cases: 51 cases do not split into 10 folds of equal size)"
+    ]
+    assert not (tmp_path / "o").exists()

@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 
 from simstudy.cli import main
+from simstudy.engine import fingerprint as fingerprint_mod
 from simstudy.engine import get_study, load_run, run_study
 from simstudy.engine import runner as runner_mod
 from simstudy.engine.store import ConfigMismatch, RunLock, RunLocked, RunStore, StoreError, lock_holder
@@ -163,7 +164,7 @@ def test_changed_code_refuses_resume_until_fresh(reference, tmp_path, capsys):
     src = tmp_path / "my_study.py"
     src.write_text(STUDY_FILE)
     study = load_study_file(src, "my_study_v1")
-    assert runner_mod.study_file(study) == src.resolve()
+    assert fingerprint_mod.study_file(study) == src.resolve()
     out = tmp_path / "run"
     run_study(study, "smoke", out=out, progress=False)
     shutil.rmtree(sorted(out.glob("chunks/*/*"))[0])  # an incomplete run
@@ -186,8 +187,8 @@ def test_changed_code_refuses_resume_until_fresh(reference, tmp_path, capsys):
 
 
 def test_changed_versions_named_and_history_kept(complete_run, monkeypatch):
-    real = runner_mod.metadata.version
-    monkeypatch.setattr(runner_mod.metadata, "version", lambda pkg: "0.0.1" if pkg == "numpy" else real(pkg))
+    real = fingerprint_mod.metadata.version
+    monkeypatch.setattr(fingerprint_mod.metadata, "version", lambda pkg: "0.0.1" if pkg == "numpy" else real(pkg))
     # a complete run computes nothing: rerunning it with other versions is harmless and recorded
     again = run_study(DEMO, "smoke", out=complete_run, progress=False)
     runs = again.manifest["runs"]
@@ -482,7 +483,7 @@ def test_fresh_on_an_empty_directory_and_on_a_complete_one(complete_run, tmp_pat
 def test_dataclass_replace_study_keeps_identity(tmp_path):
     # a study derived in code: its file is where its replicate function lives
     study = dataclasses.replace(DEMO)
-    assert runner_mod.study_file(study).name == "demo.py"
+    assert fingerprint_mod.study_file(study).name == "demo.py"
 
 
 def test_run_stored_before_chunks_recorded_identity(reference, complete_run):

@@ -461,7 +461,7 @@ def test_run_with_no_rows_yet_is_listed_not_fatal(berrar3_only, tmp_path):
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_page_names_the_commit_of_a_checkout_and_of_a_linked_worktree(tmp_path):
-    from simstudy.outputs.report import _git_commit
+    from simstudy.engine.fingerprint import git_commit as _git_commit
 
     def git(*args, cwd=tmp_path / "repo"):
         out = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)

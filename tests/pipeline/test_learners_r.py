@@ -231,6 +231,30 @@ def test_single_class_training_predicts_that_class(est):
     np.testing.assert_array_equal(est.predict(X[:4]), [1, 1, 1, 1])
 
 
+def test_naive_bayes_with_one_training_case_per_class_predicts_nothing_as_e1071():
+    # R 4.2.2, e1071 1.7-13:
+    # library(e1071); m <- naiveBayes(data.frame(x = c(-1, 1)), factor(c(0, 1)))
+    # m$tables$x                                       -> means -1, 1; sds NA, NA
+    # predict(m, data.frame(x = c(-2, 0, 2)))          -> factor(0)  Levels: 0 1   (no prediction at all)
+    # predict(m, data.frame(x = c(-2, 0, 2)), type = "raw")   -> NA NA in each of the 3 rows
+    # m2 <- naiveBayes(data.frame(x = 3), factor(0, levels = c(0, 1))); predict(m2, ...)  -> factor(0)
+    r_predictions = []  # R's answer: no class for any of the three cases
+    X, y, Xt = np.array([[-1.0], [1.0]]), np.array([0, 1]), np.array([[-2.0], [0.0], [2.0]])
+    with pytest.raises(ValueError, match=r"^y: each of the 2 class\(es\) has a single training case.*predicts nothing"):
+        E1071NaiveBayes().fit(X, y)
+    with pytest.raises(ValueError, match=r"^y: each of the 1 class"):
+        E1071NaiveBayes().fit(np.array([[3.0]]), np.array([0]))
+    # the batch form has no class to give either: -1 for every case, never the first class
+    batch = naive_bayes_predict_batch(X[None], y[None], Xt[None])
+    np.testing.assert_array_equal(batch, [[-1, -1, -1]])
+    assert [c for c in batch[0] if c >= 0] == r_predictions
+    # one class with a single case among others is never picked, as R's which.max skips its NA score:
+    # m1 <- naiveBayes(data.frame(x = c(-1, 1, 2)), factor(c(0, 1, 1))); predict(m1, data.frame(x = c(-2, 0, 2)))
+    # -> 1 1 1
+    m1 = E1071NaiveBayes().fit(np.array([[-1.0], [1.0], [2.0]]), np.array([0, 1, 1]))
+    np.testing.assert_array_equal(m1.predict(Xt), [1, 1, 1])
+
+
 @pytest.mark.parametrize("value", [0.1, 0.7, 2.7, 1.1, 1000.1])
 @pytest.mark.parametrize("n", [3, 6, 7, 11])
 def test_constant_feature_has_sd_exactly_zero(n, value):

@@ -91,6 +91,29 @@ def test_decision_array_and_class_plugins(tmp_path):
     assert np.all(run_test(load_plugin(f"{f}:Threshold"), _scores(), 0.05)["decision"] == 1)
 
 
+def test_none_declines_the_design_and_decisions_are_flagged(tmp_path):
+    """The three kinds of answer, each with the flags that tell the applications how to count it."""
+    f = _write(
+        tmp_path,
+        "import numpy as np\n"
+        "def picky(scores):\n"
+        "    return None if scores.n_runs * scores.n_folds < 2 else np.ones(scores.diffs.shape[:-2], dtype=int)\n"
+        "def t(scores):\n"
+        "    m = scores.diffs.mean(axis=(-2, -1))\n"
+        "    return m, np.full(m.shape, 0.5)\n",
+    )
+    picky, t = load_plugin(f"{f}:picky"), load_plugin(f"{f}:t")
+    one_split = PairedScores(np.ones((4, 1, 1)), np.zeros((4, 1, 1)), n_train=67, n_test=33)
+    out = run_test(picky, one_split, 0.05)
+    assert out["declined"] and not out["decision_only"] and not out["decision"].any()
+    assert np.isnan(out["pvalue"]).all() and np.isnan(out["direction"]).all()
+    out = run_test(picky, _scores(), 0.05)
+    assert out["decision_only"] and not out["declined"] and (out["direction"] == 1).all()
+    out = run_test(t, _scores(shift=-0.05), 0.05)  # no rejection at 0.05, but the direction is known
+    assert not out["decision"].any() and (out["direction"] == -1).all()
+    assert not out["decision_only"] and not out["declined"]
+
+
 @pytest.mark.parametrize(
     "body, message",
     [

@@ -45,7 +45,15 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["STUDIES", "forecasts", "reliability", "brier_table", "berrar_calibration", "draw_reliability"]
+__all__ = [
+    "STUDIES",
+    "forecasts",
+    "reliability",
+    "brier_table",
+    "berrar_calibration",
+    "draw_reliability",
+    "reliability_figure",
+]
 
 STUDIES = ("berrar1", "berrar2", "berrar3")
 BINS = np.linspace(0.0, 1.0, 11)
@@ -294,7 +302,15 @@ def berrar_calibration(results=DEFAULT_ROOT, profile: str = "quick") -> dict:
 
 def draw_reliability(cal: dict, directory, name: str = "berrar-reliability") -> Path | None:
     """One panel per study: observed replication rate against the forecast P, per model, with the diagonal."""
-    from simstudy.outputs.plots.output import new_figure, save_figure
+    from simstudy.outputs.plots.output import save_figure
+
+    fig = reliability_figure(cal)
+    return None if fig is None else save_figure(fig, directory, name, formats=("png",))[0]
+
+
+def reliability_figure(cal: dict):
+    """The figure of :func:`draw_reliability` (a matplotlib Figure), None when no study has forecasts."""
+    from simstudy.outputs.plots.output import new_figure
 
     studies = list(dict.fromkeys(k[0] for k in cal["reliability"]))
     if not studies:
@@ -326,5 +342,4 @@ def draw_reliability(cal: dict, directory, name: str = "berrar-reliability") -> 
         ax.set_ylabel("observed replication rate F (bin mean)", fontsize=8)
         ax.legend(fontsize=7, loc="upper left")
         ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return save_figure(fig, directory, name, formats=("png",))[0]
+    return fig

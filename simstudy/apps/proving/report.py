@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simstudy._files import DEFAULT_ROOT
+from simstudy._files import DEFAULT_ROOT, folder_below
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.study import ALPHA, ALPHA_MAX
 from simstudy.apps.proving.summary import (
@@ -71,7 +71,11 @@ def plugin_rows(scores: pd.DataFrame, fn, ref: str, *, timeout=None) -> pd.DataF
     Columns as the stored outcomes: ``condition``, ``replication``, ``experiment``,
     ``design``, ``scheme`` (empty), ``test`` (the reference), ``statistic``,
     ``pvalue``, ``sign`` (direction of a rejection at any level up to
-    :data:`ALPHA_MAX`) and ``decision`` (at 0.05).
+    :data:`ALPHA_MAX`) and ``decision`` (at 0.05); and two flags (see
+    :func:`~simstudy.apps.proving.summary.procedures`): ``decision_only`` where
+    the plug-in returned decisions (its ``sign`` and ``decision`` are those
+    decisions, its p-value NaN) and ``declined`` where it returned None for the
+    design (placeholder rows that nothing counts).
 
     ``fn`` is the plug-in (a callable runs in this process), a
     :class:`~simstudy.pipeline.plugins.PluginProcess`, or a reference string, which is
@@ -110,6 +114,8 @@ def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
         res = run_test(fn, ps, ALPHA_MAX, timeout=timeout)
         p = res["pvalue"].ravel()
         sign = res["decision"].ravel().astype(np.int8)
+        # a decision-only test decides by its own rule: its decisions are its decisions at every level
+        decision = sign if res["decision_only"] else np.where(np.nan_to_num(p, nan=2.0) <= ALPHA, sign, 0)
         parts.append(
             pd.DataFrame(
                 {
@@ -122,7 +128,9 @@ def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
                     "statistic": res["statistic"].ravel(),
                     "pvalue": p,
                     "sign": sign,
-                    "decision": np.where(np.nan_to_num(p, nan=2.0) <= ALPHA, sign, 0).astype(np.int8),
+                    "decision": decision.astype(np.int8),
+                    "decision_only": bool(res["decision_only"]),
+                    "declined": bool(res["declined"]),
                 }
             )
         )
@@ -419,8 +427,22 @@ def _style(i):
     return ("-", "--", ":")[(i // 10) % 3]
 
 
-def _figure_calibration(cal, named, directory):
-    from simstudy.outputs.plots.output import new_figure, save_figure
+def _legend_below(fig, ax=None, *, ncols=3, fontsize=7):
+    """The legend below the plot (an Axes' or, without ``ax``, the figure's), in as many columns as fit."""
+    from simstudy.outputs.plots.layout import fit_legend
+
+    def make(n):
+        if ax is not None:
+            return ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=n,
+                             frameon=False)  # fmt: skip
+        return fig.legend(fontsize=fontsize, loc="outside lower center", ncols=n, frameon=False)
+
+    return fit_legend(make, ncols=ncols)
+
+
+def calibration_figure(cal, named):
+    """Type I error against alpha on the null worlds, one line per named procedure (a Figure)."""
+    from simstudy.outputs.plots.output import new_figure
 
     fig = new_figure((7.5, 5))
     ax = fig.subplots()
@@ -440,13 +462,19 @@ def _figure_calibration(cal, named, directory):
     ax.set_ylabel("Type I error on the null worlds (symlog scale)")
     ax.set_title("Calibration: Type I error against alpha, 95% Monte Carlo bands", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
-    fig.tight_layout()
-    return save_figure(fig, directory, "calibration", formats=("png",))[0]
+    _legend_below(fig, ax)
+    return fig
 
 
-def _figure_pvalues(pdist, named, directory):
-    from simstudy.outputs.plots.output import new_figure, save_figure
+def _figure_calibration(cal, named, directory):
+    from simstudy.outputs.plots.output import save_figure
+
+    return save_figure(calibration_figure(cal, named), directory, "calibration", formats=("png",))[0]
+
+
+def pvalues_figure(pdist, named):
+    """The distribution of null p-values against the uniform, one line per named procedure (a Figure)."""
+    from simstudy.outputs.plots.output import new_figure
 
     fig = new_figure((6.5, 5))
     ax = fig.subplots()
@@ -460,9 +488,14 @@ def _figure_pvalues(pdist, named, directory):
     ax.set_ylabel("share of null p-values <= p")
     ax.set_title("p-values under the null against the uniform", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
-    fig.tight_layout()
-    return save_figure(fig, directory, "pvalues", formats=("png",))[0]
+    _legend_below(fig, ax)
+    return fig
+
+
+def _figure_pvalues(pdist, named, directory):
+    from simstudy.outputs.plots.output import save_figure
+
+    return save_figure(pvalues_figure(pdist, named), directory, "pvalues", formats=("png",))[0]
 
 
 def _panel_order(pairs_and_sizes) -> list:
@@ -476,9 +509,11 @@ def _panel_order(pairs_and_sizes) -> list:
     return sorted(set(pairs_and_sizes), key=lambda x: (rank.get(x[0], len(rank)), x[0], x[1]))
 
 
-def _gaussian_panels(table, value, named, directory, name, ylabel, title):
+def gaussian_panels_figure(table, value, named, ylabel, title):
+    """A panel per learner pair and size of the Gaussian worlds: ``value`` against the true gap (a Figure or None)."""
     from simstudy.apps.proving.scenarios import BANK
-    from simstudy.outputs.plots.output import new_figure, save_figure
+    from simstudy.outputs.plots.layout import wrap_text
+    from simstudy.outputs.plots.output import new_figure
 
     t = table[table["scenario"].map(lambda k: k in BANK and BANK[k].family == "gaussian")]
     if t.empty:
@@ -492,7 +527,7 @@ def _gaussian_panels(table, value, named, directory, name, ylabel, title):
     panels = _panel_order(zip(t["pair"], t["n"]))
     ncol = min(3, len(panels))
     nrow = int(np.ceil(len(panels) / ncol))
-    fig = new_figure((4 * ncol, 3.2 * nrow + 1.2))
+    fig = new_figure((max(4 * ncol, 8), 3.2 * nrow + 1.2))
     axes = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
     for ax, (pair, n) in zip(axes, panels):
         for (label, proc), c in zip(named.items(), _colours(len(named))):
@@ -521,19 +556,38 @@ def _gaussian_panels(table, value, named, directory, name, ylabel, title):
         ax.grid(alpha=0.3)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
-    fig.suptitle(title, fontsize=10)
-    fig.legend(fontsize=7, loc="lower center", ncol=4, frameon=False)
-    fig.tight_layout(rect=(0, 0.12, 1, 0.97))
-    return save_figure(fig, directory, name, formats=("png",))[0]
+    wrap_text(fig.suptitle(title, fontsize=10), 0.95 * fig.bbox.width)
+    _legend_below(fig, ncols=4)
+    return fig
 
 
-def _figure_leaderboard(board, directory, top=20):
-    from simstudy.outputs.plots.output import new_figure, save_figure
+def _gaussian_panels(table, value, named, directory, name, ylabel, title):
+    from simstudy.outputs.plots.output import save_figure
+
+    fig = gaussian_panels_figure(table, value, named, ylabel, title)
+    return None if fig is None else save_figure(fig, directory, name, formats=("png",))[0]
+
+
+#: Characters per line of a procedure's name on the leaderboard figure (a longer one is broken into lines).
+NAME_WIDTH = 60
+
+
+def leaderboard_figure(board, top=20):
+    """The size-controlling procedures by size-adjusted power, with their worst null's Type I error (a Figure or None)."""
+    import textwrap
+
+    from simstudy.outputs.plots.layout import wrap_text
+    from simstudy.outputs.plots.output import new_figure
 
     b = board[board["controlled"]].head(top)
     if b.empty:
         return None
-    fig = new_figure((8, 0.3 * len(b) + 1.6))
+    names = [
+        "\n".join(textwrap.wrap(f"{int(r)}. {p}", NAME_WIDTH, break_on_hyphens=False))
+        for r, p in zip(b["rank"], b["procedure"])
+    ]
+    lines = max(name.count("\n") + 1 for name in names)
+    fig = new_figure((8, (0.3 + 0.1 * (lines - 1)) * len(b) + 2.0))
     ax1, ax2 = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 2]})
     y = np.arange(len(b))
     ax1.errorbar(
@@ -566,29 +620,43 @@ def _figure_leaderboard(board, directory, top=20):
     )
     ax2.axvline(100 * ALPHA, color="k", ls="--", lw=1)
     ax2.axvline(150 * ALPHA, color="k", ls=":", lw=1)
-    ax1.set_yticks(y, [f"{int(r)}. {p}" for r, p in zip(b["rank"], b["procedure"])], fontsize=7)
+    ax1.set_yticks(y, names, fontsize=7)
     ax1.invert_yaxis()
     ax1.set_xlabel("power, % (alternatives; dots size-adjusted, crosses raw)", fontsize=8)
     ax2.set_xlabel(
-        f"Type I error of the deciding null scenario, % (simultaneous intervals;\ndashed alpha = "
+        f"Type I error of the deciding null scenario, % (simultaneous intervals; dashed alpha = "
         f"{100 * ALPHA:g}%, dotted the tolerance {150 * ALPHA:g}%)",
         fontsize=8,
     )
     ax1.legend(fontsize=7, loc="lower right")
     ax1.grid(alpha=0.3)
     ax2.grid(alpha=0.3)
-    fig.suptitle(
+    title = fig.suptitle(
         f"Leaderboard at alpha = {ALPHA:g}: procedures that control size on every null scenario, by "
         "size-adjusted power (equal rank = tied)",
         fontsize=9,
     )
-    fig.tight_layout()
-    return save_figure(fig, directory, "leaderboard", formats=("png",))[0]
+    wrap_text(title, 0.95 * fig.bbox.width)
+    # each axis label under its own panel: as wide as the panel at most (the layout sets the panels' widths)
+    fig.draw_without_rendering()
+    for ax in (ax1, ax2):
+        wrap_text(ax.xaxis.label, ax.get_window_extent().width)
+    return fig
 
 
-def _figure_size_power(board, named, directory):
-    """Every procedure: its worst null scenario's Type I error against its power, raw and size-adjusted."""
-    from simstudy.outputs.plots.output import new_figure, save_figure
+def _figure_leaderboard(board, directory, top=20):
+    from simstudy.outputs.plots.output import save_figure
+
+    fig = leaderboard_figure(board, top)
+    return None if fig is None else save_figure(fig, directory, "leaderboard", formats=("png",))[0]
+
+
+def size_power_figure(board, named):
+    """Every procedure: its worst null scenario's Type I error against its power, raw and size-adjusted (a Figure or None)."""
+    import textwrap
+
+    from simstudy.outputs.plots.layout import spread_labels, wrap_text
+    from simstudy.outputs.plots.output import new_figure
     from simstudy.statistics.size_control import CONTROLS, LIBERAL
 
     b = board[np.isfinite(board["worst_null"]) & np.isfinite(board["power"])]
@@ -598,14 +666,22 @@ def _figure_size_power(board, named, directory):
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     colour = {CONTROLS: "tab:green", LIBERAL: "tab:red"}
     label_of = {v: k for k, v in named.items()}
+    labels = {ax1: [], ax2: []}
     for ax, col, title in ((ax1, "power", "raw power"), (ax2, "adjusted_power", "size-adjusted power")):
         for verdict in (CONTROLS, "unresolved", LIBERAL):
             t = b[b["size"] == verdict]
             ax.scatter(t[col], t["worst_null"], s=12, color=colour.get(verdict, "tab:orange"), label=verdict, alpha=0.8)
         for proc, r in b.set_index("procedure").iterrows():
             if proc in label_of and np.isfinite(r[col]):
-                ax.annotate(
-                    label_of[proc], (r[col], r["worst_null"]), fontsize=6, xytext=(3, 2), textcoords="offset points"
+                labels[ax].append(
+                    ax.annotate(
+                        "\n".join(textwrap.wrap(label_of[proc], 40, break_on_hyphens=False)),
+                        (r[col], r["worst_null"]),
+                        fontsize=6,
+                        xytext=(3, 2),
+                        textcoords="offset points",
+                        arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.5", "shrinkA": 0, "shrinkB": 2},
+                    )
                 )
         ax.axhline(100 * ALPHA, color="k", ls="--", lw=1)
         ax.axhline(150 * ALPHA, color="k", ls=":", lw=1)
@@ -614,14 +690,23 @@ def _figure_size_power(board, named, directory):
         ax.set_title(title, fontsize=9)
         ax.grid(alpha=0.3)
     ax1.set_ylabel("Type I error of the deciding null scenario, % (symlog)", fontsize=8)
-    ax1.legend(fontsize=7, title="size verdict", title_fontsize=7, loc="upper left")
-    fig.suptitle(
+    legend = ax1.legend(fontsize=7, title="size verdict", title_fontsize=7, loc="upper left")
+    title = fig.suptitle(
         "Size against power: a liberal test gains raw power that size adjustment takes back "
         f"(dashed alpha = {100 * ALPHA:g}%, dotted the tolerance)",
         fontsize=9,
     )
-    fig.tight_layout()
-    return save_figure(fig, directory, "size-power", formats=("png",))[0]
+    wrap_text(title, 0.95 * fig.bbox.width)
+    spread_labels(labels[ax1] + labels[ax2], avoid=[legend])
+    return fig
+
+
+def _figure_size_power(board, named, directory):
+    """Every procedure: its worst null scenario's Type I error against its power, raw and size-adjusted."""
+    from simstudy.outputs.plots.output import save_figure
+
+    fig = size_power_figure(board, named)
+    return None if fig is None else save_figure(fig, directory, "size-power", formats=("png",))[0]
 
 
 # ------------------------------------------------------------------------------------------ the page
@@ -630,6 +715,8 @@ def _figure_size_power(board, named, directory):
 def _view_board(board):
     """The leaderboard as printed: percentages with their intervals in one cell each."""
 
+    from simstudy.statistics.size_control import DECLINED
+
     def iv(r, col, low, high):
         if not np.isfinite(r[col]):
             return "n/a"
@@ -637,13 +724,19 @@ def _view_board(board):
 
     rows = []
     for _, r in board.iterrows():
+        if r["size"] == DECLINED:  # a plug-in that declined the design everywhere: no number at all
+            rows.append({"rank": "", "tied with": "", "procedure": r["procedure"], "size": DECLINED})
+            continue
+        no_p = bool(r.get("decision_only", False))
         rows.append(
             {
                 "rank": "" if not np.isfinite(r["rank"]) else int(r["rank"]),
                 "tied with": "" if not np.isfinite(r["tied_with"]) else int(r["tied_with"]),
                 "procedure": r["procedure"],
                 "size": r["size"],
-                "size-adjusted power %": iv(r, "adjusted_power", "adjusted_power_mc_low", "adjusted_power_mc_high"),
+                "size-adjusted power %": "n/a: no p-values"
+                if no_p
+                else iv(r, "adjusted_power", "adjusted_power_mc_low", "adjusted_power_mc_high"),
                 "raw power %": iv(r, "power", "power_mc_low", "power_mc_high"),
                 "deciding null scenario": r["worst_null_scenario"],
                 "its Type I error %": iv(r, "worst_null", "worst_null_low", "worst_null_high"),
@@ -655,7 +748,10 @@ def _view_board(board):
                 "R2 %": iv(r, "r2", "r2_mc_low", "r2_mc_high"),
             }
         )
-    return pd.DataFrame(rows)
+    view = pd.DataFrame(rows)
+    if len(view) and (board["size"] == DECLINED).any():
+        view = view.astype(object).fillna(DECLINED)
+    return view
 
 
 def _scenario_verdicts(sizes, procs) -> pd.DataFrame:
@@ -846,7 +942,7 @@ def write_berrar_page(results, profile: str, out) -> dict:
             f"{results} ({'; '.join(cal['notes'])})"
         )
     out.mkdir(parents=True, exist_ok=True)
-    fig = draw_reliability(cal, out / "figures")
+    fig = draw_reliability(cal, folder_below(out, "figures", option="--report-dir"))
     text, page = _render(
         f"Calibration of Berrar's replication probability ({profile})",
         [("Reliability and Brier score", _berrar_items(cal, fig))],
@@ -913,7 +1009,7 @@ def build_report(
     rule = rule or SizeRule(alpha=ALPHA)
     out = Path(out) if out is not None else Path(run.path)
     out.mkdir(parents=True, exist_ok=True)
-    figdir = out / "figures"
+    figdir = folder_below(out, "figures", option="--report-dir")  # never written through a link
     outcomes = load_outcomes(run, tests)
     extra = []
     if plugins:
@@ -1073,7 +1169,10 @@ def build_report(
                     "lies above 0; rank = 1 + the number of procedures that beat it, so procedures whose paired interval "
                     "covers 0 are tied (`tied with` counts them). Raw power is shown beside it; the size-adjusted "
                     "intervals are conditional on the calibrated thresholds. Procedures that are liberal or unresolved "
-                    "follow, unranked.",
+                    'follow, unranked; then those that reject on no data set at all ("never rejects": zero '
+                    "rejections control size trivially and are never ranked), and plug-ins that declined a design "
+                    '("declined"). A plug-in that gives decisions only is judged by its decisions (size verdict, '
+                    'raw power, R2) and has no size-adjusted power and no rank ("n/a: no p-values").',
                 ),
                 (
                     "figure",
@@ -1228,3 +1327,39 @@ def build_report(
             "berrar": berrar,
         },
     }
+
+
+def summary_markdown(rep) -> str:
+    """The papers' statements checked, the count of size verdicts and the top of the leaderboard, in Markdown."""
+    from simstudy.outputs.tables import markdown_table
+
+    board = rep["tables"]["leaderboard"]
+    top = _view_board(board[board["controlled"]].head(15))
+    cols = [
+        "rank",
+        "procedure",
+        "size-adjusted power %",
+        "raw power %",
+        "deciding null scenario",
+        "its Type I error %",
+        "its data sets",
+    ]
+    counts = board["size"].value_counts()
+    return (
+        "Statements:\n\n"
+        + markdown_table(rep["tables"]["statements"])
+        + "\n\nSize verdicts: "
+        + ", ".join(
+            f"{counts.get(v, 0)} {v}"
+            for v in ("controls size", "unresolved", "liberal", "never rejects", "declined")
+            if counts.get(v, 0) or v in ("controls size", "unresolved", "liberal")
+        )
+        + "\n\nLeaderboard (top 15 that control size on every null scenario):\n\n"
+        + (markdown_table(top[cols]) if len(top) else "none controls size on every null scenario")
+    )
+
+
+def study_page(run, out, results) -> dict:
+    """The proving ground's page for the reproduction page (:attr:`Publication.page`): the whole report in ``out``."""
+    rep = build_report(run, results=results, out=out)
+    return {"markdown": rep["markdown"], "html": rep["html"], "summary": summary_markdown(rep)}

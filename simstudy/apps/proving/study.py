@@ -200,6 +200,25 @@ def null_scenario_count() -> int:
     return sum(1 for s in BANK.values() if s.null_by_construction)
 
 
+def _page(run, out, results) -> dict:
+    """The proving ground's own report, written for the reproduction page (see :func:`.report.study_page`)."""
+    from simstudy.apps.proving.report import study_page
+
+    return study_page(run, out, results)
+
+
+def _normal_quantile(p: float) -> float:
+    """The standard normal quantile: the standard library's (the same double as scipy's at the levels used here,
+    checked by a test), since ``simstudy list`` reads the rule for its estimates and should not import scipy;
+    scipy's where a module of the user's shadows the standard library's ``statistics``."""
+    import statistics
+
+    inverse = getattr(statistics, "NormalDist", None)
+    if inverse is None:
+        return float(lazy_module("scipy.special").ndtri(p))
+    return inverse().inv_cdf(p)
+
+
 def adaptive_rule(profile) -> dict | None:
     """The adaptive rule of ``simstudy proving-ground`` at ``profile`` (None: a fixed number of data sets).
 
@@ -220,9 +239,7 @@ def adaptive_rule(profile) -> dict | None:
     s = settings_of(profile, Settings, study=STUDY_NAME)
     if not s.null_half_width:
         return None
-    z = float(
-        lazy_module("scipy.stats").norm.ppf(0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2)
-    )
+    z = _normal_quantile(0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2)
     return {"target_mcse": s.null_half_width / z, "max_replications": s.null_cap or 10 * profile.n_replications}
 
 
@@ -365,6 +382,7 @@ def proving_study(designs=None):
         settings=Settings,
         profiles=profiles,
         targets=null_targets,
+        adaptive=adaptive_rule,
         chunk_size=5,
         cost=Cost(work=_work),
         provides=Provides(paired_scores=layout(used), evidence=evidence),
@@ -374,5 +392,6 @@ def proving_study(designs=None):
             "power); `simstudy proving-ground` writes the whole report, with the size verdicts per null scenario, "
             "the diagnostics and the papers' statements checked (at the paper profile: "
             "docs/reproduction/proving-ground/proving-ground.md).",
+            page=_page,
         ),
     )

@@ -4,7 +4,14 @@ A *procedure* is a test applied to a design (and, for a sample test on an
 r x k cross-validation, one sampling scheme).  Its decision at any level
 ``alpha`` is re-made from the stored p-value and sign: reject when ``p <=
 alpha``, in the direction of ``sign``.  A NaN p-value (a test undefined on
-that sample, e.g. a t-test on equal differences) is a non-rejection.
+that sample, e.g. a t-test on equal differences) is a non-rejection.  A
+plug-in test that gives decisions only (:mod:`simstudy.pipeline.plugins`) is
+judged by its decisions, at the level its rows were made for; what needs
+p-values (calibration at other levels, size-adjusted power, the rank) is left
+out for it.  A plug-in that declined a design has no rows there: the data sets
+it declined are not counted, and a procedure declined everywhere is listed as
+"declined".  A procedure that rejects on no data set at all is flagged "never
+rejects" instead of a size verdict, and never ranked.
 
 The independent unit of every Monte Carlo interval is the data set (the
 replication): the ``n_experiments`` repeats of a design on one data set share
@@ -98,6 +105,14 @@ class Procedures:
     p, sign : dict of procedure -> ndarray (units, repeats)
     unknown_sign : dict of procedure -> bool ndarray (units, repeats)
         Where the stored rows gave no direction (a NaN sign); only procedures that have such rows.
+    own : dict of procedure -> int8 ndarray (units, repeats)
+        The decisions of the procedures that gave decisions only (no p-values), at level ``decided_at``.
+    decided_at : float
+        The level the rows of decision-only procedures were made for.
+    absent : dict of procedure -> bool ndarray (units,)
+        The data sets where a procedure has no rows (a plug-in declined them); only procedures that have such.
+    declined : list of str
+        Procedures that a plug-in declined on every data set (they have no arrays).
     """
 
     def __init__(self, units, info, p, sign):
@@ -106,13 +121,48 @@ class Procedures:
         self._design = dict(zip(info["procedure"], info["design"])) if len(info) else {}
         self.half = {}
         self.unknown_sign = {}  # procedure -> (units, repeats) mask where the stored rows gave no direction
+        self.own = {}
+        self.decided_at = ALPHA
+        self.absent = {}
+        self.declined = []
+
+    def has_pvalues(self, proc: str) -> bool:
+        """Whether the procedure's decisions can be re-made at any level (False: it gave decisions only)."""
+        return proc not in self.own
 
     def decisions(self, proc: str, alpha: float) -> np.ndarray:
+        if proc in self.own:
+            if not np.isclose(alpha, self.decided_at):
+                raise ValueError(
+                    f"alpha: {proc} gives decisions only, made for alpha = {self.decided_at:g}, not {alpha:g}"
+                )
+            return self.own[proc]
         p = np.nan_to_num(self.p[proc], nan=2.0)
         return np.where(p <= alpha, self.sign[proc], 0).astype(np.int8)
 
+    def subset(self, procs) -> "Procedures":
+        """The same data sets with only the procedures ``procs`` (their arrays shared, not copied)."""
+        procs = [p for p in procs if p in self.p]
+        info = self.info[self.info["procedure"].isin(procs)].reset_index(drop=True)
+        out = Procedures(self.units, info, {p: self.p[p] for p in procs}, {p: self.sign[p] for p in procs})
+        out.half, out.decided_at = dict(self.half), self.decided_at
+        for name in ("unknown_sign", "own", "absent"):
+            setattr(out, name, {p: a for p, a in getattr(self, name).items() if p in procs})
+        return out
+
+    def present(self, proc: str) -> np.ndarray:
+        """Per data set: whether the procedure has rows there (a plug-in may decline some)."""
+        return ~self.absent[proc] if proc in self.absent else np.ones(len(self.units), dtype=bool)
+
     def truth_of(self, proc: str) -> np.ndarray:
-        """The truth of every data set for this procedure's design: +1 (A better), -1, 0 (null), NaN (unclear)."""
+        """The truth of every data set for this procedure's design: +1 (A better), -1, 0 (null), NaN (unclear, or
+        the procedure has no rows there)."""
+        t = self._design_truth(proc)
+        if proc in self.absent:
+            t = np.where(self.absent[proc], np.nan, t)
+        return t
+
+    def _design_truth(self, proc: str) -> np.ndarray:
         design = self._design[proc]
         col = "truth_half" if self.half.get(design, False) else "truth"
         return self.units[col].map({"A": 1.0, "B": -1.0, "null": 0.0, "unclear": np.nan}).to_numpy(float)
@@ -170,7 +220,12 @@ def load_outcomes(run, tests=None) -> pd.DataFrame:
 
 
 def procedures(
-    outcomes: pd.DataFrame, extra: pd.DataFrame | None = None, *, truth_path=None, truths: dict | None = None
+    outcomes: pd.DataFrame,
+    extra: pd.DataFrame | None = None,
+    *,
+    truth_path=None,
+    truths: dict | None = None,
+    decided_at: float = ALPHA,
 ) -> Procedures:
     """Arrange stored outcome rows (and plug-in rows ``extra`` of the same columns) by procedure.
 
@@ -179,14 +234,26 @@ def procedures(
     The truth of each condition comes from ``truths`` (condition -> dict with
     ``truth``, optionally ``truth_half``, ``gap`` and ``twin``, the null
     condition that calibrates it) or, by default, from the scenario bank.
+
+    Rows (of either table) may carry two flags, as :func:`~simstudy.apps.proving.report.plugin_rows`
+    gives them: ``decision_only`` (the test gave a decision, its ``sign``, made
+    for level ``decided_at``, and no p-value) and ``declined`` (the test declined
+    the design on this data set: the row is a placeholder, nothing of it counts).
     """
     rows = outcomes
+    flags = [c for c in ("decision_only", "declined") if c in rows or (extra is not None and c in extra)]
     if extra is not None and len(extra):
         cols = [c for c in OUTCOME_COLUMNS if c in extra]
         rows = pd.concat(
-            [rows[cols].astype({c: object for c in ("condition", "design", "scheme", "test")}), extra[cols]],
+            [
+                rows[cols + [c for c in flags if c in rows]].astype(
+                    {c: object for c in ("condition", "design", "scheme", "test")}
+                ),
+                extra[cols + [c for c in flags if c in extra]],
+            ],
             ignore_index=True,
         )
+    flag = {c: rows[c].fillna(False).to_numpy(bool) for c in flags if c in rows}
     cond_labels, cond_codes = _codes(rows["condition"])
     order = np.argsort(cond_labels.astype(str), kind="stable")  # data sets sorted by scenario, then replication
     rank = np.empty(order.size, dtype=np.int64)
@@ -209,10 +276,16 @@ def procedures(
     by_proc = np.argsort(proc_index, kind="stable")
     bounds = np.searchsorted(proc_index[by_proc], np.arange(proc_values.size + 1))
     p, sign, info, unknown = {}, {}, [], {}
+    own, absent, declined = {}, {}, []
     for j in np.argsort(first, kind="stable"):  # procedures in the order of their first row
         idx = by_proc[bounds[j] : bounds[j + 1]]
         design, scheme, test = (parts[i][0][parts[i][1][idx[0]]] for i in range(3))
         proc = procedure_label(design, scheme, test)
+        if "declined" in flag:
+            idx = idx[~flag["declined"][idx]]
+            if not idx.size:
+                declined.append(proc)
+                continue
         c = cell[idx]
         if np.unique(c).size != c.size:
             raise ValueError(f"outcomes: procedure {proc} has more than one row per data set and repeat")
@@ -225,6 +298,17 @@ def procedures(
             ua = np.zeros(n_units * n_exp, dtype=bool)
             ua[c] = unknown_sign[idx]
             unknown[proc] = ua.reshape(n_units, n_exp)
+        if "decision_only" in flag and flag["decision_only"][idx].any():
+            # its decisions: the test's own where it gave decisions, else its p-value at the level they were made for
+            by_p = np.where(np.nan_to_num(pvals[idx], nan=2.0) <= decided_at, signs[idx], 0)
+            oa = np.zeros(n_units * n_exp, dtype=np.int8)
+            oa[c] = np.where(flag["decision_only"][idx], signs[idx], by_p).astype(np.int8)
+            own[proc] = oa.reshape(n_units, n_exp)
+        if flags:
+            there = np.zeros(n_units, dtype=bool)
+            there[unit[idx]] = True
+            if not there.all():
+                absent[proc] = ~there
         info.append({"procedure": proc, "design": design, "scheme": scheme, "test": test})
     if truths is None:
         t = {
@@ -243,9 +327,10 @@ def procedures(
         gap=units["condition"].map(lambda k: t[k].get("gap", np.nan)),
         twin=units["condition"].map(lambda k: t[k].get("twin") or ""),
     )
-    out = Procedures(units, pd.DataFrame(info), p, sign)
+    out = Procedures(units, pd.DataFrame(info, columns=["procedure", "design", "scheme", "test"]), p, sign)
     out.half = {d: _half_share(d) for d in out.info["design"].unique()} if len(out.info) else {}
     out.unknown_sign = unknown
+    out.own, out.decided_at, out.absent, out.declined = own, decided_at, absent, declined
     return out
 
 
@@ -274,6 +359,8 @@ def calibration(pr: Procedures, alphas=ALPHAS) -> pd.DataFrame:
     for proc in pr.p:
         null = _null_mask(pr, proc)
         for a in alphas:
+            if not pr.has_pvalues(proc) and not np.isclose(a, pr.decided_at):
+                continue  # decisions only: no curve, its one point where it was judged
             rej = (pr.decisions(proc, a)[null] != 0).mean(axis=1) if null.any() else np.empty(0)
             rows.append({"procedure": proc, "alpha": a, **_pct("type1", *_mean_iv(rej)), "n": int(null.sum())})
     return pd.DataFrame(rows)
@@ -285,7 +372,7 @@ def pvalue_distribution(pr: Procedures, grid=P_GRID) -> pd.DataFrame:
     rows = []
     for proc in pr.p:
         null = _null_mask(pr, proc)
-        if not null.any():
+        if not null.any() or not pr.has_pvalues(proc):
             continue
         p = np.nan_to_num(pr.p[proc][null], nan=1.0)
         ecdf = np.array([(p <= x).mean() for x in grid])
@@ -330,7 +417,6 @@ def power_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
     cond = pr.units["condition"].to_numpy()
     keys, first, codes = np.unique(cond, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # scenarios in the order of their first data set
-    n = np.bincount(codes, minlength=keys.size)
     gap = pr.units["gap"].to_numpy(float)[first]
     thresholds = critical_values(pr, alpha)
     twin = twins(pr)
@@ -342,6 +428,9 @@ def power_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
         alt = np.isfinite(t) & (t != 0)
         right = np.where(alt[:, None], dec == tz[:, None], dec != 0).mean(axis=1)
         wrong = np.where(alt[:, None], dec == -tz[:, None], False).mean(axis=1)
+        there = pr.present(proc)
+        n = np.bincount(codes, weights=there.astype(float), minlength=keys.size).astype(np.int64)
+        right, wrong = np.where(there, right, np.nan), np.where(there, wrong, np.nan)
         adj = adjusted_rejections(pr, proc, thresholds[proc], twin)
         adj_right = np.where(alt, (adj == tz[:, None]).mean(axis=1), np.nan)
         adj_right[~np.isfinite(adj[:, 0])] = np.nan
@@ -352,7 +441,8 @@ def power_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
             _grouped_iv(wrong, codes, keys.size),
         )
         a = tuple(np.where(complete, x, np.nan) for x in a)
-        tk = t[first]
+        tk = pr._design_truth(proc)[first]
+        alt_k = np.isfinite(tk) & (tk != 0)
         parts.append(
             pd.DataFrame(
                 {
@@ -362,7 +452,7 @@ def power_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
                     "gap": gap,
                     **_pct("rejecting", *r),
                     **_pct("adjusted", *a),
-                    **_pct("wrong_direction", *(np.where(alt[first], x, 0.0) for x in w)),
+                    **_pct("wrong_direction", *(np.where(alt_k, x, 0.0) for x in w)),
                     "n": n,
                 }
             ).iloc[order]
@@ -378,15 +468,18 @@ def replicability_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
     cond = pr.units["condition"].to_numpy()
     keys, first, codes = np.unique(cond, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
-    n = np.bincount(codes, minlength=keys.size)
     gap = pr.units["gap"].to_numpy(float)[first]
     parts = []
     for proc in pr.p:
         dec = pr.decisions(proc, alpha)
-        t = pr.truth_of(proc)
+        t = pr._design_truth(proc)
+        there = pr.present(proc)
         per = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
-        agree = (dec == dec[:, :1]).all(axis=1)
-        c, lo, hi = wilson(np.bincount(codes, weights=agree.astype(float), minlength=keys.size), n)
+        per = np.where(there, per, np.nan)
+        agree = (dec == dec[:, :1]).all(axis=1) & there
+        n_there = np.bincount(codes, weights=there.astype(float), minlength=keys.size).astype(np.int64)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a scenario the procedure declined: NaN
+            c, lo, hi = wilson(np.bincount(codes, weights=agree.astype(float), minlength=keys.size), n_there)
         parts.append(
             pd.DataFrame(
                 {
@@ -398,7 +491,7 @@ def replicability_table(pr: Procedures, alpha: float = 0.05) -> pd.DataFrame:
                     "consistent": 100 * c,
                     "consistent_mc_low": 100 * lo,
                     "consistent_mc_high": 100 * hi,
-                    "n": n,
+                    "n": n_there,
                 }
             ).iloc[order]
         )
@@ -409,7 +502,9 @@ def size_table(pr: Procedures, rule=None) -> pd.DataFrame:
     """Per procedure and null scenario: Type I error at ``rule.alpha`` with its simultaneous interval and verdict.
 
     The intervals of one procedure are simultaneous over the null scenarios it
-    was judged on (:mod:`simstudy.statistics.size_control`); percentages.
+    was judged on (:mod:`simstudy.statistics.size_control`); percentages.  A
+    procedure that rejects on no data set at all (null or not) gets the verdict
+    "never rejects" on every scenario: zero rejections say nothing of its size.
 
     Returns
     -------
@@ -417,7 +512,7 @@ def size_table(pr: Procedures, rule=None) -> pd.DataFrame:
         ``procedure``, ``scenario``, ``n`` (data sets), ``type1``, ``type1_low``,
         ``type1_high``, ``verdict``, ``above_alpha``.
     """
-    from simstudy.statistics.size_control import SizeRule, judge_scenarios
+    from simstudy.statistics.size_control import NEVER_REJECTS, SizeRule, judge_scenarios
 
     rule = rule or SizeRule(alpha=ALPHA)
     cond = pr.units["condition"].to_numpy()
@@ -426,8 +521,11 @@ def size_table(pr: Procedures, rule=None) -> pd.DataFrame:
         null = _null_mask(pr, proc)
         if not null.any():
             continue
-        shares = (pr.decisions(proc, rule.alpha)[null] != 0).mean(axis=1)
+        dec = pr.decisions(proc, rule.alpha)
+        shares = (dec[null] != 0).mean(axis=1)
         t = judge_scenarios(shares, cond[null], rule, n_repeats=pr.n_experiments)
+        if not (dec[pr.present(proc)] != 0).any():
+            t["verdict"] = NEVER_REJECTS
         parts.append(
             pd.DataFrame(
                 {
@@ -472,12 +570,16 @@ def size_verdicts(sizes: pd.DataFrame) -> pd.DataFrame:
 
 
 def critical_values(pr: Procedures, alpha: float = ALPHA) -> dict:
-    """Per procedure, per null scenario: the size-adjusted threshold (:func:`simstudy.statistics.size_control.critical_value`)."""
+    """Per procedure, per null scenario: the size-adjusted threshold (:func:`simstudy.statistics.size_control.critical_value`);
+    none for a procedure that gives decisions only."""
     from simstudy.statistics.size_control import critical_value
 
     cond = pr.units["condition"].to_numpy()
     out = {}
     for proc in pr.p:
+        if not pr.has_pvalues(proc):
+            out[proc] = {}
+            continue
         null = _null_mask(pr, proc)
         out[proc] = {k: critical_value(pr.p[proc][null & (cond == k)], alpha) for k in pd.unique(cond[null])}
     return out
@@ -491,7 +593,8 @@ def twins(pr: Procedures) -> np.ndarray:
 
 def adjusted_rejections(pr: Procedures, proc: str, thresholds: dict, twin: np.ndarray) -> np.ndarray:
     """Per data set and repeat: the size-adjusted decision (+1, -1, 0), rejecting when p is below the threshold
-    calibrated on the data set's null twin; NaN rows where the scenario has no stored twin."""
+    calibrated on the data set's null twin; NaN rows where the scenario has no stored twin (every row for a
+    procedure that gives decisions only: without p-values there is no threshold)."""
     p = pr.p[proc]
     q = np.array([thresholds.get(t, np.nan) if t else np.nan for t in twin])
     with np.errstate(invalid="ignore"):
@@ -516,6 +619,11 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
     above 0; rank = 1 + the number of procedures that beat it, and procedures
     whose paired interval covers 0 are tied.  Sorted by rank, then size-adjusted power.
 
+    Not ranked, whatever their Type I error: a procedure that gives decisions
+    only (no size-adjusted power: ``decision_only``), one that rejects on no
+    data set at all (size "never rejects") and one a plug-in declined on every
+    data set (size "declined", every number NaN).
+
     Parameters
     ----------
     pr : Procedures
@@ -527,7 +635,7 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
     """
     from simstudy.statistics.intervals import mean_interval
     from simstudy.statistics.replicability import r2
-    from simstudy.statistics.size_control import CONTROLS, SizeRule
+    from simstudy.statistics.size_control import CONTROLS, DECLINED, NEVER_REJECTS, SizeRule
 
     rule = rule or SizeRule(alpha=alpha)
     sizes = size_table(pr, rule) if sizes is None else sizes
@@ -549,10 +657,13 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
         per_r2 = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
         v = verdicts.loc[proc] if proc in verdicts.index else None
         has_adj = np.isfinite(adj_right)
+        size = v["size"] if v is not None else "unresolved"
+        if not (dec[pr.present(proc)] != 0).any():
+            size = NEVER_REJECTS
         rows.append(
             {
                 "procedure": proc,
-                "size": v["size"] if v is not None else "unresolved",
+                "size": size,
                 "worst_null_scenario": v["deciding_scenario"] if v is not None else "",
                 "worst_null": v["deciding_type1"] if v is not None else np.nan,
                 "worst_null_low": v["deciding_low"] if v is not None else np.nan,
@@ -569,13 +680,26 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
                 "null_units": int(null.sum()),
                 "alt_units": int(alt.sum()),
                 "adjusted_units": int(has_adj.sum()),
+                "decision_only": not pr.has_pvalues(proc),
             }
         )
+    for proc in pr.declined:
+        rows.append({"procedure": proc, "size": DECLINED, "worst_null_scenario": "", "decision_only": False})
     board = pd.DataFrame(rows)
     if board.empty:
         return board
+    for col in (
+        "worst_null_n",
+        "null_scenarios",
+        "liberal_scenarios",
+        "unresolved_scenarios",
+        "null_units",
+        "alt_units",
+        "adjusted_units",
+    ):
+        board[col] = board[col].fillna(0).astype(np.int64)
     board["controlled"] = board["size"] == CONTROLS
-    ranked = board[board["controlled"]]["procedure"].tolist()
+    ranked = board[board["controlled"] & ~board["decision_only"]]["procedure"].tolist()
     rank, ties = {}, {}
     if ranked:
         mask = np.logical_and.reduce([np.isfinite(adjusted_units[p]) for p in ranked])

@@ -8,6 +8,7 @@ COMMAND_MODULES = (
     "simstudy.cli.commands.report",
     "simstudy.cli.commands.assess",
     "simstudy.cli.commands.proving_ground",
+    "simstudy.cli.commands.reproduce",
     "simstudy.cli.commands.solve",
 )
 

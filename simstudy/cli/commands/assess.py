@@ -65,6 +65,14 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         metavar="R",
         help="half-width of the region of practical equivalence of the Bayesian tests, in score units (default 0.01)",
     )
+    p.add_argument(
+        "--nominal",
+        nargs="+",
+        default=(),
+        metavar="COLUMN",
+        help="columns of a CSV or Parquet file to take as nominal attributes, even where their cells are numbers "
+        "(a column of numbers with a few other cells is refused, naming the cells, unless named here)",
+    )
     p.add_argument("--a-params", default=None, metavar="JSON", help="parameters of A as a JSON object")
     p.add_argument("--b-params", default=None, metavar="JSON", help="parameters of B as a JSON object")
     p.add_argument(
@@ -145,9 +153,16 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         "--fit-timeout",
         default=None,
         metavar="S",
-        help="seconds one fit of a user learner (module:Class) may take (default: no limit); its fits "
-        "then run in a worker process that is killed at the limit, and the command ends with an "
-        "error naming the learner, the rows stored so far kept",
+        help="seconds the loading and each fit of a user learner (module:NAME, file.py:NAME) may take (default "
+        "3600); such learners are imported and fitted in a worker process of their own, which is killed with "
+        "every process it started at the limit or when it ends abnormally, and the command ends with one line "
+        "naming the learner, the rows stored so far kept",
+    )
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="import and fit user learners inside simstudy's process, with no limit: faster, but a learner that "
+        "hangs, ends the process or prints without end takes the command with it",
     )
     p.add_argument(
         "--fresh",
@@ -159,7 +174,7 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
     p.set_defaults(func=cmd_assess)
 
 
-def _cmd_many(args) -> int:
+def _cmd_many(args, fit_timeout=None) -> int:
     from simstudy.apps.assess_many import DEFAULT_ROPE, assess_many, write_many
 
     if args.learners and (args.a or args.b):
@@ -183,6 +198,9 @@ def _cmd_many(args) -> int:
         fresh=args.fresh,
         class_column=args.class_column,
         control=args.control,
+        fit_timeout=fit_timeout,
+        in_process=args.in_process,
+        nominal=args.nominal,
     )
     print(m)
     paths = write_many(m)
@@ -192,22 +210,24 @@ def _cmd_many(args) -> int:
 
 def cmd_assess(args) -> int:
     from simstudy.apps.assess import assess
+    from simstudy.cli.commands.bench import parse_seconds
 
     if args.control and not (len(args.data) > 1 or args.learners):
         raise ValueError("--control: applies to several learners (--learners L1 L2 ...)")
+    # the limits are checked before anything is fitted
+    fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
+    if args.in_process and fit_timeout is not None:
+        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
     if len(args.data) > 1 or args.learners:
-        for flag in ("bench", "fit_timeout", "tests", "full"):
+        for flag in ("bench", "tests", "full"):
             if getattr(args, flag):
                 raise ValueError(f"--{flag.replace('_', '-')}: applies to one data set and two learners (--a, --b)")
-        return _cmd_many(args)
+        return _cmd_many(args, fit_timeout)
     if not args.a or not args.b:
         raise ValueError("--a/--b: both learners are needed (or --learners L1 L2 ... for several)")
     from simstudy.apps.assess_report import write_assessment
-    from simstudy.cli.commands.bench import parse_seconds
 
-    # both limits are checked before anything is fitted
     timeout = parse_seconds(args.timeout, "--timeout")
-    fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
     a = assess(
         args.data[0],
         None,
@@ -231,6 +251,8 @@ def cmd_assess(args) -> int:
         metric=args.metric,
         out_root=DEFAULT_ROOT,
         rope=0.01 if args.rope is None else args.rope,
+        in_process=args.in_process,
+        nominal=args.nominal,
     )
     print(a)
     written = []

@@ -7,16 +7,64 @@ import argparse
 from simstudy._files import DEFAULT_ROOT
 from simstudy.cli import add_profile_option, add_run_dir_option
 
+DESCRIPTION = (
+    "Run a registered test, every registered test (--test all) or a user-defined one (module:function or "
+    "file.py:function) on the paired scores a study stored, and print it beside the study's built-in tests on "
+    "the same replications: in the form of the study's published table, with a size verdict and size-adjusted "
+    "power where the study has null conditions, and paired differences. A plug-in returns (statistic, pvalue), "
+    "a decision array, or None to decline a design (see the page 'Write a test')."
+)
+
+
+def _width() -> int:
+    """The width argparse formats help to (the terminal's, less 2)."""
+    import shutil
+
+    return max(shutil.get_terminal_size().columns - 2, 40)
+
+
+def tests_epilog(width: int | None = None) -> str:
+    """The registered tests, one per line with what it takes and its description (for ``--help``)."""
+    import textwrap
+
+    from simstudy.pipeline.outcomes import get_test, test_names
+
+    width = width or _width()
+    lines = ["registered tests (* = run by --test all):"]
+    for n in test_names():
+        spec = get_test(n)
+        lines += textwrap.wrap(
+            f"{n}{'*' if spec.in_all else ''} ({spec.takes}): {spec.description}",
+            width=width,
+            initial_indent="  ",
+            subsequent_indent="      ",
+        )
+    lines += textwrap.wrap(
+        "(sample: run on each sampling scheme the study stores; cv: the whole r x k cv; splits: random "
+        "train/test splits; 5x2: Dietterich's design; scores: the paired scores themselves)",
+        width=width,
+        initial_indent="  ",
+        subsequent_indent="   ",
+    )
+    return "\n".join(lines)
+
 
 def register(subparsers):
+    import textwrap
+
     p = subparsers.add_parser(
         "bench",
         help="run a test on the stored replications of a study, beside its own tests",
-        description="Run a registered test, every registered test (--test all) or a "
-        "user-defined one (module:function or file.py:function) on the paired "
-        "scores a study stored, and print it beside the study's built-in tests "
-        "on the same replications, with paired differences.",
+        description=textwrap.fill(DESCRIPTION, width=_width()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    plain = p.format_help
+
+    def format_help():  # the registry is read only when the help is asked for, not for every command
+        p.epilog = tests_epilog()
+        return plain()
+
+    p.format_help = format_help
     p.add_argument(
         "target",
         metavar="STUDY",
@@ -26,7 +74,7 @@ def register(subparsers):
     p.add_argument(
         "--test",
         required=True,
-        help="a registered test (e.g. corrected_cv_t), 'all', or a plug-in, e.g. "
+        help="a registered test (listed below, e.g. corrected_cv_t), 'all', or a plug-in, e.g. "
         "examples/permutation_test.py:sign_flip",
     )
     p.add_argument(
@@ -45,7 +93,8 @@ def register(subparsers):
         "--alpha",
         type=float,
         default=0.05,
-        help="significance level for the new and the built-in tests (default: 0.05)",
+        help="significance level for the new and the built-in tests (default: 0.05); a plug-in that returns "
+        "decisions decides by its own rule",
     )
     p.add_argument(
         "--timeout", default=None, help="seconds a plug-in may take for one call (default 300; 'none': no limit)"

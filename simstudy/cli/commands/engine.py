@@ -18,7 +18,18 @@ def _fmt_seconds(s: float) -> str:
 
 
 def register(subparsers):
-    p = subparsers.add_parser("list", help="list the studies, their profiles and estimated cost")
+    p = subparsers.add_parser(
+        "list",
+        help="list the studies, their profiles and estimated cost",
+        description="List the registered studies (or those named: names or .py files), their profiles and "
+        "estimated cost.",
+    )
+    p.add_argument(
+        "studies",
+        nargs="*",
+        metavar="STUDY",
+        help="studies to list, each a name or the path of a .py file defining STUDY (default every registered study)",
+    )
     p.add_argument("--jobs", type=int, default=2, help="workers assumed for the wall-time estimate (default 2)")
     p.set_defaults(func=cmd_list)
 
@@ -110,37 +121,63 @@ def cmd_list(args) -> int:
 
     if args.jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
+    origins = study_origins()
+    named = {}
+    # the studies named are loaded, and their plans made, before anything is printed: a bad one is one line, exit 2
+    for study in args.studies:
+        st = get_study(study)
+        plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
+        named[st.name] = (origins[study] if study in origins else f"file {study}", st, plans)
     print(
         f"{'study':<10} {'from':<11} {'profile':<7} {'conditions':>10} {'replications':>12} "
         f"{'est. wall (' + str(args.jobs) + ' jobs)':>20} {'first run':>9}  title"
     )
-    for name, origin in study_origins().items():
-        # built-in, entry point (the entry point and its package are named after the title) or clash
-        kind = "built-in" if origin == "built-in" else "clash" if origin.startswith("clash") else "entry point"
+    grows = False
+    for name, origin in ((n, v[0]) for n, v in named.items()) if args.studies else origins.items():
+        # built-in, entry point (the entry point and its package are named after the title), file or clash
+        if origin == "built-in" or origin.startswith("file "):
+            kind = origin.split()[0]
+        else:
+            kind = "clash" if origin.startswith("clash") else "entry point"
         where = "" if origin == "built-in" else f" [{origin}]"
-        try:
-            st = get_study(name)
-            plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
-        except (ImportError, ValueError, OSError) as exc:  # e.g. data or an optional package missing
-            print(f"{name:<10} {kind:<11} unavailable here: {exc}")
-            continue
+        if name in named:
+            st, plans = named[name][1:]
+        else:
+            try:
+                st = get_study(name)
+                plans = [(pname, prof, st.conditions_for(prof)) for pname, prof in st.profiles.items()]
+            except (ImportError, ValueError, OSError) as exc:  # e.g. data or an optional package missing
+                print(f"{name:<10} {kind:<11} unavailable here: {exc}")
+                continue
         for i, (pname, prof, conds) in enumerate(plans):
             n = sum(getattr(c, "n_replications", None) or prof.n_replications for c in conds)
-            wall = st.wall_seconds(prof, args.jobs)
+            low, high = st.wall_range(prof, args.jobs)
+            wall = (
+                _fmt_seconds(low)
+                if _fmt_seconds(high) == _fmt_seconds(low)
+                else f"{_fmt_seconds(low)} to {_fmt_seconds(high)}"
+            )
+            grows = grows or high > low
             first = f"+{_fmt_seconds(st.cost.compile_seconds)}" if st.cost.compile_seconds else ""
             print(
-                f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {_fmt_seconds(wall):>20} {first:>9}  "
+                f"{name:<10} {kind:<11} {pname:<7} {len(conds):>10} {n:>12} {wall:>20} {first:>9}  "
                 f"{st.title + where if pname == 'smoke' or (i == 0 and 'smoke' not in st.profiles) else ''}"
             )
     print(
         "est. wall: a fresh run with --jobs workers, start-up included; first run: what the first run after "
         "installing adds to compile the study's kernels (kept for later runs)"
     )
+    if grows:
+        print(
+            "a range: the study adds replications until its targets are precise enough (its adaptive rule); from "
+            "a run that stops at its first stage to one whose every growing condition reaches the cap"
+        )
     return 0
 
 
 def cmd_run(args) -> int:
     from simstudy.engine import DEFAULT_SEED, run_study
+    from simstudy.engine.runner import run_code_changes
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     run = run_study(
@@ -174,6 +211,13 @@ def cmd_run(args) -> int:
             + " chunk(s) (damaged: a checksum failed; foreign: computed for another run)",
             file=sys.stderr,
         )
+    changed = run_code_changes(run)
+    if changed:
+        print(
+            f"{label}: the stored rows in {run.path} were computed by other code or package versions (changed: "
+            f"{', '.join(changed)}); nothing was recomputed: use --fresh to compute them with this code",
+            file=sys.stderr,
+        )
     n_fail = len(run.failures)
     print(
         f"{label}: {run.manifest['status']}; computed {info['replications_computed']} "
@@ -188,6 +232,10 @@ def cmd_run(args) -> int:
             f"--condition {f['condition']} --replication {f['replication']}"
             + (f" --seed {seed}" if seed != DEFAULT_SEED else "")
         )
+    total = sum(c["stop"] - c["start"] for c in run.manifest["plan"])
+    if run.manifest["status"] == "complete" and n_fail and n_fail >= total:
+        print(f"{label}: every replication failed; there are no results to read", file=sys.stderr)
+        return 1
     if run.manifest["status"] == "complete":
         print(_next_steps(args, run))
     return 0
@@ -231,8 +279,12 @@ def _load(args):
     return st, load_run(st, profile=profile, out=path)
 
 
-def _state_line(run) -> str:
-    """Running or not (who holds the run's lock), and complete, incomplete or damaged (checksums)."""
+def _state_line(run) -> tuple[str, str]:
+    """The run's status in a word, and a line: running or not (who holds its lock), complete or not (checksums).
+
+    The word is ``running`` only while a process holds the lock; a run whose
+    manifest still says running is ``interrupted`` once its process is gone.
+    """
     from simstudy.engine.store import lock_holder
 
     states = run.chunk_states()
@@ -259,7 +311,12 @@ def _state_line(run) -> str:
         health = f"incomplete: {counts['missing']} chunk(s) not stored yet"
     else:
         health = "complete: every chunk verified"
-    return f"  {health}; {activity}"
+    word = run.manifest.get("status")
+    if alive:
+        word = "running"
+    elif word == "running":
+        word = "interrupted"
+    return word, f"  {health}; {activity}"
 
 
 def _print_adaptive(manifest) -> None:
@@ -283,11 +340,17 @@ def cmd_status(args) -> int:
     st, run = _load(args)
     prog = run.progress_rows()  # plain rows: status reads no table and imports no pandas
     done, planned = sum(r["done"] for r in prog), sum(r["planned"] for r in prog)
+    word, line = _state_line(run)
     print(
         f"{st.name}/{run.manifest['profile']} in {run.path}: {done}/{planned} replications stored "
-        f"({100 * done / planned:.0f}%), {run.n_failures()} failed; status {run.manifest.get('status')}"
+        f"({100 * done / planned:.0f}%), {run.n_failures()} failed; status {word}"
     )
-    print(_state_line(run))
+    print(line)
+    from simstudy.engine.fingerprint import provenance, provenance_changes
+
+    changed = provenance_changes(run.manifest.get("provenance"), provenance(st))
+    if changed:
+        print(f"  made by other code or versions than this simstudy's: {', '.join(changed)}")
     secs = sum(r.get("seconds", 0) for r in run.manifest.get("runs", []))
     print(
         f"  runs: {len(run.manifest.get('runs', []))}, compute wall time so far {secs:.1f} s, "
@@ -305,6 +368,14 @@ def cmd_summarize(args) -> int:
     from simstudy.engine.adaptive import adaptive_table
 
     st, run = _load(args)
+    if run.complete and not [t for t in run.tables() if t != "failures"] and len(run.failures):
+        f = run.failures.iloc[0]
+        print(
+            f"simstudy: {run.path}: no rows to summarise: every replication failed (first: condition "
+            f"{f['condition']} replication {f['replication']}: {f['error']})",
+            file=sys.stderr,
+        )
+        return 1
     tables = dict(st.summarize(run))
     adaptive = adaptive_table(run.manifest)
     if adaptive is not None:  # how many replications each condition used, and the precision reached

@@ -225,7 +225,9 @@ def _run_and_report(args, study, out: Path, rule, tests, plugins) -> int:
         )
     except OSError as exc:  # e.g. a full disk while the report is written: one line naming where
         raise _write_error(exc, report_dir, "--out" if args.report_dir is None else "--report-dir") from None
-    print(_summary_text(rep))
+    from simstudy.apps.proving.report import summary_markdown
+
+    print(summary_markdown(rep))
     print(
         "\nWrote "
         + ", ".join(str(rep[k]) for k in ("markdown", "html"))
@@ -240,29 +242,3 @@ def _write_error(exc: OSError, where: Path, option: str) -> ValueError:
     from simstudy.engine.store import os_error
 
     return os_error(exc, where, what="the report", option=option, resume=False)
-
-
-def _summary_text(rep) -> str:
-    from simstudy.apps.proving.report import _view_board
-    from simstudy.outputs.tables import markdown_table
-
-    board = rep["tables"]["leaderboard"]
-    top = _view_board(board[board["controlled"]].head(15))
-    cols = [
-        "rank",
-        "procedure",
-        "size-adjusted power %",
-        "raw power %",
-        "deciding null scenario",
-        "its Type I error %",
-        "its data sets",
-    ]
-    counts = board["size"].value_counts()
-    return (
-        "Statements:\n\n"
-        + markdown_table(rep["tables"]["statements"])
-        + "\n\nSize verdicts: "
-        + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("controls size", "unresolved", "liberal"))
-        + "\n\nLeaderboard (top 15 that control size on every null scenario):\n\n"
-        + (markdown_table(top[cols]) if len(top) else "none controls size on every null scenario")
-    )

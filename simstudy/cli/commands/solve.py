@@ -8,14 +8,19 @@ from simstudy.cli.commands import STUDY_HELP
 #: Exit status of a solve whose target no value in the interval reaches (an answer, not an error).
 NOT_REACHED = 3
 
+#: Exit status of a solve whose budget ran out before it could answer (see ``--max-evaluations``).
+UNRESOLVED = 4
+
 
 def register(subparsers):
     p = subparsers.add_parser(
         "solve",
         help="find the knob value at which a quantity meets a target (stochastic root finding)",
-        description="Find the value of STUDY's knob at which QUANTITY equals VALUE, with a 95%% interval. "
-        "Evaluations are stored under --out and reused when the command is repeated. Exit 0 with "
-        f"an answer, {NOT_REACHED} when no value in the interval reaches the target, 2 on bad input.",
+        description="Find the value of STUDY's knob at which QUANTITY equals VALUE, with a 95% interval whose "
+        "ends were evaluated on either side of the target; the value reported was evaluated and agrees with the "
+        "target within its error. Evaluations are stored under --out and reused when the command is repeated. "
+        f"Exit 0 with an answer, {NOT_REACHED} when no value in the interval reaches the target, {UNRESOLVED} "
+        "when the budget runs out first (unresolved), 2 on bad input.",
     )
     p.add_argument("study", help=STUDY_HELP)
     p.add_argument(
@@ -52,7 +57,13 @@ def register(subparsers):
         metavar="N",
         help="replications per block at one value (default the profile's replications)",
     )
-    p.add_argument("--max-evaluations", type=int, default=12, metavar="N", help="blocks run at most (default 12)")
+    p.add_argument(
+        "--max-evaluations",
+        type=int,
+        default=20,
+        metavar="N",
+        help="blocks of replications used at most, one per value of the first grid of five included (default 20)",
+    )
     p.add_argument(
         "--condition",
         default=None,
@@ -99,4 +110,4 @@ def cmd_solve(args) -> int:
     print(result.describe())
     print(result.evaluations.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print(f"stored in {result.out} (solve.json); the same command re-reads it")
-    return 0 if result.reached else NOT_REACHED
+    return {"solved": 0, "not reached": NOT_REACHED}.get(result.status, UNRESOLVED)

@@ -9,7 +9,10 @@
 * :mod:`.critical_difference`: Demsar's critical-difference diagram of
   several learners over several data sets (:func:`critical_difference_diagram`);
 * :mod:`.output`: drawing a study's declared figures in-process and saving
-  them atomically, keyed by the stored results they show.
+  them atomically, keyed by the stored results they show;
+* :mod:`.layout`: text that stays clear: :func:`text_faults` finds labels
+  drawn over each other or past the figure's edge, and the helpers that wrap
+  a label, fit a legend and spread point labels apart.
 
 No function calls ``plt.show()`` or changes global settings.
 """
@@ -32,7 +35,9 @@ from simstudy.outputs.plots.core import (
     replication_vs_p,
 )
 from simstudy.outputs.plots.critical_difference import critical_difference_diagram
+from simstudy.outputs.plots.layout import TextFault, describe_text_faults, text_faults
 from simstudy.outputs.plots.output import (
+    draw_study_figure,
     figure_description,
     figure_is_current,
     figure_key,
@@ -65,5 +70,9 @@ __all__ = [
     "run_fingerprint",
     "figure_key",
     "figure_is_current",
+    "draw_study_figure",
     "render_study_figure",
+    "TextFault",
+    "text_faults",
+    "describe_text_faults",
 ]

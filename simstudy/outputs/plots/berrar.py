@@ -17,6 +17,7 @@ from simstudy.outputs.plots.core import (
     reference_line,
     replication_vs_p,
 )
+from simstudy.outputs.plots.layout import spread_labels
 
 __all__ = ["berrar_binomial_figure", "berrar_wilcoxon_figure", "berrar_t_figure", "berrar_figure2", "berrar_figure4"]
 
@@ -42,10 +43,15 @@ def berrar_binomial_figure(tables, ax, *, profile: str, title: str, table: str =
     if len(t):
         replication_vs_p(t, "binomial", ax=ax, color="black", label="binomial model $P_b$", offset=0.95)
         replication_vs_p(t, "bayes", ax=ax, color="tab:blue", label="Bayesian model $P_B$", offset=1.05, show_f=False)
-        for _, r in t.iterrows():
-            ax.annotate(f"g={int(r['g'])}", (r["binomial_p"], 0.02), fontsize=7, ha="center")
+        groups = [
+            ax.annotate(
+                f"g={int(r['g'])}", (r["binomial_p"], 0.02), xytext=(0, 0), textcoords="offset points", fontsize=7
+            )
+            for _, r in t.iterrows()
+        ]
         legend_outside(ax)
     else:
+        groups = []
         ax.text(
             0.5,
             0.5,
@@ -54,6 +60,8 @@ def berrar_binomial_figure(tables, ax, *, profile: str, title: str, table: str =
             transform=ax.transAxes,
         )
     ax.set_title(f"{title} (binomial p-value), profile {profile}")
+    # each group's name under its column; names of groups whose p-values are close stacked in rows
+    spread_labels(groups, sides=("center",), rows=(1,))
 
 
 def berrar_wilcoxon_figure(tables, ax, *, profile: str, title: str, table: str = "wilcoxon") -> None:

@@ -91,6 +91,7 @@ def bouckaert_figure2(fig, *, seed: int = 2004, n_sim: int = N_SIM) -> dict[str,
     Parameters
     ----------
     fig : matplotlib.figure.Figure
+        Without Axes; its layout engine is switched off.
     seed : int
         Seed of the simulated points (one generator for both panels, R1 first).
     n_sim : int
@@ -102,6 +103,8 @@ def bouckaert_figure2(fig, *, seed: int = 2004, n_sim: int = N_SIM) -> dict[str,
         Per estimator, the largest relative gap between simulated and formula variance.
     """
     rng = np.random.default_rng(seed)
+    # constrained layout cannot size 3-D Axes (it shrinks them to nothing); the subplot grid fits them
+    fig.set_layout_engine("none")
     gaps = {}
     for i, name in enumerate(ESTIMATORS):
         ax = fig.add_subplot(1, 2, i + 1, projection="3d")

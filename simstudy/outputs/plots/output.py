@@ -25,25 +25,30 @@ __all__ = [
     "run_fingerprint",
     "figure_key",
     "figure_is_current",
+    "draw_study_figure",
     "render_study_figure",
     "figure_description",
 ]
 
 #: Changed whenever the drawing code changes how figures look, so stored figures are drawn again.
-FIGURE_STYLE = 3
+FIGURE_STYLE = 4
 FIGSIZE = (7, 4.5)
 DPI = 150
 FORMATS = ("png", "pdf")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def new_figure(figsize=FIGSIZE):
+def new_figure(figsize=FIGSIZE, *, layout: str | None = "constrained"):
     """A Matplotlib Figure on the Agg canvas, independent of ``pyplot`` and of the configured backend.
 
     Parameters
     ----------
     figsize : (float, float)
         Width and height in inches.
+    layout : {"constrained", None}
+        Matplotlib's layout engine: constrained layout (the default) makes room
+        for titles, axis labels, tick labels and legends placed outside the
+        axes, so that no text overlaps another or passes the figure's edge.
 
     Returns
     -------
@@ -52,7 +57,7 @@ def new_figure(figsize=FIGSIZE):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=figsize)
+    fig = Figure(figsize=figsize, layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
@@ -222,6 +227,28 @@ def figure_description(directory, stem: str) -> str | None:
     return text if isinstance(text, str) and text else None
 
 
+def draw_study_figure(figure, tables, *, profile: str):
+    """Draw one declared figure of a study on a new Figure (as :func:`render_study_figure` saves it).
+
+    Parameters
+    ----------
+    figure : simstudy.engine.study.Figure
+        One of ``study.publication.figures``.
+    tables : dict of str to pandas.DataFrame
+        The study's summary tables.
+    profile : str
+        The stored profile, passed to the draw function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With one Axes, the one the draw function drew on.
+    """
+    fig = new_figure()
+    figure.draw(tables, fig.add_subplot(), profile=profile)
+    return fig
+
+
 def render_study_figure(
     study,
     figure,
@@ -277,9 +304,8 @@ def render_study_figure(
     sidecar.unlink(missing_ok=True)
     from simstudy.outputs.plots.core import describe_axes
 
-    fig = new_figure()
-    ax = fig.add_subplot()
-    figure.draw(tables, ax, profile=profile)
+    fig = draw_study_figure(figure, tables, profile=profile)
+    ax = fig.axes[0]
     paths = save_figure(fig, directory, stem, formats=formats)
     meta = {
         "key": key,

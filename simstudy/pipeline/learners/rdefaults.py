@@ -231,7 +231,9 @@ def naive_bayes_predict_batch(X_train, y_train, X_test, *, n_classes=2, threshol
         Predicted class codes: the class maximising ``log(count) + sum(log density)``
         (Berrar 2017, Sec. 4, e1071 defaults); ties go to the lowest code (R's
         ``which.max``).  A class absent from a problem's training set is never
-        predicted; if no class has a finite score the prediction is 0.
+        predicted.  A problem where every class present has a single training
+        case has no class with a score (R's ``predict`` returns no class; the
+        estimator's ``fit`` refuses such data): its predictions are -1.
     """
     X_train = np.asarray(X_train, dtype=float)
     X_test = np.asarray(X_test, dtype=float)
@@ -249,7 +251,9 @@ def naive_bayes_predict_batch(X_train, y_train, X_test, *, n_classes=2, threshol
     onehot = (y_train[..., None] == np.arange(n_classes)).astype(float)
     counts, means, sds = _nb_tables(X_train, onehot)
     scores = _nb_log_scores(X_test, counts, means, sds, threshold, eps)
-    return scores.argmax(axis=-1)
+    pred = scores.argmax(axis=-1)
+    none = ~np.isfinite(scores).any(axis=-1)  # every class score NA (or no class at all)
+    return np.where(none, -1, pred) if none.any() else pred
 
 
 class E1071NaiveBayes(Learner):
@@ -270,7 +274,10 @@ class E1071NaiveBayes(Learner):
     a density of (almost) 0, replaced by 0.001 again.  Class priors are the
     training counts (e1071's ``apriori``).  A class with one training case has
     sd NA in R, so its score is NA and ``which.max`` never picks it; we do the
-    same.  With one class in the training data every prediction is that class.
+    same.  When *every* class has a single training case, every score is NA
+    and R's ``predict`` returns no class at all (an empty factor): :meth:`fit`
+    then refuses the data instead of predicting the first class.  With one
+    class of two or more training cases every prediction is that class.
     Berrar (2017, Sec. 4) used these defaults in studies 1 and 2.
     """
 
@@ -284,7 +291,14 @@ class E1071NaiveBayes(Learner):
             raise ValueError(f"threshold: must be a positive number, got {self.threshold!r}")
         if not (np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f"eps: must be a number >= 0, got {self.eps!r}")
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+        if (counts == 1).all():
+            raise ValueError(
+                f"y: each of the {classes.size} class(es) has a single training case, so no class has a "
+                "standard deviation (R's sd() of one value is NA) and e1071's naiveBayes predicts nothing "
+                "(R's predict returns no class); it needs two cases of at least one class"
+            )
+        self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         from simstudy.pipeline.learners import _extended
 

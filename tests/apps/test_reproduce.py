@@ -1,0 +1,103 @@
+"""simstudy reproduce: every built-in study at a profile, then one page naming the code that made each section."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simstudy.apps.reproduce import reproduce, reproduction_plan
+from simstudy.cli import main
+from simstudy.engine import run_study
+
+STUDIES = ["demo", "berrar3"]  # two cheap built-in studies stand for all of them
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory):
+    root = tmp_path_factory.mktemp("reproduce")
+    done = reproduce("smoke", results=root / "results", out=root / "page", studies=STUDIES, progress=False)
+    return root, done
+
+
+def test_runs_every_study_then_writes_the_page(reproduced):
+    root, done = reproduced
+    assert set(done["seconds"]) == set(STUDIES)
+    for name in STUDIES:
+        manifest = json.loads((root / "results" / name / "smoke" / "manifest.json").read_text())
+        assert manifest["status"] == "complete"
+    text = done["markdown"].read_text()
+    assert "**Every section's rows were computed at commit " in text
+    assert "The code is this page's." in text
+    assert text.count("rows computed at commit") == len(STUDIES)  # each section names its code
+    assert "## Compute (" in text and "| demo | smoke | 40 |" in text
+
+
+def test_a_second_call_computes_nothing(reproduced):
+    root, _ = reproduced
+    plan = reproduction_plan("smoke", results=root / "results", studies=STUDIES)
+    assert [p.state for p in plan] == ["complete", "complete"]
+    assert all(p.seconds == (0.0, 0.0) for p in plan)
+    again = reproduce("smoke", results=root / "results", out=root / "page2", studies=STUDIES, progress=False)
+    assert again["seconds"] == {}
+
+
+def test_cheapest_first(tmp_path):
+    plan = reproduction_plan("smoke", results=tmp_path, studies=["berrar4", "demo", "berrar3"])
+    assert [p.state for p in plan] == ["missing"] * 3
+    lows = [p.seconds[0] for p in plan]
+    assert lows == sorted(lows) and plan[-1].name == "berrar4"
+
+
+def _as_if_other_code(path):
+    """Make a stored run look as if another version of the code had computed it (its recorded fingerprint)."""
+    manifest = json.loads((path / "manifest.json").read_text())
+    manifest["provenance"]["modules"]["simstudy"] = "0" * 16
+    manifest["provenance"]["code"] = "0" * 64
+    for run in manifest["runs"]:
+        run["commit"] = "abcdef123456"
+    (path / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_run_of_other_code_is_kept_with_its_own_line_or_computed_again(tmp_path):
+    results = tmp_path / "results"
+    run_study("demo", "smoke", out=results / "demo" / "smoke", progress=False)
+    _as_if_other_code(results / "demo" / "smoke")
+    [planned] = reproduction_plan("smoke", results=results, studies=["demo"])
+    assert planned.state == "other code" and any("simstudy package" in c for c in planned.changes)
+
+    kept = reproduce("smoke", results=results, out=tmp_path / "kept", studies=["demo"], keep=True, progress=False)
+    text = kept["markdown"].read_text()
+    assert kept["seconds"] == {}
+    assert "**Every section's rows were computed at commit abcdef123456.**" in text
+    assert "*Made by other code than this page's: rows computed at commit abcdef123456" in text
+    assert "changed since: code: the simstudy package" in text
+
+    again = reproduce("smoke", results=results, out=tmp_path / "again", studies=["demo"], progress=False)
+    assert set(again["seconds"]) == {"demo"}
+    assert "Made by other code" not in again["markdown"].read_text()
+    assert list(results.glob("demo/smoke.replaced-*"))  # moved aside, never deleted
+
+
+def test_progress_is_reported_to_a_callable(tmp_path):
+    calls = []
+    run_study("demo", "smoke", out=tmp_path / "run", progress=lambda *a: calls.append(a))
+    assert calls[0] == (0, 0, 40)
+    assert sum(new for new, _, _ in calls) == 40
+    assert all(planned == 40 for _, _, planned in calls)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--backend", "spark"], "--backend: must be one of"),
+        (["--scheduler", "tcp://x:1"], "--scheduler: only meaningful with --backend dask"),
+        (["--study", "nosuch"], "--study: not a built-in study: nosuch"),
+        (["--jobs", "0"], "--jobs: must be an integer >= 1"),
+    ],
+)
+def test_bad_arguments_are_refused_before_anything_runs(tmp_path, capsys, argv, message):
+    code = main(["reproduce", "--profile", "smoke", "--results", str(tmp_path / "r"), *argv])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
