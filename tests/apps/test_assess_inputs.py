@@ -534,7 +534,7 @@ def test_cv1x10_is_a_plain_10_fold_cv_with_its_tests(tmp_path):
 @pytest.mark.parametrize("repeats", ["1000000000", "100000000"])
 def test_a_plan_larger_than_the_machine_is_refused_with_its_estimates(tmp_path, capsys, repeats):
     path = _csv(tmp_path / "d.csv")
-    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--repeats", repeats, "--quiet"],
+    err = _refused(capsys, ["assess", path, "--a", "NB", "--b", "C4.5", "--full", "--repeats", repeats, "--quiet"],
                    tmp_path / "big")  # fmt: skip
     assert err.startswith(f"simstudy: error: --repeats: {int(repeats):,} repeats of 3 design(s)")
     assert "of memory" in err and "of disk" in err and "fitting them would take about" in err
