@@ -94,3 +94,62 @@ def test_progress_is_shown_per_fit_in_this_process(tmp_path, data, capsys):
     assess(X, y, learners=LEARNERS, designs=("cv2x5",), n_repeats=2, evidence=None, progress=True, out=tmp_path / "p")
     err = capsys.readouterr().err
     assert "assess cv2x5" in err and "40/40" in err and "fit" in err
+
+
+LEARNER_FILE = """
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+
+logreg = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+tree = DecisionTreeClassifier(max_depth=3)
+"""
+
+
+def test_a_contained_learner_stores_its_outputs_and_is_rescored_without_its_worker(tmp_path, data, monkeypatch):
+    """A file.py:NAME learner fitted in its worker (the default) keeps the outputs an in-process fit keeps;
+    re-scoring them for another metric starts no worker and fits nothing."""
+    import simstudy.apps.assess as assess_module
+    import simstudy.pipeline.outputs as outputs
+
+    X, y = data
+    path = tmp_path / "mine.py"
+    path.write_text(LEARNER_FILE)
+    learners = {"logreg": f"{path}:logreg", "tree": f"{path}:tree"}
+    contained = assess(X, y, learners=learners, out=tmp_path / "run", **KW)
+    assert contained.a.contained and contained.b.contained
+    inside = assess(X, y, learners=learners, out=tmp_path / "inside", in_process=True, **KW)
+    pred = contained.run.table("predictions")
+    assert {"proba_a_0", "proba_a_1", "proba_b_0", "proba_b_1"} <= set(pred.columns)  # made in the workers
+    cols = [c for c in pred.columns if c != "study"]
+    pd.testing.assert_frame_equal(pred[cols], inside.run.table("predictions")[cols], check_categorical=False)
+    _same(contained, inside)
+    refitted = assess(X, y, learners=learners, out=tmp_path / "bal", metric="balanced_accuracy", **KW)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted or loaded again")
+
+    monkeypatch.setattr(outputs, "fold_outputs", no_fit)
+    monkeypatch.setattr(assess_module, "_check_learnable", no_fit)
+    monkeypatch.setattr(assess_module, "_FitLimit", no_fit)  # no worker started, no learner loaded
+    again = assess(X, y, learners=learners, out=tmp_path / "run", metric="balanced_accuracy", **KW)
+    assert again.run.fitted_metric == "accuracy" and again.metric == "balanced_accuracy"
+    _same(again, refitted)
+    assert again.conclusion is not None
+
+
+def test_the_checks_before_work_run_before_a_stored_assessment_is_rescored(tmp_path, data):
+    X, y = data
+    out = tmp_path / "run"
+    assess(X, y, learners=LEARNERS, out=out, designs=("cv2x5",), n_repeats=2, evidence=None)
+    before = sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*"))
+    with pytest.raises(ValueError, match=r"^--metric: 'r2' is a regression scorer"):
+        assess(X, y, learners=LEARNERS, out=out, designs=("cv2x5",), n_repeats=2, evidence=None, metric="r2")
+    from simstudy.apps.assess import as_dataset, load_assessment
+
+    kw = dict(designs=("cv2x5",), n_repeats=2, evidence=None)
+    assert load_assessment(out, as_dataset(X, y), LEARNERS, None, metric="balanced_accuracy", **kw).conclusion
+    with pytest.raises(ValueError, match=r"^--metric: 'r2' is a regression scorer"):
+        load_assessment(out, as_dataset(X, y), LEARNERS, None, metric="r2", **kw)
+    assert sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*")) == before
