@@ -459,7 +459,7 @@ def _pvalue_figure(a):
     out = a.run.table("outcomes")
     designs = list(dict.fromkeys(out["condition"]))
     heights = [max(1.5, 0.28 * out[out["condition"] == d].groupby(["scheme", "test"]).ngroups + 0.8) for d in designs]
-    fig = new_figure((8, sum(heights)))
+    fig = new_figure((8, sum(heights) + 0.7))  # and the title and the three lines under the axes
     axes = fig.subplots(len(designs), 1, squeeze=False, gridspec_kw={"height_ratios": heights})
     positive = out["pvalue"][out["pvalue"] > 0]
     floor = float(np.clip(positive.min() / 3 if len(positive) else 1e-3, 1e-12, 1e-3))
@@ -485,8 +485,8 @@ def _pvalue_figure(a):
         ax.set_title(design, fontsize=9, loc="left")
         ax.grid(axis="x", alpha=0.3)
     axes[-1, 0].set_xlabel(
-        f"p-value (log scale; dashed: alpha = {a.alpha}; blue: A significantly better, red: B, grey: not "
-        "significant;\nhollow: uncorrected tests, which take splits that share training cases as independent)",
+        f"p-value (log scale; dashed: alpha = {a.alpha});\nblue: A significantly better, red: B, grey: not "
+        "significant;\nhollow: uncorrected tests, which take splits that share training cases as independent",
         fontsize=8,
     )
     title = fig.suptitle(

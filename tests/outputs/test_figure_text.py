@@ -181,8 +181,8 @@ def test_assessment_figure_with_long_names():
     fake = SimpleNamespace(
         run=SimpleNamespace(table=lambda name: outcomes),
         alpha=0.05,
-        a=SimpleNamespace(label=LONG_LEARNERS[0]),
-        b=SimpleNamespace(label=LONG_LEARNERS[3]),
+        a=SimpleNamespace(label=LONG_LEARNERS[0], shown=LONG_LEARNERS[0]),  # unnamed: shown by their labels
+        b=SimpleNamespace(label=LONG_LEARNERS[3], shown=LONG_LEARNERS[3]),
         data=SimpleNamespace(name="/data/some/rather/long/path/to/the/users/data set file.csv"),
         effect=pd.DataFrame({"metric": ["balanced_accuracy"]}),
         table=pd.DataFrame({"repeats": [5]}),
