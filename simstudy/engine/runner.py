@@ -468,8 +468,14 @@ def check_workers(client, study: Study, expect: dict) -> dict:
         raise ValueError(
             "--scheduler: the scheduler has no workers; start some (dask worker ADDRESS) and run the same command again"
         )
-    client.run(evict_stale_modules)
-    found = client.run(_check_here, study, expect)
+    try:
+        client.run(evict_stale_modules)
+        found = client.run(_check_here, study, expect)
+    except Exception as exc:  # a worker that cannot even run the check (another simstudy, a broken environment)
+        raise WorkerCodeMismatch(
+            f"--scheduler: a worker cannot check its code against this run ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}); nothing was computed: start the workers from this environment"
+        ) from None
     for address, (info, differs) in sorted(found.items()):
         if differs:
             raise _worker_refusal({"worker": {**info, "address": address}, "differs": differs}, computed=False)
