@@ -265,7 +265,7 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, e
         stale = evict_stale_modules()
         if stale:
             return key, start, stop, None, 0.0, 0, {"worker": _worker_label(), "stale": stale}
-        differs = code_differences(expect)
+        differs = code_differences(expect) if expect is not None else []
         if differs:
             return key, start, stop, None, 0.0, 0, {"worker": _worker_label(), "differs": differs}
     parts: dict[str, list[pd.DataFrame]] = {}
@@ -304,7 +304,9 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, e
         out["failures"] = pd.DataFrame(failures)
     info = {"worker": _worker_label()}
     # modules imported while computing are checked too, and what helper processes (a learner's fit worker) ran
-    differs = ([] if here else code_differences(expect)) + (helper_code_differences(expect) if expect else [])
+    differs = ([] if here or expect is None else code_differences(expect)) + (
+        helper_code_differences(expect) if expect else []
+    )
     if differs:
         return key, start, stop, None, 0.0, 0, {**info, "differs": differs}
     return key, start, stop, out, time.perf_counter() - t0, len(failures), info

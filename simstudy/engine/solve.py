@@ -336,7 +336,7 @@ class SolveResult:
     @property
     def within_tolerance(self) -> bool:
         """Whether the interval is at most ``tolerance`` wide (False when there is none)."""
-        return self.low is not None and self.high - self.low <= self.tolerance
+        return self.low is not None and self.high is not None and self.high - self.low <= self.tolerance
 
     def _at(self, value) -> str:
         row = self.evaluations[self.evaluations["value"] == value]
@@ -414,7 +414,7 @@ def _derived(st, knob: Knob, ev: Evaluation, n: int):
 class _Search:
     """The stored evaluations of one solve and the engine runs that make them."""
 
-    def __init__(self, study, knob, profile, out, block, seed, jobs, backend, progress, condition=None):
+    def __init__(self, study, knob, profile, out, block, seed, jobs, backend, progress, condition=None) -> None:
         from simstudy.engine.study import condition_key
 
         self.study, self.knob, self.out = study, knob, Path(out)
@@ -655,7 +655,7 @@ class _Root:
     alone, so the same values give the same evaluations and answer.
     """
 
-    def __init__(self, evaluate, snap, goal, tol, budget, *, bounded, nested, kind, scale):
+    def __init__(self, evaluate, snap, goal, tol, budget, *, bounded, nested, kind, scale) -> None:
         self.evaluate, self.snap, self.goal, self.tol, self.budget = evaluate, snap, goal, tol, budget
         self.bounded, self.nested, self.kind, self.scale = bounded, nested, kind, scale
         self.blocks: dict = {}

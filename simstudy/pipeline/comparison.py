@@ -378,7 +378,7 @@ class Comparison:
                 acc, n01, n10 = self._fit_design(X, y, ids, E, seeds)
             shape = (E, d.n_runs, d.n_folds)
             acc = acc.reshape(shape + (len(self._learners),))
-            if n01 is not None:
+            if n01 is not None and n10 is not None:
                 n01, n10 = n01.reshape(shape), n10.reshape(shape)
             per_design[key] = (acc, n01, n10, d.mean_sizes(y) if self.mean_sizes else d.sizes(y))
         return Fits(self, per_design, outputs)

@@ -70,7 +70,8 @@ class Design:
 
     def mean_sizes(self, y) -> tuple[float, float]:
         """``(n_train, n_test)`` averaged over the splits: Nadeau and Bengio's n1 and n2 of the design."""
-        return tuple(float(v) for v in self.sizes(y))
+        n_train, n_test = self.sizes(y)
+        return float(n_train), float(n_test)
 
 
 @dataclass(frozen=True)

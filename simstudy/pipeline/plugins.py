@@ -88,6 +88,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -394,7 +395,7 @@ class PluginProcess:
         with self._failures():
             return self._worker.call(function, *args, timeout=timeout)
 
-    def test(self, scores: PairedScores, alpha: float, timeout) -> dict[str, np.ndarray]:
+    def test(self, scores: PairedScores, alpha: float, timeout) -> dict[str, Any]:
         """:func:`run_test` in the worker."""
         return self._ask(_serve_test, self.__simstudy_ref__, scores, alpha, timeout=timeout)
 
@@ -460,7 +461,7 @@ def _serve_load(ref: str, what: str) -> None:
     _LOADED[ref, what] = load_plugin(ref, what, timeout=None)
 
 
-def _serve_test(ref: str, scores: PairedScores, alpha: float) -> dict[str, np.ndarray]:
+def _serve_test(ref: str, scores: PairedScores, alpha: float) -> dict[str, Any]:
     return run_test(_LOADED[ref, "test"], scores, alpha, timeout=None)
 
 
@@ -518,7 +519,7 @@ def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
     return sample
 
 
-def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT) -> dict[str, np.ndarray]:
+def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT) -> dict[str, Any]:
     """Run a plug-in test on paired scores and check what it returns.
 
     Parameters
