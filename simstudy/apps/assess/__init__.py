@@ -50,6 +50,7 @@ import numpy as np
 from simstudy import _codeload
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
+from simstudy.apps.assess.errors import FitStopped, _error_text, _first_line, _LearnerError, _one_line
 from simstudy.pipeline.designs import TEST_SHARE
 
 if TYPE_CHECKING:
@@ -1129,10 +1130,6 @@ def _check_tests(tests, designs) -> tuple | None:
 # ----------------------------------------------------------------------------------------- fit limit
 
 
-class FitStopped(RuntimeError):
-    """A contained learner was stopped at its time limit, or its worker process ended (while loading or fitting)."""
-
-
 #: Seconds one fit (or the loading) of a contained learner may take unless ``--fit-timeout`` says otherwise.
 DEFAULT_FIT_TIMEOUT = 3600.0
 
@@ -1238,14 +1235,6 @@ class _FitLimit:
 
     def close(self) -> None:
         self._worker.close()
-
-
-class _LearnerError(Exception):
-    """What a learner raised in its worker process: the exception's type name and message."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
 
 
 def _limits(choice: LearnerChoice) -> bool:
@@ -1517,11 +1506,6 @@ def _trial_fit(make, X, y) -> dict:
     }
 
 
-def _error_text(exc) -> str:
-    """``Type: message`` of an exception raised here or, by a learner, in its worker process."""
-    return f"{exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__}: {exc}"
-
-
 def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
     """:func:`_describe` of the learner, made in its worker when contained (loading it there); checked as a
     classifier that takes ``data``.  Every failure is one line naming the learner."""
@@ -1597,12 +1581,6 @@ def check_learners(datasets, choices, option: str = "--learners", *, fit_timeout
     except BaseException:
         _close_fit_workers()
         raise
-
-
-def _one_line(exc, limit: int = 300) -> str:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    kind = exc.kind if isinstance(exc, _LearnerError) else type(exc).__name__
-    return f"{kind}: {first[:limit]}" if first else kind
 
 
 def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted: bool = False, y=None):
@@ -3349,11 +3327,6 @@ def _check_failures(run, a: LearnerChoice, b: LearnerChoice):
                 f"first: {where}: {_first_line(error[len(prefix) :])}; {kept}"
             )
     raise ValueError(f"assess: {n_fail} of {planned} repeats failed; first: {where}: {_first_line(error)}; {kept}")
-
-
-def _first_line(text: str, limit: int = 300) -> str:
-    text = str(text).strip()
-    return (text.splitlines()[0] if text else "")[:limit]
 
 
 def _score_names(a: str, b: str) -> tuple[str, str]:
