@@ -472,7 +472,7 @@ def test_a_csv_without_a_header_or_with_a_name_twice_is_refused(tmp_path, capsys
 def test_what_is_not_a_regular_file_or_too_large_is_not_read(tmp_path, capsys, monkeypatch):
     err = _refused(capsys, ["assess", "/dev/zero", "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "z")
     assert "DATA: /dev/zero: not a regular file" in err
-    import simstudy.apps.assess as module
+    import simstudy.apps.assess.data as module
 
     path = _csv(tmp_path / "d.csv")
     monkeypatch.setattr(module, "available_memory", lambda: 100)  # bytes: the file needs more
