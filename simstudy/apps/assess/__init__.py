@@ -32,13 +32,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import importlib
 import inspect
 import json
 import os
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +48,7 @@ from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.data import Dataset, _bytes_text, as_dataset, available_memory, check_metric_for, load_data
 from simstudy.apps.assess.errors import FitStopped, _error_text, _first_line, _LearnerError, _one_line
+from simstudy.apps.assess.references import _check_reference, _load_learner
 from simstudy.pipeline.designs import TEST_SHARE
 
 if TYPE_CHECKING:
@@ -180,72 +178,6 @@ class LearnerChoice:
         from simstudy.pipeline.learners import learner_names
 
         return self.template is None and self.spec in learner_names(aliases=True)
-
-
-def _is_file_ref(where: str) -> bool:
-    return where.endswith(".py") or "/" in where or os.sep in where
-
-
-def _load_learner(spec: str):
-    """The object ``spec`` names: ``module:NAME`` or ``path/to/file.py:NAME``.
-
-    NAME is an estimator class, an estimator instance (a pipeline, say) or a
-    zero-argument factory of estimators.  A file is imported as a module of
-    its own and its objects travel to worker processes by value, so the file
-    need not be importable there.
-    """
-    where, _, name = spec.rpartition(":")
-    if not where or not name:
-        from simstudy.pipeline.learners import learner_names
-
-        raise ValueError(
-            f"learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
-            "nor a module:NAME or path/to/file.py:NAME reference"
-        )
-    if _is_file_ref(where):
-        mod = _import_file(spec, Path(where))
-    else:
-        try:
-            mod = importlib.import_module(where)
-        except ImportError as exc:
-            raise ValueError(f"learner {spec!r}: cannot import module {where!r} ({exc})") from None
-    obj = mod
-    for part in name.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise ValueError(f"learner {spec!r}: {where} has no {name!r}")
-    if not (inspect.isclass(obj) or callable(obj) or hasattr(obj, "fit")):
-        raise ValueError(
-            f"learner {spec!r}: {name!r} is a {type(obj).__name__}, not an estimator class, an estimator "
-            "or a factory of estimators"
-        )
-    return obj
-
-
-def _import_file(spec: str, path: Path):
-    """The module of a learner file, imported once per process (the same object on every call)."""
-    import importlib.util
-
-    if not path.is_file():
-        raise ValueError(f"learner {spec!r}: no such file {str(path)!r}")
-    resolved = path.resolve()
-    key = "simstudy_learners_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    if key in sys.modules:
-        return sys.modules[key]
-    found = _codeload.file_spec(key, resolved)  # compiled from the bytes its fingerprint hashes
-    if found is None or found.loader is None:
-        raise ValueError(f"learner {spec!r}: {str(path)!r} is not a Python file")
-    module = importlib.util.module_from_spec(found)
-    sys.modules[key] = module  # registered while it runs, so that its classes can be pickled
-    try:
-        found.loader.exec_module(module)
-    except Exception as exc:
-        sys.modules.pop(key, None)
-        raise ValueError(f"learner {spec!r}: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
-    import cloudpickle
-
-    cloudpickle.register_pickle_by_value(module)  # worker processes cannot import the file by its name
-    return module
 
 
 def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = False) -> LearnerChoice:
@@ -379,26 +311,6 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
         raise ValueError(f"{option}: {exc}") from None
     # one line, however the repr is laid out
     return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec, contained=contained)
-
-
-def _check_reference(spec: str, option: str) -> None:
-    """The form of a ``module:NAME`` or ``path/to/file.py:NAME`` reference (nothing is imported); one line."""
-    where, _, name = spec.rpartition(":")
-    if not where or not name:
-        from simstudy.pipeline.learners import learner_names
-
-        raise ValueError(
-            f"{option}: learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
-            "nor a module:NAME or path/to/file.py:NAME reference"
-        )
-    if _is_file_ref(where):
-        path = Path(where)
-        if not path.is_file():
-            raise ValueError(f"{option}: learner {spec!r}: no such file {where!r}")
-    elif not all(part.isidentifier() for part in where.split(".")):
-        raise ValueError(f"{option}: learner {spec!r}: {where!r} is not a module name (nor a path to a .py file)")
-    if not all(part.isidentifier() for part in name.split(".")):
-        raise ValueError(f"{option}: learner {spec!r}: {name!r} is not a name in a module")
 
 
 def wants_worker(spec, *, in_process: bool = False, fit_timeout=None) -> bool:
