@@ -43,12 +43,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simstudy import _codeload
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.data import Dataset, _bytes_text, as_dataset, available_memory, check_metric_for, load_data
 from simstudy.apps.assess.errors import FitStopped, _error_text, _first_line, _LearnerError, _one_line
 from simstudy.apps.assess.references import _check_reference, _load_learner
+from simstudy.apps.assess.worker import (
+    _describe,
+    _RefFactory,
+    _serve_fit,
+    _serve_fit_data,
+    _serve_fit_outputs,
+    _serve_fit_score,
+    _serve_load,
+    _serve_trial_fit,
+    _trial_fit,
+)
 from simstudy.pipeline.designs import TEST_SHARE
 
 if TYPE_CHECKING:
@@ -726,33 +736,6 @@ def _fit_limit(choice: LearnerChoice, option: str, seconds: float | None):
     return _FIT_WORKERS[key]
 
 
-class _RefFactory:
-    """The factory of a ``module:NAME`` or ``file.py:NAME`` learner, which makes learners in its worker only.
-
-    It travels to the worker by reference (this class) with the reference and
-    parameters; there the module is imported once and the learner made as
-    :func:`simstudy.pipeline.learners.as_learner_factory` would.  ``takes_seed``
-    (found in the worker) tells :class:`simstudy.pipeline.comparison.Comparison`
-    whether the learners get a ``random_state``; None: not known.
-    """
-
-    __slots__ = ("spec", "params", "takes_seed")
-
-    def __init__(self, spec: str, params: str = "{}", takes_seed: bool | None = None):
-        self.spec, self.params, self.takes_seed = spec, params, takes_seed
-
-    def __call__(self):
-        if not _IN_FIT_WORKER:
-            raise RuntimeError(f"learner {self.spec!r}: made in its worker process only, not in simstudy's")
-        return _maker(self.spec, self.params)()
-
-    def __getstate__(self):
-        return self.spec, self.params, self.takes_seed
-
-    def __setstate__(self, state):
-        self.spec, self.params, self.takes_seed = state
-
-
 class _LimitedFits:
     """``fit_predict``, ``fit_score`` and ``fit_outputs`` of a contained learner (see :class:`_FitLimit`),
     picklable."""
@@ -818,78 +801,6 @@ def _close_fit_workers() -> None:
         _FIT_WORKERS.pop(key).close()
 
 
-# the worker's side (see simstudy._worker): the learner's factory, made there, and the data, sent once
-_IN_FIT_WORKER = False
-_MAKERS: dict = {}
-_FIT_DATA: dict = {}
-
-
-def _maker(spec: str, params: str):
-    """The factory of the learner ``spec`` with ``params`` (JSON), its module imported here once."""
-    from simstudy.pipeline.learners import as_learner_factory
-
-    key = (spec, params)
-    if key not in _MAKERS:
-        obj = _load_learner(spec)
-        kwargs = json.loads(params)
-        if inspect.isclass(obj):
-            make = as_learner_factory(obj, **kwargs)
-        elif kwargs:
-            raise ValueError(
-                f"learner {spec!r}: parameters are not allowed with an estimator or a factory (set them in the file)"
-            )
-        else:
-            make = as_learner_factory(obj)
-        _MAKERS[key] = make
-    return _MAKERS[key]
-
-
-def _serve_load(source: tuple) -> dict:
-    global _IN_FIT_WORKER
-    _IN_FIT_WORKER = True
-    make = _maker(source[1], source[2]) if source[0] == "ref" else source[1]
-    # the code this worker fits with, for the run to compare with its own fingerprint (see _fit_worker_code)
-    return {**_describe(make()), "code": _codeload.loaded_sources()}
-
-
-def _serve_fit_data(digest: str, X, y) -> None:
-    _FIT_DATA[digest] = (X, y)
-
-
-def _recording(thunk):
-    """``thunk()`` and the warnings it issued, as ``(value, [(category name, message), ...])``."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        value = thunk()
-    return value, [(w.category.__name__, str(w.message)[:2000]) for w in caught]
-
-
-def _serve_fit(digest, make, train, test):
-    X, y = _FIT_DATA[digest]
-    return _recording(lambda: make().fit(X[train], y[train]).predict(X[test]))
-
-
-def _serve_fit_outputs(digest, make, train, test):
-    """``(pred, scores, kind)`` of ``make()`` fitted on ``train``, for ``test`` (see :func:`fold_outputs`)."""
-    from simstudy.pipeline.outputs import score_kind, split_outputs
-
-    X, y = _FIT_DATA[digest]
-
-    def outputs():
-        est = make().fit(X[train], y[train])
-        pred, scores = split_outputs(est, X[test], np.unique(y))
-        return pred, scores, score_kind(est)
-
-    return _recording(outputs)
-
-
-def _serve_fit_score(digest, make, train, test, metric):
-    from simstudy.pipeline.scores import fold_score
-
-    X, y = _FIT_DATA[digest]
-    return _recording(lambda: fold_score(make, X, y, train, test, metric))
-
-
 _WARNING_CLASSES: dict = {}
 
 
@@ -907,62 +818,6 @@ def _warn_again(answer):
             category = _WARNING_CLASSES[name]
         warnings.warn(message, category, stacklevel=2)
     return value
-
-
-def _serve_trial_fit(digest, make) -> dict:
-    X, y = _FIT_DATA[digest]
-    return _trial_fit(make, X, y)
-
-
-def _describe(est) -> dict:
-    """What the checks need to know of an unfitted learner, without the learner itself (which may not be
-    importable where the checks run): whether it is a scikit-learn estimator, a classifier by its tags, of
-    which kind, whether it takes missing values, and whether it takes a seed."""
-    from sklearn.base import BaseEstimator, is_classifier
-
-    from simstudy.pipeline.comparison import seed_parameters
-
-    out = {
-        "estimator": isinstance(est, BaseEstimator),
-        "classifier": None,
-        "kind": None,
-        "allow_nan": False,
-        "takes_seed": bool(seed_parameters(est)),
-    }
-    if out["estimator"]:
-        out["classifier"] = bool(is_classifier(est))
-    try:
-        from sklearn.utils import get_tags
-
-        tags = get_tags(est)
-        out["kind"] = tags.estimator_type
-        out["allow_nan"] = bool(tags.input_tags.allow_nan)
-    except Exception:
-        pass
-    return out
-
-
-def _trial_fit(make, X, y) -> dict:
-    """``make()`` fitted on all of ``X``: described as :func:`_check_classifier` needs it, with its
-    predictions of the first five rows and the seconds the fit took."""
-    import time
-
-    from sklearn.base import BaseEstimator
-
-    est = make()
-    start = time.perf_counter()
-    with warnings.catch_warnings():  # the repeats count them (see warning_rows); said once, in the report
-        warnings.simplefilter("ignore")
-        est.fit(X, y)
-        seconds = time.perf_counter() - start
-        pred = est.predict(X[:5])
-    return {
-        "estimator": isinstance(est, BaseEstimator),
-        "classes": hasattr(est, "classes_"),
-        "proba": callable(getattr(est, "predict_proba", None)),
-        "predictions": np.asarray(pred),
-        "seconds": float(seconds),
-    }
 
 
 def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
