@@ -512,7 +512,7 @@ def test_classification_scorers_of_multi_class_data_pass_the_check(tmp_path, met
 
 def test_a_design_no_test_can_give_a_result_on_is_refused_before_anything_is_written(tmp_path, monkeypatch):
     """The old cv1x10: with one run, two schemes have one value per repeat. Checked on stand-in learners."""
-    import simstudy.apps.assess as module
+    import simstudy.apps.assess.designs as module
     from simstudy.pipeline.schemes import SCHEMES
 
     path = _csv(tmp_path / "d.csv")
