@@ -19,12 +19,12 @@ import pytest
 from simstudy.apps.assess import (
     Dataset,
     LearnerChoice,
-    _check_learnable,
     assess,
     load_data,
     parse_designs,
     parse_learner,
 )
+from simstudy.apps.assess.checks import _check_learnable
 from simstudy.apps.assess_report import assessment_markdown, md_text
 from simstudy.cli import main
 
