@@ -25,7 +25,7 @@ from simstudy.apps.assess import (
     parse_learner,
 )
 from simstudy.apps.assess.checks import _check_learnable
-from simstudy.apps.assess_report import assessment_markdown, md_text
+from simstudy.apps.assess.report import assessment_markdown, md_text
 from simstudy.cli import main
 
 TINY = ["--designs", "cv2x2", "--repeats", "2", "--quiet"]

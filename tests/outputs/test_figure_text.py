@@ -137,7 +137,7 @@ def test_critical_difference_diagram(names):
 
 
 def test_assess_many_figure_with_long_learner_names():
-    from simstudy.apps.assess_many import ManyAssessment
+    from simstudy.apps.assess.many import ManyAssessment
 
     rng = np.random.default_rng(0)
     means = pd.DataFrame(rng.uniform(0.6, 0.9, (8, len(LONG_LEARNERS))), columns=LONG_LEARNERS)
@@ -152,7 +152,7 @@ def test_assess_many_figure_with_long_learner_names():
 
 
 def test_assessment_figure_with_long_names():
-    from simstudy.apps.assess_report import _pvalue_figure
+    from simstudy.apps.assess.report import _pvalue_figure
 
     rng = np.random.default_rng(1)
     parts = []

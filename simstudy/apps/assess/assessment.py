@@ -57,7 +57,7 @@ class Assessment:
     scratch: object = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
-        from simstudy.apps.assess_report import assessment_text
+        from simstudy.apps.assess.report import assessment_text
 
         return assessment_text(self)
 
@@ -133,13 +133,13 @@ class Assessment:
 
     def plot(self):
         """The figure of the pages: every test's p-value in every repeat, one panel per design (a matplotlib Figure)."""
-        from simstudy.apps.assess_report import _pvalue_figure
+        from simstudy.apps.assess.report import _pvalue_figure
 
         return _pvalue_figure(self)
 
     def save(self, directory) -> dict:
         """Write the pages (Markdown, HTML, PNG, CSV) into ``directory``; returns their paths by kind."""
-        from simstudy.apps.assess_report import write_assessment
+        from simstudy.apps.assess.report import write_assessment
 
         return write_assessment(self, directory)
 
