@@ -271,7 +271,7 @@ def _board(long=True, n=12):
 @pytest.mark.parametrize("n", [1, 12])
 def test_leaderboard_figure(long, n):
     """The leaderboard's two axis labels used to print over each other; each now stays under its own panel."""
-    from simstudy.apps.proving.report import leaderboard_figure
+    from simstudy.apps.proving.figures import leaderboard_figure
 
     fig = leaderboard_figure(_board(long, n))
     assert_clear(fig)
@@ -282,7 +282,7 @@ def test_leaderboard_figure(long, n):
 
 def test_size_power_figure(proving):
     from simstudy.apps.proving import summary
-    from simstudy.apps.proving.report import size_power_figure
+    from simstudy.apps.proving.figures import size_power_figure
 
     pr, named = proving
     assert_clear(size_power_figure(summary.leaderboard(pr), named))
@@ -294,7 +294,7 @@ def test_size_power_figure(proving):
 
 def test_calibration_and_pvalue_figures(proving):
     from simstudy.apps.proving import summary
-    from simstudy.apps.proving.report import calibration_figure, pvalues_figure
+    from simstudy.apps.proving.figures import calibration_figure, pvalues_figure
 
     pr, named = proving
     assert_clear(calibration_figure(summary.calibration(pr), named))
@@ -304,7 +304,7 @@ def test_calibration_and_pvalue_figures(proving):
 @pytest.mark.parametrize("table", ["power", "replicability"])
 def test_power_and_replicability_panels(proving, table):
     from simstudy.apps.proving import summary
-    from simstudy.apps.proving.report import gaussian_panels_figure
+    from simstudy.apps.proving.figures import gaussian_panels_figure
 
     pr, named = proving
     if table == "power":
