@@ -133,7 +133,8 @@ def baseline(X, y, make_a, make_b, repeats: int, seed: int) -> list:
 
 def _run_one(contender: str, case: str, repeats: int, jobs: int, seed: int, tmp: Path):
     """One contender's whole work in this process (the subprocess of a round)."""
-    from simstudy.apps.assess import _array_dataset, assess, load_data, parse_learner
+    from simstudy.apps.assess import assess, load_data, parse_learner
+    from simstudy.apps.assess.data import _array_dataset
 
     data_arg, a, b, _ = _case(case, tmp)
     if contender == "baseline":

@@ -29,7 +29,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from simstudy import assess
-from simstudy.apps.assess_report import write_assessment
+from simstudy.apps.assess.report import write_assessment
 
 # the learners, importable by the command line as examples/assess_breast_cancer.py:logreg and :forest
 logreg = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))

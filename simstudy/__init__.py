@@ -39,7 +39,7 @@ _EXPORTS = {
     "load_run": "simstudy.engine",
     # a practitioner's calls: one comparison on one data set, several learners on several data sets
     "assess": "simstudy.apps.assess",
-    "assess_many": "simstudy.apps.assess_many",
+    "assess_many": "simstudy.apps.assess.many",
 }
 # modules importable from the package itself: ``from simstudy import results`` (the stored runs' reader)
 _MODULES = {"results": "simstudy.outputs.runs"}

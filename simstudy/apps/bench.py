@@ -665,7 +665,7 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
 def _size_view(board: pd.DataFrame, new_names: list) -> tuple[pd.DataFrame, str]:
     """The rows of the size table as printed: the new tests, then the built-in tests that control size (ranked);
     and a sentence counting the others."""
-    from simstudy.apps.proving.report import _view_board
+    from simstudy.apps.proving.sections import _view_board
     from simstudy.statistics.size_control import CONTROLS
 
     new = board["procedure"].isin(new_names)

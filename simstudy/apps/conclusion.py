@@ -300,7 +300,7 @@ def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float,
 def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | None = None) -> Conclusion:
     """The Conclusion of several learners on several data sets, per pair (see the module docstring).
 
-    ``tables`` are :func:`simstudy.apps.assess_many.many_tables`; its ``across`` table
+    ``tables`` are :func:`simstudy.apps.assess.many.many_tables`; its ``across`` table
     must hold the Holm-adjusted Wilcoxon p (``Wilcoxon p (Holm)``).
     """
     across = tables["across"]

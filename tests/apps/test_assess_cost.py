@@ -31,7 +31,7 @@ def _same(a, b):
 
 
 def test_another_metric_is_scored_from_the_stored_outputs_without_fitting(tmp_path, data, monkeypatch):
-    import simstudy.apps.assess as assess_module
+    import simstudy.apps.assess.run as assess_module
     import simstudy.pipeline.outputs as outputs
 
     X, y = data
@@ -110,7 +110,8 @@ tree = DecisionTreeClassifier(max_depth=3)
 def test_a_contained_learner_stores_its_outputs_and_is_rescored_without_its_worker(tmp_path, data, monkeypatch):
     """A file.py:NAME learner fitted in its worker (the default) keeps the outputs an in-process fit keeps;
     re-scoring them for another metric starts no worker and fits nothing."""
-    import simstudy.apps.assess as assess_module
+    import simstudy.apps.assess.limits as limits
+    import simstudy.apps.assess.run as assess_module
     import simstudy.pipeline.outputs as outputs
 
     X, y = data
@@ -132,7 +133,7 @@ def test_a_contained_learner_stores_its_outputs_and_is_rescored_without_its_work
 
     monkeypatch.setattr(outputs, "fold_outputs", no_fit)
     monkeypatch.setattr(assess_module, "_check_learnable", no_fit)
-    monkeypatch.setattr(assess_module, "_FitLimit", no_fit)  # no worker started, no learner loaded
+    monkeypatch.setattr(limits, "_FitLimit", no_fit)  # no worker started, no learner loaded
     again = assess(X, y, learners=learners, out=tmp_path / "run", metric="balanced_accuracy", **KW)
     assert again.run.fitted_metric == "accuracy" and again.metric == "balanced_accuracy"
     _same(again, refitted)

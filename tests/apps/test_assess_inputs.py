@@ -19,13 +19,13 @@ import pytest
 from simstudy.apps.assess import (
     Dataset,
     LearnerChoice,
-    _check_learnable,
     assess,
     load_data,
     parse_designs,
     parse_learner,
 )
-from simstudy.apps.assess_report import assessment_markdown, md_text
+from simstudy.apps.assess.checks import _check_learnable
+from simstudy.apps.assess.report import assessment_markdown, md_text
 from simstudy.cli import main
 
 TINY = ["--designs", "cv2x2", "--repeats", "2", "--quiet"]
@@ -472,7 +472,7 @@ def test_a_csv_without_a_header_or_with_a_name_twice_is_refused(tmp_path, capsys
 def test_what_is_not_a_regular_file_or_too_large_is_not_read(tmp_path, capsys, monkeypatch):
     err = _refused(capsys, ["assess", "/dev/zero", "--a", "NB", "--b", "C4.5", *TINY], tmp_path / "z")
     assert "DATA: /dev/zero: not a regular file" in err
-    import simstudy.apps.assess as module
+    import simstudy.apps.assess.data as module
 
     path = _csv(tmp_path / "d.csv")
     monkeypatch.setattr(module, "available_memory", lambda: 100)  # bytes: the file needs more
@@ -512,7 +512,7 @@ def test_classification_scorers_of_multi_class_data_pass_the_check(tmp_path, met
 
 def test_a_design_no_test_can_give_a_result_on_is_refused_before_anything_is_written(tmp_path, monkeypatch):
     """The old cv1x10: with one run, two schemes have one value per repeat. Checked on stand-in learners."""
-    import simstudy.apps.assess as module
+    import simstudy.apps.assess.designs as module
     from simstudy.pipeline.schemes import SCHEMES
 
     path = _csv(tmp_path / "d.csv")

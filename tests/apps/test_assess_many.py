@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.apps.assess_many import assess_many
+from simstudy.apps.assess.many import assess_many
 from simstudy.cli import main
 
 SETS = ["iris", "labor", "vote", "breast-cancer", "Wisconsin breast cancer"]
@@ -45,7 +45,7 @@ def test_same_rows_with_two_workers_and_resumed(tmp_path, three):
 
 
 def test_the_diagram_and_pages(tmp_path, three):
-    from simstudy.apps.assess_many import write_many
+    from simstudy.apps.assess.many import write_many
 
     fig = three.plot()
     assert fig is not None
@@ -133,7 +133,7 @@ def test_control_learner_and_per_split_export_for_the_hierarchical_model(tmp_pat
     assert len(baycomp.two_on_multiple(x.mean(axis=1), y.mean(axis=1), rope=0.01)) == 3  # the signed-rank test
     with pytest.raises(ValueError, match="--control: 'knn' is not one of the learners"):
         assess_many(SETS, LEARNERS, out=three.run.path, control="knn", **SMALL)
-    paths = __import__("simstudy.apps.assess_many", fromlist=["write_many"]).write_many(m, tmp_path / "pages")
+    paths = __import__("simstudy.apps.assess.many", fromlist=["write_many"]).write_many(m, tmp_path / "pages")
     assert {"html", "scores", "markdown", "across"} <= set(paths)
     page = paths["html"].read_text()
     assert page.startswith("<!DOCTYPE html>") and "<h2>Conclusion</h2>" in page and "Wilcoxon p (Holm)" in page

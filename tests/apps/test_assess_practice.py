@@ -120,7 +120,7 @@ def test_verdicts_claim_no_more_than_the_test():
 
 
 def test_pages_keep_code_and_the_figure_names_the_comparison(tmp_path, data):
-    from simstudy.apps.assess_report import _html_prose, _pvalue_figure
+    from simstudy.apps.assess.report import _html_prose, _pvalue_figure
 
     assert _html_prose("run `simstudy x --a <b>` now") == "run <code>simstudy x --a &lt;b&gt;</code> now"
     X, y = data

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.apps.assess import _count_replication, _replication_estimate
+from simstudy.apps.assess.tables import _count_replication, _replication_estimate
 from simstudy.pipeline.outcomes import get_test, run_test
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics import replication as rp

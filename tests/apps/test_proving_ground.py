@@ -340,8 +340,29 @@ def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
     assert "| Rejecting [95% MC interval] |" not in text
 
 
+def test_the_reports_names_import_from_report_and_each_module_imports_none_of_the_others():
+    """The report was split into plugins, statements, figures and sections; its public names stay in report."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    report = importlib.import_module("simstudy.apps.proving.report")
+    for name in report.__all__:
+        assert getattr(report, name) is not None, name
+    parts = ("plugins", "statements", "figures", "sections")
+    for part in parts:
+        module = importlib.import_module(f"simstudy.apps.proving.{part}")
+        tree = ast.parse(Path(module.__file__).read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        others = {f"simstudy.apps.proving.{p}" for p in (*parts, "report")} - {module.__name__}
+        assert not imported & others, (part, imported & others)
+        for name in getattr(module, "__all__", ()):
+            if name in report.__all__:
+                assert getattr(report, name) is getattr(module, name), name
+
+
 def test_the_figures_panels_are_ordered_by_stability_then_size():
-    from simstudy.apps.proving.report import _panel_order
+    from simstudy.apps.proving.figures import _panel_order
 
     panels = [(p, n) for p in ("tree", "1nn", "nb", "lda") for n in (1000, 100, 300)]
     expected = [(p, n) for p in ("nb", "lda", "tree", "1nn") for n in (100, 300, 1000)]
@@ -429,7 +450,7 @@ def test_a_decision_only_test_is_judged_by_its_decisions():
     cal = calibration(pr, alphas=(0.01, 0.05, 0.2))
     assert list(cal[cal["procedure"] == "decider [cv10x10]"]["alpha"]) == [0.05]
     assert "decider [cv10x10]" not in set(pvalue_distribution(pr)["procedure"])
-    from simstudy.apps.proving.report import _view_board
+    from simstudy.apps.proving.sections import _view_board
 
     view = _view_board(leaderboard(pr)).set_index("procedure")
     assert view.loc["decider [cv10x10]", "size-adjusted power %"] == "n/a: no p-values"
@@ -469,7 +490,7 @@ def test_declined_designs_are_not_counted():
     exact = board.loc["exact [cv10x10]"]
     assert partial["type1"] == exact["type1"] and partial["null_units"] == 400
     assert partial["alt_units"] == 0 and np.isnan(partial["power"])  # not 0: the alternative was declined
-    from simstudy.apps.proving.report import _view_board
+    from simstudy.apps.proving.sections import _view_board
     from simstudy.apps.proving.summary import power_table
 
     view = _view_board(leaderboard(pr)).set_index("procedure")

@@ -137,7 +137,7 @@ def test_critical_difference_diagram(names):
 
 
 def test_assess_many_figure_with_long_learner_names():
-    from simstudy.apps.assess_many import ManyAssessment
+    from simstudy.apps.assess.many import ManyAssessment
 
     rng = np.random.default_rng(0)
     means = pd.DataFrame(rng.uniform(0.6, 0.9, (8, len(LONG_LEARNERS))), columns=LONG_LEARNERS)
@@ -152,7 +152,7 @@ def test_assess_many_figure_with_long_learner_names():
 
 
 def test_assessment_figure_with_long_names():
-    from simstudy.apps.assess_report import _pvalue_figure
+    from simstudy.apps.assess.report import _pvalue_figure
 
     rng = np.random.default_rng(1)
     parts = []
@@ -271,7 +271,7 @@ def _board(long=True, n=12):
 @pytest.mark.parametrize("n", [1, 12])
 def test_leaderboard_figure(long, n):
     """The leaderboard's two axis labels used to print over each other; each now stays under its own panel."""
-    from simstudy.apps.proving.report import leaderboard_figure
+    from simstudy.apps.proving.figures import leaderboard_figure
 
     fig = leaderboard_figure(_board(long, n))
     assert_clear(fig)
@@ -282,7 +282,7 @@ def test_leaderboard_figure(long, n):
 
 def test_size_power_figure(proving):
     from simstudy.apps.proving import summary
-    from simstudy.apps.proving.report import size_power_figure
+    from simstudy.apps.proving.figures import size_power_figure
 
     pr, named = proving
     assert_clear(size_power_figure(summary.leaderboard(pr), named))
@@ -294,7 +294,7 @@ def test_size_power_figure(proving):
 
 def test_calibration_and_pvalue_figures(proving):
     from simstudy.apps.proving import summary
-    from simstudy.apps.proving.report import calibration_figure, pvalues_figure
+    from simstudy.apps.proving.figures import calibration_figure, pvalues_figure
 
     pr, named = proving
     assert_clear(calibration_figure(summary.calibration(pr), named))
@@ -304,7 +304,7 @@ def test_calibration_and_pvalue_figures(proving):
 @pytest.mark.parametrize("table", ["power", "replicability"])
 def test_power_and_replicability_panels(proving, table):
     from simstudy.apps.proving import summary
-    from simstudy.apps.proving.report import gaussian_panels_figure
+    from simstudy.apps.proving.figures import gaussian_panels_figure
 
     pr, named = proving
     if table == "power":

@@ -688,7 +688,8 @@ def test_simstudy_never_imports_a_contained_learner(den, tmp_path):
     is not in this process afterwards; a learner given in-process is imported here."""
     import sys as _sys
 
-    from simstudy.apps.assess import _close_fit_workers, _fit_limit, parse_learner
+    from simstudy.apps.assess import parse_learner
+    from simstudy.apps.assess.limits import _close_fit_workers, _fit_limit
 
     (tmp_path / "noisy.py").write_text("print('imported')\nfrom sklearn.naive_bayes import GaussianNB as G\n")
     before = set(_sys.modules)

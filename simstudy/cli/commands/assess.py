@@ -175,7 +175,7 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
 
 
 def _cmd_many(args, fit_timeout=None) -> int:
-    from simstudy.apps.assess_many import DEFAULT_ROPE, assess_many, write_many
+    from simstudy.apps.assess.many import DEFAULT_ROPE, assess_many, write_many
 
     if args.learners and (args.a or args.b):
         raise ValueError("--learners: give the learners either with --learners or with --a and --b, not both")
@@ -225,7 +225,7 @@ def cmd_assess(args) -> int:
         return _cmd_many(args, fit_timeout)
     if not args.a or not args.b:
         raise ValueError("--a/--b: both learners are needed (or --learners L1 L2 ... for several)")
-    from simstudy.apps.assess_report import write_assessment
+    from simstudy.apps.assess.report import write_assessment
 
     timeout = parse_seconds(args.timeout, "--timeout")
     a = assess(

@@ -1,0 +1,215 @@
+"""What is refused before anything is written, on one line naming the option: a learner that is not a
+classifier, cannot take the data's attributes or missing values, or fails its trial fit on the whole data (in
+its worker when contained: :func:`_check_learnable`, :func:`check_learners`); a plan larger than the machine
+can carry out (:func:`check_plan`); a ROPE that is not a number >= 0 (:func:`check_rope`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from simstudy.apps.assess.data import Dataset, _bytes_text, available_memory
+from simstudy.apps.assess.errors import FitStopped, _first_line, _LearnerError, _one_line
+from simstudy.apps.assess.learners import LearnerChoice
+from simstudy.apps.assess.limits import _close_fit_workers, _fit_limit
+from simstudy.apps.assess.worker import _describe, _trial_fit
+
+
+def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
+    """:func:`_describe` of the learner, made in its worker when contained (loading it there); checked as a
+    classifier that takes ``data``.  Every failure is one line naming the learner."""
+    try:
+        limit = _fit_limit(choice, option, fit_timeout)
+        profile = limit.profile if limit is not None else _describe(choice.factory(data)())
+    except FitStopped as exc:
+        raise ValueError(f"{option}: {choice.label}: {exc}") from None
+    except _LearnerError as exc:  # loading it failed in its worker
+        text = _first_line(str(exc))
+        if exc.kind == "ValueError" and text.startswith("learner "):
+            raise ValueError(f"{option}: {text}") from None
+        if exc.kind == "ValueError" and text.startswith("params: "):
+            raise ValueError(f"{option}-params: {choice.label}: {text[len('params: ') :]}") from None
+        raise ValueError(f"{option}: {choice.label}: loading it raised {_one_line(exc)}") from None
+    _check_classifier(profile, choice, option)
+    if not choice.registered:
+        _check_estimator_input(data, choice, option, profile)
+    return profile
+
+
+def _trial(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None, digest=None) -> float:
+    """The learner fitted once on all of ``data`` (in its worker when contained) and checked; its seconds."""
+    where = f" (on {data.name})" if option == "--learners" else ""
+    try:
+        limit = _fit_limit(choice, option, fit_timeout)
+        if limit is not None:
+            fitted = limit.trial(digest or data.digest, data.X, data.y, choice.factory(data))
+        else:
+            fitted = _trial_fit(choice.factory(data), data.X, data.y)
+    except FitStopped as exc:
+        raise ValueError(f"{option}: {choice.label}{where}: {exc}") from None
+    except Exception as exc:  # whatever the learner raises: one line, before anything is stored
+        raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
+    _check_classifier(fitted, choice, option, fitted=True, y=data.y)
+    return fitted["seconds"]
+
+
+def _check_learnable(
+    data: Dataset, choice: LearnerChoice, option: str, *, fit_timeout: float | None = None, digest: str | None = None
+) -> float:
+    """Refuse, before anything is written, data the learner cannot take (one line); the seconds of one fit.
+
+    A scikit-learn estimator must be a classifier and get numbers and, unless
+    it declares that it takes them, no missing values; then every learner is
+    fitted once on the whole data, so that a learner that cannot learn from it
+    fails here, not in every split.  A contained learner is loaded, checked and
+    fitted in its worker process (see :func:`assess`), each step stopped hard
+    at ``fit_timeout`` (default :data:`DEFAULT_FIT_TIMEOUT`); its failures
+    (the limit, the end of its process, an exception) are one line naming it.
+    """
+    _profile(data, choice, option, fit_timeout)
+    return _trial(data, choice, option, fit_timeout, digest)
+
+
+def check_learners(datasets, choices, option: str = "--learners", *, fit_timeout: float | None = None) -> dict:
+    """:func:`_check_learnable` for every learner on every data set, before anything is written.
+
+    First what needs no fit (a classifier, numbers, missing values) for every
+    pair, then one fit of each learner on each data set; the first failure is
+    one line naming the learner and the data set, and the fit workers are
+    closed.  Returns the seconds of each fit by (data set position, learner position).
+    """
+    try:
+        for data in datasets:
+            for choice in choices:
+                _profile(data, choice, option, fit_timeout)
+        return {
+            (i, j): _trial(data, choice, option, fit_timeout)
+            for i, data in enumerate(datasets)
+            for j, choice in enumerate(choices)
+        }
+    except BaseException:
+        _close_fit_workers()
+        raise
+
+
+def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted: bool = False, y=None):
+    """Refuse a learner that is not a classifier (a regressor's "accuracy" would be printed as if it were one).
+
+    ``desc`` describes the learner (:func:`_describe` before a fit,
+    :func:`_trial_fit` after one).  A scikit-learn estimator must be a
+    classifier by its own tags (:func:`sklearn.base.is_classifier`).  Any
+    other object is judged after a trial fit: it must have ``classes_`` or
+    ``predict_proba``.  Every learner's predictions on its training data must
+    be classes of the data.
+    """
+    advice = "an assessment compares classifiers by their accuracy; choose a classifier"
+    if not fitted:
+        if desc["estimator"] and not desc["classifier"]:
+            what = f"a {desc['kind']}" if desc["kind"] else "not a classifier"
+            raise ValueError(
+                f"{option}: {choice.label} is {what}, not a classifier (scikit-learn's is_classifier says no); {advice}"
+            )
+        return
+    if not desc["estimator"] and not (desc["classes"] or desc["proba"]):
+        raise ValueError(
+            f"{option}: {choice.label} does not look like a classifier: after a fit it has neither "
+            f"classes_ nor predict_proba; {advice}"
+        )
+    if y is not None:
+        pred = np.asarray(desc["predictions"]).ravel()
+        try:
+            inside = pred.size == 0 or bool(np.isin(pred, np.unique(y)).all())
+        except TypeError:
+            inside = False
+        if not inside:
+            shown = ", ".join(map(repr, pred[:3].tolist()))
+            raise ValueError(
+                f"{option}: {choice.label} predicts values that are not classes of the data (e.g. "
+                f"{shown}), so it is not a classifier; {advice}"
+            )
+
+
+def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, desc: dict):
+    nominal = [c for c, nom in zip(data.columns, data.nominal) if nom]
+    if nominal:
+        raise ValueError(
+            f"{option}: {choice.label} needs numbers, but column(s) {', '.join(map(repr, nominal[:5]))} "
+            f"of {data.name} are not numeric; encode them first or use a built-in learner"
+        )
+    if data.has_missing and not desc["allow_nan"]:
+        cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
+        raise ValueError(
+            f"{option}: {choice.label} cannot take missing values, and column(s) "
+            f"{', '.join(map(repr, cols[:5]))} of {data.name} have some; impute them first or use a learner "
+            "that handles them (e.g. NB, C4.5)"
+        )
+
+
+#: Memory the engine takes to plan and track one stored chunk (its plan entry, its manifest line), an upper estimate.
+PLAN_BYTES_PER_CHUNK = 1024
+#: Disk one stored chunk of an assessment takes at the least (its tables and checksums, file system blocks).
+STORED_BYTES_PER_CHUNK = 16 * 1024
+#: Seconds of fitting beyond which a plan is refused whatever the machine (a year).
+LONGEST_PLAN = 365 * 24 * 3600.0
+#: Seconds one fit costs beyond the learner's own time (a worker's round trip, the splitting), an estimate.
+FIT_OVERHEAD = 2e-3
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.1f} seconds"
+
+
+def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+    """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates).
+
+    ``n_chunks`` stored chunks take about :data:`PLAN_BYTES_PER_CHUNK` of
+    memory each to plan and :data:`STORED_BYTES_PER_CHUNK` of disk each to
+    store; ``fit_seconds`` is the fitting the plan needs, estimated from the
+    trial fits.  Refused: more memory than is available, more disk than is
+    free where ``out`` is, or more than :data:`LONGEST_PLAN` of fitting.
+    """
+    import shutil
+
+    memory, disk = n_chunks * PLAN_BYTES_PER_CHUNK, n_chunks * STORED_BYTES_PER_CHUNK
+    have = available_memory()
+    where = Path(out).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        free = None
+    short = []
+    if have is not None and memory > have:
+        short.append(f"planning them needs about {_bytes_text(memory)} of memory ({_bytes_text(have)} available)")
+    if free is not None and disk > free:
+        short.append(f"storing them about {_bytes_text(disk)} of disk ({_bytes_text(free)} free in {where})")
+    if short or fit_seconds > LONGEST_PLAN:
+        beyond = " (more than the year a plan may take)" if fit_seconds > LONGEST_PLAN else ""
+        short.append(f"fitting them would take about {_duration(fit_seconds)} at the speed of the trial fits{beyond}")
+        raise ValueError(
+            f"{option}: {what} make {n_chunks:,} stored chunks, more than this machine can carry out: "
+            f"{'; '.join(short)}; use fewer"
+        )
+
+
+def _check_assess_plan(designs, n_repeats: int, seconds: float, data: Dataset, out) -> None:
+    """:func:`check_plan` of an assessment: one chunk per design and repeat, each split fitted by both learners
+    (``seconds``: both trial fits on all the data; a split's fit takes its share of the rows)."""
+    n = data.y.size
+    per_repeat = sum(d.n_runs * max(d.n_folds, 1) * (seconds * d.n_train / n + 2 * FIT_OVERHEAD) for d in designs)
+    keys = ", ".join(d.key for d in designs)
+    what = f"{n_repeats:,} repeats of {len(designs)} design(s) ({keys})"
+    check_plan(len(designs) * n_repeats, n_repeats * per_repeat, out, what=what)
+
+
+def check_rope(rope) -> float:
+    """``rope`` as a float >= 0, or one line naming ``--rope``."""
+    if isinstance(rope, bool) or not isinstance(rope, (int, float, np.floating)) or not np.isfinite(rope) or rope < 0:
+        raise ValueError(f"--rope: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}")
+    return float(rope)

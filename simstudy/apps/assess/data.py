@@ -1,0 +1,513 @@
+"""The data of an assessment: a file, a shipped data set, a DataFrame or arrays read into a :class:`Dataset`.
+
+What cannot be learnt from is refused here, on one line, before anything is fitted: a file that is not a
+regular one or would not fit in memory, a CSV header that is data, a column of numbers with a few other cells,
+infinite values, fewer than two classes or ten cases, and a scorer that does not score classifiers on the
+data (:func:`check_metric_for`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from simstudy._lazy import lazy_module
+from simstudy.apps.assess.errors import _one_line
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A data set ready for learning.
+
+    Attributes
+    ----------
+    name : str
+        Where it came from (a file path or a shipped data set's name).
+    X : ndarray of float, shape (n, p)
+        Numeric attributes; nominal ones coded 0..k-1; NaN for missing.
+    y : ndarray of int, shape (n,)
+        Class codes 0..c-1.
+    columns : tuple of str
+        Attribute names.
+    nominal : tuple of bool
+        Which attributes are nominal.
+    n_categories : tuple of int
+        Categories of each nominal attribute (0 for numeric ones).
+    classes : tuple of str
+        Class labels, in code order.
+    n_dropped : int
+        Rows of the source left out because their class is missing.
+    class_column : str
+        The class column or attribute as the source names it ('' for arrays).
+    """
+
+    name: str
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    columns: tuple
+    nominal: tuple
+    n_categories: tuple
+    classes: tuple
+    n_dropped: int = 0
+    class_column: str = ""
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the data as learnt from (values, types and labels), to tie stored rows to it."""
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(self.X, dtype=float).tobytes())
+        h.update(np.ascontiguousarray(self.y, dtype=np.int64).tobytes())
+        h.update(json.dumps([self.columns, self.nominal, self.n_categories, self.classes]).encode())
+        return h.hexdigest()
+
+    @property
+    def has_missing(self) -> bool:
+        """Whether any attribute value is missing (NaN)."""
+        return bool(np.isnan(self.X).any())
+
+    @property
+    def dropped_note(self) -> str:
+        """One sentence on the rows left out for a missing class ('' when none were)."""
+        if not self.n_dropped:
+            return ""
+        where = f" in {self.class_column!r}" if self.class_column else ""
+        return (
+            f"{self.n_dropped} row(s) without a class (an empty or missing value{where}) were left out, as "
+            f"Weka does; the {self.y.size} cases are the rows that have one"
+        )
+
+
+def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="", class_column="") -> Dataset:
+    y_labels = np.asarray(y_labels)
+    X = np.asarray(X, dtype=float)
+    keep = np.asarray(pd.notna(y_labels), dtype=bool)
+    _check_finite(name, X, keep, columns)
+    n_dropped = int((~keep).sum())
+    if n_dropped:  # as Weka does: cases without a class are left out (and the reports say so)
+        X, y_labels = X[keep], y_labels[keep]
+    classes, y = np.unique(y_labels.astype(str), return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"DATA: {name}: the class{where} has {classes.size} distinct value(s); "
+            "a comparison of classifiers needs at least two classes"
+        )
+    if y.size < 10:
+        raise ValueError(f"DATA: {name}: {y.size} cases with a class; an assessment needs at least 10")
+    if X.shape[1] == 0:
+        raise ValueError(f"DATA: {name}: no attributes besides the class")
+    return Dataset(
+        str(name),
+        np.asarray(X, dtype=float),
+        y.astype(np.int64),
+        tuple(map(str, columns)),
+        tuple(bool(v) for v in nominal),
+        tuple(int(v) for v in n_categories),
+        tuple(str(c) for c in classes),
+        n_dropped,
+        str(class_column),
+    )
+
+
+def _check_finite(name, X, keep, columns):
+    """Refuse infinite attribute values (inf, -inf, or a number too large for a float, e.g. 1e400).
+
+    Missing values (NaN, empty cells) stay allowed: the learners that handle
+    them do, and the others are refused later with their own message.  Only
+    the rows with a class are checked (the others are not learnt from).
+    """
+    bad = np.isinf(X) & keep[:, None]
+    if not bad.any():
+        return
+    cols = [str(columns[j]) for j in np.flatnonzero(bad.any(axis=0))]
+    rows, cells = np.nonzero(bad)
+    shown = ", ".join(map(repr, cols[:5])) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
+    raise ValueError(
+        f"DATA: {name}: column(s) {shown} hold {int(bad.sum())} infinite value(s) (inf, -inf, or "
+        f"a number too large for a float such as 1e400; first in data row {int(rows[0]) + 1}, "
+        f"column {str(columns[int(cells[0])])!r}); only finite numbers can be learnt from: "
+        "correct or remove them (an empty cell is a missing value)"
+    )
+
+
+def _mostly_numbers(s: pd.Series, name: str, column) -> None:
+    """Refuse a column of text cells of which most are numbers (a typo would make it nominal); one line."""
+    present = s.notna().to_numpy()
+    numbers = pd.to_numeric(s.astype("string").str.strip(), errors="coerce").notna().to_numpy()
+    bad = np.flatnonzero(present & ~numbers)
+    if bad.size == 0 or numbers.sum() < present.sum() / 2:
+        return
+    shown = ", ".join(f"{int(i) + 1} ({str(s.iloc[i])[:20]!r})" for i in bad[:5]) + (
+        f" and {bad.size - 5} more" if bad.size > 5 else ""
+    )
+    raise ValueError(
+        f"DATA: {name}: column {str(column)!r} holds numbers but for {bad.size} cell(s), in data row(s) {shown}; "
+        f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {column}"
+    )
+
+
+def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dataset:
+    if df.shape[1] < 2:
+        raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
+    if class_column is None:
+        class_column = df.columns[-1]
+    elif class_column not in df.columns:
+        raise ValueError(
+            f"--class: {name} has no column {class_column!r}; its columns: {', '.join(map(str, df.columns))}"
+        )
+    unknown = [c for c in as_nominal if c not in df.columns]
+    if unknown:
+        raise ValueError(
+            f"--nominal: {name} has no column {unknown[0]!r}; its columns: {', '.join(map(str, df.columns))}"
+        )
+    y = df[class_column].to_numpy(dtype=object)
+    y = np.array([None if (v is None or (isinstance(v, float) and math.isnan(v))) else v for v in y], dtype=object)
+    X_cols, nominal, n_cat, cols = [], [], [], []
+    for c in df.columns:
+        if c == class_column:
+            continue
+        s = df[c]
+        if pd.api.types.is_bool_dtype(s):
+            s = s.astype(float)
+        declared = c in as_nominal
+        if not declared and not pd.api.types.is_numeric_dtype(s):
+            _mostly_numbers(s, name, c)
+        if pd.api.types.is_numeric_dtype(s) and not declared:
+            X_cols.append(s.to_numpy(dtype=float))
+            nominal.append(False)
+            n_cat.append(0)
+        else:
+            values = s.astype("string")
+            cats = sorted(values.dropna().unique())
+            codes = (
+                values.map({v: float(i) for i, v in enumerate(cats)})
+                .astype("Float64")
+                .to_numpy(dtype=float, na_value=np.nan)
+            )
+            X_cols.append(codes)
+            nominal.append(True)
+            n_cat.append(len(cats))
+        cols.append(str(c))
+    X = np.column_stack(X_cols) if X_cols else np.empty((len(df), 0))
+    return _finish(name, X, y, cols, nominal, n_cat, where=f" column {class_column!r}", class_column=class_column)
+
+
+#: How many times its size in memory reading a text data file may take (pandas' table and its parser).
+TEXT_MEMORY_FACTOR = 3
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable; else the physical memory); None
+    when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _bytes_text(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1024 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:,.1f} PB"
+
+
+def _check_file(path: Path, text: str, suffix: str) -> None:
+    """Refuse, before reading it, what is not a regular file or would not fit in memory (one line)."""
+    if not path.is_file():
+        raise ValueError(
+            f"DATA: {text}: not a regular file (a device, a pipe or a socket); give a CSV, ARFF or Parquet file"
+        )
+    size = path.stat().st_size
+    needed = size * TEXT_MEMORY_FACTOR
+    if suffix in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(path).metadata
+            needed = 2 * sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        except Exception:  # not readable as Parquet: its reading says so
+            needed = 0
+    have = available_memory()
+    if have is not None and needed > have:
+        raise ValueError(
+            f"DATA: {text}: {_bytes_text(size)}, which needs about {_bytes_text(needed)} of memory to read, and "
+            f"{_bytes_text(have)} are available; use a smaller sample of it"
+        )
+
+
+def _check_header(path: Path, text: str, sep: str, df: pd.DataFrame) -> None:
+    """Refuse a CSV whose first line repeats a column name, or looks like data rather than a header (one line)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError:
+        return
+    cells = [c.strip() for c in next(csv.reader([first], delimiter=sep, skipinitialspace=True), [])]
+    seen: dict[str, list[int]] = {}
+    for i, cell in enumerate(cells):
+        seen.setdefault(cell, []).append(i + 1)
+    twice = {c: where for c, where in seen.items() if len(where) > 1}
+    if twice:
+        cell, where = next(iter(twice.items()))
+        raise ValueError(
+            f"DATA: {text}: the column name {cell!r} appears {len(where)} times in the header (columns "
+            f"{', '.join(map(str, where))}); every column needs a name of its own"
+        )
+    if len(cells) != df.shape[1]:
+        return
+
+    def number(cell):
+        try:
+            float(cell)
+            return True
+        except ValueError:
+            return False
+
+    numeric = [pd.api.types.is_numeric_dtype(df.iloc[:, j]) for j in range(df.shape[1])]
+    named_by_number = [number(c) for c in cells]
+    if not any(numeric) or not all(named_by_number[j] for j in range(len(cells)) if numeric[j]):
+        return
+    # a text cell that is also a value of its own column (a class label, say) is data, not a name
+    repeated = [
+        cells[j]
+        for j in range(len(cells))
+        if not named_by_number[j] and cells[j] in set(df.iloc[:, j].dropna().astype(str).str.strip())
+    ]
+    if all(named_by_number) or repeated:
+        shown = ", ".join(map(repr, cells[:4])) + (", ..." if len(cells) > 4 else "")
+        why = f"{repeated[0]!r} is also a value of its column" if repeated else "every cell is a number"
+        raise ValueError(
+            f"DATA: {text}: the first line ({shown}) looks like data, not a header ({why}); the first line of a "
+            "CSV must name the columns: add a header line"
+        )
+
+
+def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
+    """Read a data set for an assessment.
+
+    Parameters
+    ----------
+    data : str or os.PathLike
+        A CSV file (a header line; the class column named by ``class_column``
+        or the last one), an ARFF file (the class attribute named, or the
+        last), a Parquet file, or the name of a shipped data set (see
+        :func:`simstudy.pipeline.data.uci_datasets`).  Columns that are not numbers are
+        nominal attributes; empty cells (and ``?`` in ARFF) are missing values.
+        Rows without a class are left out, as Weka does, and counted
+        (:attr:`Dataset.n_dropped`; the reports state it).
+    class_column : str, optional
+        Name of the class column.
+    nominal : sequence of str
+        Columns of a CSV or Parquet file to take as nominal attributes even
+        where their cells are numbers (``--nominal``).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ValueError
+        One line naming the file (and line or column where known): not a
+        regular file (a device such as ``/dev/zero``, a pipe), a file larger
+        than the memory available can read, a file that cannot be read or
+        parsed, a CSV whose first line repeats a column name or looks like data
+        rather than a header, a column that holds numbers but for a few cells
+        (naming the column and the rows; ``--nominal`` takes it as nominal),
+        no such column, a class with fewer than two values, fewer than 10
+        cases, infinite attribute values (``inf``, ``-inf``, or numbers beyond
+        the float range such as ``1e400``; the columns are named).
+    """
+    from simstudy.pipeline.data import load_uci, uci_datasets
+    from simstudy.pipeline.data.arff import read_arff
+
+    text = str(data)
+    path = Path(text)
+    if not path.exists() and text in uci_datasets():
+        if nominal:
+            raise ValueError(f"--nominal: {text} is a shipped ARFF data set, which declares its attribute types")
+        arff = load_uci(text)
+        return _arff_dataset(arff, text, class_column)
+    if not path.exists():
+        raise ValueError(
+            f"DATA: {text}: no such file, and not a shipped data set (shipped: {', '.join(uci_datasets())})"
+        )
+    if path.is_dir():
+        raise ValueError(f"DATA: {text}: is a directory, expected a CSV, ARFF or Parquet file")
+    suffix = path.suffix.lower()
+    nominal = tuple(nominal or ())
+    _check_file(path, text, suffix)
+    try:
+        if suffix == ".arff":
+            if nominal:
+                raise ValueError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
+            return _arff_dataset(read_arff(path), text, class_column)
+        if suffix in (".parquet", ".pq"):
+            try:
+                df = pd.read_parquet(path)
+            except Exception as exc:  # pyarrow raises its own error types
+                raise ValueError(
+                    f"DATA: {text}: not a readable Parquet file ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0] if str(exc) else ''})"
+                ) from None
+            return _from_frame(df, text, class_column, nominal)
+        if suffix in (".csv", ".txt", ".tsv", ""):
+            sep = "\t" if suffix == ".tsv" else ","
+            try:
+                df = pd.read_csv(
+                    path,
+                    sep=sep,
+                    skipinitialspace=True,
+                    na_values=["?", "NA", "NaN", ""],
+                    keep_default_na=True,
+                )
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"DATA: {text}: not a text file ({exc.reason} at byte {exc.start})") from None
+            except pd.errors.EmptyDataError:
+                raise ValueError(f"DATA: {text}: the file is empty") from None
+            except pd.errors.ParserError as exc:
+                msg = str(exc).strip().splitlines()[-1]
+                raise ValueError(f"DATA: {text}: cannot parse: {msg}") from None
+            if df.empty:
+                raise ValueError(f"DATA: {text}: a header but no data lines")
+            _check_header(path, text, sep, df)
+            return _from_frame(df, text, class_column, nominal)
+    except OSError as exc:
+        raise ValueError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
+    raise ValueError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
+
+
+def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> str:
+    """Refuse, before anything is fitted, a scorer that does not score classifiers on ``data`` (one line).
+
+    Only scikit-learn's classification scorers compare classifiers (a
+    regression or clustering scorer is refused), and a scorer for two classes
+    (``roc_auc``, ``f1``, ``precision``, ...) is refused on data with more,
+    naming its multi-class variants to choose from: each scorer is tried on a
+    trivial classifier of the data's classes, so what fails here would have
+    failed in every split.
+    """
+    from sklearn.dummy import DummyClassifier
+    from sklearn.metrics import get_scorer, get_scorer_names
+
+    scorer = get_scorer(metric)
+    module = getattr(getattr(scorer, "_score_func", None), "__module__", "") or ""
+    classification = module.endswith(("_classification", "_ranking")) or metric in (
+        "positive_likelihood_ratio",
+        "neg_negative_likelihood_ratio",
+    )
+    if not classification:
+        kind = "a regression" if module.endswith("_regression") else "a clustering" if "cluster" in module else "not a"
+        raise ValueError(
+            f"{option}: {metric!r} is {kind} scorer; an assessment compares classifiers, so use a classification "
+            "scorer (accuracy, balanced_accuracy, f1_macro, roc_auc_ovr, neg_log_loss, ...)"
+        )
+    n_classes = len(data.classes)
+    X = np.zeros((data.y.size, 1))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = DummyClassifier(strategy="stratified", random_state=0).fit(X, data.y)
+            scorer(est, X, data.y)
+    except Exception as exc:
+        variants = [
+            n for n in get_scorer_names() if n.startswith(f"{metric}_") and not n.endswith("_samples") and n != metric
+        ]
+        if n_classes > 2 and variants:
+            raise ValueError(
+                f"{option}: {metric!r} scores two classes and {data.name} has {n_classes}; choose one of its "
+                f"multi-class variants: {', '.join(variants)}"
+            ) from None
+        raise ValueError(f"{option}: {metric!r} cannot score classifiers on {data.name}: {_one_line(exc)}") from None
+    return metric
+
+
+def _arff_dataset(arff, name, class_column) -> Dataset:
+    X, y, names = arff.X, arff.y, list(arff.names)
+    cats = list(arff.categories)
+    class_name, class_cats = arff.class_name, arff.class_categories
+    if class_column is not None and class_column != class_name:
+        if class_column not in names:
+            raise ValueError(
+                f"--class: {name} has no attribute {class_column!r}; its attributes: {', '.join([*names, class_name])}"
+            )
+        j = names.index(class_column)
+        # the named attribute becomes the class, the file's last attribute an ordinary one
+        new_y = X[:, j]
+        y_cats = cats[j]
+        X = np.column_stack([np.delete(X, j, axis=1), y])
+        names = [*names[:j], *names[j + 1 :], class_name]
+        cats = [*cats[:j], *cats[j + 1 :], class_cats]
+        y, class_cats = new_y, y_cats
+    labels = np.array(
+        [None if np.isnan(v) else (class_cats[int(v)] if class_cats else repr(float(v))) for v in y], dtype=object
+    )
+    nominal = [c is not None for c in cats]
+    return _finish(
+        name,
+        X,
+        labels,
+        names,
+        nominal,
+        [len(c) if c is not None else 0 for c in cats],
+        where=f" attribute {class_column or class_name!r}",
+        class_column=class_column or class_name,
+    )
+
+
+def _array_dataset(X, y, name: str = "arrays") -> Dataset:
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-d array (cases x attributes), got shape {X.shape}")
+    try:
+        Xf = X.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError("X: must hold numbers (encode nominal attributes first, or pass a data file)") from None
+    if y is None:
+        raise ValueError("y: the class labels are needed with an array X")
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size != Xf.shape[0]:
+        raise ValueError(f"y: expected {Xf.shape[0]} labels (one per row of X), got shape {y.shape}")
+    return _finish(
+        name, Xf, y.astype(object), [f"x{j}" for j in range(Xf.shape[1])], [False] * Xf.shape[1], [0] * Xf.shape[1]
+    )
+
+
+def as_dataset(data, y=None, *, class_column=None, name: str | None = None, nominal=()) -> Dataset:
+    """A :class:`Dataset` from a file or shipped name, a DataFrame (the class in ``class_column``, else the
+    last column), arrays ``X, y`` or a Dataset; ``name`` replaces the one it would get; ``nominal``: columns of
+    a file or DataFrame taken as nominal (see :func:`load_data`)."""
+    import dataclasses
+
+    if isinstance(data, Dataset):
+        ds = data
+    elif isinstance(data, (str, os.PathLike)) and y is None:
+        ds = load_data(data, class_column=class_column, nominal=nominal)
+    elif isinstance(data, pd.DataFrame) and y is None:
+        ds = _from_frame(data, name or "data frame", class_column, tuple(nominal or ()))
+    else:
+        ds = _array_dataset(data, y, name or "arrays")
+    return dataclasses.replace(ds, name=str(name)) if name and ds.name != name else ds

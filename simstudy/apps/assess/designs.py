@@ -1,0 +1,277 @@
+"""The designs of an assessment: names such as ``cv10x10``, ``5x2cv`` or ``resampled10`` parsed into the
+:class:`DesignChoice` conditions the data's classes allow, the tests and sampling schemes each design takes,
+and the designs and tests refused before anything is written.  The fast default (:data:`DEFAULT_DESIGNS`,
+:data:`DEFAULT_REPEATS`) and the full check (:data:`FULL_DESIGNS`, :data:`FULL_REPEATS`) are named here.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from simstudy.apps.assess.data import Dataset
+from simstudy.apps.assess.errors import _one_line
+from simstudy.pipeline.designs import TEST_SHARE
+
+#: The fast default: one design, whose corrected test controls size for learners of every stability class of
+#: the shipped proving ground (and ranks first by size-adjusted power over all of it), five repeats.
+DEFAULT_DESIGNS = ("5x2cv",)
+DEFAULT_REPEATS = 5
+#: The full check (``full=True``, ``--full``): every design the papers compare, ten repeats each.
+FULL_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
+FULL_REPEATS = 10
+# The tests the papers apply to each design ("sample" tests run on every sampling scheme of the r x k cv).
+DEFAULT_TESTS = {
+    "cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv_t"),
+    # the corrected t on the ten splits (n_test/n_train = 1): the test the 5x2cv interval inverts
+    "5x2cv": ("5x2cv_t", "5x2cv_f", "corrected_cv_t"),
+    "resampled": ("resampled_t", "corrected_resampled_t"),
+}
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """One design of an assessment (a condition of its study).
+
+    Attributes
+    ----------
+    design : str
+        ``cv`` (r x k repeated stratified cross-validation), ``5x2cv`` or
+        ``resampled`` (random stratified 90% / 10% train/test splits).
+    n_runs, n_folds : int
+        Runs and folds (``n_folds = 1`` for resampled: one test part per split).
+    test_share : float
+        Share of each class held out per split (resampled only, else 0).
+    n_train, n_test : float
+        The design's mean training and test sizes (Nadeau and Bengio's n1
+        and n2: ``n - n/k`` and ``n/k`` for a k-fold cv, whatever ``n``), for
+        the corrected tests.
+    alpha : float
+        Significance level.
+    """
+
+    design: str
+    n_runs: int
+    n_folds: int
+    test_share: float
+    n_train: float
+    n_test: float
+    alpha: float = 0.05
+
+    @property
+    def key(self) -> str:
+        """The condition's name in the stored rows: ``cvRxK``, ``5x2cv``, ``resampledR`` or ``resampledR-TT``."""
+        if self.design == "cv":
+            return f"cv{self.n_runs}x{self.n_folds}"
+        if self.design == "5x2cv":
+            return "5x2cv"
+        if round(self.test_share, 6) == TEST_SHARE:
+            return f"resampled{self.n_runs}"
+        return f"resampled{self.n_runs}-{round(100 * self.test_share)}"
+
+    @property
+    def label(self) -> str:
+        """The design in words, for the reports."""
+        if self.design == "cv":
+            return f"{self.n_runs}x{self.n_folds} cv"
+        if self.design == "5x2cv":
+            return "5x2 cv"
+        held = round(100 * self.test_share)
+        return f"{self.n_runs} resampled {100 - held}/{held} splits"
+
+
+def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
+    """Designs from names such as ``cv10x10``, ``cv1x10`` (plain 10-fold cv), ``5x2cv``, ``resampled30``.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        Design names (a string is split at commas and spaces).
+    y : array_like of int
+        The class codes (for the split sizes and the smallest class).
+    alpha : float
+        Significance level stored with each design.
+    classes : sequence of str, optional
+        The class labels in code order, for the messages.
+
+    Returns
+    -------
+    tuple of DesignChoice
+
+    Raises
+    ------
+    ValueError
+        Naming ``--designs``: an unknown or impossible design, or one named
+        twice.  Every design must train on and test every class in every
+        split: a class needs at least as many cases as a cv design has folds
+        (2 for 5x2cv), and at least 2 for a resampled design (one held out,
+        one to train on); the message names the class and the ``--designs``
+        that fit the data.
+    """
+    from simstudy.pipeline.designs import parse_designs as grammar
+
+    specs = grammar(names)
+    names = [d.key for d in specs]
+    out = []
+    n = int(np.asarray(y).size)
+    counts = np.bincount(np.asarray(y))
+    smallest = int(counts.min())
+    label = (lambda c: repr(str(classes[c]))) if classes is not None else (lambda c: f"code {c}")
+    small = label(int(np.argmin(counts)))
+    if smallest < 2:
+        single = np.flatnonzero(counts < 2)
+        shown = ", ".join(label(int(c)) for c in single[:5]) + (
+            f" and {single.size - 5} more" if single.size > 5 else ""
+        )
+        raise ValueError(
+            f"--designs: {single.size} class(es) have a single case ({shown}); every design must "
+            "train on each class and test it in every split, which takes at least 2 cases of each: "
+            "remove or merge these classes first"
+        )
+    for d in specs:
+        if d.kind == "holdout":
+            raise ValueError(
+                f"--designs: {d.key}: assess compares learners over repeated splits; use resampledR-TT "
+                f"(e.g. resampled30-{round(100 * d.test_share)}) for splits that hold out the same share"
+            )
+        if d.kind in ("cv", "5x2"):
+            if d.n_folds > n:
+                raise ValueError(f"--designs: {d.key}: needs at least 1 run and 2 to {n} folds")
+            if d.n_folds > smallest:
+                raise ValueError(
+                    f"--designs: {d.key}: {d.n_folds} folds but the smallest class has {smallest} cases "
+                    f"({small}), so some folds would miss it; use at most {smallest} folds: --designs "
+                    f"{_fitting_designs(names, smallest)}"
+                )
+        kind = {"cv": "cv", "5x2": "5x2cv", "resampled": "resampled"}[d.kind]
+        out.append(
+            DesignChoice(
+                kind, d.n_runs, d.n_folds, d.test_share if kind == "resampled" else 0.0, *d.mean_sizes(y), alpha=alpha
+            )
+        )
+    return tuple(out)
+
+
+def _fitting_designs(names, smallest: int) -> str:
+    """``names`` with every cv design's folds cut to ``smallest`` (a duplicate dropped): the ``--designs`` to use."""
+    fitted = []
+    for name in names:
+        m = re.fullmatch(r"cv(\d+)x(\d+)", name)
+        if m and int(m.group(2)) > smallest:
+            name = f"cv{m.group(1)}x{smallest}"
+        if name not in fitted:
+            fitted.append(name)
+    return " ".join(fitted)
+
+
+def _tests_for(design: DesignChoice, tests) -> dict:
+    """``{label: registered name}`` of the tests that apply to ``design``."""
+    from simstudy.pipeline.outcomes import get_test
+
+    if tests is None:
+        names = DEFAULT_TESTS[design.design]
+        if design.n_runs == 1:  # one run: the whole-design cv tests are the paired t-test on its folds
+            names = tuple(n for n in names if n not in ("cv_t",))
+        return {n: n for n in names}
+    kinds = {
+        "cv": {"sample", "cv", "scores"},
+        "5x2cv": {"sample", "cv", "5x2", "scores"},
+        "resampled": {"sample", "splits", "scores"},
+    }[design.design]
+    return {n: n for n in tests if get_test(n).takes in kinds}
+
+
+def _schemes_for(design: DesignChoice) -> tuple:
+    """The sampling schemes whose sample has at least two values on ``design`` (a test needs two), each once.
+
+    With one run (``cv1x10``, plain k-fold cv) the resampling and
+    average-over-folds schemes have one value per repeat, and the other four
+    are the same sample: the k-fold cv scheme stands for them.  With one test
+    part per split (resampled) the resampling scheme stands likewise.
+    """
+    from simstudy.pipeline.schemes import SCHEMES
+
+    r, k = design.n_runs, max(design.n_folds, 1)
+    if r == 1 and k >= 2:
+        return ("kfold_cv",)
+    if k == 1 and r >= 2:
+        return ("resampling",)
+    size = {
+        "resampling": r,
+        "kfold_cv": k,
+        "use_all_data": r * k,
+        "average_over_folds": r,
+        "average_over_runs": k,
+        "average_over_sorted_runs": k,
+    }
+    return tuple(s for s in SCHEMES if size[s] >= 2)
+
+
+def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> None:
+    """Refuse, before anything is written, a design on which a test cannot give a result (one line).
+
+    Each design is run once, with its tests and schemes, on two stand-in
+    learners (scikit-learn's dummy classifiers) fitted on no attribute: what
+    fails there fails in every repeat whatever the learners.
+    """
+    from sklearn.dummy import DummyClassifier
+
+    from simstudy.pipeline.comparison import Comparison
+
+    X = np.zeros((data.y.size, 1))
+    stand_ins = {"a": DummyClassifier(strategy="prior"), "b": DummyClassifier(strategy="stratified")}
+    for cond in designs:
+        chosen = _tests_for(cond, tests)
+
+        def run(which):
+            comparison = Comparison(
+                stand_ins,
+                designs=(cond.key,),
+                tests=which,
+                alpha=cond.alpha,
+                schemes=_schemes_for(cond),
+                index_dtype=np.int16,
+                metric=metric,
+            )
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                comparison.run(X, data.y, np.random.default_rng(0))
+
+        try:
+            run(chosen)
+        except Exception as exc:
+            culprit = ""
+            for label, name in chosen.items():
+                try:
+                    run({label: name})
+                except Exception:
+                    culprit = f" test {label!r}"
+                    break
+            raise ValueError(
+                f"--designs: {cond.key} cannot give a result on {data.name}:{culprit} {_one_line(exc)}; "
+                "choose another design or other --tests"
+            ) from None
+
+
+def _check_tests(tests, designs) -> tuple | None:
+    from simstudy.pipeline.outcomes import get_test, test_names
+
+    if tests is None:
+        return None
+    if isinstance(tests, str):
+        tests = [t for t in tests.replace(",", " ").split() if t]
+    if list(tests) == ["all"]:
+        tests = test_names(in_all=True)
+    for t in tests:
+        try:
+            get_test(t)
+        except ValueError:
+            raise ValueError(f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}") from None
+    tests = tuple(tests)
+    for t in tests:
+        if not any(t in _tests_for(d, tests) for d in designs):
+            raise ValueError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
+    return tests

@@ -1,0 +1,219 @@
+"""A finished assessment read back without fitting: the stored run found without taking its lock
+(:func:`_finished_run`), the same run seen through another metric, scored from its stored outputs
+(:class:`RescoredRun`), :func:`load_assessment`, and the per-split scores of a folder alone
+(:func:`assessment_scores`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from simstudy._files import DEFAULT_ROOT
+from simstudy._lazy import lazy_module
+from simstudy.apps.assess.assessment import Assessment, _assessment, _score_names
+from simstudy.apps.assess.checks import check_rope
+from simstudy.apps.assess.data import as_dataset, check_metric_for
+from simstudy.apps.assess.designs import DEFAULT_DESIGNS, DEFAULT_REPEATS, parse_designs
+from simstudy.apps.assess.errors import _first_line
+from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
+from simstudy.apps.assess.study import ASSESS_PROFILE, _comparisons, assessment_study
+from simstudy.apps.assess.tables import _score_columns, stored_metric
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+
+
+def _finished_run(study, out, seed):
+    """The stored run in ``out`` when it is this very assessment and complete, read without taking the lock.
+
+    Re-reading a finished assessment writes nothing, so it also works in a
+    read-only folder.  None when there is no such run (nothing stored, another
+    configuration or seed, or chunks missing or damaged): then
+    :func:`~simstudy.engine.run_study` takes over, with its lock, to resume,
+    recompute or refuse.
+    """
+    from simstudy.engine import load_run
+    from simstudy.engine.runner import plan_run
+    from simstudy.engine.store import RunStore, StoreError
+
+    try:
+        manifest = RunStore(Path(out)).read_manifest()
+    except (StoreError, OSError):
+        return None
+    if (
+        manifest is None
+        or manifest.get("study") != study.name
+        or manifest.get("profile") != ASSESS_PROFILE
+        or manifest.get("root_seed") != seed
+        or manifest.get("status") != "complete"
+    ):
+        return None
+    _, _, _, digest = plan_run(study, ASSESS_PROFILE, seed)
+    if manifest.get("config_hash") != digest:
+        return None
+    try:
+        run = load_run(study, profile=ASSESS_PROFILE, out=out)
+        return run if run.complete else None
+    except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
+        return None
+
+
+def _stored_chunks(manifest: dict) -> list[dict]:
+    """The chunks a manifest records as stored: ``condition``, ``start``, ``stop`` (from its plan)."""
+    from simstudy.engine.store import manifest_chunk_key
+
+    stored = manifest.get("chunks") or {}
+    return [c for c in manifest.get("plan", []) if manifest_chunk_key(c["condition"], c["start"], c["stop"]) in stored]
+
+
+def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
+    """``(study, run)`` of the finished assessment in ``out`` of the same data, learners, designs, tests and seed
+    fitted for another metric, seen through ``metric`` (:class:`RescoredRun`); None when there is none."""
+    from simstudy.engine.store import RunStore, StoreError
+
+    try:
+        manifest = RunStore(Path(out)).read_manifest()
+    except (StoreError, OSError):
+        return None
+    if manifest is None:
+        return None
+    stored = str(manifest.get("config", {}).get("settings", {}).get("metric", "accuracy"))
+    if stored == metric:
+        return None
+    # nothing is fitted: a contained learner is not even loaded
+    study = assessment_study(data, a, b, designs, n_repeats=n_repeats, tests=tests, metric=stored, fitting=False)
+    run = _finished_run(study, out, seed)
+    if run is None or "predictions" not in run.tables():
+        return None
+    try:
+        comparisons = _comparisons(data, a, b, designs, tests, metric, fitting=False)
+        return study, RescoredRun(run, comparisons, data.y.size, metric)
+    except ValueError as exc:
+        raise ValueError(
+            f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
+            f"stored outputs ({_first_line(exc)}); --fresh fits it again for {metric}"
+        ) from None
+
+
+class RescoredRun:
+    """A stored assessment seen through another metric: its ``scores`` and ``outcomes`` computed again from its
+    stored ``predictions`` (:func:`simstudy.pipeline.comparison.rescore`), everything else as stored.
+
+    The manifest's settings name the metric the tables now hold; ``fitted_metric`` the one it was fitted for.
+    """
+
+    def __init__(self, run, comparisons: dict, n_cases: int, metric: str):
+        import copy
+
+        from simstudy.pipeline.comparison import rescore
+
+        self._run = run
+        self.fitted_metric = stored_metric(run)
+        self.manifest = copy.deepcopy(run.manifest)
+        self.manifest.setdefault("config", {}).setdefault("settings", {})["metric"] = metric
+        pred = run.table("predictions")
+        first = run.table("scores")
+        ident = list(first.columns[: list(first.columns).index("seed") + 1])
+        parts = {"scores": [], "outcomes": []}
+        for (cond, _), rows in pred.groupby(["condition", "replication"], sort=False, observed=True):
+            comp = comparisons[str(cond)]
+            fits = rescore(dataclasses.replace(comp, metric=metric), rows, n_cases)
+            head = rows.iloc[0][ident]
+            for name, table in (("scores", fits.scores()), ("outcomes", fits.outcomes())):
+                parts[name].append(table.assign(**head.to_dict())[ident + list(table.columns)])
+        self._tables = {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
+
+    def table(self, name: str):
+        return self._tables[name] if name in self._tables else self._run.table(name)
+
+    def __getattr__(self, name):
+        return getattr(self._run, name)
+
+
+def assessment_scores(folder) -> pd.DataFrame:
+    """The per-split scores of a stored assessment, from its folder alone (no data, no learners needed).
+
+    Columns: ``design``, ``repeat``, ``run``, ``fold``, then the two learners'
+    scores under their labels as the assessment recorded them (``A: <label>``,
+    ``B: <label>`` when they are the same), and ``metric``.  Only chunks that
+    pass their checksums are read.
+
+    Raises
+    ------
+    ValueError
+        ``folder`` holds no stored assessment.
+    """
+    from simstudy.engine import load_run
+
+    run = load_run("assess", out=folder, verify_plan=False)
+    settings = run.manifest.get("config", {}).get("settings", {})
+    name_a, name_b = _score_names(str(settings.get("a", "A")), str(settings.get("b", "B")))
+    rows = run.table("scores")
+    col_a, col_b = _score_columns(rows)
+    return pd.DataFrame(
+        {
+            "design": rows["condition"].to_numpy(),
+            "repeat": rows["replication"].to_numpy(),
+            "run": rows["run"].to_numpy(),
+            "fold": rows["fold"].to_numpy(),
+            name_a: rows[col_a].to_numpy(float),
+            name_b: rows[col_b].to_numpy(float),
+            "metric": stored_metric(run),
+        }
+    )
+
+
+def load_assessment(
+    out,
+    data,
+    a,
+    b,
+    *,
+    designs=DEFAULT_DESIGNS,
+    tests=None,
+    n_repeats=DEFAULT_REPEATS,
+    alpha=0.05,
+    evidence=DEFAULT_ROOT,
+    class_column=None,
+    a_params=None,
+    b_params=None,
+    metric: str = "accuracy",
+    rope: float = 0.01,
+    seed: int | None = None,
+) -> Assessment:
+    """The assessment stored in ``out``, re-summarised without fitting anything.
+
+    Takes the arguments :func:`assess` was given (they identify the stored run);
+    ``metric`` may differ from the one it was fitted for: the stored outputs are
+    then scored by it (:class:`RescoredRun`).
+
+    Returns
+    -------
+    Assessment
+    """
+    from simstudy.engine import DEFAULT_SEED, load_run
+    from simstudy.pipeline.scores import check_metric
+
+    data = as_dataset(data, class_column=class_column)
+    try:
+        metric = check_metric(metric)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
+    check_metric_for(metric, data)  # a metric it is scored again by: checked as a new one would be
+    if isinstance(a, dict) and b is None:  # the learners= mapping of assess
+        a, b = named_learners(a, "learners")
+    # nothing is fitted: a learner given by reference is not even imported
+    ca = parse_learner(a, a_params, option="--a", contained=wants_worker(a))
+    cb = parse_learner(b, b_params, option="--b", contained=wants_worker(b))
+    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric, fitting=False)
+    other = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, DEFAULT_SEED if seed is None else seed, metric)
+    if other is not None:  # fitted for another metric: scored again from its stored outputs
+        study, run = other
+    else:
+        run = load_run(study, profile=ASSESS_PROFILE, out=out)
+    return _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=check_rope(rope))
