@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simstudy.apps.proving.study import ALPHA
+from simstudy.apps.proving.levels import ALPHA
 from simstudy.apps.proving.summary import ALPHAS, P_GRID
 
 __all__ = [

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.apps.proving.study import ALPHA, ALPHA_MAX
+from simstudy.apps.proving.levels import ALPHA, ALPHA_MAX
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -41,6 +41,7 @@ from simstudy.apps.proving.figures import (
     pvalues_figure,
     size_power_figure,
 )
+from simstudy.apps.proving.levels import ALPHA
 from simstudy.apps.proving.plugins import plugin_rows
 from simstudy.apps.proving.sections import (
     _berrar_items,
@@ -51,7 +52,6 @@ from simstudy.apps.proving.sections import (
     _view_board,
 )
 from simstudy.apps.proving.statements import anchors, statements
-from simstudy.apps.proving.study import ALPHA
 from simstudy.apps.proving.summary import (
     calibration,
     leaderboard,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.apps.proving.study import ALPHA
+from simstudy.apps.proving.levels import ALPHA
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.apps.proving.levels import ALPHA, ALPHA_MAX
 from simstudy.apps.proving.scenarios import BANK, scenario
 from simstudy.pipeline.comparison import HOLDOUT_TESTS, Comparison, stored_sizes
 from simstudy.pipeline.designs import DesignSpec, parse_designs
@@ -70,8 +71,6 @@ __all__ = [
 ]
 
 STUDY_NAME = "proving_ground"
-ALPHA = 0.05
-ALPHA_MAX = 0.5  # the stored sign holds for every level up to this one
 #: The designs of every data set: Bouckaert's 10 x 10 cv with its sampling schemes, Dietterich's 5 x 2 cv, Nadeau
 #: and Bengio's ten 90/10 subsamples, and Dietterich's 30 subsamples and one holdout with a third held out.
 DEFAULT_DESIGNS = ("cv10x10", "5x2cv", "resampled10", "resampled30-33", "holdout33")
