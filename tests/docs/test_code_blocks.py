@@ -57,7 +57,7 @@ import docblocks  # noqa: E402
 import docnames  # noqa: E402
 from docblocks import ROOT, Block  # noqa: E402
 
-BIN = Path(sys.executable).parent
+BIN = Path(os.path.abspath(sys.executable)).parent  # the environment, its links not followed
 SESSION = Path(__file__).resolve().with_name("pysession.py")
 
 # Shell lines that are not run, with the reason (matched against the line as documented).
