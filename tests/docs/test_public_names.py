@@ -65,3 +65,17 @@ def test_assess_and_assess_many_are_the_calls():
 
     assert callable(assess)
     assert callable(assess_many)
+
+
+def test_import_simstudy_results_gives_the_same_module():
+    import importlib
+    import subprocess
+    import sys
+
+    from simstudy.outputs import runs
+
+    assert importlib.import_module("simstudy.results") is runs
+    # in a fresh interpreter, the plain import form first
+    code = "import simstudy.results, simstudy.outputs.runs as r; assert simstudy.results is r; print('ok')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
