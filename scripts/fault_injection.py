@@ -351,18 +351,23 @@ def clean_refusal(rc: int, err: str) -> bool:
     return rc == 2 and len(lines) == 1 and lines[0].startswith("simstudy: error:") and "Traceback" not in err
 
 
-def stored_rows(study: Path, out: Path, tables=("outcomes", "scores")):
-    """The verified rows of a run directory, per table (complete or not)."""
-    from simstudy.engine import get_study, load_run
-
-    run = load_run(get_study(str(study)), PROFILE, out=out)
+def _tables_of(run, tables) -> dict:
+    """``{table: rows}`` of a loaded run, None for a table it does not hold."""
     got = {}
     for t in tables:
         try:
             got[t] = run.table(t).reset_index(drop=True)
         except KeyError:
             got[t] = None
-    return run, got
+    return got
+
+
+def stored_rows(study: Path, out: Path, tables=("outcomes", "scores")):
+    """The verified rows of a run directory, per table (complete or not)."""
+    from simstudy.engine import get_study, load_run
+
+    run = load_run(get_study(str(study)), PROFILE, out=out)
+    return run, _tables_of(run, tables)
 
 
 def equal(a: pd.DataFrame | None, b: pd.DataFrame | None) -> bool:
@@ -996,13 +1001,7 @@ def plain_rows(out: Path, tables=("outcomes", "scores")):
     if manifest is None:
         return None, {t: None for t in tables}
     run = RunData(Path(out), manifest)
-    got = {}
-    for t in tables:
-        try:
-            got[t] = run.table(t).reset_index(drop=True)
-        except KeyError:
-            got[t] = None
-    return run, got
+    return run, _tables_of(run, tables)
 
 
 def shm_entries(pids) -> list[str]:
