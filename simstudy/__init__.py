@@ -41,8 +41,9 @@ _EXPORTS = {
     "assess": "simstudy.apps.assess",
     "assess_many": "simstudy.apps.assess.many",
 }
-# modules importable from the package itself: ``from simstudy import results`` (the stored runs' reader)
-_MODULES = {"results": "simstudy.outputs.runs"}
+# modules reached as attributes of the package (``simstudy.results`` after ``import simstudy``); each is a
+# module of its own, so ``import simstudy.results`` gives the same object (``results`` is the stored runs' reader)
+_MODULES = {"results": "simstudy.results"}
 __all__ = ["__version__", *_EXPORTS, *_MODULES]
 
 
