@@ -226,6 +226,46 @@ def _stored_line(run, prog) -> str:
     return f"{done} of {planned} replications stored so far: {going}; the tables show only those stored now"
 
 
+def _unfinished_larger(st, shown: str, results: Path) -> str | None:
+    """A line about a larger profile's run that is stored but unfinished, when a smaller finished one is shown.
+
+    The reproduction page shows each study's largest *finished* run; a run at a
+    larger profile that has not finished (still running, or stopped) is named
+    with how far it has got, so the shortfall stays on the page.
+    """
+    from simstudy.engine import load_run
+    from simstudy.engine.store import lock_holder
+
+    if shown not in _SCALE_ORDER:
+        return None
+    for name in _SCALE_ORDER[: _SCALE_ORDER.index(shown)]:
+        path = results / st.name / name
+        if not (path / "manifest.json").is_file():
+            continue
+        try:
+            rows = load_run(st, profile=name, out=path).progress_rows()
+            held, record = lock_holder(path)
+        except (ValueError, KeyError, OSError) as exc:
+            return f"A {name}-profile run is stored in {path} but cannot be read ({exc}); this section shows the {shown} run."
+        done = sum(r["done"] for r in rows)
+        planned = sum(r["planned"] for r in rows)
+        full = [r["condition"] for r in rows if r["planned"] and r["done"] == r["planned"]]
+        state = "is still running" if held else "stopped before it finished"
+        which = f" ({', '.join(full)})" if 0 < len(full) <= 12 else ""
+        words = str((record or {}).get("command") or "").split()
+        command = " ".join(["simstudy", *words[1:]]) if len(words) > 1 else ""
+        if held:
+            resume = f"`{command}` is computing it" if command else "a process is computing it"
+        else:
+            resume = f"`{command}` resumes it" if command else "the command that started it resumes it"
+        return (
+            f"A {name}-profile run {state}: {done:,} of {planned:,} replications stored, {len(full)} of "
+            f"{len(rows)} conditions complete{which}; this section shows the finished {shown} run until it "
+            f"finishes ({resume})."
+        )
+    return None
+
+
 def _made_by(st, run) -> dict:
     """Which code computed a run's rows: the commits of its runs, its code fingerprint, and how it differs from now."""
     from simstudy.engine.fingerprint import provenance, provenance_changes
@@ -350,6 +390,7 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
             except KeyError as exc:  # a run just started: a manifest, no rows yet
                 unreadable.append(f"{st.name} ({prof}): {exc.args[0] if exc.args else exc}")
                 continue
+            section["pending"] = _unfinished_larger(st, prof, results) if profile == LARGEST else None
             chosen_profiles[st.name] = prof
             sections.append(section)
         else:
@@ -391,6 +432,9 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
             f'<p class="meta">{html.escape(s["meta"])}</p>',
             f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>',
         ]
+        if s.get("pending"):  # a larger run under way or stopped: the page says so beside the smaller one shown
+            md += [f"*{s['pending']}*", ""]
+            body.append(f'<p class="meta"><b>{html.escape(s["pending"].replace("`", ""))}</b></p>')
         if s["made"]["changes"]:  # never silently: the rows of this section were made by other code
             line = (
                 f"Made by other code than this page's: {_made_line(s['made'])}; changed since: "

@@ -436,6 +436,18 @@ def test_largest_profile_page(stored, tmp_path):
     record["status"] = "running"
     manifest.write_text(json.dumps(record))
     assert largest_stored_profile(study, root) == "smoke"
+    # ... and the page says how far the larger run got, beside the smaller one it shows
+    shutil.rmtree(root / study.name / "quick" / "chunks" / "mu1")
+    assert (
+        main(["report", "--profile", "largest", "--results", str(root), "--out", str(out), "--study", str(path)]) == 0
+    )
+    text = (out / "report.md").read_text()
+    assert "profile smoke; 8 of 8 replications" in text
+    assert (
+        "A quick-profile run stopped before it finished: 6 of 12 replications stored, 1 of 2 conditions complete "
+        "(mu0); this section shows the finished smoke run until it finishes" in text
+    )
+    assert "A quick-profile run stopped before it finished" in (out / "report.html").read_text()
 
 
 def test_largest_profile_with_nothing_stored(tmp_path, capsys):
