@@ -101,3 +101,17 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path, capsys, argv, 
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_folders_that_cannot_be_written_are_refused_before_anything_runs(tmp_path, capsys):
+    """--results and --out are probed first: a page folder that cannot be written is not found after hours of work."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code = main(["reproduce", "--profile", "smoke", "--results", str(tmp_path / "r"), "--out", str(blocker / "page")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"--out: cannot write to {blocker / 'page'}" in err and "reproduce smoke:" not in err
+    assert not (tmp_path / "r").exists()  # the results folder made for the probe is taken away again
+    code = main(["reproduce", "--profile", "smoke", "--results", str(blocker / "r")])
+    assert code == 2
+    assert "--results: " in capsys.readouterr().err
