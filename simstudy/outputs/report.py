@@ -243,7 +243,8 @@ def _unfinished_larger(st, shown: str, results: Path) -> str | None:
         if not (path / "manifest.json").is_file():
             continue
         try:
-            rows = load_run(st, profile=name, out=path).progress_rows()
+            larger = load_run(st, profile=name, out=path)
+            rows = larger.progress_rows()
             held, record = lock_holder(path)
         except (ValueError, KeyError, OSError) as exc:
             return f"A {name}-profile run is stored in {path} but cannot be read ({exc}); this section shows the {shown} run."
@@ -258,8 +259,10 @@ def _unfinished_larger(st, shown: str, results: Path) -> str | None:
             resume = f"`{command}` is computing it" if command else "a process is computing it"
         else:
             resume = f"`{command}` resumes it" if command else "the command that started it resumes it"
+        adaptive = bool((larger.manifest.get("config") or {}).get("adaptive"))
+        stage = " in its current adaptive stage, which may grow" if adaptive else ""
         return (
-            f"A {name}-profile run {state}: {done:,} of {planned:,} replications stored, {len(full)} of "
+            f"A {name}-profile run {state}: {done:,} of {planned:,} replications stored{stage}, {len(full)} of "
             f"{len(rows)} conditions complete{which}; this section shows the finished {shown} run until it "
             f"finishes ({resume})."
         )
