@@ -251,12 +251,12 @@ def _unfinished_larger(st, shown: str, results: Path) -> str | None:
         done = sum(r["done"] for r in rows)
         planned = sum(r["planned"] for r in rows)
         full = [r["condition"] for r in rows if r["planned"] and r["done"] == r["planned"]]
-        state = "is still running" if held else "stopped before it finished"
+        state = "was still running when this page was written" if held else "stopped before it finished"
         which = f" ({', '.join(full)})" if 0 < len(full) <= 12 else ""
         words = str((record or {}).get("command") or "").split()
         command = " ".join(["simstudy", *words[1:]]) if len(words) > 1 else ""
         if held:
-            resume = f"`{command}` is computing it" if command else "a process is computing it"
+            resume = f"computed by `{command}`" if command else "computed by another process"
         else:
             resume = f"`{command}` resumes it" if command else "the command that started it resumes it"
         adaptive = bool((larger.manifest.get("config") or {}).get("adaptive"))

@@ -448,6 +448,20 @@ def test_largest_profile_page(stored, tmp_path):
         "(mu0); this section shows the finished smoke run until it finishes" in text
     )
     assert "A quick-profile run stopped before it finished" in (out / "report.html").read_text()
+    # while a process holds the run's lock, the line says it was running when the page was written, and by what
+    import fcntl
+
+    with open(root / study.name / "quick" / ".lock", "w") as lock:
+        lock.write(json.dumps({"pid": os.getpid(), "command": "/venv/bin/simstudy run outside_means --profile quick"}))
+        lock.flush()
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert (
+            main(["report", "--profile", "largest", "--results", str(root), "--out", str(out), "--study", str(path)])
+            == 0
+        )
+    text = (out / "report.md").read_text()
+    assert "A quick-profile run was still running when this page was written: 6 of 12 replications stored" in text
+    assert "(computed by `simstudy run outside_means --profile quick`)" in text
 
 
 def test_largest_profile_with_nothing_stored(tmp_path, capsys):
