@@ -6,7 +6,7 @@ import os
 import uuid
 from pathlib import Path
 
-__all__ = ["write_atomic", "folder_below", "LinkRefused", "DEFAULT_ROOT", "DEFAULT_PROFILE"]
+__all__ = ["write_atomic", "folder_below", "check_writable", "LinkRefused", "DEFAULT_ROOT", "DEFAULT_PROFILE"]
 
 #: Where runs are stored and looked for when no directory is given: ``results/STUDY/PROFILE``.
 DEFAULT_ROOT = Path("results")
@@ -48,6 +48,44 @@ def folder_below(root, *parts, option: str = "--out") -> Path:
         if not stat.S_ISDIR(st.st_mode):
             raise LinkRefused(f"{option}: {path} is not a folder")
     return path
+
+
+def check_writable(folders, *, what: str = "") -> None:
+    """Fail on one line naming the option when one of ``folders`` cannot be written; before any work is done.
+
+    ``folders`` is ``[(option, path), ...]``.  Each folder is created where
+    missing and a file is written into it and removed.  When one fails, the
+    folders created for the probe (and left empty) are removed again, so a
+    refused command leaves nothing behind.
+
+    Raises
+    ------
+    ValueError
+        ``"OPTION: cannot write WHAT to PATH (reason); choose a writable directory with OPTION"``.
+    """
+    import shutil
+
+    made: list[Path] = []
+    try:
+        for option, path in folders:
+            path = Path(path)
+            missing = [p for p in (path, *path.parents) if not (p.exists() or p.is_symlink())]
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                made.extend(reversed(missing))
+                probe = path / f".write-test-{uuid.uuid4().hex}"
+                probe.write_bytes(b"")
+                probe.unlink()
+            except OSError as exc:
+                raise ValueError(
+                    f"{option}: cannot write {what + ' ' if what else ''}to {path} ({exc.strerror or exc}); "
+                    f"choose a writable directory with {option}"
+                ) from None
+    except ValueError:
+        for p in reversed(made):  # the deepest first
+            if p.is_dir() and not os.listdir(p):
+                shutil.rmtree(p, ignore_errors=True)
+        raise
 
 
 def write_atomic(path, data, *, fsync: bool = True) -> Path:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from simstudy._files import DEFAULT_ROOT
+from simstudy._files import DEFAULT_ROOT, check_writable
 
 __all__ = ["reproduce", "reproduction_plan", "PlannedStudy"]
 
@@ -103,37 +103,6 @@ def _fmt(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _check_writable(folders) -> None:
-    """Fail on one line naming the option before anything is computed when a folder cannot be written.
-
-    ``folders`` is ``[(option, path), ...]``; a folder made only for the probe
-    is removed again when a later one fails, so a refused command leaves nothing.
-    """
-    import os
-    import shutil
-    import uuid
-
-    made: list[Path] = []
-    try:
-        for option, path in folders:
-            missing = [p for p in (path, *path.parents) if not (p.exists() or p.is_symlink())]
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                made.extend(reversed(missing))
-                probe = path / f".write-test-{uuid.uuid4().hex}"
-                probe.write_bytes(b"")
-                probe.unlink()
-            except OSError as exc:
-                raise ValueError(
-                    f"{option}: cannot write to {path} ({exc.strerror or exc}); choose a writable directory"
-                ) from None
-    except ValueError:
-        for p in reversed(made):  # deepest first
-            if p.is_dir() and not os.listdir(p):
-                shutil.rmtree(p, ignore_errors=True)
-        raise
-
-
 def reproduce(
     profile: str = "quick",
     *,
@@ -179,7 +148,7 @@ def reproduce(
     results = Path(results)
     plan = reproduction_plan(profile, results=results, jobs=jobs, studies=studies)
     out = Path(out) if out is not None else results / "reproduction" / profile
-    _check_writable([("--results", results), ("--out", out)])  # before hours of work, not after
+    check_writable([("--results", results), ("--out", out)])  # before hours of work, not after
     todo = [p for p in plan if p.state != "complete" and not (keep and p.state == "other code")]
     low = sum(p.seconds[0] for p in todo)
     high = sum(p.seconds[1] for p in todo)

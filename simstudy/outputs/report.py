@@ -17,11 +17,10 @@ file is written atomically.
 from __future__ import annotations
 
 import html
-import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from simstudy._files import DEFAULT_ROOT, folder_below
+from simstudy._files import DEFAULT_ROOT, check_writable, folder_below
 from simstudy.engine.fingerprint import source_commit
 from simstudy.outputs.published import cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
@@ -160,19 +159,6 @@ def _rows_line(sections) -> str:
         return f"**Every section's rows were computed at commit {next(iter(by_commit))}.**{tail}"
     parts = "; ".join(f"commit {c}: {', '.join(names)}" for c, names in by_commit.items())
     return f"**The rows were computed at {len(by_commit)} commits** ({parts}).{tail}"
-
-
-def _check_writable(out: Path):
-    """Fail early, on one line, when the report cannot be written to ``out``."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{uuid.uuid4().hex}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise ValueError(
-            f"--out: cannot write the report to {out} ({exc.strerror or exc}); choose a writable directory with --out"
-        ) from None
 
 
 def _figures(st, run, tables, profile: str, figdir: Path, out: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
@@ -383,7 +369,7 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
     results = Path(results)
     out = Path(out) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
-    _check_writable(out)
+    check_writable([("--out", out)], what="the report")
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []
     for st in chosen:
         prof = largest_stored_profile(st, results) if profile == LARGEST else profile
