@@ -70,9 +70,9 @@ def check_writable(folders, *, what: str = "") -> None:
         for option, path in folders:
             path = Path(path)
             missing = [p for p in (path, *path.parents) if not (p.exists() or p.is_symlink())]
+            made.extend(reversed(missing))  # the shallowest first; only those that exist are taken away
             try:
                 path.mkdir(parents=True, exist_ok=True)
-                made.extend(reversed(missing))
                 probe = path / f".write-test-{uuid.uuid4().hex}"
                 probe.write_bytes(b"")
                 probe.unlink()
