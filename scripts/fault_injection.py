@@ -321,7 +321,7 @@ def session_processes(sid: int, tag: str | None = None) -> list[int]:
     return found
 
 
-def left_running(sid: int, seconds: float = 3.0, tag: str | None = None) -> list[int]:
+def left_running(sid: int, seconds: float = 30.0, tag: str | None = None) -> list[int]:
     """The processes of session ``sid`` (and those tagged ``tag``) still there after ``seconds``; then killed."""
     deadline = time.time() + seconds
     left = session_processes(sid, tag)

@@ -101,16 +101,34 @@ def session_processes(sid: int) -> list[str]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
+        # a process may end (and be reaped) between any two reads of its files: each read is guarded, and a
+        # process whose files vanish is simply no longer there
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # ended meanwhile
+            if int(fields[3]) != sid:  # after ")": state, ppid, pgrp, session
+                continue
+            name = (entry / "comm").read_text().strip()
+        except (OSError, IndexError, ValueError):  # ended meanwhile
             continue
-        if int(fields[3]) == sid:  # after ")": state, ppid, pgrp, session
-            found.append(f"{entry.name} {fields[0]} {(entry / 'comm').read_text().strip()}")
+        found.append(f"{entry.name} {fields[0]} {name}")
     return found
 
 
-def wait_for_session_end(sid: int, seconds: float = 5.0) -> list[str]:
+def test_a_process_that_ends_between_two_reads_of_its_files_is_not_an_error(monkeypatch):
+    # /proc/PID/stat read, then the process ends and is reaped before /proc/PID/comm is read: under load this
+    # happens, and the test looking at processes must not fail for it (the process is simply gone)
+    read = Path.read_text
+
+    def ended_meanwhile(self, *args, **kwargs):
+        if self.name == "comm":
+            raise ProcessLookupError(3, "No such process")
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", ended_meanwhile)
+    assert session_processes(os.getsid(0)) == []
+
+
+def wait_for_session_end(sid: int, seconds: float = LIMIT) -> list[str]:
     """The processes of the session left after ``seconds`` (the resource trackers end just after the parent)."""
     deadline = time.time() + seconds
     left = session_processes(sid)

@@ -306,7 +306,7 @@ def test_sigkill_of_a_two_job_run_leaves_no_worker(tmp_path):
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate()
-    assert wait_for(lambda: not any(_alive(p) for p in workers), timeout=10, step=0.1), [
+    assert wait_for(lambda: not any(_alive(p) for p in workers), timeout=60, step=0.1), [
         p for p in workers if _alive(p)
     ]
 
