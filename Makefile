@@ -1,6 +1,6 @@
 # simstudy: every target sets up its own virtual environment on first use.
 #   make study1            Berrar study 1 at the quick profile (PROFILE=smoke|quick|paper, JOBS=N)
-#   make test              the test suite (make test-slow: the slow statistical checks)
+#   make test              the test suite (make test-fast: its quick tier; make test-slow: the slow checks)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -11,7 +11,7 @@ RESULTS ?= results
 STAMP := $(VENV)/.installed
 FIG := $(PY) figures
 
-.PHONY: setup docs lint wheel test test-slow fault-injection reproduce study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
+.PHONY: setup docs lint wheel test test-fast test-slow fault-injection reproduce study1 study2 study3 study4 berrar figures table1-berrar table1-bouckaert table1 figure2 factors bf-tables table2 report reproduction proving-ground-page clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,8 +24,14 @@ setup: $(STAMP)
 # The suite on TEST_WORKERS processes (pytest-xdist), each test file kept on one of them so that a
 # file's shared fixtures are built once; TEST_WORKERS=0 runs it in this process.
 TEST_WORKERS ?= 2
+XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 test: $(STAMP)
-	$(PY) -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+	$(PY) -m pytest -q $(XDIST)
+
+# The fast tier (about a minute on 2 cores): every layer's tests less those named in tests/full_tier.txt,
+# which take a second or more each (scripts/test_tiers.py rewrites that list from a timed run).
+test-fast: $(STAMP)
+	$(PY) -m pytest -q $(XDIST) -m 'not slow and not full_tier'
 
 # Lint and format check (ruff) and types of the statistics, pipeline and engine layers (mypy), both
 # configured in pyproject.toml; `pre-commit install` runs ruff on each commit.
