@@ -164,7 +164,15 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.1f} seconds"
 
 
-def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+def check_plan(
+    n_chunks: int,
+    fit_seconds: float,
+    out,
+    *,
+    what: str,
+    option: str = "--repeats",
+    timing: str = "fitting them would take about {} at the speed of the trial fits",
+) -> None:
     """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates).
 
     ``n_chunks`` stored chunks take about :data:`PLAN_BYTES_PER_CHUNK` of
@@ -172,6 +180,8 @@ def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str
     store; ``fit_seconds`` is the fitting the plan needs, estimated from the
     trial fits.  Refused: more memory than is available, more disk than is
     free where ``out`` is, or more than :data:`LONGEST_PLAN` of fitting.
+    ``timing`` says where the seconds come from (``{}``: their duration);
+    ``simstudy solve`` checks its blocks with it too.
     """
     import shutil
 
@@ -191,7 +201,7 @@ def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str
         short.append(f"storing them about {_bytes_text(disk)} of disk ({_bytes_text(free)} free in {where})")
     if short or fit_seconds > LONGEST_PLAN:
         beyond = " (more than the year a plan may take)" if fit_seconds > LONGEST_PLAN else ""
-        short.append(f"fitting them would take about {_duration(fit_seconds)} at the speed of the trial fits{beyond}")
+        short.append(timing.format(_duration(fit_seconds)) + beyond)
         raise ValueError(
             f"{option}: {what} make {n_chunks:,} stored chunks, more than this machine can carry out: "
             f"{'; '.join(short)}; use fewer"
