@@ -31,7 +31,10 @@ How it searches
   Carlo error, and needs no model to be right).  The reported value is the
   evaluated value in the interval whose estimate is nearest the target, and
   agrees with it within its error; a value that was not evaluated is never
-  reported.
+  reported.  A value where fewer than two replications give a finite value has
+  no estimate: the quantity is *undefined* there, and such a value is never
+  reported nor taken as agreeing with the target; where the line proposes one
+  already evaluated, the search looks on either side of it instead.
 * The search: a first grid of five values over the interval; a line fitted
   to the evaluations between the ends of the interval (on both sides of the
   root) proposes where to evaluate next: at its root while no evaluation there
@@ -41,12 +44,15 @@ How it searches
   replications is added at the reported value (new values then get as many).
   The search stops at the tolerance or when the next step would exceed
   ``max_evaluations`` blocks; an interval still wider than the tolerance is
-  reported as such.
+  reported as such.  Every step spends a block or (a nested knob) reads a value
+  not read before, so the search ends.
 * The answers: *solved* (a value and its interval); *not reached* (every value
   evaluated lies on the same side of the target beyond error: the answer names
-  the one that comes closest); *unresolved* (the budget ran out before an
-  interval with an agreeing value inside was found; the answer says what is
-  known).
+  the one that comes closest; or the quantity jumps across the target between
+  two values with no value between them, or none where it is defined: the
+  answer gives the two and their estimates); *unresolved* (the budget ran out
+  before an interval with an agreeing value inside was found; the answer says
+  what is known).
 
 Every decision reads only stored rows, so a repeated or resumed solve makes the
 same evaluations and gives the same answer, with 1 or 2 workers.
@@ -281,25 +287,29 @@ class SolveResult:
     target : float
     status : str
         ``"solved"`` (a value and its interval), ``"not reached"`` (every value
-        evaluated lies on one side of the target beyond error) or
-        ``"unresolved"`` (the budget ran out first; ``note`` says what is known).
+        evaluated lies on one side of the target beyond error, or the quantity
+        jumps across it between two values with none between them where it is
+        defined: ``low`` and ``high``) or ``"unresolved"`` (the budget ran out
+        first; ``note`` says what is known).
     value : float or None
         When solved: the evaluated knob value whose estimate is nearest the
-        target and agrees with it within its error (:data:`SIDE_LEVEL`) (or, when no
-        valid value lies between the interval's ends, the end nearer the target).
+        target and agrees with it within its error (:data:`SIDE_LEVEL`); None
+        otherwise (never a value beyond error of the target).
     root : float or None
         Where the line fitted between the interval's ends crosses the target
         (for information: it was not evaluated).
     low, high : float or None
         The 95% interval of the root: evaluated values whose estimates lie
         beyond error on either side of the target, with only values within
-        error between them (when unresolved, the interval found so far, if any).
+        error between them (when unresolved, the interval found so far, if any;
+        when not reached across a jump, the two values it jumps between).
     closest : dict or None
         When not reached or unresolved: the evaluated value nearest the target,
         with its estimate and MCSE.
     evaluations : DataFrame
-        One row per knob value evaluated: value, replications, estimate, MCSE
-        and whether the estimate lies above, below or within error of the target.
+        One row per knob value evaluated: value, replications (those with a
+        finite value), estimate, MCSE and whether the estimate lies above,
+        below or within error of the target, or is undefined.
     n_evaluations : int
         Blocks used (an evaluation of a nested knob costs no new block).
     seconds : float
@@ -308,7 +318,8 @@ class SolveResult:
     tolerance : float
         The width of interval the search aimed at.
     note : str
-        Why the answer is not reached or unresolved, in a few words.
+        Why the answer is not reached or unresolved, in a few words, and the
+        values where the quantity is undefined, if any.
     """
 
     study: str
@@ -357,15 +368,11 @@ class SolveResult:
             )
         if self.status == "unresolved":
             return f"{head}: unresolved: {self.note}; {tail}. A larger --max-evaluations (or --block) may resolve it"
-        between = self.evaluations[(self.evaluations["value"] > self.low) & (self.evaluations["value"] < self.high)]
-        how = (
-            f"evaluated: {self._at(self.value)}"
-            if len(between)
-            else f"evaluated: {self._at(self.value)}; no valid value lies between the ends"
-        )
         text = (
-            f"{head}: {self.knob} = {self.value:g} ({how}), 95% interval [{self.low:.6g}, {self.high:.6g}] "
-            f"(its ends evaluated on either side of the target beyond error), {tail}"
+            f"{head}: {self.knob} = {self.value:g} (evaluated: {self._at(self.value)}), 95% interval "
+            f"[{self.low:.6g}, {self.high:.6g}] (its ends evaluated on either side of the target beyond error), "
+            + (f"{self.note}; " if self.note else "")
+            + tail
         )
         if not self.within_tolerance:
             text += (
@@ -689,8 +696,10 @@ class _Root:
 
     def stat(self, x):
         """Estimate, its MCSE, the side of the target it lies on (+1 above, -1 below, 0 within error) and the
-        threshold in standard errors."""
-        s = self.series[x].dropna()
+        threshold in standard errors.  Only finite values count: with fewer than two, the quantity is undefined at
+        ``x`` (its MCSE is infinite) and ``x`` is never reported nor taken as agreeing with the target."""
+        s = self.series[x]
+        s = s[np.isfinite(s.to_numpy(dtype=float))]
         n = len(s)
         if n < 2:
             return (float(s.mean()) if n else math.nan), math.inf, 0, math.inf
@@ -724,17 +733,39 @@ class _Root:
         slope, icpt = fit
         return float(min(max((self.goal - icpt) / slope, lo), hi)), slope
 
+    def around(self, lo, hi):
+        """A valid value not evaluated yet in the widest gap between the values evaluated in [lo, hi], or None.
+
+        Where the line proposes a value already evaluated (one whose quantity is undefined), the search
+        looks on either side of it instead, widest gap first, so it never proposes the same value twice.
+        """
+        pts = [x for x in sorted(self.series) if lo <= x <= hi]
+        for a, b in sorted(zip(pts, pts[1:]), key=lambda g: (-(g[1] - g[0]), g[0])):
+            if self.kind != "int" and b - a <= 1e-9 * self.scale:
+                continue
+            x = self.snap((a + b) / 2, a, b, strict=True)
+            if x is not None:
+                return x
+        return None
+
     def run(self, grid):
         for x in grid:
             self.put(x, 1)
-        while True:
+        # every step spends a block, or (a nested knob) reads a value it has not read: at most this many steps
+        steps = self.budget + (int(self.scale) + 1 if self.nested else 0) + 1
+        before = None
+        for _ in range(steps):
             xs = sorted(self.series)
             stats = {x: self.stat(x) for x in xs}
-            sides = [stats[x][2] for x in xs]
-            br = self.bracket(xs, sides)
+            if (self.spent, len(xs)) == before:
+                return self.answer("unresolved", stats, note="the search proposed no new evaluation; it stopped")
+            before = (self.spent, len(xs))
+            known = [x for x in xs if stats[x][1] < math.inf]  # an estimate with its error: a defined quantity
+            sides = [stats[x][2] for x in known]
+            br = self.bracket(known, sides)
             if br is None:
-                agreeing = [x for x in xs if stats[x][2] == 0 and math.isfinite(stats[x][0])]
-                if not any(math.isfinite(stats[x][0]) for x in xs):
+                agreeing = [x for x in known if stats[x][2] == 0]
+                if not known:
                     return self.answer("unresolved", stats)
                 if not agreeing:
                     return self.answer("not reached", stats)
@@ -745,7 +776,7 @@ class _Root:
                 self.put(x, self.blocks[x] + 1)
                 continue
             i, j = br
-            lo, hi = xs[i], xs[j]
+            lo, hi = known[i], known[j]
             if self.nested and 0 < hi - lo - 1 <= NESTED_FILL:
                 # a nested knob's values cost no block: read every one between the ends (any may narrow them)
                 fill = [v for v in range(int(lo) + 1, int(hi)) if v not in self.series]
@@ -753,14 +784,17 @@ class _Root:
                     for v in fill:
                         self.put(v, self.shared)
                     continue
-            inside = [x for x in xs[i + 1 : j] if math.isfinite(stats[x][0])]
+            inside = known[i + 1 : j]  # every one within error of the target
             up = sides[j] > 0  # the quantity rises across the interval
-            root, slope = self.line_root(xs[i : j + 1], stats, up, lo, hi)
+            root, slope = self.line_root(known[i : j + 1], stats, up, lo, hi)
             if not inside:
                 width = hi - lo
                 x = self.snap(min(max(root, lo + 0.1 * width), hi - 0.1 * width), lo, hi, strict=True)
+                if x is not None and x in self.series:
+                    x = self.around(lo, hi)  # the quantity is undefined there: look on either side
                 if x is None or (self.kind != "int" and width <= 1e-9 * self.scale):
-                    return self.answer("solved", stats, (lo, hi), None, root)  # no valid value between the ends
+                    # the quantity jumps across the target: no value between the ends, or none where it is defined
+                    return self.answer("not reached", stats, (lo, hi), None, root)
                 # as many blocks as the ends have, or as many as the budget allows (a larger error, judged as such)
                 nb = next((n for n in range(max(self.blocks[lo], self.blocks[hi]), 0, -1) if self.affordable(x, n)), 0)
                 if not nb:
@@ -807,17 +841,37 @@ class _Root:
             if not self.affordable(p, want + 1):
                 return self.answer("solved", stats, (lo, hi), p, root)
             self.put(p, want + 1)
+        xs = sorted(self.series)
+        return self.answer("unresolved", {x: self.stat(x) for x in xs}, note=f"the search stopped after {steps} steps")
 
-    def answer(self, status, stats, interval=None, value=None, root=None) -> dict:
-        finite = [x for x in stats if math.isfinite(stats[x][0])]
-        near = min(finite, key=lambda v: (abs(stats[v][0] - self.goal), v)) if finite else None
+    def _at(self, x, stats) -> str:
+        m, e, side, _ = stats[x]
+        return f"{x:g} (estimate {m:.4g}, MCSE {e:.2g}, {'above' if side > 0 else 'below'} it beyond error)"
+
+    def answer(self, status, stats, interval=None, value=None, root=None, note=None) -> dict:
+        known = [x for x in stats if stats[x][1] < math.inf]
+        undefined = [x for x in sorted(stats) if stats[x][1] == math.inf]
+        near = min(known, key=lambda v: (abs(stats[v][0] - self.goal), v)) if known else None
         closest = {"value": near, "estimate": stats[near][0], "mcse": stats[near][1]} if near is not None else None
         out = {"status": status, "closest": closest, "interval": interval, "value": value, "root": root, "note": ""}
-        if status == "solved" and value is None:
+        if note is not None:
+            out["note"] = note
+        elif status == "not reached" and interval is not None:
+            # the ends lie on either side of the target beyond error, and no value between them has an estimate
             lo, hi = interval
-            out["value"] = min((lo, hi), key=lambda v: (abs(stats[v][0] - self.goal), v))
-        if status == "not reached":
-            side = {stats[x][2] for x in finite}
+            between = [x for x in undefined if lo < x < hi]
+            if between:
+                how = "the quantity is undefined at every value between them that the study accepts"
+            elif self.kind == "int":
+                how = "no value between them that the study accepts" if hi - lo > 1 else "adjacent integers"
+            else:
+                how = f"{hi - lo:.2g} apart, no farther than the search resolves"
+            out["note"] = (
+                f"the quantity jumps across the target between {self._at(lo, stats)} and {self._at(hi, stats)}, "
+                f"{how}: no value meets the target within error"
+            )
+        elif status == "not reached":
+            side = {stats[x][2] for x in known}
             out["note"] = "every value evaluated lies " + (
                 "above the target beyond error"
                 if side == {1}
@@ -839,14 +893,21 @@ class _Root:
                 f"at {c.get('value', math.nan):g}, has estimate {c.get('estimate', math.nan):.4g} "
                 f"(MCSE {c.get('mcse', math.nan):.2g})"
             )
+        if undefined and closest is not None:
+            shown = ", ".join(f"{x:g}" for x in undefined[:8])
+            shown += f" and {len(undefined) - 8} more" if len(undefined) > 8 else ""
+            where = f"the quantity is undefined (fewer than two replications gave a finite value) at {shown}"
+            out["note"] = f"{out['note']}; {where}" if out["note"] else where
         out["table"] = pd.DataFrame(
             [
                 {
                     "value": x,
-                    "replications": int(self.series[x].notna().sum()),
+                    "replications": int(np.isfinite(self.series[x].to_numpy(dtype=float)).sum()),
                     "estimate": stats[x][0],
                     "mcse": stats[x][1] if stats[x][1] < math.inf else math.nan,
-                    "versus target": {1: "above", -1: "below", 0: "within error"}[stats[x][2]],
+                    "versus target": "undefined"
+                    if stats[x][1] == math.inf
+                    else {1: "above", -1: "below", 0: "within error"}[stats[x][2]],
                 }
                 for x in sorted(stats)
             ]
@@ -892,10 +953,13 @@ def solve(
     out : path-like, optional
         Where evaluations are stored (default ``results/STUDY/solve-KNOB``).
     block : int, optional
-        Replications per block (default the profile's).
+        Replications per block (default the profile's), at least 2.
     max_evaluations : int
         Blocks used at most (one block at one value is one evaluation; the
         first grid takes one per value, or one in all for a nested knob).
+        One block, and the blocks of the whole budget, are checked against the
+        machine as ``assess`` checks its plan (memory, disk, a year of the
+        study's estimated seconds per replication).
     jobs, backend, seed, progress
         As for :func:`simstudy.engine.run_study`.
     condition : str, optional
@@ -912,8 +976,11 @@ def solve(
         An undeclared knob, an unknown quantity, a target outside the values
         the quantity can take (a share above 1: :data:`QUANTITY_RANGES`), an
         empty or reversed interval, an interval outside the knob's domain or
-        holding fewer than two values the study's ``validate`` accepts, or a
-        bad tolerance, block or budget.  All before anything is run or written.
+        holding fewer than two values the study's ``validate`` accepts, a
+        tolerance that is not positive (below 1 for an integer knob), a block
+        or budget that is not a positive integer or that the machine cannot
+        carry out, or bad ``jobs``, ``backend`` or ``seed``.  All before
+        anything is run or written, on one line naming the option.
 
     Notes
     -----
@@ -921,7 +988,7 @@ def solve(
     write lock and leaves ``solve.json`` untouched when nothing changed, so a
     finished solve can be re-read from a read-only folder.
     """
-    from simstudy.engine.runner import DEFAULT_SEED
+    from simstudy.engine.runner import BACKENDS, DEFAULT_SEED, _check_int, _check_jobs
     from simstudy.engine.study import get_study, n_replications_of
 
     study = get_study(study)
@@ -951,9 +1018,14 @@ def solve(
     )
     if not tol > 0:
         raise ValueError(f"--tolerance: must be positive, got {tol:g}")
+    if k.kind == "int" and tol < 1:
+        raise ValueError(f"--tolerance: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}")
     if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, numbers.Integral) or max_evaluations < 1:
         raise ValueError(f"--max-evaluations: must be a positive integer, got {max_evaluations!r}")
-    seed = DEFAULT_SEED if seed is None else seed
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    _check_jobs(jobs, local=True)
+    seed = DEFAULT_SEED if seed is None else _check_int(seed, "--seed", 0)
     prof = study.profile(profile)
     search_out = Path(out) if out is not None else DEFAULT_ROOT / study.name / f"solve-{k.name}"
     search = _Search(study, k, profile, search_out, 0, seed, jobs, backend, progress, condition)
@@ -979,6 +1051,10 @@ def solve(
             f"--max-evaluations: the first grid alone takes {first_cost} blocks ({', '.join(map(_label, grid))}), "
             f"got {max_evaluations}"
         )
+    work = (
+        [k.make_all(search.base, search.nested_values)] if k.nested else [k.condition_at(search.base, g) for g in grid]
+    )
+    _check_budget(study, work, search.block, max_evaluations, search_out)
     quantity = _resolve_quantity(k, quantity_name, _trial_values(search, grid[0]))
     _check_target_range(k, quantity, goal)
     _write_request(
@@ -1017,6 +1093,30 @@ def solve(
     )
     _write_answer(search_out, result)
     return result
+
+
+def _check_budget(study, conditions, block: int, budget: int, out) -> None:
+    """Refuse, before anything runs, a block or a budget this machine cannot carry out, as ``assess`` refuses its
+    plans (:func:`simstudy.apps.assess.checks.check_plan`): one block of ``block`` replications (its stored chunks,
+    their memory, disk and seconds), then the ``budget`` blocks the search may run.  The seconds are the study's
+    estimate for the costliest of ``conditions`` (the first grid's)."""
+    from simstudy.apps.assess.checks import check_plan
+
+    try:
+        per = max(study.cost.seconds(c) for c in conditions)
+    except ValueError:  # a unit of work with no measured seconds: memory and disk are still checked
+        per = 0.0
+    chunks = -(-block // min(study.chunk_size, block))
+    timing = "running them would take about {} at the study's estimated seconds per replication"
+    check_plan(chunks, block * per, out, what=f"{block:,} replications per block", option="--block", timing=timing)
+    check_plan(
+        budget * chunks,
+        budget * block * per,
+        out,
+        what=f"{budget:,} blocks of {block:,} replications",
+        option="--max-evaluations",
+        timing=timing,
+    )
 
 
 def _write_request(out: Path, study, knob, quantity, goal, lo, hi, tol, block, budget, seed, profile, base_key):

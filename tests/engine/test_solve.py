@@ -64,6 +64,16 @@ LINEAR = Study(
     knobs=(Knob("x", "int", 0, 100, "the rate in percent", aliases={"F": "rejection rate: t"}),),
 )
 
+
+def _step_replicate(cond, rng):
+    # a rejection rate that jumps from 0.075 (x <= 40) to 0.9 (x >= 41): no x gives 0.5
+    u = rng.random(cond.n_rows)
+    rate = 0.075 if cond.x <= 40 else 0.9
+    return {"outcomes": [{"test": "t", "decision": int(v < rate), "pvalue": float(v), "statistic": 0.0} for v in u]}
+
+
+STEP = dataclasses.replace(LINEAR, name="step_rate", title="A rate that jumps across 0.5", replicate=_step_replicate)
+
 NESTED = Study(
     name="nested_rate",
     title="Nested levels",
@@ -135,6 +145,11 @@ KNOWN_ROOT = curve_study("inverse-sqrt")
 IN_FOLDS = curve_study("inverse-sqrt", folds=10)
 
 
+#: Evaluations a search may ask for at most in these tests: far more than any budget here buys, so a search that
+#: asks again and again without spending a block fails at once instead of running forever.
+MAX_CALLS = 500
+
+
 def search_in_memory(study, seed, *, target=0.05, tolerance=19, budget=20, interval=(50, 1000)):
     """The search of ``solve`` on ``study``, its replications made in this process (block b, replication r
     seeded by (seed, b, r) at every value: common random numbers, as the engine's seeds give)."""
@@ -142,8 +157,11 @@ def search_in_memory(study, seed, *, target=0.05, tolerance=19, budget=20, inter
     search = _Search(study, knob, "quick", "unused", 20, seed, 1, "loky", False)
 
     made = {}
+    calls = []
 
     def evaluate(x, blocks):
+        calls.append(x)
+        assert len(calls) <= MAX_CALLS, f"the search asked for {len(calls)} evaluations, the last at {x}"
         cond = knob.condition_at(search.base, x)
         for b in range(blocks):
             if (x, b) not in made:
@@ -194,10 +212,63 @@ def _exact_replicate(cond, rng):
 
 
 def test_a_root_between_neighbouring_integers_is_reported_as_such():
-    # no noise: q(n) = 1/sqrt(n) is 0.0499 between n = 401 and 402, where no integer meets it
+    # no noise: q(n) = 1/sqrt(n) is 0.0499 between n = 401 and 402, where no integer meets it: neither end agrees
+    # with the target within its error (none), so no value is reported, only the two ends and their estimates
     exact = dataclasses.replace(KNOWN_ROOT, replicate=_exact_replicate)
     answer = search_in_memory(exact, 0, target=0.0499, tolerance=1)
-    assert answer["status"] == "solved" and answer["interval"] == (401, 402) and answer["value"] in (401, 402)
+    assert answer["status"] == "not reached" and answer["interval"] == (401, 402) and answer["value"] is None
+    note = answer["note"]
+    assert note.startswith("the quantity jumps across the target between 401 (estimate 0.04994, MCSE "), note
+    assert "above it beyond error) and 402 (estimate 0.04988, MCSE " in note
+    assert note.endswith("below it beyond error), adjacent integers: no value meets the target within error")
+
+
+def _undefined_replicate(cond, rng):
+    # 1/sqrt(n) plus noise, undefined (NaN) for n in [350, 450]: the target 0.05 is crossed where q has no value
+    q = CURVES[cond.curve](cond.n_cases) + rng.normal(0, NOISE_SD)
+    return {"outcomes": [{"test": "q", "decision": 0, "statistic": math.nan if 350 <= cond.n_cases <= 450 else q}]}
+
+
+UNDEFINED = dataclasses.replace(KNOWN_ROOT, name="curve-undefined", replicate=_undefined_replicate)
+
+
+def test_a_region_where_the_quantity_is_undefined_is_searched_around_not_looped_on():
+    # the line's root fell on a value without an estimate, which the search proposed again and again, for ever
+    answer = search_in_memory(UNDEFINED, 0)
+    table = answer["table"].set_index("value")
+    undefined = table[table["versus target"] == "undefined"]
+    assert answer["status"] == "unresolved" and answer["value"] is None
+    lo, hi = answer["interval"]
+    assert 300 < lo < 350 and 450 < hi < 500 and len(undefined) >= 5
+    assert ((undefined.index > lo) & (undefined.index < hi)).all() and (undefined["replications"] == 0).all()
+    assert "the quantity is undefined (fewer than two replications gave a finite value) at " in answer["note"]
+
+
+def _holed_replicate(cond, rng):
+    row = _curve_replicate(cond, rng)["outcomes"][0]
+    return {"outcomes": [{**row, "statistic": math.nan} if 396 <= cond.n_cases <= 404 else row]}
+
+
+def test_an_undefined_value_at_the_root_is_stepped_around():
+    # undefined in [396, 404], around the root 400: the values on either side agree with the target within error
+    holed = dataclasses.replace(KNOWN_ROOT, replicate=_holed_replicate)
+    answer = search_in_memory(holed, 0)
+    table = answer["table"].set_index("value")
+    assert answer["status"] == "solved" and not 396 <= answer["value"] <= 404
+    assert table.loc[answer["value"], "versus target"] == "within error"
+    assert (table.loc[396:404, "versus target"] == "undefined").all() and len(table.loc[396:404])
+    assert "undefined" in answer["note"]
+
+
+def test_undefined_values_between_the_ends_make_no_value_meet_the_target():
+    # every integer between 399 and 402 undefined, the ends beyond error on either side (no noise)
+    def replicate(cond, rng):
+        q = math.nan if 400 <= cond.n_cases <= 401 else 1 / math.sqrt(cond.n_cases)
+        return {"outcomes": [{"test": "q", "decision": 0, "statistic": q}]}
+
+    answer = search_in_memory(dataclasses.replace(KNOWN_ROOT, replicate=replicate), 0, target=0.04999, tolerance=1)
+    assert answer["status"] == "not reached" and answer["interval"] == (399, 402) and answer["value"] is None
+    assert "the quantity is undefined at every value between them that the study accepts" in answer["note"]
 
 
 def test_every_value_evaluated_is_one_the_study_accepts():
@@ -255,6 +326,64 @@ def test_every_curve_through_the_engine_over_seeds(tmp_path):
             if not res.low <= ROOT <= res.high:
                 misses.append((curve, seed, res.low, res.high))
     assert len(misses) <= 1 and all(curve == "flat" for curve, *_ in misses), misses
+
+
+def test_a_jump_across_the_target_is_not_reached_and_gives_its_bracket(tmp_path):
+    # it was "solved" at 41, whose estimate 0.9 lies far beyond the error of the target 0.5
+    res = solve(STEP, "x", ("F", 0.5), out=tmp_path / "s", profile="smoke", progress=False)
+    table = res.evaluations.set_index("value")
+    assert res.status == "not reached" and not res.reached and res.value is None
+    assert (res.low, res.high) == (40, 41) and res.n_evaluations <= 20
+    assert (table.loc[40, "versus target"], table.loc[41, "versus target"]) == ("below", "above")
+    assert not (table["versus target"] == "within error").any()
+    text = res.describe()
+    assert "not reached in the interval (the quantity jumps across the target between 40 (estimate 0.07" in text
+    assert "and 41 (estimate 0.8" in text and "adjacent integers: no value meets the target within error" in text
+    rec = json.loads((tmp_path / "s" / "solve.json").read_text())["answer"]
+    assert rec["status"] == "not reached" and (rec["low"], rec["high"], rec["value"]) == (40, 41, None)
+
+
+def test_command_line_a_jump_exits_3_with_its_bracket(tmp_path, capsys, write_study_file):
+    path = tmp_path / "step.py"
+    write_study_file(path, __file__, "STEP")
+    argv = ["solve", str(path), "--knob", "x", "--target", "F=0.5", "--profile", "smoke"]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 3
+    out = capsys.readouterr().out
+    assert "jumps across the target between 40 (estimate" in out and "and 41 (estimate" in out
+
+
+@pytest.fixture
+def bounded_evaluations(monkeypatch):
+    """Evaluations through the engine fail after :data:`MAX_CALLS`, so a search that asks for the same stored
+    rows again and again fails at once instead of running forever."""
+    values, calls = _Search.values, []
+
+    def counted(self, x, blocks):
+        calls.append(x)
+        assert len(calls) <= MAX_CALLS, f"the search asked for {len(calls)} evaluations, the last at {x}"
+        return values(self, x, blocks)
+
+    monkeypatch.setattr(_Search, "values", counted)
+    return calls
+
+
+def test_an_undefined_region_through_the_engine_is_reported(tmp_path, bounded_evaluations):
+    res = solve(UNDEFINED, "n_cases", ("q", 0.05), interval=(50, 1000), out=tmp_path / "s", progress=False)
+    table = res.evaluations.set_index("value")
+    assert res.status == "unresolved" and res.value is None and res.n_evaluations == 20
+    assert 300 < res.low < 350 and 450 < res.high < 500
+    assert (table.loc[350:450, "versus target"] == "undefined").all() and len(table.loc[350:450]) >= 5
+    assert "the quantity is undefined (fewer than two replications gave a finite value) at " in res.describe()
+
+
+def test_command_line_an_undefined_region_exits_4(tmp_path, capsys, write_study_file, bounded_evaluations):
+    path = tmp_path / "undefined.py"
+    write_study_file(path, __file__, "UNDEFINED")
+    argv = ["solve", str(path), "--knob", "n_cases", "--target", "q=0.05", "--interval", "50", "1000"]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 4
+    out = capsys.readouterr().out
+    assert "unresolved: the target is crossed within [" in out and "the quantity is undefined" in out
+    assert "undefined" in out.split("versus target", 1)[1]
 
 
 def test_unresolved_when_the_budget_runs_out(tmp_path):
@@ -320,6 +449,18 @@ def test_not_reached(tmp_path):
         (["--knob", "x", "--target", "F=0.3", "--interval", "-5", "10"], "leaves the domain"),
         (["--knob", "x", "--target", "F=0.3", "--interval", "1.5", "10"], "takes integers"),
         (["--knob", "x", "--target", "F=0.3", "--tolerance", "0"], "--tolerance: must be positive"),
+        (["--knob", "x", "--target", "F=0.3", "--tolerance", "0.5"], "--tolerance: knob 'x' takes integers"),
+        (["--knob", "x", "--target", "F=0.3", "--block", "1"], "--block: needs at least 2 replications"),
+        (["--knob", "x", "--target", "F=0.3", "--max-evaluations", "0"], "--max-evaluations: must be a positive"),
+        (["--knob", "x", "--target", "F=0.3", "--jobs", "0"], "--jobs: must be an integer >= 1"),
+        (["--knob", "x", "--target", "F=0.3", "--seed", "-1"], "--seed: must be an integer >= 0"),
+        # a plan larger than the machine, as assess refuses one (the search would have run until killed)
+        (["--knob", "x", "--target", "F=0.3", "--block", "1000000000000"], "--block: 1,000,000,000,000 replications"),
+        (
+            ["--knob", "x", "--target", "F=0.3", "--max-evaluations", "1000000000000"],
+            "--max-evaluations: 1,000,000,000,000 blocks of 20 replications make 2,000,000,000,000 stored chunks, "
+            "more than this machine can carry out",
+        ),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message, write_study_file):
@@ -330,7 +471,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message, w
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
     assert len(err.strip().splitlines()) == 1
-    assert not (out / "evals").exists()
+    assert not out.exists()
 
 
 def test_command_line_answer(tmp_path, capsys, write_study_file):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from simstudy.cli import add_profile_option, add_run_dir_option
 from simstudy.cli.commands import STUDY_HELP
 
-#: Exit status of a solve whose target no value in the interval reaches (an answer, not an error).
+#: Exit status of a solve whose target no value in the interval reaches, or meets within error where the quantity
+#: jumps across it between two values (an answer, not an error).
 NOT_REACHED = 3
 
 #: Exit status of a solve whose budget ran out before it could answer (see ``--max-evaluations``).
@@ -19,8 +20,9 @@ def register(subparsers):
         description="Find the value of STUDY's knob at which QUANTITY equals VALUE, with a 95% interval whose "
         "ends were evaluated on either side of the target; the value reported was evaluated and agrees with the "
         "target within its error. Evaluations are stored under --out and reused when the command is repeated. "
-        f"Exit 0 with an answer, {NOT_REACHED} when no value in the interval reaches the target, {UNRESOLVED} "
-        "when the budget runs out first (unresolved), 2 on bad input.",
+        f"Exit 0 with an answer, {NOT_REACHED} when no value in the interval reaches the target (or the quantity "
+        f"jumps across it between two values: the answer gives both), {UNRESOLVED} when the budget runs out first "
+        "(unresolved), 2 on bad input or a budget larger than the machine can carry out.",
     )
     p.add_argument("study", help=STUDY_HELP)
     p.add_argument(
@@ -55,14 +57,15 @@ def register(subparsers):
         type=int,
         default=None,
         metavar="N",
-        help="replications per block at one value (default the profile's replications)",
+        help="replications per block at one value, at least 2 (default the profile's replications)",
     )
     p.add_argument(
         "--max-evaluations",
         type=int,
         default=20,
         metavar="N",
-        help="blocks of replications used at most, one per value of the first grid of five included (default 20)",
+        help="blocks of replications used at most, one per value of the first grid of five included (default 20); "
+        "refused when they need more memory, disk or time than this machine has",
     )
     p.add_argument(
         "--condition",
