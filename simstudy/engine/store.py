@@ -462,11 +462,20 @@ class RunStore:
                 )
             return
         if old.get("config_hash") != config_hash:
-            diffs = [
-                k
-                for k in sorted(set(config) | set(old.get("config", {})))
-                if config.get(k) != old.get("config", {}).get(k)
-            ]
+
+            def differ(new: dict, was: dict, within: str = "") -> list[str]:  # a field of a mapping by its path
+                return [
+                    name
+                    for k in sorted(set(new) | set(was), key=str)
+                    if new.get(k) != was.get(k)
+                    for name in (
+                        differ(new[k], was[k], f"{within}{k}.")
+                        if isinstance(new.get(k), dict) and isinstance(was.get(k), dict)
+                        else [f"{within}{k}"]
+                    )
+                ]
+
+            diffs = differ(config, old.get("config", {}))
             raise ConfigMismatch(
                 f"--out: {self.path} holds a run of {old.get('study')!r} (profile {old.get('profile')!r}) "
                 f"with a different configuration (differs in: {', '.join(diffs) or 'hash'}); "

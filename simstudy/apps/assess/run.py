@@ -23,7 +23,7 @@ from simstudy.apps.assess.designs import (
 )
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout
-from simstudy.apps.assess.stored import _finished_run, _other_metric, _stored_chunks
+from simstudy.apps.assess.stored import _finished_run, _other_metric, _refuse_other_data, _stored_chunks
 from simstudy.apps.assess.study import ASSESS_PROFILE, assessment_study
 
 
@@ -229,7 +229,9 @@ def assess(
             out = Path(scratch.name) / "run"
         seed = DEFAULT_SEED if seed is None else seed
         run = None if fresh else _finished_run(study, out, seed)
-        if run is None and not fresh:  # fitted for another metric: scored again from its stored outputs
+        if run is None and not fresh:
+            _refuse_other_data(study, out, seed)  # named here: run_study would say only that a setting differs
+            # fitted for another metric: scored again from its stored outputs
             study, run = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, seed, metric) or (study, None)
         if run is None:  # a finished assessment was checked when it was made; a new one is checked now
             seconds = _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)

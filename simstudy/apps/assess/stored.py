@@ -62,6 +62,93 @@ def _finished_run(study, out, seed):
         return None
 
 
+def _refuse_other_data(study, out, seed) -> None:
+    """Refuse, naming the cause, an ``out`` that holds an assessment of other data, before anything is fitted.
+
+    :func:`~simstudy.engine.run_study` refuses every other configuration, but
+    can only say which setting differs; a data file replaced under the same
+    name (same ``data``, another content hash) or other data is said so here.
+    Nothing when ``out`` holds no assessment, or one of this very data.
+    """
+    from simstudy.engine.runner import plan_run
+    from simstudy.engine.store import ConfigMismatch, RunStore, StoreError
+
+    try:
+        manifest = RunStore(Path(out)).read_manifest()
+    except (StoreError, OSError):
+        return  # run_study says what is wrong with the folder
+    if manifest is None or manifest.get("study") != study.name:
+        return
+    _, _, config, digest = plan_run(study, ASSESS_PROFILE, seed)
+    old, new = manifest.get("config", {}).get("settings", {}), config["settings"]
+    if manifest.get("config_hash") == digest or old.get("data_sha256") in (None, new.get("data_sha256")):
+        return
+    then, now = str(old["data_sha256"])[:12], str(new.get("data_sha256"))[:12]
+    if old.get("data") == new.get("data"):
+        what = (
+            f"replaced data: it holds an assessment of {new.get('data')} as its content was then "
+            f"(sha256 {then}...), and that content has changed since (now {now}...); use another --out, or --fresh "
+            "to move that assessment aside and assess the data as it is now"
+        )
+    else:
+        what = (
+            f"other data: it holds an assessment of {old.get('data')} (sha256 {then}...), not of {new.get('data')}; "
+            "use another --out, or --fresh to move that assessment aside"
+        )
+    raise ConfigMismatch(f"--out: {out}: {what}")
+
+
+def _unreadable(study, out, manifest: dict) -> str:
+    """Why the stored run in ``out`` of ``study`` (its manifest ``manifest``, of this very configuration and seed)
+    cannot be read as a finished assessment: unfinished, a chunk missing, computed for another run or chunk, or
+    a damaged table (failing its checksum, or another chunk's), named."""
+    from simstudy.engine import load_run
+    from simstudy.engine.store import CHUNK_META, manifest_chunk_key, sha256_file
+
+    plan = manifest.get("plan", [])
+    if manifest.get("status") != "complete":
+        return f"it is unfinished ({len(_stored_chunks(manifest))} of {len(plan)} chunks stored)"
+    try:
+        run = load_run(study, profile=ASSESS_PROFILE, out=out)
+    except (ValueError, OSError) as exc:
+        return _first_line(exc)
+    recorded = manifest.get("chunks") or {}
+    for c in plan:
+        cond, start, stop = c["condition"], c["start"], c["stop"]
+        key = manifest_chunk_key(cond, start, stop)
+        state = run.chunk_states()[(cond, start)]
+        if state == "missing":
+            return f"chunk {key} is missing"
+        meta = run.store.chunk_meta(cond, start, stop)
+        if state == "foreign":
+            ident = (meta or {}).get("identity") or {}
+            other = manifest_chunk_key(ident.get("condition"), ident.get("start"), ident.get("stop"))
+            if ident.get("config_hash") == manifest.get("config_hash") and other != key:
+                return f"chunk {key} holds chunk {other}'s rows (the chunks were swapped or copied)"
+            return f"chunk {key} was computed for another run (another seed, configuration or code)"
+        if state != "damaged":
+            continue
+        if meta is None:
+            return f"damaged table: chunk {key} has no readable {CHUNK_META}"
+        for fname, digest in sorted(meta["files"].items()):
+            try:
+                actual = sha256_file(run.store.chunk_dir(cond, start, stop) / fname)
+            except OSError:
+                return f"damaged table: the {fname[: -len('.parquet')]} table of chunk {key} cannot be read"
+            if actual == digest:
+                continue
+            table = fname[: -len(".parquet")]
+            owner = [k for k, v in recorded.items() if k != key and (v.get("files") or {}).get(fname) == actual]
+            if owner:
+                return f"damaged table: the {table} table of chunk {key} is chunk {owner[0]}'s (swapped or copied)"
+            return (
+                f"damaged table: the {table} table of chunk {key} fails its checksum (truncated or changed since it "
+                "was stored)"
+            )
+        return f"damaged table: a table of chunk {key} fails its checksum"
+    return "it cannot be read as a finished assessment"
+
+
 def _stored_chunks(manifest: dict) -> list[dict]:
     """The chunks a manifest records as stored: ``condition``, ``start``, ``stop`` (from its plan)."""
     from simstudy.engine.store import manifest_chunk_key
@@ -81,14 +168,27 @@ def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
         return None
     if manifest is None:
         return None
+    from simstudy.engine.runner import plan_run
+
     stored = str(manifest.get("config", {}).get("settings", {}).get("metric", "accuracy"))
     if stored == metric:
         return None
     # nothing is fitted: a contained learner is not even loaded
     study = assessment_study(data, a, b, designs, n_repeats=n_repeats, tests=tests, metric=stored, fitting=False)
+    if (manifest.get("study"), manifest.get("profile"), manifest.get("config_hash")) != (
+        study.name,
+        ASSESS_PROFILE,
+        plan_run(study, ASSESS_PROFILE, seed)[3],
+    ):
+        return None  # not this assessment fitted for another metric: run_study refuses it, saying what differs
     run = _finished_run(study, out, seed)
     if run is None or "predictions" not in run.tables():
-        return None
+        why = _unreadable(study, out, manifest) if run is None else "it holds no predictions table"
+        raise ValueError(
+            f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
+            f"stored outputs: {why}; the same command with --metric {stored} recomputes what is missing or "
+            f"damaged (then {metric} scores it without fitting), or --fresh fits it again for {metric}"
+        )
     try:
         comparisons = _comparisons(data, a, b, designs, tests, metric, fitting=False)
         return study, RescoredRun(run, comparisons, data.y.size, metric)
@@ -211,7 +311,9 @@ def load_assessment(
     cb = parse_learner(b, b_params, option="--b", contained=wants_worker(b))
     chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric, fitting=False)
-    other = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, DEFAULT_SEED if seed is None else seed, metric)
+    seed = DEFAULT_SEED if seed is None else seed
+    _refuse_other_data(study, out, seed)
+    other = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, seed, metric)
     if other is not None:  # fitted for another metric: scored again from its stored outputs
         study, run = other
     else:

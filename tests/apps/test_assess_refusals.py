@@ -1,0 +1,103 @@
+"""A stored assessment that cannot be used is refused naming its real cause: a damaged or swapped table,
+replaced data, other data, the setting that differs."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from simstudy.apps.assess import assess, load_assessment
+from simstudy.cli import main
+
+N = 60
+ARGS = ("--designs", "cv2x2", "--repeats", "2", "--quiet", "--results", "none")
+FIRST, SECOND = "chunks/cv2x2/0000000-0000001", "chunks/cv2x2/0000001-0000002"
+
+def _csv(path, shift: float = 0.0):
+    rng = np.random.default_rng(0)
+    rows = [f"{rng.normal(i % 2, 1) + shift:.4f},{rng.normal():.4f},{'ny'[i % 2]}" for i in range(N)]
+    path.write_text("\n".join(["x1,x2,label", *rows]) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A small data file and a finished assessment of it (NB against C4.5, fitted for accuracy)."""
+    root = tmp_path_factory.mktemp("refusals")
+    _csv(root / "d.csv")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)  # the data is named as given: "d.csv", the same in every copy
+        assess("d.csv", a="NB", b="C4.5", designs=("cv2x2",), n_repeats=2, evidence=None, out=root / "run")
+    return root
+
+
+@pytest.fixture
+def copy(stored, tmp_path, monkeypatch):
+    """The stored assessment and its data, copied for one test to spoil (the working directory)."""
+    shutil.copy(stored / "d.csv", tmp_path / "d.csv")
+    shutil.copytree(stored / "run", tmp_path / "run")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _refused(capsys, place, *extra) -> str:
+    """The one line a refused ``simstudy assess`` of the stored assessment prints; nothing in it changed."""
+    out = place / "run"
+    before = sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*") if p.name != ".lock")
+    argv = ["assess", "d.csv", "--a", "NB", "--b", "C4.5", *ARGS, "--out", str(out), *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "differs in" not in err[0] and "different configuration" not in err[0], err[0]
+    assert sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*") if p.name != ".lock") == before
+    return err[0]
+
+
+def test_a_truncated_predictions_table_is_a_damaged_table(copy, capsys):
+    table = copy / "run" / FIRST / "predictions.parquet"
+    table.write_bytes(table.read_bytes()[:100])
+    err = _refused(capsys, copy, "--metric", "balanced_accuracy")
+    assert "damaged table: the predictions table of chunk cv2x2/0-1 fails its checksum" in err, err
+    assert "--metric accuracy recomputes" in err and "--fresh" in err
+
+
+def test_a_predictions_table_swapped_with_another_chunks_is_named(copy, capsys):
+    one, two = (copy / "run" / c / "predictions.parquet" for c in (FIRST, SECOND))
+    first = one.read_bytes()
+    one.write_bytes(two.read_bytes())
+    two.write_bytes(first)
+    err = _refused(capsys, copy, "--metric", "balanced_accuracy")
+    assert "damaged table: the predictions table of chunk cv2x2/0-1 is chunk cv2x2/1-2's" in err, err
+
+
+def test_whole_chunks_swapped_are_named(copy, capsys):
+    run = copy / "run"
+    (run / FIRST).rename(run / "aside")
+    (run / SECOND).rename(run / FIRST)
+    (run / "aside").rename(run / SECOND)
+    err = _refused(capsys, copy, "--metric", "balanced_accuracy")
+    assert "chunk cv2x2/0-1 holds chunk cv2x2/1-2's rows" in err, err
+
+
+@pytest.mark.parametrize("extra", [(), ("--metric", "balanced_accuracy")], ids=["same metric", "another metric"])
+def test_a_data_file_replaced_under_the_same_name_is_replaced_data(copy, capsys, extra):
+    _csv(copy / "d.csv", shift=0.5)
+    err = _refused(capsys, copy, *extra)
+    assert err.startswith(f"simstudy: error: --out: {copy / 'run'}: replaced data: ") and "d.csv" in err, err
+    assert "--fresh" in err
+    # and re-read without fitting, from Python
+    with pytest.raises(ValueError, match="replaced data"):
+        load_assessment(copy / "run", "d.csv", "NB", "C4.5", designs=("cv2x2",), n_repeats=2, evidence=None)
+
+
+def test_other_data_is_named_and_other_settings_by_their_field(copy, capsys):
+    _csv(copy / "other.csv", shift=0.5)
+    argv = ["assess", "other.csv", "--a", "NB", "--b", "C4.5", *ARGS, "--out", str(copy / "run")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "other data: it holds an assessment of" in err and "not of" in err, err
+    argv = ["assess", "d.csv", "--a", "C4.5", "--b", "C4.5", *ARGS, "--out", str(copy / "run")]
+    assert main(argv) == 2
+    assert "(differs in: settings.a)" in capsys.readouterr().err
