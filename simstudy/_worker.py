@@ -14,8 +14,13 @@ child that ignores signals, swallows every exception or is stuck in compiled
 code is stopped all the same.  When the child ends during a call
 (``os._exit``, a crash, a signal), the parent learns it at once (a process
 file descriptor where Linux has one, else the closed socket or a poll of its
-status) and reaps it.  Both become :class:`WorkerFailed`, whose message says
-what happened, for the caller to name the user object.
+status) and reaps it.  User code that closes the child's end of the socket
+(``os.closerange``, say) cannot be answered for: the child checks after each
+call that its connection is still the file it was, and if not ends with
+:data:`CONNECTION_CLOSED` (it never writes to a file the user code opened in
+its place), which the parent reports as such, not as an exit.  All of these
+become :class:`WorkerFailed`, whose message says what happened, for the caller
+to name the user object.
 
 Processes the user code starts are not left behind.  The child is the leader
 of a process group and session of its own, and on Linux a "child subreaper"
@@ -68,6 +73,10 @@ OUTPUT_CAP = 64 * 1024
 
 #: The environment variable that tags a worker and every process it starts (see the module docstring).
 TAG_VARIABLE = "SIMSTUDY_WORKER_TAG"
+
+#: The exit status of a worker whose connection to the parent the user code closed (its file descriptor closed
+#: or reused, e.g. by ``os.closerange``): the worker can no longer answer, and ends with this status to say why.
+CONNECTION_CLOSED = 213
 
 _HEADER = struct.Struct("!Q")
 _LIVE: "weakref.WeakSet[Worker]" = weakref.WeakSet()
@@ -169,6 +178,11 @@ def _recv(sock: socket.socket, deadline: float | None = None) -> bytes:
 
 class _Ended(Exception):
     """The worker process ended while the parent waited for it."""
+
+
+_CLOSED_TEXT = (
+    "closed its process's connection to simstudy (a file descriptor it did not open, e.g. with os.closerange)"
+)
 
 
 # ------------------------------------------------------------------------------------------ the processes of a worker
@@ -462,10 +476,12 @@ class Worker:
 
         try:
             code = self._proc.wait(GRACE)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired:  # only the user code closes the connection of a running worker
             self._fail("closed its connection")
-            return "closed its connection to simstudy without ending; its process was stopped"
+            return f"{_CLOSED_TEXT} and went on running; its process was stopped"
         self._fail(f"exit status {code}")
+        if code == CONNECTION_CLOSED:
+            return f"{_CLOSED_TEXT}; it must close only the files it opened"
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -575,6 +591,15 @@ def _answer(request: bytes) -> bytes:
         return pickle.dumps(("raised", type(exc).__name__, f"the result cannot be sent back: {exc}"))
 
 
+def _identity(fd: int) -> tuple[int, int] | None:
+    """The device and inode of the open file ``fd`` (None when it is closed): the same only for the same file."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def main(argv: list[str]) -> None:
     """The worker's loop: answer requests until the parent closes the socket, then end at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -582,13 +607,17 @@ def main(argv: list[str]) -> None:
     fd = int(argv[0])
     os.set_inheritable(fd, False)  # the processes the user code starts do not hold the connection
     sock = socket.socket(fileno=fd)
+    connection = _identity(fd)
     while True:
         try:
             request = _recv(sock)
         except (EOFError, OSError):
             break
+        reply = _answer(request)
+        if _identity(fd) != connection:  # closed by the user code, or another file now: never written to
+            os._exit(CONNECTION_CLOSED)
         try:
-            _send(sock, _answer(request))
+            _send(sock, reply)
         except OSError:
             break
     for stream in (sys.stdout, sys.stderr):

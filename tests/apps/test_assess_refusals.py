@@ -1,5 +1,5 @@
-"""A stored assessment that cannot be used is refused naming its real cause: a damaged or swapped table,
-replaced data, other data, the setting that differs."""
+"""A stored assessment that cannot be used is refused naming its real cause, and a learner's misdeeds are named
+for what they are: a damaged or swapped table, replaced data, a closed connection."""
 
 from __future__ import annotations
 
@@ -14,6 +14,24 @@ from simstudy.cli import main
 N = 60
 ARGS = ("--designs", "cv2x2", "--repeats", "2", "--quiet", "--results", "none")
 FIRST, SECOND = "chunks/cv2x2/0000000-0000001", "chunks/cv2x2/0000001-0000002"
+
+LEARNERS = f"""\
+import os
+from sklearn.naive_bayes import GaussianNB
+
+N_FULL = {N}
+
+
+class ClosesFiles(GaussianNB):
+    \"\"\"Learns from the whole data (the trial fit); on a split closes every file descriptor of its process.\"\"\"
+
+    def fit(self, X, y):
+        if len(y) < N_FULL:
+            os.closerange(0, 65536)
+        return super().fit(X, y)
+
+"""
+
 
 def _csv(path, shift: float = 0.0):
     rng = np.random.default_rng(0)
@@ -101,3 +119,28 @@ def test_other_data_is_named_and_other_settings_by_their_field(copy, capsys):
     argv = ["assess", "d.csv", "--a", "C4.5", "--b", "C4.5", *ARGS, "--out", str(copy / "run")]
     assert main(argv) == 2
     assert "(differs in: settings.a)" in capsys.readouterr().err
+
+
+@pytest.fixture
+def learners(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "work").mkdir()
+    _csv(tmp_path / "work" / "d.csv")
+    (tmp_path / "tricks.py").write_text(LEARNERS)
+    return tmp_path
+
+
+def test_a_learner_that_closes_every_file_descriptor_is_named_not_an_exit(learners):
+    with pytest.raises(ValueError) as caught:
+        assess(
+            learners / "work" / "d.csv",
+            a="NB",
+            b=f"{learners / 'tricks.py'}:ClosesFiles",
+            designs=("cv2x2",),
+            n_repeats=2,
+            evidence=None,
+            out=learners / "closes",
+        )
+    text = str(caught.value)
+    assert "closed its process's connection to simstudy" in text and "os.closerange" in text, text
+    assert "exit status" not in text
