@@ -1,5 +1,5 @@
 """A stored assessment that cannot be used is refused naming its real cause, and a learner's misdeeds are named
-for what they are: a damaged or swapped table, replaced data, a closed connection."""
+for what they are: a damaged or swapped table, replaced data, a closed connection, a changed working directory."""
 
 from __future__ import annotations
 
@@ -30,6 +30,13 @@ class ClosesFiles(GaussianNB):
             os.closerange(0, 65536)
         return super().fit(X, y)
 
+
+class Moves(GaussianNB):
+    \"\"\"Changes the working directory in every fit.\"\"\"
+
+    def fit(self, X, y):
+        os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "elsewhere"))
+        return super().fit(X, y)
 """
 
 
@@ -144,3 +151,30 @@ def test_a_learner_that_closes_every_file_descriptor_is_named_not_an_exit(learne
     text = str(caught.value)
     assert "closed its process's connection to simstudy" in text and "os.closerange" in text, text
     assert "exit status" not in text
+
+
+def test_a_learner_that_changes_directory_in_process_leaves_the_assessment_where_asked(learners, monkeypatch, capsys):
+    monkeypatch.chdir(learners / "work")  # restored afterwards, wherever the learner went
+    argv = ["assess", "d.csv", "--a", "NB", "--b", f"{learners / 'tricks.py'}:Moves", *ARGS, "--in-process"]
+    assert main([*argv, "--out", "relrun"]) == 0
+    out = capsys.readouterr().out
+    where = learners / "work" / "relrun"
+    assert (where / "manifest.json").is_file() and (where / "assessment.md").is_file()
+    assert not (learners / "elsewhere" / "relrun").exists()
+    assert f"Stored in {where}" in out and f"Wrote {where / 'assessment.png'}" in out, out
+    # the same command finds it again, from where it was started
+    monkeypatch.chdir(learners / "work")
+    assert main([*argv, "--out", "relrun"]) == 0
+    assert f"Stored in {where}" in capsys.readouterr().out
+    assert not (learners / "elsewhere" / "relrun").exists()
+
+
+def test_a_learner_that_changes_directory_leaves_several_learners_assessment_where_asked(learners, monkeypatch):
+    from simstudy.apps.assess.many import assess_many
+
+    monkeypatch.chdir(learners / "work")
+    shutil.copy("d.csv", "d2.csv")
+    a = assess_many(["d.csv", "d2.csv"], ["NB", f"{learners / 'tricks.py'}:Moves"], design="cv2x2", out="manyrun",
+                    in_process=True)  # fmt: skip
+    assert a.run.path == learners / "work" / "manyrun" and (a.run.path / "manifest.json").is_file()
+    assert not (learners / "elsewhere" / "manyrun").exists()

@@ -42,6 +42,7 @@ from simstudy.apps.assess.designs import parse_designs
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout
 from simstudy.apps.assess.report import _html_prose, _md_prose, _md_table, md_text
+from simstudy.apps.assess.stored import _absolute
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -583,6 +584,7 @@ def assess_many(
     from simstudy.pipeline.scores import check_metric
 
     alpha = check_alpha(alpha, "--alpha")
+    out, out_root = _absolute(out), _absolute(out_root)  # before a learner can change the working directory
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
         raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")

@@ -6,10 +6,11 @@ with the evidence.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT
-from simstudy.apps.assess.assessment import _assessment
+from simstudy.apps.assess.assessment import SHIPPED, _assessment
 from simstudy.apps.assess.checks import _check_assess_plan, _check_learnable, check_rope
 from simstudy.apps.assess.data import as_dataset, check_metric_for
 from simstudy.apps.assess.designs import (
@@ -23,7 +24,7 @@ from simstudy.apps.assess.designs import (
 )
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout
-from simstudy.apps.assess.stored import _finished_run, _other_metric, _refuse_other_data, _stored_chunks
+from simstudy.apps.assess.stored import _absolute, _finished_run, _other_metric, _refuse_other_data, _stored_chunks
 from simstudy.apps.assess.study import ASSESS_PROFILE, assessment_study
 
 
@@ -172,6 +173,10 @@ def assess(
 
     alpha = check_alpha(alpha, "--alpha")
     rope = check_rope(rope)
+    # where it is stored and the evidence it reads, fixed before a learner can change the working directory
+    out, out_root = _absolute(out), _absolute(out_root)
+    if isinstance(evidence, (str, os.PathLike)) and evidence != SHIPPED:
+        evidence = _absolute(evidence)
     designs = designs if designs is not None else (FULL_DESIGNS if full else DEFAULT_DESIGNS)
     n_repeats = n_repeats if n_repeats is not None else (FULL_REPEATS if full else DEFAULT_REPEATS)
     data = as_dataset(X, y, class_column=class_column, nominal=nominal)

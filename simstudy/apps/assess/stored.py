@@ -27,6 +27,17 @@ else:
     pd = lazy_module("pandas")
 
 
+def _absolute(path):
+    """``path`` made absolute against the working directory now (None stays None).
+
+    Every path an assessment writes or reads is fixed so before any user code
+    runs: a learner may change the working directory (``os.chdir`` in its
+    import or its ``fit``), and the assessment must still be stored, and said
+    to be stored, where it was asked to be.
+    """
+    return None if path is None else Path(path).absolute()
+
+
 def _finished_run(study, out, seed):
     """The stored run in ``out`` when it is this very assessment and complete, read without taking the lock.
 
