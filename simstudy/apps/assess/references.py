@@ -56,14 +56,23 @@ def _load_learner(spec: str):
     return obj
 
 
+# A file reference as given -> the module imported for it in this process: a relative path is resolved once, at
+# its first use, so that a learner that changes the working directory does not send the next lookup elsewhere.
+_FILE_MODULES: dict[str, str] = {}
+
+
 def _import_file(spec: str, path: Path):
     """The module of a learner file, imported once per process (the same object on every call)."""
     import importlib.util
 
+    known = _FILE_MODULES.get(str(path))
+    if known is not None and known in sys.modules:
+        return sys.modules[known]
     if not path.is_file():
         raise ValueError(f"learner {spec!r}: no such file {str(path)!r}")
     resolved = path.resolve()
     key = "simstudy_learners_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    _FILE_MODULES[str(path)] = key
     if key in sys.modules:
         return sys.modules[key]
     found = _codeload.file_spec(key, resolved)  # compiled from the bytes its fingerprint hashes
