@@ -170,10 +170,12 @@ def test_a_learner_that_changes_directory_in_process_leaves_the_assessment_where
 
 
 def test_a_learner_file_named_relative_to_the_working_directory_is_found_after_the_learner_moved(learners, monkeypatch):
-    # "--b ../tricks.py:Moves": the file is found where the command started, on every repeat, although the
+    # "--b tricks.py:Moves": the file is found where the command started, on every repeat, although the
     # learner changed the working directory during its first fit
+    shutil.copy(learners / "tricks.py", learners / "work" / "tricks.py")
+    (learners / "work" / "elsewhere").mkdir()
     monkeypatch.chdir(learners / "work")
-    argv = ["assess", "d.csv", "--a", "NB", "--b", "../tricks.py:Moves", *ARGS, "--in-process", "--out", "relfile"]
+    argv = ["assess", "d.csv", "--a", "NB", "--b", "tricks.py:Moves", *ARGS, "--in-process", "--out", "relfile"]
     assert main(argv) == 0
     assert (learners / "work" / "relfile" / "manifest.json").is_file()
 
