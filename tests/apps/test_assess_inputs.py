@@ -557,3 +557,70 @@ def test_several_data_sets_a_learner_that_cannot_take_one_is_one_line_naming_bot
     assert len(err) == 1 and "--learners: sklearn.linear_model:LogisticRegression needs numbers" in err[0]
     assert "of labor are not numeric" in err[0]
     assert not out.exists()
+
+
+# -- tables that cannot be a table of attributes: refused before they are parsed or learnt from ------------
+def test_a_header_of_a_million_columns_is_refused_at_once_naming_the_limit(tmp_path):
+    # parsing it and checking each column took minutes (a 10^6-column header was still loading after 15 minutes);
+    # the header alone is counted now.  A subprocess with a bound, so that a return of the slow path fails, not hangs.
+    import subprocess
+
+    path = tmp_path / "wide.csv"
+    with open(path, "w") as f:
+        f.write(",".join(f"c{i}" for i in range(1_000_000)) + "\n")
+        f.write("1,y\n2,n\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "simstudy.cli", "assess", str(path), "--a", "NB", "--b", "C4.5", "--quiet"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and "1,000,000 columns" in err[0] and "100,000" in err[0], err
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_first_line_longer_than_any_header_is_refused(tmp_path, capsys, monkeypatch):
+    from simstudy.apps.assess import data
+
+    monkeypatch.setattr(data, "_HEADER_BYTES", 1024)
+    path = tmp_path / "line.csv"
+    path.write_text("x" * 5000 + "\n1\n")
+    assert main(["assess", str(path), "--a", "NB", "--b", "C4.5", "--quiet", "--out", str(tmp_path / "o")]) == 2
+    assert "first line is longer than" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def _nested_frame():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        {
+            "x": rng.normal(size=40),
+            "tags": [[int(v), 1] for v in rng.integers(0, 3, 40)],
+            "label": ["ny"[i % 2] for i in range(40)],
+        }
+    )
+
+
+def test_a_parquet_column_of_lists_is_refused_not_taken_as_one_category_per_row(tmp_path, capsys):
+    _nested_frame().to_parquet(tmp_path / "lists.parquet")
+    argv = ["assess", str(tmp_path / "lists.parquet"), "--a", "NB", "--b", "C4.5", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "column 'tags' is of the nested type list" in err[0], err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_struct_column_and_a_frame_of_lists_are_refused_too(tmp_path):
+    from simstudy.apps.assess.data import as_dataset
+
+    frame = _nested_frame()
+    frame["tags"] = [{"a": v[0], "b": v[1]} for v in frame["tags"]]
+    frame.to_parquet(tmp_path / "struct.parquet")
+    with pytest.raises(ValueError, match="column 'tags' is of the nested type struct"):
+        load_data(tmp_path / "struct.parquet")
+    with pytest.raises(ValueError, match="column 'tags' holds a list in each cell"):
+        as_dataset(_nested_frame(), class_column="label")

@@ -1,7 +1,8 @@
 """The data of an assessment: a file, a shipped data set, a DataFrame or arrays read into a :class:`Dataset`.
 
 What cannot be learnt from is refused here, on one line, before anything is fitted: a file that is not a
-regular one or would not fit in memory, a CSV header that is data, a column of numbers with a few other cells,
+regular one or would not fit in memory, a table wider than :data:`MAX_COLUMNS` (counted from the header before
+anything is parsed), a column of lists, records or mappings, a CSV header that is data, a column of numbers with a few other cells,
 infinite values, fewer than two classes or ten cases, and a scorer that does not score classifiers on the
 data (:func:`check_metric_for`).
 """
@@ -161,6 +162,12 @@ def _mostly_numbers(s: pd.Series, name: str, column) -> None:
 def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dataset:
     if df.shape[1] < 2:
         raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
+    if df.shape[1] > MAX_COLUMNS:
+        raise ValueError(
+            f"DATA: {name}: {df.shape[1]:,} columns, more than the {MAX_COLUMNS:,} an assessment takes; "
+            "select the attributes first"
+        )
+    _check_flat(df, name)
     if class_column is None:
         class_column = df.columns[-1]
     elif class_column not in df.columns:
@@ -206,6 +213,54 @@ def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dat
 
 #: How many times its size in memory reading a text data file may take (pandas' table and its parser).
 TEXT_MEMORY_FACTOR = 3
+
+#: The most columns a data file may have (attributes and the class).  Microarray data, the widest that
+#: classifier comparisons use, have tens of thousands; a file wider than this is refused before it is parsed,
+#: whose parsing and per-column checks would otherwise take minutes to hours.
+MAX_COLUMNS = 100_000
+
+#: The most bytes of a text file's first line read to count its columns (a line longer than this holds more
+#: columns than :data:`MAX_COLUMNS` allows, or is not the header of a table).
+_HEADER_BYTES = 64 * 1024 * 1024
+
+
+def _check_width(path: Path, text: str, sep: str) -> None:
+    """Refuse, before parsing, a text table whose header has more than :data:`MAX_COLUMNS` columns (one line)."""
+    import csv
+
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(_HEADER_BYTES)
+    except OSError:
+        return  # the reading names the cause
+    if len(first) >= _HEADER_BYTES and not first.endswith(b"\n"):
+        raise ValueError(
+            f"DATA: {text}: the first line is longer than {_bytes_text(_HEADER_BYTES)}, far more than a header of "
+            f"at most {MAX_COLUMNS:,} columns; not a table simstudy can assess"
+        )
+    if first.count(sep.encode()) < MAX_COLUMNS:
+        return
+    line = first.decode("utf-8", errors="replace")
+    n = len(next(csv.reader([line], delimiter=sep, skipinitialspace=True), []))
+    if n > MAX_COLUMNS:
+        raise ValueError(
+            f"DATA: {text}: the header names {n:,} columns, more than the {MAX_COLUMNS:,} an assessment takes; "
+            "select the attributes first"
+        )
+
+
+def _check_flat(df: pd.DataFrame, text: str) -> None:
+    """Refuse columns whose cells are lists, arrays, mappings or records rather than single values (one line)."""
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object and not isinstance(s.dtype, pd.ArrowDtype):
+            continue
+        cell = next((v for v in s if v is not None and not (isinstance(v, float) and math.isnan(v))), None)
+        if isinstance(cell, (list, tuple, dict, set, np.ndarray)):
+            raise ValueError(
+                f"DATA: {text}: column {str(c)!r} holds a {type(cell).__name__} in each cell, not one value; "
+                "an attribute must be a single number or category per case (flatten it into columns first)"
+            )
 
 
 def available_memory() -> int | None:
@@ -305,6 +360,27 @@ def _check_header(path: Path, text: str, sep: str, df: pd.DataFrame) -> None:
         )
 
 
+def _check_parquet_schema(path: Path, text: str) -> None:
+    """Refuse a Parquet file with more than :data:`MAX_COLUMNS` columns or a nested column (list, struct, map)."""
+    try:
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+    except Exception:  # not readable as Parquet: its reading says so
+        return
+    if len(schema) > MAX_COLUMNS:
+        raise ValueError(
+            f"DATA: {text}: {len(schema):,} columns, more than the {MAX_COLUMNS:,} an assessment takes; "
+            "select the attributes first"
+        )
+    for f in schema:
+        if f.type.num_fields > 0:  # list, large list, fixed-size list, struct, map, union
+            raise ValueError(
+                f"DATA: {text}: column {f.name!r} is of the nested type {f.type}, not one value per case; an "
+                "attribute must be a single number or category per case (flatten it into columns first)"
+            )
+
+
 def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     """Read a data set for an assessment.
 
@@ -333,7 +409,9 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     ValueError
         One line naming the file (and line or column where known): not a
         regular file (a device such as ``/dev/zero``, a pipe), a file larger
-        than the memory available can read, a file that cannot be read or
+        than the memory available can read, more than :data:`MAX_COLUMNS`
+        columns, a column of lists, structs or maps (one value per case is
+        needed), a file that cannot be read or
         parsed, a CSV whose first line repeats a column name or looks like data
         rather than a header, a column that holds numbers but for a few cells
         (naming the column and the rows; ``--nominal`` takes it as nominal),
@@ -366,6 +444,7 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
                 raise ValueError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
             return _arff_dataset(read_arff(path), text, class_column)
         if suffix in (".parquet", ".pq"):
+            _check_parquet_schema(path, text)
             try:
                 df = pd.read_parquet(path)
             except Exception as exc:  # pyarrow raises its own error types
@@ -376,6 +455,7 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
             return _from_frame(df, text, class_column, nominal)
         if suffix in (".csv", ".txt", ".tsv", ""):
             sep = "\t" if suffix == ".tsv" else ","
+            _check_width(path, text, sep)
             try:
                 df = pd.read_csv(
                     path,
