@@ -35,9 +35,7 @@ FULL_TIER = Path(__file__).with_name("full_tier.txt")
 
 def pytest_collection_modifyitems(config, items):
     """Mark ``full_tier`` the tests that tests/full_tier.txt names (``make test-fast`` deselects them)."""
-    names = {
-        line.strip() for line in FULL_TIER.read_text().splitlines() if line.strip() and not line.startswith("#")
-    }
+    names = {line.strip() for line in FULL_TIER.read_text().splitlines() if line.strip() and not line.startswith("#")}
     for item in items:
         if item.nodeid in names or item.nodeid.split("::")[0] in names:
             item.add_marker(pytest.mark.full_tier)

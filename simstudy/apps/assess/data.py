@@ -2,8 +2,8 @@
 
 What cannot be learnt from is refused here, on one line, before anything is fitted: a file that is not a
 regular one or would not fit in memory, a table wider than :data:`MAX_COLUMNS` (counted from the header before
-anything is parsed), a column of lists, records or mappings, a CSV header that is data, a column of numbers with a few other cells,
-infinite values, fewer than two classes or ten cases, and a scorer that does not score classifiers on the
+anything is parsed), a column of lists, records or mappings, a CSV header that is data, a column of numbers with
+a few other cells, infinite values, fewer than two classes or ten cases, and a scorer that does not score classifiers on the
 data (:func:`check_metric_for`).
 """
 
