@@ -150,10 +150,12 @@ def correlated_t_test(x, *, n_train, n_test, rope: float = 0.0) -> BayesianVerdi
     mean, scale = _mean_and_se(x, 1.0 / n + _split_sizes(n_train, n_test))
     pos = scale > 0
     safe = np.where(pos, scale, 1.0)
-    p_a = np.where(pos, stats.t.sf((rope - mean) / safe, n - 1), (mean > rope).astype(float))
-    p_b = np.where(pos, stats.t.cdf((-rope - mean) / safe, n - 1), (mean < -rope).astype(float))
+    with np.errstate(over="ignore"):  # a ROPE far wider than the scale: +-inf, whose t probabilities are exact
+        upper, lower = (rope - mean) / safe, (-rope - mean) / safe
+    p_a = np.where(pos, stats.t.sf(upper, n - 1), (mean > rope).astype(float))
+    p_b = np.where(pos, stats.t.cdf(lower, n - 1), (mean < -rope).astype(float))
     # the ROPE's mass directly, so that it is exactly 0 for rope = 0
-    p_in = np.where(pos, stats.t.cdf((rope - mean) / safe, n - 1) - stats.t.cdf((-rope - mean) / safe, n - 1), 0.0)
+    p_in = np.where(pos, stats.t.cdf(upper, n - 1) - stats.t.cdf(lower, n - 1), 0.0)
     p_in = np.where(pos, np.clip(p_in, 0.0, 1.0), (np.abs(mean) <= rope).astype(float))
     return BayesianVerdict(
         p_a_better=_scalar(p_a), p_rope=_scalar(p_in), p_b_better=_scalar(p_b),

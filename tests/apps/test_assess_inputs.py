@@ -624,3 +624,24 @@ def test_a_struct_column_and_a_frame_of_lists_are_refused_too(tmp_path):
         load_data(tmp_path / "struct.parquet")
     with pytest.raises(ValueError, match="column 'tags' holds a list in each cell"):
         as_dataset(_nested_frame(), class_column="label")
+
+
+@pytest.mark.parametrize("rope", ["1e308", "1", "2.5"])
+def test_a_rope_as_wide_as_any_difference_is_refused_before_fitting(tmp_path, capsys, rope):
+    path = tmp_path / "d.csv"
+    rng = np.random.default_rng(1)
+    path.write_text("x,label\n" + "".join(f"{rng.normal(i % 2):.3f},{'ny'[i % 2]}\n" for i in range(40)))
+    argv = ["assess", str(path), "--a", "NB", "--b", "C4.5", "--quiet", "--rope", rope, "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("simstudy: error: --rope:") and "largest difference" in err[0], err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_rope_within_an_unbounded_metrics_range_is_accepted():
+    from simstudy.apps.assess.checks import check_rope
+
+    assert check_rope(5.0, "neg_log_loss") == 5.0
+    assert check_rope(1.5, "matthews_corrcoef") == 1.5
+    with pytest.raises(ValueError, match="--rope: 1 is at least the largest difference of accuracy"):
+        check_rope(1, "accuracy")

@@ -173,3 +173,11 @@ def test_correlated_t_does_not_depend_on_the_unit(scale):
     assert (res.p_a_better, res.p_rope, res.p_b_better) == pytest.approx(
         (ref.p_a_better, ref.p_rope, ref.p_b_better), rel=1e-9
     )
+
+
+def test_correlated_t_with_a_rope_far_wider_than_its_scale_has_no_overflow():
+    # (rope - mean) / scale overflowed to inf with a RuntimeWarning; its probabilities are exact at the limit
+    from simstudy.statistics.bayesian import correlated_t_test
+
+    v = correlated_t_test([0.01, 0.02, -0.01, 0.03], n_train=90, n_test=10, rope=1e308)
+    assert (v.p_a_better, v.p_rope, v.p_b_better) == (0.0, 1.0, 0.0)

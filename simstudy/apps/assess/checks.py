@@ -6,6 +6,8 @@ can carry out (:func:`check_plan`); a ROPE that is not a number >= 0 (:func:`che
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 import numpy as np
@@ -218,8 +220,29 @@ def _check_assess_plan(designs, n_repeats: int, seconds: float, data: Dataset, o
     check_plan(len(designs) * n_repeats, n_repeats * per_repeat, out, what=what)
 
 
-def check_rope(rope) -> float:
-    """``rope`` as a float >= 0, or one line naming ``--rope``."""
+#: Scorers whose differences between two classifiers can exceed 1 in size: the widest difference (inf: unbounded).
+#: Every other classification scorer of scikit-learn scores in [0, 1] (or [-1, 0]), so a difference is at most 1.
+_DIFFERENCE_SPAN = {
+    "matthews_corrcoef": 2.0,
+    "neg_brier_score": 2.0,  # the multi-class Brier score lies in [0, 2]
+    "neg_log_loss": math.inf,
+    "positive_likelihood_ratio": math.inf,
+    "neg_negative_likelihood_ratio": math.inf,
+}
+
+
+def check_rope(rope, metric: str | None = None) -> float:
+    """``rope`` as a float >= 0, or one line naming ``--rope``.
+
+    With ``metric``, a ROPE at least as wide as the largest difference the
+    metric's scores allow is refused too: every comparison would fall inside it.
+    """
     if isinstance(rope, bool) or not isinstance(rope, (int, float, np.floating)) or not np.isfinite(rope) or rope < 0:
         raise ValueError(f"--rope: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}")
+    span = _DIFFERENCE_SPAN.get(metric, 1.0) if metric is not None else math.inf
+    if rope >= span:
+        raise ValueError(
+            f"--rope: {rope:g} is at least the largest difference of {metric} scores ({span:g}), so every comparison "
+            "would be called equivalent; a ROPE is a small margin in score units (0.01: one point of accuracy)"
+        )
     return float(rope)

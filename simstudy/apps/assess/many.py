@@ -592,7 +592,7 @@ def assess_many(
         metric = check_metric(metric)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
-    rope = check_rope(rope)
+    rope = check_rope(rope, metric)
     datasets = as_datasets(data, class_column=class_column, nominal=nominal)
     for d in datasets:
         check_metric_for(metric, d)

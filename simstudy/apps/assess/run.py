@@ -198,6 +198,7 @@ def assess(
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     check_metric_for(metric, data)
+    rope = check_rope(rope, metric)
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
         raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
