@@ -137,3 +137,22 @@ def test_control_learner_and_per_split_export_for_the_hierarchical_model(tmp_pat
     assert {"html", "scores", "markdown", "across"} <= set(paths)
     page = paths["html"].read_text()
     assert page.startswith("<!DOCTYPE html>") and "<h2>Conclusion</h2>" in page and "Wilcoxon p (Holm)" in page
+
+
+def test_the_same_data_set_twice_is_refused_naming_both(tmp_path, capsys):
+    # the same file twice (or a copy under another name) was counted as two independent data sets by the
+    # Wilcoxon and Friedman tests across them
+    import shutil
+
+    rng = np.random.default_rng(3)
+    for name in ("a.csv", "b.csv"):
+        rows = "".join(f"{rng.normal(i % 2):.3f},{'ny'[i % 2]}\n" for i in range(40))
+        (tmp_path / name).write_text("x,label\n" + rows)
+    shutil.copy(tmp_path / "a.csv", tmp_path / "copy.csv")
+    a, b, copy = (str(tmp_path / f) for f in ("a.csv", "b.csv", "copy.csv"))
+    for files, named in (([a, b, a], f"1 ({a}) and 3 ({a})"), ([a, copy], f"1 ({a}) and 2 ({copy})")):
+        argv = ["assess", *files, "--learners", "NB", "C4.5", "--quiet", "--out", str(tmp_path / "o")]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"DATA: data sets {named} are the same data" in err[0], err
+        assert not (tmp_path / "o").exists()

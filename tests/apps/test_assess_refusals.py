@@ -184,7 +184,7 @@ def test_a_learner_that_changes_directory_leaves_several_learners_assessment_whe
     from simstudy.apps.assess.many import assess_many
 
     monkeypatch.chdir(learners / "work")
-    shutil.copy("d.csv", "d2.csv")
+    _csv(learners / "work" / "d2.csv", shift=0.5)
     a = assess_many(["d.csv", "d2.csv"], ["NB", f"{learners / 'tricks.py'}:Moves"], design="cv2x2", out="manyrun",
                     in_process=True)  # fmt: skip
     assert a.run.path == learners / "work" / "manyrun" and (a.run.path / "manifest.json").is_file()

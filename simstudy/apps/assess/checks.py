@@ -7,7 +7,6 @@ can carry out (:func:`check_plan`); a ROPE that is not a number >= 0 (:func:`che
 from __future__ import annotations
 
 import math
-
 from pathlib import Path
 
 import numpy as np

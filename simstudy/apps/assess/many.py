@@ -508,6 +508,14 @@ def as_datasets(data, *, class_column=None, nominal=()) -> tuple:
             raise ValueError(
                 f"DATA: data set {i} is a {type(d).__name__}; give a file or shipped name, a DataFrame or (X, y)"
             )
+    first: dict[str, int] = {}
+    for i, d in enumerate(out):
+        j = first.setdefault(d.digest, i)
+        if j != i:  # the same file named twice, or a copy of it: one data set counted as two by the tests across them
+            raise ValueError(
+                f"DATA: data sets {j + 1} ({out[j].name}) and {i + 1} ({d.name}) are the same data (the same values "
+                "and classes); the tests across data sets take each as independent evidence, so give each data set once"
+            )
     return tuple(out)
 
 
