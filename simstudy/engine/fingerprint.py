@@ -214,7 +214,79 @@ def _spec_kind(spec) -> str | None:
     if spec.has_location and spec.origin and spec.origin not in ("built-in", "frozen"):
         return _kind(spec.origin)
     locations = list(spec.submodule_search_locations or [])
-    return _kind(locations[0]) if locations else None
+    if locations:
+        return _kind(locations[0])
+    # a module no file holds, made by a loader of an import hook of the user's: its code is the user's
+    return "user" if spec.loader is not None else None
+
+
+def _loader_code(name: str) -> tuple[str, bytes]:
+    """``(label, bytes)`` of a module that no regular file holds, from its loader: a zip archive's member, a
+    module an import hook of the user's makes, a module found as bytecode alone.
+
+    The loader's source (``get_source``) when it gives one, else its compiled code
+    (``get_code``, marshalled); a module whose loader gives neither is refused, never
+    left out of the fingerprint.
+    """
+    import marshal
+
+    spec = _find_spec(name)
+    loader = getattr(spec, "loader", None)
+    where = getattr(loader, "archive", None) or getattr(spec, "origin", None) or type(loader).__name__
+    for method in ("get_source", "get_code"):
+        get = getattr(loader, method, None)
+        if get is None:
+            continue
+        try:
+            got = get(name)
+        except Exception:  # the loader cannot give it this way (ImportError, OSError, ...)
+            continue
+        if isinstance(got, str):
+            return f"{where} (source of {name})", got.encode()
+        if got is not None:
+            return f"{where} (code of {name})", marshal.dumps(got)
+    raise ValueError(
+        f"module {name} (loaded by {type(loader).__name__} from {where}) gives neither its source nor its compiled "
+        "code, so the rows it makes cannot be tied to its code; import it from a .py file or a zip archive instead"
+    )
+
+
+def _is_namespace(name: str) -> bool:
+    """Whether module ``name`` is a namespace package (directories only, no code of its own)."""
+    spec = _find_spec(name)
+    return spec is not None and spec.origin in (None, "namespace") and bool(spec.submodule_search_locations)
+
+
+def _bytecode_imports(data: bytes, package: str | None) -> set[str]:
+    """The modules a sourceless ``.pyc`` file imports (see :func:`_code_imports`)."""
+    import marshal
+
+    try:
+        code = marshal.loads(data[16:])  # after the header: magic, flags, and the source's date and size or hash
+    except (ValueError, EOFError, TypeError):
+        return set()
+    return _code_imports(code, package)
+
+
+def _code_imports(code, package: str | None) -> set[str]:
+    """The modules compiled code imports, read from its instructions (every nested function too)."""
+    import dis
+
+    names, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        todo += [k for k in c.co_consts if hasattr(k, "co_code")]
+        consts = []
+        for ins in dis.get_instructions(c):
+            if ins.opname == "LOAD_CONST":
+                consts.append(ins.argval)
+            elif ins.opname == "IMPORT_NAME":
+                level = consts[-2] if len(consts) >= 2 and isinstance(consts[-2], int) else 0
+                names.add(_absolute(ins.argval or None, level, package))
+                if len(consts) >= 1 and isinstance(consts[-1], tuple):  # from X import a, b: a and b may be modules
+                    base = _absolute(ins.argval or None, level, package)
+                    names.update(f"{base}.{a}" for a in consts[-1] if base and a != "*")
+    return _valid(names)
 
 
 def _absolute(module: str | None, level: int, package: str | None) -> str | None:
@@ -663,6 +735,25 @@ def code_sources(study: Study) -> dict:
         elif kind in ("user", "studies") and path is not None:
             package = name if Path(path).name == "__init__.py" else name.rpartition(".")[0]
             todo += [(".".join(name.split(".")[:i]), "") for i in range(1, name.count(".") + 1)]  # run on import
+        elif kind in ("user", "studies") and not _is_namespace(name):
+            # no regular file holds it (a zip archive's member, an import hook's module): hashed from its loader
+            label, data = _loader_code(name)
+            digest = hashlib.sha256(data).hexdigest()
+            key = name
+            while key in keys:
+                key += "+"
+            keys.add(key)
+            files[label] = [key, None, digest]
+            spec = _find_spec(name)
+            package = name if getattr(spec, "submodule_search_locations", None) else name.rpartition(".")[0]
+            todo += [(".".join(name.split(".")[:i]), "") for i in range(1, name.count(".") + 1)]
+            if "(source of" in label:
+                todo += [(n, "") for n in sorted(_imports_of(data, digest, package))]
+            else:
+                import marshal
+
+                todo += [(n, "") for n in sorted(_code_imports(marshal.loads(data), package))]
+            continue
         else:  # the standard library, the simstudy package, a namespace package
             continue
         if path in files:
@@ -679,6 +770,8 @@ def code_sources(study: Study) -> dict:
         files[path][2] = digest
         if path.endswith(".py"):
             todo += [(n, "") for n in sorted(_imports_of(data, digest, package))]
+        elif path.endswith(".pyc"):  # a module found as bytecode alone: the imports its code makes
+            todo += [(n, "") for n in sorted(_bytecode_imports(data, package))]
 
     digests = {key: digest for key, _, digest in files.values()}
     for (module, label), code in sorted(codes.items()):

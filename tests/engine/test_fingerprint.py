@@ -424,3 +424,124 @@ def test_code_a_helper_process_ran_is_checked_with_the_chunk(tmp_path):
         assert tables is not None and "differs" not in info
     finally:
         codecheck._REPORTERS.remove(reporter)
+
+
+# -- modules no regular file holds: a zip archive on PYTHONPATH, an import hook of the user's -------------
+def _zip_project(tmp_path, shift: str):
+    """A study file whose helper module (and the helper's own import) lives in a zip archive on PYTHONPATH."""
+    import zipfile
+
+    tag = uuid.uuid4().hex[:8]
+    names = SimpleNamespace(helper=f"fpz_helper_{tag}", sub=f"fpz_sub_{tag}", tag=tag)
+    archive = tmp_path / "helpers.zip"
+
+    def pack(shift: str) -> None:
+        with zipfile.ZipFile(archive, "w") as z:
+            z.writestr(f"{names.helper}.py", textwrap.dedent(HELPER.format(**vars(names))).replace("0.0", shift, 1))
+            z.writestr(f"{names.sub}.py", "OFFSET = 0.0\n")
+
+    pack(shift)
+    study_file = write(tmp_path / f"study_{tag}.py", STUDY.format(**vars(names)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(archive), os.environ.get("PYTHONPATH", "")])}
+    return SimpleNamespace(names=names, pack=pack, study_file=study_file, env=env, out=tmp_path / "run")
+
+
+def test_a_helper_imported_from_a_zip_archive_is_fingerprinted(tmp_path):
+    # replacing the zip and resuming was accepted, and the run folder held rows of both versions
+    z = _zip_project(tmp_path, "0.0")
+    cmd = [sys.executable, "-m", "simstudy.cli", "run", str(z.study_file), "--profile", "smoke", "--quiet"]
+    cmd += ["--out", str(z.out)]
+    first = subprocess.run(cmd, env=z.env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    manifest = json.loads((z.out / "manifest.json").read_text())
+    modules = manifest["provenance"]["modules"] if "provenance" in manifest else json.dumps(manifest)
+    assert z.names.helper in str(modules) and z.names.sub in str(modules), modules
+    drop_a_chunk(z.out)
+    z.pack("0.5")  # the archive replaced by one whose helper shifts every value
+    edited = subprocess.run(cmd, env=z.env, capture_output=True, text=True)
+    assert edited.returncode == 2, edited.stderr
+    err = edited.stderr.strip().splitlines()
+    assert len(err) == 1 and f"code: module {z.names.helper} (" in err[0] and "helpers.zip" in err[0], err
+    assert len(list(z.out.glob("chunks/*/*/chunk.json"))) == 3  # nothing of the new version was stored
+    z.pack("0.0")  # the same code again: resumable
+    again = subprocess.run(cmd, env=z.env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+
+
+class _StringFinder:
+    """A meta-path finder of the user's that makes a module from a string (no file, no archive)."""
+
+    def __init__(self, name: str, source: str, give_source: bool = True):
+        self.name, self.source, self.give_source = name, source, give_source
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib.util
+
+        return importlib.util.spec_from_loader(fullname, self) if fullname == self.name else None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(compile(self.source, f"<{self.name}>", "exec"), module.__dict__)
+
+    def get_source(self, fullname):
+        if not self.give_source:
+            raise ImportError("no source here")
+        return self.source
+
+
+def test_a_module_an_import_hook_makes_is_fingerprinted_or_refused(tmp_path, monkeypatch):
+    tag = uuid.uuid4().hex[:8]
+    hooked = f"fph_hooked_{tag}"
+    monkeypatch.syspath_prepend(str(tmp_path))
+    study_file = write(tmp_path / f"study_{tag}.py", STUDY.format(helper=hooked, tag=tag).replace("shift()", "SHIFT"))
+    finder = _StringFinder(hooked, "SHIFT = 0.0\n")
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    study = get_study(str(study_file))
+    before = code_sources(study)
+    assert hooked in before["modules"]
+    finder.source = "SHIFT = 0.5\n"
+    assert code_sources(study)["modules"][hooked] != before["modules"][hooked]
+    finder.give_source = False  # a loader that gives neither source nor code: refused, never left out
+    with pytest.raises(ValueError, match=rf"module {hooked} \(loaded by _StringFinder.*gives neither its source"):
+        code_sources(study)
+
+
+def test_a_sourceless_bytecode_helper_and_what_it_imports_are_fingerprinted(project):
+    # the helper shipped as a .pyc alone (no .py beside it): its bytes are hashed, and the module its code
+    # imports inside a function is followed from its instructions
+    import py_compile
+
+    py_compile.compile(str(project.helper_file), cfile=str(project.dir / f"{project.helper}.pyc"), doraise=True)
+    project.helper_file.unlink()
+    study = get_study(str(project.study_file))
+    before = code_sources(study)
+    assert {project.helper, project.sub} <= set(before["modules"]), before["modules"]
+    project.sub_file.write_text("OFFSET = 1.0\n")
+    after = code_sources(study)["modules"]
+    assert (
+        after[project.sub] != before["modules"][project.sub]
+        and after[project.helper] == before["modules"][project.helper]
+    )
+
+
+def test_a_namespace_package_portion_is_fingerprinted_module_by_module(tmp_path, monkeypatch):
+    tag = uuid.uuid4().hex[:8]
+    space = f"fpns_{tag}"
+    monkeypatch.syspath_prepend(str(tmp_path / "one"))
+    monkeypatch.syspath_prepend(str(tmp_path / "two"))
+    (tmp_path / "one" / space).mkdir(parents=True)
+    (tmp_path / "two" / space).mkdir(parents=True)
+    write(tmp_path / "one" / space / "left.py", "SHIFT = 0.0\n")
+    right = write(tmp_path / "two" / space / "right.py", "OFFSET = 0.0\n")
+    study_file = write(
+        tmp_path / f"study_{tag}.py",
+        STUDY.format(helper=f"{space}.left", tag=tag).replace("shift()", "SHIFT")
+        + f"\nfrom {space} import right  # the other portion\n",
+    )
+    import hashlib
+
+    modules = code_sources(get_study(str(study_file)))["modules"]
+    assert {f"{space}.left", f"{space}.right"} <= set(modules), modules
+    assert modules[f"{space}.right"] == hashlib.sha256(right.read_bytes()).hexdigest()[:16]
