@@ -18,6 +18,14 @@ class LinkRefused(ValueError):
     """A symbolic link where a folder's own files or subfolders belong (reported on one line, exit code 2)."""
 
 
+def folder_option(value, option: str) -> Path:
+    """``value`` as a folder path, refusing an empty one on one line naming ``option`` (``Path("")`` is the
+    working directory, where nothing was asked to go)."""
+    if not str(value).strip():
+        raise ValueError(f"{option}: must name a folder, got an empty string")
+    return Path(value)
+
+
 def folder_below(root, *parts, option: str = "--out") -> Path:
     """``root/parts...``, created where missing; never reached through a symbolic link below ``root``.
 

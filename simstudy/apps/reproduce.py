@@ -4,10 +4,13 @@
 under ``RESULTS/STUDY/PROFILE``, the proving ground with its own adaptive rule
 as every command runs it, under one progress display whose time estimate covers
 them all; then it writes the page (:func:`simstudy.outputs.report.build_report`)
-with every study, the proving ground's own page included.  A stored run made by
-other code is computed again (moved aside, never deleted), so that the page's
-rows all come from this code, unless ``keep`` is given: then it is kept, and its
-section says which commit made it.
+with every study, the proving ground's own page included.  Every stored run is
+verified as ``simstudy run`` verifies it, a complete one included (a missing or
+damaged chunk is computed again).  A stored run made by other code, or with
+another root seed, is computed again (moved aside, never deleted), so that the
+page's rows all come from this code and seed, unless ``keep`` is given: then a
+run by other code is kept, and a complete one of another seed, and their
+sections say which commit (and seed) made them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from simstudy._files import DEFAULT_ROOT, check_writable
+from simstudy._files import DEFAULT_ROOT, check_writable, folder_option
 
 __all__ = ["reproduce", "reproduction_plan", "PlannedStudy"]
 
@@ -26,12 +29,14 @@ __all__ = ["reproduce", "reproduction_plan", "PlannedStudy"]
 class PlannedStudy:
     """One study of a reproduction: where it is stored, what is there, and what it is expected to cost.
 
-    ``state`` is ``missing``, ``incomplete``, ``complete`` (by this code) or
+    ``state`` is ``missing``, ``incomplete``, ``complete`` (by this code),
     ``other code`` (complete or not, made by code or versions that differ:
-    ``changes`` says how); ``seconds`` is the estimated wall time of what is
+    ``changes`` says how) or ``other seed`` (made with another root seed than
+    the reproduction's: ``changes`` names it); ``seconds`` is the estimated wall time of what is
     left to compute, as a range when the study grows adaptively;
     ``replications`` those its profile plans (the first stage of an adaptive
-    study) and ``stored`` those its manifest lists as stored.
+    study), ``stored`` those its manifest lists as stored, and ``complete``
+    whether its manifest says it is complete.
     """
 
     name: str
@@ -41,6 +46,7 @@ class PlannedStudy:
     seconds: tuple
     replications: int
     stored: int
+    complete: bool = False
 
 
 def _built_in() -> list[str]:
@@ -56,7 +62,7 @@ def reproduction_plan(profile: str, *, results=DEFAULT_ROOT, jobs: int = 1, stud
     """
     import json
 
-    from simstudy.engine import get_study
+    from simstudy.engine import DEFAULT_SEED, get_study
     from simstudy.engine.fingerprint import provenance, provenance_changes
     from simstudy.engine.store import manifest_chunk_key
 
@@ -74,10 +80,10 @@ def reproduction_plan(profile: str, *, results=DEFAULT_ROOT, jobs: int = 1, stud
         except (OSError, ValueError) as exc:
             raise ValueError(f"--results: cannot read {where / 'manifest.json'} ({exc})") from None
         low, high = st.wall_range(prof, jobs)
+        complete = False
         if manifest is None:
             state, changes, stored = "missing", (), 0
         else:
-            changes = tuple(provenance_changes(manifest.get("provenance"), provenance(st)))
             chunks = manifest.get("chunks") or {}
             stored = sum(
                 c["stop"] - c["start"]
@@ -85,14 +91,24 @@ def reproduction_plan(profile: str, *, results=DEFAULT_ROOT, jobs: int = 1, stud
                 if manifest_chunk_key(c["condition"], c["start"], c["stop"]) in chunks
             )
             complete = manifest.get("status") == "complete"
-            state = "other code" if changes else "complete" if complete else "incomplete"
+            if manifest.get("root_seed", DEFAULT_SEED) != DEFAULT_SEED:
+                state, changes = "other seed", (f"root seed {manifest.get('root_seed')} instead of {DEFAULT_SEED}",)
+            else:
+                changes = tuple(provenance_changes(manifest.get("provenance"), provenance(st)))
+                state = "other code" if changes else "complete" if complete else "incomplete"
             if state == "complete":
-                low = high = 0.0
+                low = high = 0.0  # nothing to compute when its chunks are intact
             elif state == "incomplete":  # what is left of it
                 left = max(0.0, 1.0 - stored / max(1, planned))
                 low, high = low * left, high * left
-        out.append(PlannedStudy(st.name, where, state, changes, (low, high), planned, stored))
+        out.append(PlannedStudy(st.name, where, state, changes, (low, high), planned, stored, complete))
     return sorted(out, key=lambda p: (p.seconds[0], p.name))
+
+
+def _kept(p: PlannedStudy) -> bool:
+    """Whether ``--keep`` keeps a stored run as it is: one by other code, or a complete one of another seed (a
+    partial one cannot be completed with this reproduction's seed, so it is computed again)."""
+    return p.state == "other code" or (p.state == "other seed" and p.complete)
 
 
 def _fmt(seconds: float) -> str:
@@ -145,11 +161,13 @@ def reproduce(
     from simstudy.engine import run_study
     from simstudy.outputs.report import build_report
 
-    results = Path(results)
+    results = folder_option(results, "--results")
+    out = folder_option(out, "--out") if out is not None else results / "reproduction" / profile
     plan = reproduction_plan(profile, results=results, jobs=jobs, studies=studies)
-    out = Path(out) if out is not None else results / "reproduction" / profile
     check_writable([("--results", results), ("--out", out)])  # before hours of work, not after
-    todo = [p for p in plan if p.state != "complete" and not (keep and p.state == "other code")]
+    # every stored run goes through run_study, which verifies its chunks (a complete one computes nothing when
+    # they are intact); only what --keep keeps is taken as it is
+    todo = [p for p in plan if not (keep and _kept(p))]
     low = sum(p.seconds[0] for p in todo)
     high = sum(p.seconds[1] for p in todo)
     if progress:
@@ -163,8 +181,10 @@ def reproduce(
             what = {
                 "missing": "to compute",
                 "incomplete": "to resume",
-                "complete": "stored, by this code",
+                "complete": "stored, by this code (its chunks verified)",
                 "other code": "stored by other code: " + ("kept" if keep else "computed again"),
+                "other seed": f"stored with another seed ({p.changes[0]}): "
+                + ("kept" if keep and _kept(p) else "computed again"),
             }[p.state]
             print(f"  {p.name:<20} {what}", file=sys.stderr)
     display = _Display(low, enabled=progress)
@@ -174,7 +194,7 @@ def reproduce(
             per_rep = p.seconds[0] / max(1, p.replications - (p.stored if p.state == "incomplete" else 0))
             display.start(p.name, per_rep)
             t0 = time.monotonic()
-            run_study(
+            run = run_study(
                 p.name,
                 profile,
                 out=p.out,
@@ -182,9 +202,10 @@ def reproduce(
                 backend=backend,
                 scheduler=scheduler,
                 progress=display.update,
-                fresh=p.state == "other code",
+                fresh=p.state in ("other code", "other seed"),
             )
-            spent[p.name] = round(time.monotonic() - t0, 1)
+            if p.state != "complete" or run.manifest["runs"][-1].get("chunks_computed"):
+                spent[p.name] = round(time.monotonic() - t0, 1)
     finally:
         display.close()
     html_path, md_path = build_report(profile, results=results, out=out, studies=[p.name for p in plan])

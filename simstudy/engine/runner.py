@@ -26,11 +26,11 @@ import sys
 import time
 import traceback
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from simstudy._files import folder_option
 from simstudy._lazy import lazy_module
 from simstudy.engine.codecheck import (
     code_differences,
@@ -568,9 +568,7 @@ def run_study(
     conds, plan, config, digest = plan_run(
         study, profile, seed, adaptive=rule.as_config() if rule is not None else None
     )
-    if out is not None and not str(out).strip():
-        raise ValueError("--out: must name a folder, got an empty string")
-    path = Path(out) if out is not None else default_out(study.name, profile)
+    path = folder_option(out, "--out") if out is not None else default_out(study.name, profile)
     store = RunStore(path)
     store.check_target()
     check_folder_names(path, sorted({c["condition"] for c in plan}))

@@ -20,7 +20,7 @@ import html
 from datetime import datetime, timezone
 from pathlib import Path
 
-from simstudy._files import DEFAULT_ROOT, check_writable, folder_below
+from simstudy._files import DEFAULT_ROOT, check_writable, folder_below, folder_option
 from simstudy.engine.fingerprint import source_commit
 from simstudy.outputs.published import cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
@@ -366,8 +366,8 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
 
     from simstudy.engine import list_studies
 
-    results = Path(results)
-    out = Path(out) if out is not None else results / "report" / profile
+    results = folder_option(results, "--results")
+    out = folder_option(out, "--out") if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
     check_writable([("--out", out)], what="the report")
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []

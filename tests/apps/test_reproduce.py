@@ -115,3 +115,60 @@ def test_folders_that_cannot_be_written_are_refused_before_anything_runs(tmp_pat
     code = main(["reproduce", "--profile", "smoke", "--results", str(blocker / "r")])
     assert code == 2
     assert "--results: " in capsys.readouterr().err
+
+
+# -- a stored run is verified before it is trusted ------------------------------------------------------
+def test_a_complete_run_with_a_chunk_missing_is_completed_before_the_page(tmp_path):
+    # the manifest said complete, a chunk was gone: the page was written from 35 of 40 replications
+    import shutil
+
+    results = tmp_path / "results"
+    reproduce("smoke", results=results, out=tmp_path / "page", studies=["demo"], progress=False)
+    run = results / "demo" / "smoke"
+    before = run_study("demo", "smoke", out=run, progress=False).table("outcomes")
+    shutil.rmtree(sorted(run.glob("chunks/*/*"))[0])
+    done = reproduce("smoke", results=results, out=tmp_path / "page2", studies=["demo"], progress=False)
+    assert "demo" in done["seconds"]  # it computed the missing chunk
+    after = run_study("demo", "smoke", out=run, progress=False)
+    assert after.manifest["runs"][-1]["chunks_computed"] == 0
+    assert after.table("outcomes").equals(before)
+    assert "| demo | smoke | 40 |" in done["markdown"].read_text()
+
+
+def test_a_run_of_another_seed_is_not_taken_for_this_reproductions(tmp_path, capsys):
+    results = tmp_path / "results"
+    run_study("demo", "smoke", out=results / "demo" / "smoke", seed=7, progress=False)
+    plan = reproduction_plan("smoke", results=results, studies=["demo"])
+    assert plan[0].state == "other seed" and "root seed 7" in plan[0].changes[0]
+    # kept with --keep (complete), computed again without it; the other seed's run moved aside, never deleted
+    assert main(["reproduce", "--profile", "smoke", "--study", "demo", "--keep", "--results", str(results)]) == 0
+    assert "stored with another seed (root seed 7 instead of" in capsys.readouterr().err
+    assert main(["reproduce", "--profile", "smoke", "--study", "demo", "--results", str(results)]) == 0
+    manifest = json.loads((results / "demo" / "smoke" / "manifest.json").read_text())
+    assert manifest["root_seed"] != 7 and manifest["status"] == "complete"
+    aside = [p for p in (results / "demo").iterdir() if p.name != "smoke"]
+    assert aside and json.loads((aside[0] / "manifest.json").read_text())["root_seed"] == 7
+
+
+def test_a_partial_run_of_another_seed_does_not_stop_the_studies_after_it(tmp_path):
+    results = tmp_path / "results"
+    run_study("demo", "smoke", out=results / "demo" / "smoke", seed=7, progress=False)
+    manifest_path = results / "demo" / "smoke" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["status"] = "running"  # as if stopped before it finished
+    manifest_path.write_text(json.dumps(manifest))
+    done = reproduce("smoke", results=results, out=tmp_path / "page", studies=STUDIES, keep=True, progress=False)
+    assert set(done["seconds"]) == set(STUDIES)
+
+
+@pytest.mark.parametrize("option", ["--out", "--results"])
+def test_an_empty_path_is_refused_before_anything_is_made(tmp_path, capsys, monkeypatch, option):
+    monkeypatch.chdir(tmp_path)
+    argv = ["reproduce", "--profile", "smoke", "--study", "demo", "--quiet"]
+    argv += ["--results", str(tmp_path / "r")] if option == "--out" else []
+    assert main([*argv, option, ""]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"simstudy: error: {option}: must name a folder, got an empty string"], err
+    assert list(tmp_path.iterdir()) == []
+    assert main(["report", "--profile", "smoke", option, "", *(["--results", "r"] if option == "--out" else [])]) == 2
+    assert list(tmp_path.iterdir()) == []
