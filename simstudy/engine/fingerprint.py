@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import os
 import platform
 import re
 import sys
@@ -867,9 +868,37 @@ def git_commit(tree: Path) -> str | None:
     return None
 
 
+#: The parts of a checkout that make up the installed package (studies/ is simstudy.studies).
+_PACKAGE_PARTS = ("simstudy", "studies", "pyproject.toml")
+
+
+def tree_modified(tree: Path) -> bool | None:
+    """Whether the package's files in the checkout ``tree`` differ from its commit (edited, added or removed
+    files under :data:`_PACKAGE_PARTS`); None when git cannot tell (no git program, not a checkout)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=normal", "--", *_PACKAGE_PARTS],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},  # reading the status must not lock the index
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(done.stdout.strip()) if done.returncode == 0 else None
+
+
 def source_commit() -> str | None:
-    """The commit checked out in the source tree simstudy runs from (None outside a git checkout)."""
-    return git_commit(Path(__file__).resolve().parents[2])
+    """The commit checked out in the source tree simstudy runs from (None outside a git checkout), with
+    ``" with uncommitted changes"`` when the package's files there differ from it: the code that ran is then
+    not that commit's, and the record says so."""
+    tree = Path(__file__).resolve().parents[2]
+    commit = git_commit(tree)
+    if commit is not None and tree_modified(tree):
+        commit += " with uncommitted changes"
+    return commit
 
 
 def provenance(study: Study) -> dict:

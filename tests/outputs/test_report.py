@@ -171,10 +171,15 @@ def test_no_broken_images_or_links(report):
 
 
 def test_draws_in_process(berrar3_only, tmp_path, monkeypatch):
+    # the figures are drawn in this process; the one process the page may start is git's status of the checkout
+    # (whether the code that wrote it is its commit's)
+    popen = subprocess.Popen
+
     def refuse(*args, **kwargs):
+        if args and list(args[0])[:1] == ["git"]:
+            return popen(*args, **kwargs)
         raise AssertionError("the report must not start a process")
 
-    monkeypatch.setattr(subprocess, "run", refuse)
     monkeypatch.setattr(subprocess, "Popen", refuse)
     html_path, _ = build_report("smoke", berrar3_only, tmp_path / "out")
     assert (tmp_path / "out" / "figures" / "berrar3-figure13.png").stat().st_size > 1000
@@ -507,3 +512,31 @@ def test_the_page_names_the_commit_of_a_checkout_and_of_a_linked_worktree(tmp_pa
     git("pack-refs", "--all")  # branches only in the repository's packed-refs
     assert _git_commit(tmp_path / "branch") == first[:12]
     assert _git_commit(tmp_path / "not-a-checkout") is None
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_run_from_a_modified_checkout_is_recorded_as_such(tmp_path, monkeypatch):
+    # with --keep, a run made from a modified working tree was reported as "computed at commit X", no word more
+    from simstudy.engine import fingerprint
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True)
+
+    git("init", "-q", "-b", "main")
+    (tmp_path / "simstudy").mkdir()
+    (tmp_path / "simstudy" / "m.py").write_text("X = 1\n")
+    (tmp_path / "notes.txt").write_text("n\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
+    assert fingerprint.tree_modified(tmp_path) is False
+    (tmp_path / "notes.txt").write_text("not the package\n")
+    assert fingerprint.tree_modified(tmp_path) is False
+    (tmp_path / "simstudy" / "new.py").write_text("Y = 2\n")  # a file added to the package counts too
+    assert fingerprint.tree_modified(tmp_path) is True
+    assert fingerprint.tree_modified(tmp_path / "nowhere") is None
+    monkeypatch.setattr(fingerprint, "tree_modified", lambda tree: True)
+    commit = fingerprint.source_commit()
+    if commit is not None:  # run from a checkout: the record says the code was not the commit's
+        assert commit.endswith(" with uncommitted changes")
+        run = run_study("demo", "smoke", out=tmp_path / "run", progress=False)
+        assert run.manifest["runs"][-1]["commit"] == commit
