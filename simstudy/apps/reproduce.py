@@ -164,6 +164,10 @@ def reproduce(
     results = folder_option(results, "--results")
     out = folder_option(out, "--out") if out is not None else results / "reproduction" / profile
     plan = reproduction_plan(profile, results=results, jobs=jobs, studies=studies)
+    if backend == "dask" and scheduler:  # an unreachable scheduler is refused before any folder is made
+        from simstudy.engine.runner import _connect
+
+        _connect(scheduler).close()
     check_writable([("--results", results), ("--out", out)])  # before hours of work, not after
     # every stored run goes through run_study, which verifies its chunks (a complete one computes nothing when
     # they are intact); only what --keep keeps is taken as it is

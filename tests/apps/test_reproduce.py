@@ -172,3 +172,13 @@ def test_an_empty_path_is_refused_before_anything_is_made(tmp_path, capsys, monk
     assert list(tmp_path.iterdir()) == []
     assert main(["report", "--profile", "smoke", option, "", *(["--results", "r"] if option == "--out" else [])]) == 2
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreachable_scheduler_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.chdir(tmp_path)
+    argv = ["reproduce", "--profile", "smoke", "--study", "demo", "--backend", "dask", "--results", "RES"]
+    assert main([*argv, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:1" in err[0], err
+    assert list(tmp_path.iterdir()) == []
