@@ -18,7 +18,8 @@ learners' names: the instability of its learners on the user's data
 every scenario.  :func:`shipped_table` gives the rows in the columns of
 :func:`simstudy.apps.assess.evidence_table`, so the recommendation and the
 Conclusion read them as they read a local run's evidence; a local evidence run
-under ``--results`` takes precedence.
+under ``--results`` takes precedence, a proving-ground run only when it holds at
+least as many data sets (or ``--local-evidence`` asks for it).
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ def shipped_evidence(measured: dict | None = None) -> ShippedEvidence:
         f"{prov['scenarios']} scenarios, {prov['null_data_sets']} of them from {prov['null_scenarios']} null "
         f"scenarios), published in docs/reproduction/proving-ground/ and reduced by {prov['made_by']}; {why}: "
         f"{len(cls['null_scenarios'])} null and {len(cls['scenarios']) - len(cls['null_scenarios'])} other scenarios; "
-        "a local run (simstudy proving-ground, stored under --results) takes its place"
+        "a local proving-ground run (simstudy proving-ground, stored under --results) of at least as many data sets "
+        "takes its place"
     )
     return ShippedEvidence(name, rows[_COLUMNS], float(prov["alpha"]), source, line, designs)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from simstudy.apps.assess import assess, parse_designs
+from simstudy.apps.shipped_evidence import load_shipped
 
 SMALL = dict(designs=("cv2x5",), n_repeats=2, evidence=None)
 
@@ -209,7 +210,9 @@ def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_pat
     assert len(line) == 1 and "commit 501db2b9eb47, code fingerprint c72582d5a20d" in line[0]
     assert f"which puts them in its '{a.shipped.name}' class" in line[0]
     text = str(a)
-    assert text.startswith("Conclusion: ") and "Evidence: the shipped proving ground, class" in text
+    shipped_n = int(load_shipped()["provenance"]["data_sets"])
+    assert text.startswith("Conclusion: ")
+    assert f"Evidence: the shipped proving ground (paper profile, {shipped_n:,} data sets), class" in text
     # the same learners under other names: the same measured class
     b = assess(X, y, learners={"x": GaussianNB(), "y": DecisionTreeClassifier()}, designs=("cv10x10",), n_repeats=2,
                evidence=tmp_path / "no-results")  # fmt: skip

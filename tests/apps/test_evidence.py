@@ -320,3 +320,46 @@ def test_no_library_module_imports_the_studies():
             if any(n == "simstudy.studies" or n.startswith("simstudy.studies.") for n in names):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+# -- the evidence a Conclusion rests on is chosen by its size ---------------------------------------------
+@pytest.fixture
+def small_local_proving_ground(monkeypatch, tmp_path):
+    """A results root whose proving-ground run holds 60 data sets (a smoke run's size), far fewer than shipped."""
+    from simstudy.apps import evidence as evidence_mod
+
+    procs = {("cv10x10", "", "corrected_cv_t"): (0.05, 0.8)}
+    small = synthetic("proving_ground/smoke", procs, n_null=30, n_alt=30)
+    monkeypatch.setattr(evidence_mod, "collect_evidence", lambda root, **kw: ([small], []))
+    (tmp_path / "results").mkdir()
+    return tmp_path / "results"
+
+
+def _assess_cv(evidence, tmp_path):
+    from simstudy.apps.assess import assess
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) + np.repeat([[0.0], [1.0]], 30, axis=0)
+    y = np.repeat([0, 1], 30)
+    return assess(X, y, "NB", "C4.5", designs=("cv2x2",), n_repeats=2, evidence=evidence, out=tmp_path / "run")
+
+
+def test_a_smaller_local_proving_ground_does_not_replace_the_shipped_one(small_local_proving_ground, tmp_path):
+    # a smoke run (3 data sets) under results/ silently replaced the shipped 44,200-data-set evidence
+    from simstudy.apps.shipped_evidence import load_shipped
+
+    shipped_n = int(load_shipped()["provenance"]["data_sets"])
+    a = _assess_cv(small_local_proving_ground, tmp_path)
+    assert a.shipped is not None
+    assert f"the shipped proving ground (paper profile, {shipped_n:,} data sets)" in a.conclusion.text
+    passed_over = [n for n in a.evidence_notes if "passed over" in n]
+    assert passed_over and "proving_ground/smoke: 60 data sets" in passed_over[0], a.evidence_notes
+    assert "proving_ground/smoke: 60 data sets) passed over" in a.conclusion.text
+
+
+def test_the_user_may_ask_for_the_smaller_local_run(small_local_proving_ground, tmp_path):
+    from simstudy.apps.assess import LocalEvidence
+
+    a = _assess_cv(LocalEvidence(str(small_local_proving_ground)), tmp_path)
+    assert a.shipped is None
+    assert "proving_ground/smoke (60 data sets)" in a.conclusion.text

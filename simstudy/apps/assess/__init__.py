@@ -47,7 +47,7 @@ The package follows the steps of an assessment; each module imports only modules
     many            several learners on several data sets (assess_many)
 """
 
-from simstudy.apps.assess.assessment import SHIPPED, Assessment, baycomp_runs
+from simstudy.apps.assess.assessment import SHIPPED, Assessment, LocalEvidence, baycomp_runs
 from simstudy.apps.assess.checks import check_learners, check_plan
 from simstudy.apps.assess.data import Dataset, as_dataset, check_metric_for, load_data
 from simstudy.apps.assess.designs import (
@@ -96,6 +96,7 @@ __all__ = [
     "ASSESS_PROFILE",
     "EVIDENCE_COMMAND",
     "SHIPPED",
+    "LocalEvidence",
     "DEFAULT_FIT_TIMEOUT",
     "check_learners",
     "check_metric_for",

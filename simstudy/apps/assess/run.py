@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT
-from simstudy.apps.assess.assessment import SHIPPED, _assessment
+from simstudy.apps.assess.assessment import SHIPPED, LocalEvidence, _assessment
 from simstudy.apps.assess.checks import _check_assess_plan, _check_learnable, check_rope
 from simstudy.apps.assess.data import as_dataset, check_metric_for
 from simstudy.apps.assess.designs import (
@@ -177,6 +177,8 @@ def assess(
     out, out_root = _absolute(out), _absolute(out_root)
     if isinstance(evidence, (str, os.PathLike)) and evidence != SHIPPED:
         evidence = _absolute(evidence)
+    elif isinstance(evidence, LocalEvidence):
+        evidence = LocalEvidence(str(_absolute(evidence.root)))
     designs = designs if designs is not None else (FULL_DESIGNS if full else DEFAULT_DESIGNS)
     n_repeats = n_repeats if n_repeats is not None else (FULL_REPEATS if full else DEFAULT_REPEATS)
     data = as_dataset(X, y, class_column=class_column, nominal=nominal)

@@ -136,6 +136,12 @@ def register(subparsers):  # imports nothing heavy: building the parser must sta
         "(default results)",
     )
     p.add_argument(
+        "--local-evidence",
+        action="store_true",
+        help="use a proving-ground run stored under --results even when it holds fewer data sets than the one "
+        "shipped with simstudy (by default the larger is used, and the Conclusion names it)",
+    )
+    p.add_argument(
         "--bench",
         default=None,
         metavar="TEST",
@@ -209,7 +215,7 @@ def _cmd_many(args, fit_timeout=None) -> int:
 
 
 def cmd_assess(args) -> int:
-    from simstudy.apps.assess import assess
+    from simstudy.apps.assess import LocalEvidence, assess
     from simstudy.cli.commands.bench import parse_seconds
 
     if args.control and not (len(args.data) > 1 or args.learners):
@@ -246,7 +252,7 @@ def cmd_assess(args) -> int:
         class_column=args.class_column,
         a_params=args.a_params,
         b_params=args.b_params,
-        evidence=args.results,
+        evidence=LocalEvidence(args.results) if args.local_evidence else args.results,
         fit_timeout=fit_timeout,
         metric=args.metric,
         out_root=DEFAULT_ROOT,
