@@ -305,6 +305,16 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
     """
     across = tables["across"]
     n_sets = int(across["data sets"].max()) if len(across) else 0
+    if "Wilcoxon p" not in across:  # fewer than two data sets: no test across them can be made
+        least = next(n for n in range(2, 64) if 2.0 / 2**n <= alpha)  # the exact Wilcoxon's smallest p, two-sided
+        text = (
+            f"Not settled: {n_sets} data set{'s' if n_sets != 1 else ''} completely assessed, and the tests across data "
+            f"sets (each data set's mean score one observation) need several: the Wilcoxon signed-rank test can "
+            f"reach p <= {alpha:g} from {least} data sets on (before Holm's adjustment for several pairs). For one "
+            "data set, compare two learners with --a and --b: that Conclusion is about this data set."
+        )
+        nfd = "Not for the decision: each data set's own tests (they speak for that data set alone)."
+        return Conclusion("not settled", f"{text} {nfd}", (), nfd)
     several = "friedman" in tables
     lines = []
     verdicts = []

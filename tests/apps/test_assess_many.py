@@ -156,3 +156,13 @@ def test_the_same_data_set_twice_is_refused_naming_both(tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"DATA: data sets {named} are the same data" in err[0], err
         assert not (tmp_path / "o").exists()
+
+
+def test_several_learners_on_one_data_set_conclude_without_a_test_across_data_sets(tmp_path):
+    # a KeyError ('Wilcoxon p') and a traceback: no test across data sets exists for one data set
+    rng = np.random.default_rng(5)
+    rows = "".join(f"{rng.normal(i % 2):.3f},{'ny'[i % 2]}\n" for i in range(40))
+    (tmp_path / "one.csv").write_text("x,label\n" + rows)
+    m = assess_many([tmp_path / "one.csv"], ["NB", "C4.5"], design="cv2x2", out=tmp_path / "o")
+    assert m.conclusion.verdict == "not settled"
+    assert "1 data set completely assessed" in m.conclusion.text and "from 6 data sets on" in m.conclusion.text
