@@ -11,6 +11,7 @@ worker first forgets modules of the user's that no longer match their files
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import sys
 from importlib import metadata
@@ -87,6 +88,25 @@ def _version_here(dist: str, fresh: bool) -> str | None:
         except metadata.PackageNotFoundError:
             _VERSION_CACHE[dist] = None
     return _VERSION_CACHE[dist]
+
+
+def edited_since(expect: dict) -> list[str]:
+    """The modules of the study (and files of the simstudy package) whose files on this machine no longer hold
+    the code ``expect`` records: edited since the run started, whatever this process has loaded."""
+    out = []
+    root, _ = _layout()
+    for rel, digest in sorted(expect.get("package", {}).items()):
+        path = root / rel
+        now = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
+        if now != digest:
+            out.append(f"simstudy package file {rel} ({path})")
+    for name, digest in sorted(expect.get("modules", {}).items()):
+        spec = _find_spec(name)
+        origin = spec.origin if spec is not None and spec.has_location else None
+        if origin and Path(origin).is_file():
+            if hashlib.sha256(Path(origin).read_bytes()).hexdigest()[: len(digest)] != digest:
+                out.append(f"module {name} ({origin})")
+    return out
 
 
 def code_differences(expect: dict, *, on_disk: bool = False) -> list[str]:

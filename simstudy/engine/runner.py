@@ -34,6 +34,7 @@ from simstudy._files import folder_option
 from simstudy._lazy import lazy_module
 from simstudy.engine.codecheck import (
     code_differences,
+    edited_since,
     evict_stale_modules,
     expected_code,
     helper_code_differences,
@@ -319,8 +320,17 @@ class WorkerCodeMismatch(ConfigMismatch):
     """A worker computes with other code than the run's (reported on one line, exit code 2)."""
 
 
-def _worker_refusal(info: dict, *, computed: bool = True) -> WorkerCodeMismatch:
+def _worker_refusal(info: dict, *, computed: bool = True, edited=()) -> WorkerCodeMismatch:
+    """The one line of a worker whose code differs from the run's: ``edited`` (:func:`edited_since`) names code
+    whose files changed since the run started, the cause then, rather than the worker's environment."""
     worker = describe_worker(info.get("worker", {}))
+    if edited:
+        more = f" and {len(edited) - 3} more" if len(edited) > 3 else ""
+        return WorkerCodeMismatch(
+            f"the code changed during the run: {'; '.join(edited[:3])}{more} edited since it started, and worker "
+            f"{worker} ran the edited code; {'its rows were not stored' if computed else 'nothing was computed'}: "
+            "restore the file to finish this run, or start it anew with the edited code (--fresh)"
+        )
     if info.get("stale"):
         return WorkerCodeMismatch(
             f"worker {worker} keeps an older copy of {', '.join(info['stale'])} after importing it again; "
@@ -826,7 +836,7 @@ def _run_locked(
             with _executor(jobs, backend, client) as run_all:
                 for key, start, stop, tables, seconds, failed, info in run_all(tasks):
                     if info.get("stale") or info.get("differs"):
-                        raise _worker_refusal(info)
+                        raise _worker_refusal(info, edited=edited_since(expect) if info.get("differs") else ())
                     where = describe_worker(info["worker"])
                     workers[where] = workers.get(where, 0) + stop - start
                     meta = store.write_chunk(

@@ -545,3 +545,22 @@ def test_a_namespace_package_portion_is_fingerprinted_module_by_module(tmp_path,
     modules = code_sources(get_study(str(study_file)))["modules"]
     assert {f"{space}.left", f"{space}.right"} <= set(modules), modules
     assert modules[f"{space}.right"] == hashlib.sha256(right.read_bytes()).hexdigest()[:16]
+
+
+def test_a_helper_edited_during_a_run_is_named_as_the_cause_not_the_workers_environment(project):
+    # on a dask cluster a helper edited mid-run was refused with "start the workers from this environment"
+    from simstudy.engine.codecheck import edited_since, expected_code
+    from simstudy.engine.runner import _worker_refusal
+
+    study = get_study(str(project.study_file))
+    expect = expected_code(study, provenance(study))
+    assert edited_since(expect) == []
+    project.helper_file.write_text(project.helper_file.read_text() + "\n# edited while the run goes on\n")
+    edited = edited_since(expect)
+    assert edited == [f"module {project.helper} ({project.helper_file})"]
+    info = {"worker": {"host": "node1", "pid": 7}, "differs": edited}
+    text = str(_worker_refusal(info, edited=edited))
+    assert text.startswith("the code changed during the run: module " + project.helper), text
+    assert "edited since it started" in text and "--fresh" in text and "this environment" not in text
+    # a worker whose own files differ while this machine's are the run's: its environment is named
+    assert "start the workers from this environment" in str(_worker_refusal(info))
