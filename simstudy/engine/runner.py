@@ -836,7 +836,9 @@ def _run_locked(
             with _executor(jobs, backend, client) as run_all:
                 for key, start, stop, tables, seconds, failed, info in run_all(tasks):
                     if info.get("stale") or info.get("differs"):
-                        raise _worker_refusal(info, edited=edited_since(expect) if info.get("differs") else ())
+                        raise _worker_refusal(
+                            info, edited=edited_since(expect) if expect and info.get("differs") else ()
+                        )
                     where = describe_worker(info["worker"])
                     workers[where] = workers.get(where, 0) + stop - start
                     meta = store.write_chunk(
