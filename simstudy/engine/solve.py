@@ -1097,10 +1097,10 @@ def solve(
 
 def _check_budget(study, conditions, block: int, budget: int, out) -> None:
     """Refuse, before anything runs, a block or a budget this machine cannot carry out, as ``assess`` refuses its
-    plans (:func:`simstudy.apps.assess.checks.check_plan`): one block of ``block`` replications (its stored chunks,
+    plans (:func:`simstudy.engine.capacity.check_capacity`): one block of ``block`` replications (its stored chunks,
     their memory, disk and seconds), then the ``budget`` blocks the search may run.  The seconds are the study's
     estimate for the costliest of ``conditions`` (the first grid's)."""
-    from simstudy.apps.assess.checks import check_plan
+    from simstudy.engine.capacity import check_capacity
 
     try:
         per = max(study.cost.seconds(c) for c in conditions)
@@ -1108,8 +1108,8 @@ def _check_budget(study, conditions, block: int, budget: int, out) -> None:
         per = 0.0
     chunks = -(-block // min(study.chunk_size, block))
     timing = "running them would take about {} at the study's estimated seconds per replication"
-    check_plan(chunks, block * per, out, what=f"{block:,} replications per block", option="--block", timing=timing)
-    check_plan(
+    check_capacity(chunks, block * per, out, what=f"{block:,} replications per block", option="--block", timing=timing)
+    check_capacity(
         budget * chunks,
         budget * block * per,
         out,

@@ -7,15 +7,15 @@ can carry out (:func:`check_plan`); a ROPE that is not a number >= 0 (:func:`che
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 
-from simstudy.apps.assess.data import Dataset, _bytes_text, available_memory
+from simstudy.apps.assess.data import Dataset
 from simstudy.apps.assess.errors import FitStopped, _first_line, _LearnerError, _one_line
 from simstudy.apps.assess.learners import LearnerChoice
 from simstudy.apps.assess.limits import _close_fit_workers, _fit_limit
 from simstudy.apps.assess.worker import _describe, _trial_fit
+from simstudy.engine.capacity import check_capacity
 
 
 def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
@@ -148,65 +148,15 @@ def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, de
         )
 
 
-#: Memory the engine takes to plan and track one stored chunk (its plan entry, its manifest line), an upper estimate.
-PLAN_BYTES_PER_CHUNK = 1024
-#: Disk one stored chunk of an assessment takes at the least (its tables and checksums, file system blocks).
-STORED_BYTES_PER_CHUNK = 16 * 1024
-#: Seconds of fitting beyond which a plan is refused whatever the machine (a year).
-LONGEST_PLAN = 365 * 24 * 3600.0
 #: Seconds one fit costs beyond the learner's own time (a worker's round trip, the splitting), an estimate.
 FIT_OVERHEAD = 2e-3
 
 
-def _duration(seconds: float) -> str:
-    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= size:
-            return f"{seconds / size:,.1f} {unit}"
-    return f"{seconds:.1f} seconds"
-
-
-def check_plan(
-    n_chunks: int,
-    fit_seconds: float,
-    out,
-    *,
-    what: str,
-    option: str = "--repeats",
-    timing: str = "fitting them would take about {} at the speed of the trial fits",
-) -> None:
-    """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates).
-
-    ``n_chunks`` stored chunks take about :data:`PLAN_BYTES_PER_CHUNK` of
-    memory each to plan and :data:`STORED_BYTES_PER_CHUNK` of disk each to
-    store; ``fit_seconds`` is the fitting the plan needs, estimated from the
-    trial fits.  Refused: more memory than is available, more disk than is
-    free where ``out`` is, or more than :data:`LONGEST_PLAN` of fitting.
-    ``timing`` says where the seconds come from (``{}``: their duration);
-    ``simstudy solve`` checks its blocks with it too.
-    """
-    import shutil
-
-    memory, disk = n_chunks * PLAN_BYTES_PER_CHUNK, n_chunks * STORED_BYTES_PER_CHUNK
-    have = available_memory()
-    where = Path(out).absolute()
-    while not where.exists() and where != where.parent:
-        where = where.parent
-    try:
-        free = shutil.disk_usage(where).free
-    except OSError:
-        free = None
-    short = []
-    if have is not None and memory > have:
-        short.append(f"planning them needs about {_bytes_text(memory)} of memory ({_bytes_text(have)} available)")
-    if free is not None and disk > free:
-        short.append(f"storing them about {_bytes_text(disk)} of disk ({_bytes_text(free)} free in {where})")
-    if short or fit_seconds > LONGEST_PLAN:
-        beyond = " (more than the year a plan may take)" if fit_seconds > LONGEST_PLAN else ""
-        short.append(timing.format(_duration(fit_seconds)) + beyond)
-        raise ValueError(
-            f"{option}: {what} make {n_chunks:,} stored chunks, more than this machine can carry out: "
-            f"{'; '.join(short)}; use fewer"
-        )
+def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+    """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates):
+    :func:`simstudy.engine.capacity.check_capacity` with ``fit_seconds`` estimated from the trial fits."""
+    timing = "fitting them would take about {} at the speed of the trial fits"
+    check_capacity(n_chunks, fit_seconds, out, what=what, option=option, timing=timing)
 
 
 def _check_assess_plan(designs, n_repeats: int, seconds: float, data: Dataset, out) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.errors import _one_line
+from simstudy.engine.capacity import available_memory, bytes_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -235,7 +236,7 @@ def _check_width(path: Path, text: str, sep: str) -> None:
         return  # the reading names the cause
     if len(first) >= _HEADER_BYTES and not first.endswith(b"\n"):
         raise ValueError(
-            f"DATA: {text}: the first line is longer than {_bytes_text(_HEADER_BYTES)}, far more than a header of "
+            f"DATA: {text}: the first line is longer than {bytes_text(_HEADER_BYTES)}, far more than a header of "
             f"at most {MAX_COLUMNS:,} columns; not a table simstudy can assess"
         )
     if first.count(sep.encode()) < MAX_COLUMNS:
@@ -263,30 +264,6 @@ def _check_flat(df: pd.DataFrame, text: str) -> None:
             )
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux's MemAvailable; else the physical memory); None
-    when unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _bytes_text(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
-        if n < 1024 or unit == "PB":
-            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
-        n /= 1024
-    return f"{n:,.1f} PB"
-
-
 def _check_file(path: Path, text: str, suffix: str) -> None:
     """Refuse, before reading it, what is not a regular file or would not fit in memory (one line)."""
     if not path.is_file():
@@ -306,8 +283,8 @@ def _check_file(path: Path, text: str, suffix: str) -> None:
     have = available_memory()
     if have is not None and needed > have:
         raise ValueError(
-            f"DATA: {text}: {_bytes_text(size)}, which needs about {_bytes_text(needed)} of memory to read, and "
-            f"{_bytes_text(have)} are available; use a smaller sample of it"
+            f"DATA: {text}: {bytes_text(size)}, which needs about {bytes_text(needed)} of memory to read, and "
+            f"{bytes_text(have)} are available; use a smaller sample of it"
         )
 
 
