@@ -367,6 +367,20 @@ def _interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
+#: The options of every command that name a folder: an empty one would mean the working directory, which
+#: nobody asks for that way (``--out ""`` from an unset shell variable), so it is refused before anything runs.
+FOLDER_OPTIONS = ("out", "results", "report_dir")
+
+
+def _refuse_empty_folders(args) -> None:
+    from simstudy._files import folder_option
+
+    for dest in FOLDER_OPTIONS:
+        value = getattr(args, dest, None)
+        if isinstance(value, str):
+            folder_option(value, "--" + dest.replace("_", "-"))
+
+
 def _command(argv) -> int:
     parser = build_parser()
     try:
@@ -374,6 +388,7 @@ def _command(argv) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        _refuse_empty_folders(args)
         return int(args.func(args) or 0)
     except (UsageError, ValueError) as exc:
         print(f"simstudy: error: {exc}", file=sys.stderr)

@@ -214,3 +214,29 @@ def test_report_with_nothing_stored(tmp_path, monkeypatch, capsys):
 def test_report_at_a_profile_not_stored_names_the_stored_one(stored, monkeypatch, capsys):
     monkeypatch.chdir(stored)
     _refused(["report"], capsys, stored, "nothing stored at profile 'quick'", "stored at smoke", "--profile smoke")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "demo", "--profile", "smoke", "--out", ""],
+        ["status", "demo", "--out", " "],
+        ["summarize", "demo", "--out", ""],
+        ["bench", "demo", "--test", "all", "--out", ""],
+        ["report", "--results", ""],
+        ["reproduce", "--profile", "smoke", "--out", ""],
+        ["proving-ground", "--profile", "smoke", "--report-dir", ""],
+        ["assess", "d.csv", "--a", "NB", "--b", "C4.5", "--out", ""],
+        ["assess", "d.csv", "--a", "NB", "--b", "C4.5", "--results", ""],
+    ],
+    ids=lambda argv: " ".join(a or "''" for a in argv[:1] + argv[-2:]),
+)
+def test_an_empty_folder_option_is_refused_in_every_command_before_anything_is_made(
+    tmp_path, capsys, monkeypatch, argv
+):
+    # `--out ""` (an unset shell variable, say) meant the working directory: assess stored its whole run there
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("must name a folder, got an empty string"), err
+    assert list(tmp_path.iterdir()) == []
