@@ -645,3 +645,14 @@ def test_a_rope_within_an_unbounded_metrics_range_is_accepted():
     assert check_rope(1.5, "matthews_corrcoef") == 1.5
     with pytest.raises(ValueError, match="--rope: 1 is at least the largest difference of accuracy"):
         check_rope(1, "accuracy")
+
+
+def test_an_arff_file_declaring_too_many_attributes_is_refused_before_parsing(tmp_path, monkeypatch):
+    from simstudy.apps.assess import data
+
+    monkeypatch.setattr(data, "MAX_COLUMNS", 5)
+    path = tmp_path / "wide.arff"
+    head = "".join(f"@attribute a{i} numeric\n" for i in range(6))
+    path.write_text(f"@relation wide\n{head}@attribute class {{n,y}}\n@data\n" + "1,2,3,4,5,6,y\n" * 12)
+    with pytest.raises(ValueError, match="wide.arff: 7 attributes, more than the 5 an assessment takes"):
+        load_data(path)

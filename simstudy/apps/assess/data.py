@@ -250,6 +250,25 @@ def _check_width(path: Path, text: str, sep: str) -> None:
         )
 
 
+def _check_arff_width(path: Path, text: str) -> None:
+    """Refuse, before parsing, an ARFF file that declares more than :data:`MAX_COLUMNS` attributes (one line)."""
+    n = 0
+    try:
+        with open(path, "rb") as f:
+            for line in f:
+                head = line.lstrip()[:10].lower()
+                if head.startswith(b"@data"):
+                    break
+                n += head.startswith(b"@attribute")
+    except OSError:
+        return  # the reading names the cause
+    if n > MAX_COLUMNS:
+        raise ValueError(
+            f"DATA: {text}: {n:,} attributes, more than the {MAX_COLUMNS:,} an assessment takes; select the "
+            "attributes first"
+        )
+
+
 def _check_flat(df: pd.DataFrame, text: str) -> None:
     """Refuse columns whose cells are lists, arrays, mappings or records rather than single values (one line)."""
     for c in df.columns:
@@ -419,6 +438,7 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
         if suffix == ".arff":
             if nominal:
                 raise ValueError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
+            _check_arff_width(path, text)
             return _arff_dataset(read_arff(path), text, class_column)
         if suffix in (".parquet", ".pq"):
             _check_parquet_schema(path, text)
