@@ -217,8 +217,14 @@ def _spec_kind(spec) -> str | None:
     locations = list(spec.submodule_search_locations or [])
     if locations:
         return _kind(locations[0])
-    # a module no file holds, made by a loader of an import hook of the user's: its code is the user's
-    return "user" if spec.loader is not None else None
+    if spec.loader is None:
+        return None
+    # a module no file holds, made by the loader of an import hook: whose code it is follows from where the
+    # loader's class is defined (the user's hook; a distribution's shim, such as setuptools' for distutils,
+    # counts as that distribution; the interpreter's own machinery as the standard library)
+    owner = sys.modules.get(getattr(type(spec.loader), "__module__", "") or "")
+    where = getattr(owner, "__file__", None)
+    return _kind(where) if where else "stdlib"
 
 
 def _loader_code(name: str) -> tuple[str, bytes]:
