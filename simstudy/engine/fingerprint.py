@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import marshal
 import os
 import platform
 import re
@@ -227,16 +228,14 @@ def _spec_kind(spec) -> str | None:
     return _kind(where) if where else "stdlib"
 
 
-def _loader_code(name: str) -> tuple[str, bytes]:
-    """``(label, bytes)`` of a module that no regular file holds, from its loader: a zip archive's member, a
-    module an import hook of the user's makes, a module found as bytecode alone.
+def _loader_code(name: str) -> tuple[str, bytes, bool]:
+    """``(label, bytes, is_source)`` of a module that no regular file holds, from its loader: a zip archive's
+    member, a module an import hook of the user's makes.
 
     The loader's source (``get_source``) when it gives one, else its compiled code
     (``get_code``, marshalled); a module whose loader gives neither is refused, never
     left out of the fingerprint.
     """
-    import marshal
-
     spec = _find_spec(name)
     loader = getattr(spec, "loader", None)
     where = getattr(loader, "archive", None) or getattr(spec, "origin", None) or type(loader).__name__
@@ -249,9 +248,9 @@ def _loader_code(name: str) -> tuple[str, bytes]:
         except Exception:  # the loader cannot give it this way (ImportError, OSError, ...)
             continue
         if isinstance(got, str):
-            return f"{where} (source of {name})", got.encode()
+            return f"{where} (source of {name})", got.encode(), True
         if got is not None:
-            return f"{where} (code of {name})", marshal.dumps(got)
+            return f"{where} (code of {name})", marshal.dumps(got), False
     raise ValueError(
         f"module {name} (loaded by {type(loader).__name__} from {where}) gives neither its source nor its compiled "
         "code, so the rows it makes cannot be tied to its code; import it from a .py file or a zip archive instead"
@@ -266,8 +265,6 @@ def _is_namespace(name: str) -> bool:
 
 def _bytecode_imports(data: bytes, package: str | None) -> set[str]:
     """The modules a sourceless ``.pyc`` file imports (see :func:`_code_imports`)."""
-    import marshal
-
     try:
         code = marshal.loads(data[16:])  # after the header: magic, flags, and the source's date and size or hash
     except (ValueError, EOFError, TypeError):
@@ -744,7 +741,7 @@ def code_sources(study: Study) -> dict:
             todo += [(".".join(name.split(".")[:i]), "") for i in range(1, name.count(".") + 1)]  # run on import
         elif kind in ("user", "studies") and not _is_namespace(name):
             # no regular file holds it (a zip archive's member, an import hook's module): hashed from its loader
-            label, data = _loader_code(name)
+            label, data, is_source = _loader_code(name)
             digest = hashlib.sha256(data).hexdigest()
             key = name
             while key in keys:
@@ -754,11 +751,9 @@ def code_sources(study: Study) -> dict:
             spec = _find_spec(name)
             package = name if getattr(spec, "submodule_search_locations", None) else name.rpartition(".")[0]
             todo += [(".".join(name.split(".")[:i]), "") for i in range(1, name.count(".") + 1)]
-            if "(source of" in label:
+            if is_source:
                 todo += [(n, "") for n in sorted(_imports_of(data, digest, package))]
             else:
-                import marshal
-
                 todo += [(n, "") for n in sorted(_code_imports(marshal.loads(data), package))]
             continue
         else:  # the standard library, the simstudy package, a namespace package
