@@ -91,6 +91,10 @@ class Evidence:
     command : str
         The command that stores more of this evidence, with ``{profile}`` for the
         profile (empty: ``simstudy run STUDY --profile {profile}``).
+    path : str
+        The run directory it was read from (empty: not read from a stored run).
+    profile : str
+        The profile of that run.
     """
 
     rows: pd.DataFrame
@@ -98,6 +102,8 @@ class Evidence:
     alpha: float
     source: str
     command: str = ""
+    path: str = ""
+    profile: str = ""
 
     def __post_init__(self):
         missing = [c for c in EVIDENCE_COLUMNS if c not in self.rows]
@@ -140,6 +146,17 @@ class Evidence:
         return int(
             self.rows.groupby(["condition", "replication"], sort=False, observed=True)["experiment"].nunique().max()
         )
+
+    @property
+    def n_data_sets(self) -> int:
+        """Data sets (condition x replication) the rows hold."""
+        return len(self.rows[["condition", "replication"]].drop_duplicates()) if len(self.rows) else 0
+
+    def null_data_sets(self) -> dict[str, int]:
+        """Per design, the data sets of null conditions the rows hold: what its tests' size verdicts rest on."""
+        rows = self.rows[self.rows["condition"].isin(self.null_conditions())]
+        counts = rows[["design", "condition", "replication"]].drop_duplicates().groupby("design", observed=True).size()
+        return {str(d): int(n) for d, n in counts.items() if n}
 
     def prefixed(self, source: str) -> "Evidence":
         """The same evidence with every condition and twin prefixed by ``"SOURCE: "`` and ``source`` set."""
@@ -249,6 +266,7 @@ def _load(study, path: Path, profile: str, variant: bool, notes: list):
         return None
     if not ev.command:
         ev = dataclasses.replace(ev, command=f"simstudy run {study.name} --profile {{profile}}")
+    ev = dataclasses.replace(ev, path=where, profile=profile)
     what = []
     states = run.chunk_states()
     bad = {s: sum(1 for v in states.values() if v == s) for s in ("damaged", "foreign")}

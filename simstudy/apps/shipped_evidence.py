@@ -17,9 +17,18 @@ learners' names: the instability of its learners on the user's data
 (:mod:`simstudy.apps.stability`), measured exactly as the script measured it on
 every scenario.  :func:`shipped_table` gives the rows in the columns of
 :func:`simstudy.apps.assess.evidence_table`, so the recommendation and the
-Conclusion read them as they read a local run's evidence; a local evidence run
-under ``--results`` takes precedence, a proving-ground run only when it holds at
-least as many data sets (or ``--local-evidence`` asks for it).
+Conclusion read them as they read a local run's evidence.
+
+The evidence a Conclusion rests on is chosen by its strength
+(:func:`choose_evidence`): the runs stored under ``--results`` take the shipped
+evidence's place only when, on every design of the assessment, they hold at
+least as many null data sets (the data sets the size verdicts rest on) as the
+shipped proving ground, or when the user asks for them (``--local-evidence``,
+``evidence=LocalEvidence(root)``).  A smoke-profile run therefore does not
+replace it, while a run of a design the shipped evidence does not hold
+(``simstudy proving-ground --designs cv5x10``) does.  :func:`evidence_named`
+says in the Conclusion which evidence was used, and which local runs were
+passed over.
 """
 
 from __future__ import annotations
@@ -39,7 +48,17 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["SHIPPED_FILE", "ShippedEvidence", "load_shipped", "shipped_evidence"]
+__all__ = [
+    "SHIPPED_FILE",
+    "ShippedEvidence",
+    "EvidenceChoice",
+    "load_shipped",
+    "shipped_evidence",
+    "shipped_null_data_sets",
+    "choose_evidence",
+    "local_runs_named",
+    "evidence_named",
+]
 
 SHIPPED_FILE = Path(__file__).with_name("proving") / "shipped_evidence.json"
 _COLUMNS = [
@@ -87,7 +106,7 @@ def _fmt(v) -> str:
     return "n/a" if v is None or not np.isfinite(v) else f"{v:.3f}"
 
 
-def shipped_evidence(measured: dict | None = None) -> ShippedEvidence:
+def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False) -> ShippedEvidence:
     """The shipped evidence of the class ``measured`` falls in.
 
     Parameters
@@ -96,6 +115,9 @@ def shipped_evidence(measured: dict | None = None) -> ShippedEvidence:
         :func:`simstudy.apps.stability.stored_instability` of the user's
         comparison (``pair``, ``a``, ``b``, ``design``).  None or a NaN
         instability (no design with two runs): the whole proving ground.
+    passed_over : bool
+        Whether runs stored under ``--results`` were passed over for it
+        (:func:`choose_evidence`); the provenance line says why it is used.
     """
     from simstudy.apps.stability import nearest_group
 
@@ -131,13 +153,125 @@ def shipped_evidence(measured: dict | None = None) -> ShippedEvidence:
     for col in ("deciding_scenario", "sim_r2_scenario"):
         rows[col] = rows[col].fillna("")
     designs = tuple(sorted({p.split(" [", 1)[1].split(",")[0].rstrip("]") for p in rows["procedure"]}))
+    instead = (
+        "the runs stored under --results hold fewer null data sets for the designs used"
+        if passed_over
+        else "no stored run under --results"
+    )
     line = (
-        f"shipped with simstudy (no stored run under --results): the proving ground's {prov['profile']} profile "
+        f"shipped with simstudy ({instead}): the proving ground's {prov['profile']} profile "
         f"(commit {prov['commit']}, code fingerprint {prov['code_fingerprint']}, {prov['data_sets']} data sets of "
         f"{prov['scenarios']} scenarios, {prov['null_data_sets']} of them from {prov['null_scenarios']} null "
         f"scenarios), published in docs/reproduction/proving-ground/ and reduced by {prov['made_by']}; {why}: "
         f"{len(cls['null_scenarios'])} null and {len(cls['scenarios']) - len(cls['null_scenarios'])} other scenarios; "
-        "a local proving-ground run (simstudy proving-ground, stored under --results) of at least as many data sets "
-        "takes its place"
+        "a local run (simstudy proving-ground, stored under --results) with at least as many null data sets on "
+        "every design used takes its place, and any local run does with --local-evidence"
     )
     return ShippedEvidence(name, rows[_COLUMNS], float(prov["alpha"]), source, line, designs)
+
+
+# ------------------------------------------------------------------------- which evidence the Conclusion rests on
+
+
+def shipped_null_data_sets(designs, alpha: float) -> dict:
+    """Per design key in ``designs``: the null data sets behind the shipped size verdicts of its tests.
+
+    Every design of the proving ground runs on every data set, so a design the
+    shipped evidence holds rests on all its null data sets; one it does not hold,
+    or any design at an ``alpha`` other than the shipped verdicts', on none.
+    """
+    data = load_shipped()
+    prov = data["provenance"]
+    if abs(float(alpha) - float(prov["alpha"])) > 1e-12:
+        return {d: 0 for d in designs}
+    held = {p["design"] for p in data["classes"]["all"]["procedures"]}
+    return {d: int(prov["null_data_sets"]) if d in held else 0 for d in designs}
+
+
+@dataclass(frozen=True)
+class EvidenceChoice:
+    """Which evidence a Conclusion rests on (:func:`choose_evidence`).
+
+    Attributes
+    ----------
+    local : tuple of Evidence
+        The stored runs to use; empty: the shipped evidence.
+    passed_over : str
+        One line naming the stored runs passed over for the shipped evidence and why, or ``""``.
+    """
+
+    local: tuple
+    passed_over: str = ""
+
+
+def _count(n: int) -> str:
+    return f"{n:,} null data set{'s' if n != 1 else ''}"
+
+
+def choose_evidence(local, designs, *, alpha: float) -> EvidenceChoice:
+    """The stronger of the runs stored under ``--results`` and the shipped evidence, for the designs assessed.
+
+    The strength of evidence for a design is the number of null data sets
+    (null scenario x replication) behind its tests' size verdicts: the
+    Conclusion decides by the design's corrected test only where that test
+    controls size, and too few null data sets leave it unresolved.  The stored
+    runs are used when, on every design of the assessment, together they hold
+    at least as many as the shipped proving ground (:func:`shipped_null_data_sets`)
+    and on one of them at least one; otherwise the shipped evidence is used and
+    :attr:`EvidenceChoice.passed_over` says which runs were passed over.
+
+    Parameters
+    ----------
+    local : list of simstudy.apps.evidence.Evidence
+        :func:`simstudy.apps.evidence.collect_evidence` of the results root.
+    designs : sequence of DesignChoice or str
+        The assessment's designs (their keys, such as ``5x2cv`` or ``cv10x10``).
+    alpha : float
+        The assessment's level.
+    """
+    local = tuple(local)
+    if not local:
+        return EvidenceChoice(())
+    keys = [getattr(d, "key", d) for d in designs]
+    shipped = shipped_null_data_sets(keys, alpha)
+    held = {d: 0 for d in keys}
+    for ev in local:
+        for d, n in ev.null_data_sets().items():
+            if d in held:
+                held[d] += n
+    if any(held.values()) and all(held[d] >= shipped[d] for d in keys):
+        return EvidenceChoice(local)
+    short = [d for d in keys if held[d] < shipped[d]] or keys
+    line = (
+        f"a smaller local run{'s' if len(local) > 1 else ''} passed over ("
+        + ", ".join(f"{d}: {_count(held[d])} against the shipped {shipped[d]:,}" for d in short)
+        + f"): {local_runs_named(local)}; --local-evidence uses {'them' if len(local) > 1 else 'it'}"
+    )
+    return EvidenceChoice((), line)
+
+
+def local_runs_named(local) -> str:
+    """The stored runs, each named by where it is, its study, profile and data sets."""
+    names = []
+    for ev in local:
+        study = ev.source.split("/", 1)[0]
+        profile = f", profile {ev.profile}" if ev.profile else ""
+        where = f"at {ev.path}" if ev.path else ev.source
+        names.append(f"{where} ({study}{profile}, {ev.n_data_sets:,} data sets)")
+    run = "the local run" if len(names) == 1 else "the local runs"
+    return f"{run} " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def evidence_named(choice: EvidenceChoice, shipped: ShippedEvidence | None) -> str:
+    """What the Conclusion's ``Evidence:`` names: the shipped proving ground (profile, data sets, class) with any
+    local run passed over, the local runs used, or none."""
+    if shipped is not None:
+        prov = load_shipped()["provenance"]
+        text = (
+            f"the shipped proving ground ({prov['profile']} profile, {int(prov['data_sets']):,} data sets), class "
+            f"'{shipped.name}' (see Evidence below)"
+        )
+        return text + (f"; {choice.passed_over}" if choice.passed_over else "")
+    if choice.local:
+        return local_runs_named(choice.local)
+    return "none (no stored or shipped simulation runs were used)"

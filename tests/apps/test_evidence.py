@@ -323,43 +323,94 @@ def test_no_library_module_imports_the_studies():
 
 
 # -- the evidence a Conclusion rests on is chosen by its size ---------------------------------------------
-@pytest.fixture
-def small_local_proving_ground(monkeypatch, tmp_path):
-    """A results root whose proving-ground run holds 60 data sets (a smoke run's size), far fewer than shipped."""
-    from simstudy.apps import evidence as evidence_mod
+@pytest.fixture(scope="module")
+def proving_runs(tmp_path_factory):
+    """Smoke-profile proving grounds as ``simstudy proving-ground`` stores them: every default design (9 data sets,
+    6 of them null), and ``--designs cv2x2`` (the same data sets on a design the shipped evidence does not hold)."""
+    from simstudy.apps.proving.study import proving_study
+    from simstudy.engine import run_study
 
-    procs = {("cv10x10", "", "corrected_cv_t"): (0.05, 0.8)}
-    small = synthetic("proving_ground/smoke", procs, n_null=30, n_alt=30)
-    monkeypatch.setattr(evidence_mod, "collect_evidence", lambda root, **kw: ([small], []))
-    (tmp_path / "results").mkdir()
-    return tmp_path / "results"
+    root = tmp_path_factory.mktemp("proving")
+    run_study(proving_study(), "smoke", out=root / "all" / "proving_ground" / "smoke", progress=False)
+    run_study(proving_study(["cv2x2"]), "smoke", out=root / "cv2x2" / "proving_ground" / "smoke-cv2x2", progress=False)
+    return root
 
 
-def _assess_cv(evidence, tmp_path):
+def _assess(evidence, tmp_path, design="5x2cv"):
     from simstudy.apps.assess import assess
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2)) + np.repeat([[0.0], [1.0]], 30, axis=0)
     y = np.repeat([0, 1], 30)
-    return assess(X, y, "NB", "C4.5", designs=("cv2x2",), n_repeats=2, evidence=evidence, out=tmp_path / "run")
+    return assess(X, y, "NB", "C4.5", designs=(design,), n_repeats=2, evidence=evidence, out=tmp_path / "run")
 
 
-def test_a_smaller_local_proving_ground_does_not_replace_the_shipped_one(small_local_proving_ground, tmp_path):
-    # a smoke run (3 data sets) under results/ silently replaced the shipped 44,200-data-set evidence
-    from simstudy.apps.shipped_evidence import load_shipped
-
-    shipped_n = int(load_shipped()["provenance"]["data_sets"])
-    a = _assess_cv(small_local_proving_ground, tmp_path)
-    assert a.shipped is not None
-    assert f"the shipped proving ground (paper profile, {shipped_n:,} data sets)" in a.conclusion.text
-    passed_over = [n for n in a.evidence_notes if "passed over" in n]
-    assert passed_over and "proving_ground/smoke: 60 data sets" in passed_over[0], a.evidence_notes
-    assert "proving_ground/smoke: 60 data sets) passed over" in a.conclusion.text
+SHIPPED_NAMED = "Evidence: the shipped proving ground (paper profile, 44,200 data sets), class '"
 
 
-def test_the_user_may_ask_for_the_smaller_local_run(small_local_proving_ground, tmp_path):
-    from simstudy.apps.assess import LocalEvidence
+def test_a_smoke_proving_ground_under_results_does_not_replace_the_shipped_evidence(proving_runs, tmp_path):
+    # a smoke run (3 replications of 3 scenarios) under results/ replaced the shipped 44,200-data-set evidence, and
+    # the Conclusion became 'no design can decide'
+    root = proving_runs / "all"
+    a = _assess(root, tmp_path)
+    text = a.conclusion.text
+    assert a.shipped is not None and SHIPPED_NAMED in text
+    assert "No design can decide" not in text and "which controls size on the nearest evidence" in text
+    passed = (
+        "a smaller local run passed over (5x2cv: 6 null data sets against the shipped 22,800): the local run at "
+        f"{root / 'proving_ground' / 'smoke'} (proving_ground, profile smoke, 9 data sets); --local-evidence uses it"
+    )
+    assert text.endswith(f"; {passed}.")
+    assert passed in a.evidence_notes
+    line = next(n for n in a.evidence_notes if n.startswith("shipped with simstudy"))
+    assert "(the runs stored under --results hold fewer null data sets for the designs used)" in line
 
-    a = _assess_cv(LocalEvidence(str(small_local_proving_ground)), tmp_path)
+
+def test_a_smaller_local_run_of_another_study_does_not_replace_it_either(results, tmp_path):
+    # bouckaert1's smoke run holds cv2x5 only: for 5x2cv it is no evidence at all
+    a = _assess(results, tmp_path)
+    assert a.shipped is not None and SHIPPED_NAMED in a.conclusion.text
+    assert "(5x2cv: 0 null data sets against the shipped 22,800)" in a.conclusion.text
+
+
+def test_a_local_run_larger_on_the_design_used_is_used_and_named(proving_runs, tmp_path):
+    # the shipped evidence holds no cv2x2: the run `simstudy proving-ground --designs cv2x2` stores is the larger,
+    # as the recommendation's 'not covered' line promises
+    root = proving_runs / "cv2x2"
+    a = _assess(root, tmp_path, design="cv2x2")
     assert a.shipped is None
-    assert "proving_ground/smoke (60 data sets)" in a.conclusion.text
+    where = root / "proving_ground" / "smoke-cv2x2"
+    assert a.conclusion.text.endswith(
+        f"Evidence: the local run at {where} (proving_ground, profile smoke, 9 data sets)."
+    )
+    assert a.table.set_index("test").loc["corrected_cv_t", "size"] != "no evidence"
+
+
+def test_a_local_run_at_least_as_large_as_the_shipped_one_replaces_it(proving_runs, tmp_path, monkeypatch):
+    from simstudy.apps import shipped_evidence as shipped_mod
+
+    data = shipped_mod.load_shipped()
+    small = {**data, "provenance": {**data["provenance"], "null_data_sets": 6}}  # as many as the local run holds
+    monkeypatch.setattr(shipped_mod, "load_shipped", lambda: small)
+    a = _assess(proving_runs / "all", tmp_path)
+    assert a.shipped is None and "passed over" not in a.conclusion.text
+    assert "Evidence: the local run at " in a.conclusion.text
+
+
+def test_the_user_may_ask_for_the_smaller_local_run(proving_runs, tmp_path, capsys):
+    from simstudy.apps.assess import LocalEvidence
+    from simstudy.cli import main
+
+    root = proving_runs / "all"
+    named = (
+        f"Evidence: the local run at {root / 'proving_ground' / 'smoke'} (proving_ground, profile smoke, 9 data sets)."
+    )
+    a = _assess(LocalEvidence(str(root)), tmp_path)
+    assert a.shipped is None and a.conclusion.text.endswith(named)
+    assert "passed over" not in a.conclusion.text
+    csv = tmp_path / "d.csv"
+    pd.DataFrame(a.data.X, columns=["x1", "x2"]).assign(y=a.data.y).to_csv(csv, index=False)
+    argv = ["assess", csv, "--a", "NB", "--b", "C4.5", "--designs", "5x2cv", "--repeats", "2", "--quiet"]
+    argv += ["--out", tmp_path / "cli", "--results", root, "--local-evidence"]
+    assert main(list(map(str, argv))) == 0
+    assert named in capsys.readouterr().out

@@ -31,36 +31,11 @@ SHIPPED = "shipped"
 
 @dataclass(frozen=True)
 class LocalEvidence:
-    """``evidence=LocalEvidence(root)``: the runs stored under ``root`` even where a proving-ground run there is
-    smaller than the one shipped with the package (``--local-evidence``); a plain root uses a local proving-ground
-    run only when it holds at least as many data sets as the shipped one."""
+    """``evidence=LocalEvidence(root)``: the runs stored under ``root`` whatever their size (``--local-evidence``);
+    a plain root uses them only where they are at least as strong as the evidence shipped with the package
+    (:func:`simstudy.apps.shipped_evidence.choose_evidence`)."""
 
     root: str
-
-
-def _data_sets(ev) -> int:
-    """Data sets (scenario x replication) behind one stored run's evidence."""
-    rows = ev.rows
-    return int(len(rows[["condition", "replication"]].drop_duplicates())) if len(rows) else 0
-
-
-def _strongest(ev: list, notes: list) -> list:
-    """``ev`` less the local proving-ground runs that hold fewer data sets than the shipped proving ground,
-    with a note for each one passed over: the evidence a Conclusion rests on is chosen by its size."""
-    from simstudy.apps.shipped_evidence import load_shipped
-
-    prov = load_shipped()["provenance"]
-    shipped_n = int(prov["data_sets"])
-    mine = [e for e in ev if e.source.split("/", 1)[0] == prov["study"]]
-    local_n = sum(_data_sets(e) for e in mine)
-    if not mine or local_n >= shipped_n:
-        return ev
-    notes.append(
-        f"the local proving-ground run{'s' if len(mine) > 1 else ''} ({', '.join(e.source for e in mine)}: "
-        f"{local_n:,} data sets) passed over for the shipped one ({prov['profile']} profile, {shipped_n:,} data sets), "
-        "the larger; --local-evidence uses the local one"
-    )
-    return [e for e in ev if all(e is not m for m in mine)]
 
 
 @dataclass
@@ -203,11 +178,11 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 
     tables = assessment_tables(run)
     tables["effect"] = effect_table(run, designs, tables["effect"], rope=rope)
     from simstudy.apps.conclusion import conclude
-    from simstudy.apps.shipped_evidence import load_shipped, shipped_evidence
+    from simstudy.apps.shipped_evidence import EvidenceChoice, choose_evidence, evidence_named, shipped_evidence
     from simstudy.apps.stability import stored_instability
 
     stability = stored_instability(run.table("predictions")) if "predictions" in run.tables() else None
-    shipped = None
+    shipped = choice = None
     if evidence is None:
         ev, notes = [], ["no evidence root given"]
     elif isinstance(evidence, (list, tuple)):
@@ -222,25 +197,15 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 
         from simstudy.apps.evidence import collect_evidence
 
         ev, notes = collect_evidence(evidence)
-        ev = _strongest(ev, notes)
+        choice = choose_evidence(ev, designs, alpha=alpha)  # the stronger of the stored runs and the shipped one
+        ev, notes = list(choice.local), notes + ([choice.passed_over] if choice.passed_over else [])
+    choice = choice or EvidenceChoice(tuple(ev))
     if evidence is not None and not ev and not isinstance(evidence, (list, tuple)):
-        shipped = shipped_evidence(stability)  # no stored run: the published proving ground ships with the package
+        # no stored run, or none as strong: the published proving ground ships with the package
+        shipped = shipped_evidence(stability, passed_over=bool(choice.passed_over))
         notes.append(shipped.provenance)
     table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes, shipped=shipped)
-    if shipped is not None:
-        prov = load_shipped()["provenance"]
-        where = (
-            f"the shipped proving ground ({prov['profile']} profile, {int(prov['data_sets']):,} data sets), class "
-            f"'{shipped.name}' (see Evidence below)"
-        )
-        passed = next((n for n in notes if "passed over for the shipped one" in n), None)
-        if passed:
-            where += f"; {passed}"
-    elif ev:
-        sizes = ", ".join(f"{e.source} ({_data_sets(e):,} data sets)" for e in ev)
-        where = f"the stored simulation runs under --results: {sizes} (see Evidence below)"
-    else:
-        where = "none (no stored or shipped simulation runs were used)"
+    where = evidence_named(choice, shipped)
     conclusion = conclude(table, tables["effect"], designs, rope=rope, a=a.shown, b=b.shown, evidence=where)
     return Assessment(
         study,
