@@ -159,6 +159,8 @@ def _design_decision(d, table: pd.DataFrame, effect: pd.DataFrame, rope: float) 
             "unresolved": "unresolved on the nearest evidence (too few null data sets to tell)",
             "no evidence": "without evidence on its size",
             "not run": "not among the tests run (--tests)",
+            "never rejects": "without a size verdict on the nearest evidence (it rejects on none of its data sets)",
+            "declined": "without a size verdict on the nearest evidence (declined on every data set)",
         }.get(size, size)
         verdict, reason = "not settled", f"`{test}` is {why}"
     elif above * 2 > repeats and p_a >= CERTAIN:
@@ -218,7 +220,7 @@ def not_for_decision(table: pd.DataFrame, deciding: set) -> str:
         unc = int((lib["_kind"] == "uncorrected").sum())
         why = f", {unc} of them uncorrected (they take splits that share training cases as independent)" if unc else ""
         parts.append(f"{len(lib)} test(s) liberal on the nearest evidence{why}: {_names(lib)}")
-    none = rows[rows["size"].isin(["no evidence", "unresolved", "no null scenario"])]
+    none = rows[rows["size"].isin(["no evidence", "unresolved", "no null scenario", "never rejects", "declined"])]
     if len(none):
         parts.append(f"{len(none)} without evidence that they control size: {_names(none)}")
     return ("Not for the decision: " + "; ".join(parts) + ".") if parts else ""

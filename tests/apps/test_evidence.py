@@ -383,7 +383,8 @@ def test_a_local_run_larger_on_the_design_used_is_used_and_named(proving_runs, t
     assert a.conclusion.text.endswith(
         f"Evidence: the local run at {where} (proving_ground, profile smoke, 9 data sets)."
     )
-    assert a.table.set_index("test").loc["corrected_cv_t", "size"] != "no evidence"
+    assert a.table.set_index("test").loc["corrected_cv_t", "size"] == "never rejects"  # 3 data sets per scenario
+    assert "`corrected_cv_t` is without a size verdict on the nearest evidence (it rejects on none" in a.conclusion.text
 
 
 def test_a_local_run_at_least_as_large_as_the_shipped_one_replaces_it(proving_runs, tmp_path, monkeypatch):
