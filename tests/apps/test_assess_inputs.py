@@ -622,8 +622,96 @@ def test_a_struct_column_and_a_frame_of_lists_are_refused_too(tmp_path):
     frame.to_parquet(tmp_path / "struct.parquet")
     with pytest.raises(ValueError, match="column 'tags' is of the nested type struct"):
         load_data(tmp_path / "struct.parquet")
-    with pytest.raises(ValueError, match="column 'tags' holds a list in each cell"):
+    with pytest.raises(ValueError, match=r"column 'tags' holds a list \(row 1\), not one value"):
         as_dataset(_nested_frame(), class_column="label")
+
+
+def _frame_with(column):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"x": rng.normal(size=40), "t": column, "label": ["ny"[i % 2] for i in range(40)]})
+
+
+def test_a_frame_holding_a_list_in_any_row_or_category_is_refused():
+    # only the first present cell was looked at: a list in a later row (or after pd.NA), a set, a categorical of
+    # tuples and an Arrow list column became nominal attributes with a category per distinct list
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    from simstudy.apps.assess.data import as_dataset
+
+    for column, needle in (
+        ([1.0] + [[1, 2]] * 39, "holds a list (row 2)"),
+        ([pd.NA] + [[1, 2]] * 39, "holds a list (row 2)"),
+        ([frozenset({i % 3}) for i in range(40)], "holds a frozenset (row 1)"),
+        (pd.Categorical([(1, 2), (3,)] * 20), "holds a tuple (a category)"),
+        (pd.Series([[1, 2]] * 40, dtype=pd.ArrowDtype(pa.list_(pa.int64()))), "is of the nested type list"),
+    ):
+        with pytest.raises(ValueError, match="^DATA: data frame: column 't' " + re.escape(needle)):
+            as_dataset(_frame_with(column), class_column="label")
+    # single values of any kind stay attributes
+    for column in (["a", "b"] * 20, pd.Categorical(["a", "b"] * 20), [b"a", b"b"] * 20):
+        assert as_dataset(_frame_with(column), class_column="label").n_categories == (0, 2)
+
+
+def test_arrays_of_nested_labels_ragged_rows_or_too_many_attributes_are_refused_naming_the_argument():
+    from simstudy.apps.assess.data import MAX_COLUMNS, as_dataset
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    for y, needle in (
+        ([[1], [1, 2]] * 20, "y: holds sequences of different lengths"),  # was numpy's own message
+        (np.array([[1], [1, 2]] * 20, dtype=object), "y: label 1 is a list, not one value"),
+    ):
+        with pytest.raises(ValueError, match="^" + re.escape(needle)):
+            as_dataset(X, y)
+    with pytest.raises(ValueError, match="^X: must be a table of numbers"):
+        as_dataset([[1.0], [1.0, 2.0]] * 20, [0, 1] * 20)
+    with pytest.raises(ValueError, match=f"^X: {MAX_COLUMNS + 1:,} attributes, more than the {MAX_COLUMNS:,}"):
+        as_dataset(np.zeros((2, MAX_COLUMNS + 1)), [0, 1])
+
+
+def test_a_first_data_line_longer_than_the_header_is_refused_not_shifted(tmp_path, monkeypatch):
+    # pandas took the extra leading values as row labels and shifted every value into the next column
+    from simstudy.apps.assess import data
+
+    rows = "".join(f"{i},{i % 3},{'ny'[i % 2]}\n" for i in range(40))
+    (tmp_path / "extra.csv").write_text("a,b,label\n7,1,2,y\n" + rows)
+    with pytest.raises(ValueError, match=r"extra.csv: the first data line holds more values than the 3 columns"):
+        load_data(tmp_path / "extra.csv")
+    # a first data line of absurd width is refused from the line itself, before pandas parses it (it took minutes)
+    monkeypatch.setattr(data, "MAX_COLUMNS", 50)
+    (tmp_path / "wide.csv").write_text("a,b,label\n" + ",".join(["1"] * 100_000) + "\n" + rows)
+    with pytest.raises(ValueError, match=r"the first data line holds 100,000 values, more than the 50 columns"):
+        load_data(tmp_path / "wide.csv")
+
+
+def test_a_csv_with_carriage_return_line_ends_is_counted_by_its_lines(tmp_path, monkeypatch):
+    # the whole file was taken as its header, and its parsing raised the csv module's own error
+    from simstudy.apps.assess import data
+
+    monkeypatch.setattr(data, "MAX_COLUMNS", 5)
+    rows = [f"{i},{i % 3},{'ny'[i % 2]}" for i in range(40)]
+    path = tmp_path / "mac.csv"
+    path.write_bytes("\r".join(["a,b,label", *rows, ""]).encode())
+    assert load_data(path).X.shape == (40, 2)
+    path.write_bytes("\r".join([",".join(f"c{i}" for i in range(6)), *rows, ""]).encode())
+    with pytest.raises(ValueError, match="the header names 6 columns, more than the 5"):
+        load_data(path)
+
+
+def test_a_long_column_of_numbers_with_a_late_text_cell_is_refused_without_a_parser_warning(tmp_path):
+    # pandas parsed the file in chunks, and its DtypeWarning (naming its own options) reached stderr
+    import warnings
+
+    n = 300_000
+    cells = np.arange(n).astype(str)
+    cells[-1] = "oops"
+    labels = np.where(np.arange(n) % 2 == 0, "n", "y")
+    path = tmp_path / "long.csv"
+    path.write_text("x,label\n" + "\n".join(np.char.add(np.char.add(cells, ","), labels)) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"column 'x' holds numbers but for 1 cell\(s\), in data row\(s\) 300000"):
+            load_data(path)
 
 
 @pytest.mark.parametrize("rope", ["1e308", "1", "2.5"])
