@@ -165,10 +165,7 @@ def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dat
     if df.shape[1] < 2:
         raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
     if df.shape[1] > MAX_COLUMNS:
-        raise ValueError(
-            f"DATA: {name}: {df.shape[1]:,} columns, more than the {MAX_COLUMNS:,} an assessment takes; "
-            "select the attributes first"
-        )
+        raise _too_wide(f"DATA: {name}", f"{df.shape[1]:,} columns")
     _check_flat(df, name)
     if class_column is None:
         class_column = df.columns[-1]
@@ -228,6 +225,21 @@ MAX_COLUMNS = 100_000
 _HEADER_BYTES = 64 * 1024 * 1024
 
 
+def _too_wide(where: str, what: str) -> ValueError:
+    """The one line refusing a table wider than :data:`MAX_COLUMNS`: ``where`` names it, ``what`` its width."""
+    return ValueError(
+        f"{where}: {what}, more than the {MAX_COLUMNS:,} an assessment takes; select the attributes first"
+    )
+
+
+def _not_flat(text: str, column, what: str) -> ValueError:
+    """The one line refusing a column that holds several values per case (``what`` says what it holds)."""
+    return ValueError(
+        f"DATA: {text}: column {str(column)!r} {what}, not one value per case; an attribute must be a single number "
+        "or category per case (flatten it into columns first)"
+    )
+
+
 def _first_lines(path: Path, count: int) -> list:
     """The first ``count`` lines of a file, each ended by ``\\n``, ``\\r\\n`` or ``\\r`` (as pandas reads them) and
     read as Latin-1 (one character per byte: a delimiter counts as it would in any ASCII-based encoding); None
@@ -270,10 +282,7 @@ def _check_width(path: Path, text: str, sep: str) -> None:
         )
     n = _n_fields(lines[0], sep) if lines else 0
     if n > MAX_COLUMNS:
-        raise ValueError(
-            f"DATA: {text}: the header names {n:,} columns, more than the {MAX_COLUMNS:,} an assessment takes; "
-            "select the attributes first"
-        )
+        raise _too_wide(f"DATA: {text}", f"the header names {n:,} columns")
     m = _n_fields(lines[1], sep) if len(lines) > 1 else 0
     if m > MAX_COLUMNS:
         raise ValueError(
@@ -295,10 +304,7 @@ def _check_arff_width(path: Path, text: str) -> None:
     except OSError:
         return  # the reading names the cause
     if n > MAX_COLUMNS:
-        raise ValueError(
-            f"DATA: {text}: {n:,} attributes, more than the {MAX_COLUMNS:,} an assessment takes; select the "
-            "attributes first"
-        )
+        raise _too_wide(f"DATA: {text}", f"{n:,} attributes")
 
 
 _PLAIN_TYPES = frozenset({str, float, int, bool, type(None), np.float64, np.int64})
@@ -328,11 +334,7 @@ def _check_flat(df: pd.DataFrame, text: str) -> None:
             import pyarrow as pa
 
             if pa.types.is_nested(s.dtype.pyarrow_dtype):
-                raise ValueError(
-                    f"DATA: {text}: column {str(c)!r} is of the nested type {s.dtype.pyarrow_dtype}, not one value "
-                    "per case; an attribute must be a single number or category per case (flatten it into "
-                    "columns first)"
-                )
+                raise _not_flat(text, c, f"is of the nested type {s.dtype.pyarrow_dtype}")
             continue
         if isinstance(s.dtype, pd.CategoricalDtype):
             values = s.cat.categories.to_numpy(dtype=object)
@@ -345,10 +347,7 @@ def _check_flat(df: pd.DataFrame, text: str) -> None:
             continue
         cell = values[at]
         where = "a category" if isinstance(s.dtype, pd.CategoricalDtype) else f"row {at + 1}"
-        raise ValueError(
-            f"DATA: {text}: column {str(c)!r} holds a {type(cell).__name__} ({where}), not one value; an attribute "
-            "must be a single number or category per case (flatten it into columns first)"
-        )
+        raise _not_flat(text, c, f"holds a {type(cell).__name__} ({where})")
 
 
 def _check_file(path: Path, text: str, suffix: str) -> None:
@@ -433,16 +432,12 @@ def _check_parquet_schema(path: Path, text: str) -> None:
     except Exception:  # not readable as Parquet: its reading says so
         return
     if len(schema) > MAX_COLUMNS:
-        raise ValueError(
-            f"DATA: {text}: {len(schema):,} columns, more than the {MAX_COLUMNS:,} an assessment takes; "
-            "select the attributes first"
-        )
+        raise _too_wide(f"DATA: {text}", f"{len(schema):,} columns")
+    import pyarrow as pa
+
     for f in schema:
-        if f.type.num_fields > 0:  # list, large list, fixed-size list, struct, map, union
-            raise ValueError(
-                f"DATA: {text}: column {f.name!r} is of the nested type {f.type}, not one value per case; an "
-                "attribute must be a single number or category per case (flatten it into columns first)"
-            )
+        if pa.types.is_nested(f.type):  # list, large list, fixed-size list, struct, map, union
+            raise _not_flat(text, f.name, f"is of the nested type {f.type}")
 
 
 def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
@@ -645,10 +640,7 @@ def _array_dataset(X, y, name: str = "arrays") -> Dataset:
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-d array (cases x attributes), got shape {X.shape}")
     if X.shape[1] > MAX_COLUMNS:
-        raise ValueError(
-            f"X: {X.shape[1]:,} attributes, more than the {MAX_COLUMNS:,} an assessment takes; select the "
-            "attributes first"
-        )
+        raise _too_wide("X", f"{X.shape[1]:,} attributes")
     try:
         Xf = X.astype(float)
     except (TypeError, ValueError):
