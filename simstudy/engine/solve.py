@@ -76,6 +76,7 @@ import numpy as np
 
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
+from simstudy.engine.capacity import check_capacity
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -1100,8 +1101,6 @@ def _check_budget(study, conditions, block: int, budget: int, out) -> None:
     plans (:func:`simstudy.engine.capacity.check_capacity`): one block of ``block`` replications (its stored chunks,
     their memory, disk and seconds), then the ``budget`` blocks the search may run.  The seconds are the study's
     estimate for the costliest of ``conditions`` (the first grid's)."""
-    from simstudy.engine.capacity import check_capacity
-
     try:
         per = max(study.cost.seconds(c) for c in conditions)
     except ValueError:  # a unit of work with no measured seconds: memory and disk are still checked
