@@ -111,6 +111,20 @@ def _kept(p: PlannedStudy) -> bool:
     return p.state == "other code" or (p.state == "other seed" and p.complete)
 
 
+def _state_words(p: PlannedStudy, keep: bool) -> str:
+    """What ``reproduce`` does with one planned study, in words (its line of the plan it prints)."""
+    if p.state == "other code":
+        return "stored by other code: " + ("kept" if keep else "computed again")
+    if p.state == "other seed":
+        seed = f" ({p.changes[0]})" if p.changes else ""
+        return f"stored with another seed{seed}: " + ("kept" if keep and _kept(p) else "computed again")
+    return {
+        "missing": "to compute",
+        "incomplete": "to resume",
+        "complete": "stored, by this code (its chunks verified)",
+    }[p.state]
+
+
 def _fmt(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -182,15 +196,7 @@ def reproduce(
             file=sys.stderr,
         )
         for p in plan:
-            what = {
-                "missing": "to compute",
-                "incomplete": "to resume",
-                "complete": "stored, by this code (its chunks verified)",
-                "other code": "stored by other code: " + ("kept" if keep else "computed again"),
-                "other seed": f"stored with another seed ({p.changes[0]}): "
-                + ("kept" if keep and _kept(p) else "computed again"),
-            }[p.state]
-            print(f"  {p.name:<20} {what}", file=sys.stderr)
+            print(f"  {p.name:<20} {_state_words(p, keep)}", file=sys.stderr)
     display = _Display(low, enabled=progress)
     spent: dict[str, float] = {}
     try:

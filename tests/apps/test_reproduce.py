@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -182,3 +183,14 @@ def test_an_unreachable_scheduler_is_one_line_and_leaves_nothing(tmp_path, capsy
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--scheduler: cannot reach the dask scheduler at tcp://127.0.0.1:1" in err[0], err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_printed_plan_names_every_state_without_a_recorded_change():
+    # the plan's lines are printed before anything runs; a missing run has no changes to quote
+    from simstudy.apps.reproduce import PlannedStudy, _state_words
+
+    for state in ("missing", "incomplete", "complete", "other code", "other seed"):
+        p = PlannedStudy("demo", Path("x"), state, (), (1.0, 2.0), 10, 0, False)
+        assert _state_words(p, keep=False) and _state_words(p, keep=True)
+    p = PlannedStudy("demo", Path("x"), "other seed", ("seed 7",), (1.0, 2.0), 10, 10, True)
+    assert _state_words(p, keep=True) == "stored with another seed (seed 7): kept"
