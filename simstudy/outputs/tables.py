@@ -19,9 +19,12 @@ through :func:`table_cells`, rendered by :func:`markdown_table` or
   (:func:`possible_range`: shares and probabilities in [0, 1], differences of
   shares in [-1, 1], percentages in [0, 100], normalised replicability in
   [-100, 100], counts in [0, n]);
-* a published value is *inside* our interval when ``low <= value <= high``,
-  both ends included, the ends taken as printed (:data:`INSIDE_RULE`); an
-  interval of zero width or one covering every possible value gives no verdict;
+* a published value *agrees* with ours by the rules of
+  :mod:`simstudy.outputs.agreement` (:data:`INSIDE_RULE`): an exact value when
+  it matches as printed, a Monte Carlo estimate of known error when the
+  interval of the difference holds 0, any other value when it lies inside our
+  interval (ends as printed); an interval that cannot tell a difference that
+  matters is uninformative (:data:`NO_VERDICT_RULE`);
 * a run smaller than the study's published scale gives no verdict at all
   (:data:`REDUCED_RULE`): the comparison is shown for orientation only;
 * text is left-aligned and numbers right-aligned, a ``|`` in a Markdown cell is
@@ -75,15 +78,21 @@ DIGITS = 4
 PUBLISHED_DIGITS = 6
 #: How a missing value reads.
 NA = "n/a"
-#: The inside/outside rule, as every output states it.
+#: The agreement rule, as every output states it.
 INSIDE_RULE = (
-    "A published value counts as inside our interval when low <= value <= high, both ends included, "
-    "the ends taken as printed (4 significant digits) after clipping the interval to the values "
-    "the quantity can take."
+    "A published value agrees with ours in one of three ways: an exact value (ours the same in every "
+    "replication) when ours, rounded as the paper prints it, is the published value, any other value being "
+    "a miss; a published Monte Carlo estimate of known error (the paper's printed interval, or its number of "
+    "replications) when the 95% interval of the difference, with both sides' error, holds 0 (counts out of a "
+    "known number of trials as two proportions, Newcombe's interval); any other value when it lies inside our "
+    "95% interval, both ends included and taken as printed (4 significant digits), the interval clipped to "
+    "the values the quantity can take."
 )
 NO_VERDICT_RULE = (
-    "An interval of zero width (every replication gave the same value) or one that covers every "
-    "possible value gives no verdict."
+    "An interval that covers every possible value, or one reaching farther from the published value than the "
+    "smallest difference that matters for the quantity, is uninformative, never counted as agreeing. A value "
+    "compared under several conventions is counted once, under the study's primary one; the others are shown "
+    "beneath it, marked, and not counted."
 )
 REDUCED_RULE = (
     "Inside and outside are counted only for a run at the study's published scale (its paper "
@@ -120,6 +129,39 @@ class Published:
         :func:`comparison_view`): e.g. the measured cause of a difference, or the
         search that found none.  Plain text; it states what was measured, not
         a verdict, which the interval gives.
+    key : str, optional
+        The distinct published value this row compares (default: the label).
+        Rows of a study that share a key compare one printed number under
+        several conventions; it is counted once, under the primary one.
+    primary : bool
+        False for an alternative convention: shown beneath the primary row,
+        never counted (:func:`simstudy.outputs.agreement.tally`).
+    replications : int, optional
+        The published value is a Monte Carlo estimate over this many
+        replications of the study's design (Berrar's 1000 per group): its own
+        error then enters the comparison
+        (:func:`simstudy.outputs.agreement.difference_interval`).
+    half_width : float, optional
+        The 95% half-width the paper prints beside the value (Bouckaert's Table 1).
+    trials : int, optional
+        The published value is a count out of this many trials (Bouckaert's
+        Table 2: accepts out of 10 repetitions); ours is a count out of the
+        row's ``n``, and the two are compared as proportions
+        (:func:`simstudy.outputs.agreement.newcombe`).
+    either : tuple of float, optional
+        The paper prints one of these values without saying which (Table 2's
+        dot: 0 or 10 accepts); the comparison agrees with either.
+    resolution : float, optional
+        The smallest difference that matters for the quantity: an interval that
+        holds the published value but reaches farther than this on either side
+        is uninformative.
+    cause : str
+        For a value that lies outside: ``"found"`` when the note gives a
+        measured cause, ``"not found"`` when it says what was tried; empty when
+        nothing was investigated.
+    counted_in : str
+        The value is printed again here but counted where it is named (a
+        study's section, for the rows of a summary table that repeats it).
     """
 
     label: str
@@ -130,6 +172,20 @@ class Published:
     source: str = ""
     bounds: tuple | None = None
     note: str = ""
+    key: str = ""
+    primary: bool = True
+    replications: int | None = None
+    half_width: float | None = None
+    trials: int | None = None
+    either: tuple = ()
+    resolution: float | None = None
+    cause: str = ""
+    counted_in: str = ""
+
+    def __post_init__(self):
+        if self.cause not in ("", "found", "not found"):
+            raise ValueError(f"Published {self.label!r}: cause must be '', 'found' or 'not found', not {self.cause!r}")
+        object.__setattr__(self, "either", tuple(float(v) for v in self.either))
 
 
 # -- what a quantity can take -------------------------------------------------------------------------
@@ -329,13 +385,29 @@ def is_inside(value, low, high, digits: int = DIGITS) -> bool | None:
     return bool(_as_printed(lo, digits) <= v <= _as_printed(hi, digits))
 
 
-def verdict_of(value, ours, low, high, bounds=(-math.inf, math.inf), *, reduced: bool = False) -> str:
-    """The verdict on one published value: ``inside``, ``outside``, ``no verdict: ...`` or ``not computed``.
+def verdict_of(
+    value,
+    ours,
+    low,
+    high,
+    bounds=(-math.inf, math.inf),
+    *,
+    reduced: bool = False,
+    item: Published | None = None,
+    n=None,
+    our_replications: int | None = None,
+) -> tuple[str, str, float, float]:
+    """The verdict on one published value, how it was reached, and the interval of the difference.
+
+    The rules are those of :mod:`simstudy.outputs.agreement`: an exact value
+    (our interval of zero width) agrees when it matches as printed; a
+    published Monte Carlo estimate of known error agrees when the interval of
+    the difference holds 0; any other value when it lies inside our interval.
 
     Parameters
     ----------
     value, ours : float
-        The published value and ours.
+        The published value (NaN when ``item.either`` lists the candidates) and ours.
     low, high : float
         Our interval (clipped to ``bounds`` here).
     bounds : (float, float)
@@ -343,23 +415,70 @@ def verdict_of(value, ours, low, high, bounds=(-math.inf, math.inf), *, reduced:
     reduced : bool
         The run is smaller than the published scale: every row with an
         informative interval reads :data:`TOO_FEW`.
+    item : Published, optional
+        What is known of the published value's error (its ``replications``,
+        ``half_width``, ``trials``, ``either`` and ``resolution``).
+    n : float, optional
+        The trials behind our count (the row's ``n``), for ``item.trials``.
+    our_replications : int, optional
+        Replications per condition behind our value.
 
     Returns
     -------
-    str
+    (str, str, float, float)
+        The verdict (``inside``, ``outside``, ``uninformative: ...``, ``not
+        computed`` or :data:`TOO_FEW`), its basis (``exact``, ``difference``,
+        ``counts`` or ``our interval``; empty without a verdict), and the
+        95% interval of ours minus published (NaN where none is used).
     """
+    from simstudy.outputs.agreement import difference_interval, matches_as_printed, newcombe
+
+    nan = math.nan
+    candidates = item.either if item is not None and item.either else (_float(value),)
     if _missing(ours) or math.isnan(_float(ours)):
-        return "not computed"
+        return "not computed", "", nan, nan
+    ours = _float(ours)
     lo, hi = clip_interval(low, high, bounds)
     if math.isnan(lo) or math.isnan(hi):
-        return "no verdict: no interval"
-    if format_number(lo) == format_number(hi):
-        return "no verdict: interval of zero width"
-    if math.isfinite(bounds[0]) and math.isfinite(bounds[1]) and lo <= bounds[0] and hi >= bounds[1]:
-        return "no verdict: interval covers every possible value"
+        return "uninformative: no interval", "", nan, nan
+    if format_number(lo) == format_number(hi):  # the same in every replication: an exact value
+        verdict = "inside" if any(matches_as_printed(ours, c) for c in candidates) else "outside"
+        return verdict, "exact", nan, nan
     if reduced:
-        return TOO_FEW
-    return "inside" if is_inside(value, lo, hi) else "outside"
+        return TOO_FEW, "", nan, nan
+    if math.isfinite(bounds[0]) and math.isfinite(bounds[1]) and lo <= bounds[0] and hi >= bounds[1]:
+        return "uninformative: our interval covers every possible value", "", nan, nan
+    results = []  # (agrees, basis, diff low, diff high, reach) for each candidate value
+    for c in candidates:
+        if item is not None and item.trials and n is not None and _finite(n) and float(n) > 0:
+            _, dlo, dhi = newcombe(ours, float(n), c, item.trials)
+            # shown in the units of the published count (accepts of 10)
+            k = item.trials
+            results.append((dlo <= 0 <= dhi, "counts", dlo * k, dhi * k, max(-dlo, dhi) * k))
+            continue
+        if item is not None and (item.half_width is not None or item.replications):
+            _, dlo, dhi = difference_interval(
+                ours,
+                _float(low),
+                _float(high),
+                c,
+                half_width=item.half_width,
+                replications=item.replications,
+                our_replications=our_replications,
+            )
+            results.append((dlo <= 0 <= dhi, "difference", dlo, dhi, max(-dlo, dhi)))
+            continue
+        results.append((bool(is_inside(c, lo, hi)), "our interval", nan, nan, max(c - lo, hi - c)))
+    agreeing = [r for r in results if r[0]]
+    best = agreeing[0] if agreeing else min(results, key=lambda r: abs(r[2] + r[3]) if math.isfinite(r[2]) else 0)
+    agrees, basis, dlo, dhi, reach = best
+    if agrees and item is not None and item.resolution is not None and reach > item.resolution:
+        why = (
+            f"uninformative: the interval reaches {format_number(reach)} from the published value, farther than "
+            f"the {format_number(item.resolution)} that matters"
+        )
+        return why, basis, dlo, dhi
+    return ("inside" if agrees else "outside"), basis, dlo, dhi
 
 
 # -- the comparison ---------------------------------------------------------------------------------
@@ -379,11 +498,44 @@ def _lookup(tables, item: Published):
     return df.loc[mask].iloc[0]
 
 
-def compare(tables: dict[str, pd.DataFrame], published: list[Published], *, reduced: bool = False) -> pd.DataFrame:
-    """A table with one row per published number: ours, our interval, the difference, inside or not.
+#: The columns of :func:`compare`.
+COMPARISON_COLUMNS = [
+    "quantity",
+    "published",
+    "ours",
+    "mc_low",
+    "mc_high",
+    "low_bound",
+    "high_bound",
+    "difference",
+    "diff_low",
+    "diff_high",
+    "published_inside",
+    "verdict",
+    "basis",
+    "key",
+    "primary",
+    "either",
+    "cause",
+    "counted_in",
+    "source",
+    "note",
+]
+
+
+def compare(
+    tables: dict[str, pd.DataFrame],
+    published: list[Published],
+    *,
+    reduced: bool = False,
+    replications: int | None = None,
+) -> pd.DataFrame:
+    """A table with one row per published number: ours, our interval, the difference, the verdict.
 
     A published number whose group was not run (e.g. at a reduced profile) is
-    listed with ``ours`` missing, so the shortfall stays visible.
+    listed with ``ours`` missing, so the shortfall stays visible.  Alternative
+    conventions (:attr:`Published.primary` False) follow the primary row of
+    their key.
 
     Parameters
     ----------
@@ -392,105 +544,143 @@ def compare(tables: dict[str, pd.DataFrame], published: list[Published], *, redu
     published : list of Published
     reduced : bool
         The run is smaller than the study's published scale (:data:`REDUCED_RULE`).
+    replications : int, optional
+        Replications per condition behind our values (for a published value's
+        own error, :attr:`Published.replications`).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``quantity``, ``published``, ``ours``, ``mc_low``, ``mc_high``
-        (our interval as computed), ``low_bound``, ``high_bound`` (the values
-        the quantity can take), ``difference`` (ours minus published),
-        ``published_inside`` (:func:`is_inside` on the clipped interval, None
-        without one), ``verdict`` (:func:`verdict_of`), ``source`` and ``note``
-        (:attr:`Published.note`, empty when none).
+        Columns :data:`COMPARISON_COLUMNS`: ``quantity``, ``published``, ``ours``,
+        ``mc_low``, ``mc_high`` (our interval as computed), ``low_bound``,
+        ``high_bound`` (the values the quantity can take), ``difference`` (ours
+        minus published), ``diff_low``, ``diff_high`` (its 95% interval with
+        both sides' error, where used), ``published_inside`` (:func:`is_inside`
+        on the clipped interval, None without one), ``verdict`` and ``basis``
+        (:func:`verdict_of`), ``key``, ``primary``, ``either``, ``cause``,
+        ``source`` and ``note``.
     """
     rows = []
     for item in published:
         row = _lookup(tables, item)
         ours = low = high = np.nan
+        n = None
         bounds = possible_range(item.column, None, item.bounds)
         if row is not None:
             ours = float(row[item.column])
             low = float(row.get(f"{item.column}_mc_low", np.nan))
             high = float(row.get(f"{item.column}_mc_high", np.nan))
             bounds = possible_range(item.column, row, item.bounds)
+            n = row.get("n")
         lo, hi = clip_interval(low, high, bounds)
+        verdict, basis, dlo, dhi = verdict_of(
+            item.value, ours, low, high, bounds, reduced=reduced, item=item, n=n, our_replications=replications
+        )
+        value = item.value if not item.either else np.nan
         rows.append(
             {
                 "quantity": item.label,
-                "published": item.value,
+                "published": value,
                 "ours": ours,
                 "mc_low": low,
                 "mc_high": high,
                 "low_bound": bounds[0],
                 "high_bound": bounds[1],
-                "difference": ours - item.value,
-                "published_inside": is_inside(item.value, lo, hi),
-                "verdict": verdict_of(item.value, ours, low, high, bounds, reduced=reduced),
+                "difference": ours - value,
+                "diff_low": dlo,
+                "diff_high": dhi,
+                "published_inside": is_inside(value, lo, hi) if not item.either else None,
+                "verdict": verdict,
+                "basis": basis,
+                "key": item.key or item.label,
+                "primary": bool(item.primary),
+                "either": " or ".join(format_number(v) for v in item.either),
+                "cause": item.cause,
+                "counted_in": item.counted_in,
                 "source": item.source,
                 "note": item.note,
             }
         )
-    columns = [
-        "quantity",
-        "published",
-        "ours",
-        "mc_low",
-        "mc_high",
-        "low_bound",
-        "high_bound",
-        "difference",
-        "published_inside",
-        "verdict",
-        "source",
-        "note",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    if len(out):  # each alternative convention right beneath the primary row of its key
+        first = {k: i for i, k in reversed(list(enumerate(out["key"])))}
+        order = sorted(range(len(out)), key=lambda i: (first[out["key"].iloc[i]], not out["primary"].iloc[i], i))
+        out = out.iloc[order].reset_index(drop=True)
+    return out
+
+
+def _agreement_cell(r, reduced: bool):
+    """The verdict column of one comparison row as shown."""
+    verdict = getattr(r, "verdict", None) or ("inside" if r.published_inside else "outside")
+    if verdict == "not computed":
+        shown = None
+    elif verdict.startswith("uninformative"):
+        shown = verdict
+    elif reduced or verdict == TOO_FEW:
+        shown = NA if r.published_inside is None else ("yes" if r.published_inside else "no")
+    else:
+        shown = verdict == "inside"
+        if getattr(r, "basis", "") == "exact":
+            shown = "yes (exact match)" if shown else "**no** (exact value, differs)"
+    text = shown if isinstance(shown, str) else (NA if shown is None else ("yes" if shown else "no"))
+    if not bool(getattr(r, "primary", True)):
+        return f"{text}; alternative convention, not counted"
+    if getattr(r, "counted_in", ""):
+        return f"{text}; counted in {r.counted_in}"
+    return shown
+
+
+def _difference_cell(r, ours: str, pub: str) -> str:
+    diff = format_difference(r.difference, ours, pub)
+    lo, hi = getattr(r, "diff_low", math.nan), getattr(r, "diff_high", math.nan)
+    if _finite(lo) and _finite(hi) and diff != NA:
+        return f"{diff} [{format_difference(lo, ours, pub)}, {format_difference(hi, ours, pub)}]"
+    return diff
 
 
 def comparison_view(comparison: pd.DataFrame, *, reduced: bool = False) -> pd.DataFrame:
     """The comparison as it is shown: formatted numbers, clipped intervals, the verdict in words.
 
-    At full scale a row's verdict is yes (inside), no (outside), ``n/a`` (not
-    computed) or says why there is none; at a reduced profile the column only
-    says where the published value falls (for orientation, not a verdict).
-    When any published value has a note (:attr:`Published.note`), a column
-    ``Note`` beside the verdict shows it (empty for the rows without one).
+    At full scale a row's verdict is yes, **no** (a miss), ``n/a`` (not
+    computed) or says why it is uninformative; an exact value says so; an
+    alternative convention says it is not counted.  The difference carries
+    its 95% interval where the published value's own error is known.  At a
+    reduced profile the column only says where the published value falls (for
+    orientation, not a verdict).  When any published value has a note
+    (:attr:`Published.note`), a column ``Note`` beside the verdict shows it,
+    opened by "Cause:" or "Cause not found:" where the study declares one.
     """
-    inside_header = "Published inside? (orientation only)" if reduced else "Published inside?"
+    inside_header = "Agrees? (orientation only)" if reduced else "Agrees?"
     notes = [str(n) if isinstance(n, str) else "" for n in comparison.get("note", pd.Series([""] * len(comparison)))]
     with_notes = any(notes)
+    with_diff_iv = "diff_low" in comparison and bool(np.isfinite(comparison["diff_low"].astype(float)).any())
+    diff_header = "Ours - published [95% interval, both errors]" if with_diff_iv else "Ours - published"
     out = []
     for r, note in zip(comparison.itertuples(index=False), notes):
-        pub = format_number(r.published, PUBLISHED_DIGITS, trailing_zeros=False)
+        either = getattr(r, "either", "")
+        pub = either if either else format_number(r.published, PUBLISHED_DIGITS, trailing_zeros=False)
         ours = format_number(r.ours)
         bounds = (getattr(r, "low_bound", -math.inf), getattr(r, "high_bound", math.inf))
-        verdict = getattr(r, "verdict", None) or ("inside" if r.published_inside else "outside")
-        if verdict == "not computed":
-            shown = None
-        elif verdict.startswith("no verdict"):
-            shown = verdict
-        elif reduced or verdict == TOO_FEW:
-            shown = NA if r.published_inside is None else ("yes" if r.published_inside else "no")
-        else:
-            shown = verdict == "inside"  # a boolean: "no" is emphasised
         row = {
-            "Quantity": r.quantity,
+            "Quantity": r.quantity if bool(getattr(r, "primary", True)) else f"(alternative) {r.quantity}",
             "Published": pub,
             "Ours": ours,
             "Our 95% MC interval": format_interval(r.mc_low, r.mc_high, bounds),
-            "Ours - published": format_difference(r.difference, ours, pub),
-            inside_header: shown,
+            diff_header: NA if either else _difference_cell(r, ours, pub),
+            inside_header: _agreement_cell(r, reduced),
         }
         if with_notes:
-            row["Note"] = note
+            cause = getattr(r, "cause", "")
+            lead = {"found": "Cause: ", "not found": "Cause not found: "}.get(cause, "")
+            row["Note"] = (lead + note[0].lower() + note[1:]) if note and lead and not note.startswith(lead.strip()) else note
         row["Source"] = r.source
         out.append(row)
-    columns = ["Quantity", "Published", "Ours", "Our 95% MC interval", "Ours - published", inside_header]
+    columns = ["Quantity", "Published", "Ours", "Our 95% MC interval", diff_header, inside_header]
     return pd.DataFrame(out, columns=columns + (["Note"] if with_notes else []) + ["Source"])
 
 
 def verdict_line(comparison: pd.DataFrame, *, reduced: str | None = None) -> str:
-    """One sentence: how many published values lie inside, or the flag of a reduced run.
+    """One sentence: the distinct published values in each category, or the flag of a reduced run.
 
     Parameters
     ----------
@@ -500,34 +690,35 @@ def verdict_line(comparison: pd.DataFrame, *, reduced: str | None = None) -> str
         Why the run is smaller than the published scale (e.g. "16 replications
         stored, 27300 at the paper profile"); then nothing is counted.
     """
-    n = len(comparison)
-    verdicts = (
-        comparison["verdict"]
-        if "verdict" in comparison
-        else pd.Series(
-            [
-                ("inside" if v else "outside") if v is not None else "not computed"
-                for v in comparison["published_inside"]
-            ]
-        )
+    from simstudy.outputs.agreement import tally, tally_sentence
+
+    cmp = comparison.copy()
+    for col, default in (("primary", True), ("key", None), ("cause", ""), ("source", "")):
+        if col not in cmp:
+            cmp[col] = cmp["quantity"] if col == "key" else default
+    if "verdict" not in cmp:
+        cmp["verdict"] = [
+            ("inside" if v else "outside") if v is not None else "not computed" for v in cmp["published_inside"]
+        ]
+    primary = cmp[cmp["primary"].astype(bool)].drop_duplicates("key")
+    n = len(primary)
+    alternatives = int((~cmp["primary"].astype(bool)).sum())
+    also = (
+        f" ({alternatives} row{'s' if alternatives != 1 else ''} beneath compare{'s' if alternatives == 1 else ''} an "
+        "alternative convention and {} not counted)".format("is" if alternatives == 1 else "are")
+        if alternatives
+        else ""
     )
-    missing = int((verdicts == "not computed").sum())
-    computed = n - missing
     if reduced:
+        computed = int((primary["verdict"] != "not computed").sum())
         return (
-            f"{TOO_FEW[0].upper()}{TOO_FEW[1:]} ({reduced}): how many published values lie inside our 95% "
-            f"Monte Carlo intervals is counted only at the published scale; {computed} of {n} published "
-            "values are computed at this profile and shown for orientation."
+            f"{TOO_FEW[0].upper()}{TOO_FEW[1:]} ({reduced}): agreement with the published values is judged "
+            f"only at the published scale; {computed} of {n} distinct published values are computed at this "
+            "profile and shown for orientation."
         )
-    inside = int((verdicts == "inside").sum())
-    outside = int((verdicts == "outside").sum())
-    none = int(verdicts.str.startswith("no verdict").sum())
-    return (
-        f"{inside} of {n} published values lie inside our 95% Monte Carlo interval; {outside} lie outside"
-        + (f"; {none} get no verdict (interval of zero width or covering every possible value)" if none else "")
-        + (f"; {missing} could not be computed at this profile" if missing else "")
-        + "."
-    )
+    cmp["source"] = "all"  # one tally for the section
+    row = tally(cmp).iloc[0]
+    return tally_sentence(row)[0].upper() + tally_sentence(row)[1:] + also + "."
 
 
 # -- the renderer -----------------------------------------------------------------------------------

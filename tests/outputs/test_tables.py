@@ -24,6 +24,7 @@ from simstudy.outputs.tables import (
     is_inside,
     markdown_table,
     possible_range,
+    verdict_line,
     verdict_of,
 )
 
@@ -166,25 +167,28 @@ def test_inside_rule_is_closed_at_both_ends_and_uses_the_printed_ends():
     assert list(cmp["published_inside"]) == [True, True] and list(cmp["verdict"]) == ["inside", "inside"]
 
 
-def test_degenerate_or_uninformative_intervals_give_no_verdict():
-    assert verdict_of(14.8, 0.0, 0.0, 0.0, (0, 100)) == "no verdict: interval of zero width"
-    assert verdict_of(46.0, 0.0, -195.9964, 195.9964, (-100, 100)) == "no verdict: interval covers every possible value"
-    assert verdict_of(0.5, np.nan, np.nan, np.nan) == "not computed"
-    assert verdict_of(0.5, 0.4, 0.3, 0.45) == "outside"
+def test_exact_values_match_as_printed_and_wide_intervals_are_uninformative():
+    # an exact value (the same in every replication) is a match or a miss, never "no verdict"
+    assert verdict_of(14.8, 0.0, 0.0, 0.0, (0, 100))[:2] == ("outside", "exact")
+    assert verdict_of(0.0414, 0.041389, 0.041389, 0.041389, (0, 1))[:2] == ("inside", "exact")
+    assert verdict_of(0.0414, 0.1153, 0.1153, 0.1153, (0, 1))[:2] == ("outside", "exact")
+    assert verdict_of(46.0, 0.0, -195.9964, 195.9964, (-100, 100))[0].startswith("uninformative")
+    assert verdict_of(0.5, np.nan, np.nan, np.nan)[0] == "not computed"
+    assert verdict_of(0.5, 0.4, 0.3, 0.45)[0] == "outside"
 
 
 def test_reduced_profile_gives_the_flag_not_an_outside_count():
     table = pd.DataFrame({"g": [3, 7], "F": [0.5, 0.95], "F_mc_low": [0.4, 0.9], "F_mc_high": [0.6, 0.99]})
     pub = [Published("g3 F", "t", "F", 0.5365, (("g", 3),)), Published("g7 F", "t", "F", 0.80, (("g", 7),))]
     full = comparison_markdown("demo", compare({"t": table}, pub))
-    assert "1 of 2 published values lie inside" in full and "1 lie outside" in full
+    assert "2 distinct published values: 1 inside, 1 outside, not investigated" in full
     cmp = compare({"t": table}, pub, reduced=True)
     assert list(cmp["verdict"]) == [TOO_FEW, TOO_FEW]
     text = comparison_markdown("demo", cmp, reduced="8 replications stored, 2000 at the paper profile")
     assert "Too few replications for a verdict (8 replications stored" in text
     assert "lie outside" not in text and "**no**" not in text
     view = comparison_view(cmp, reduced=True)
-    assert view.columns[5] == "Published inside? (orientation only)" and list(view.iloc[:, 5]) == ["yes", "no"]
+    assert view.columns[5] == "Agrees? (orientation only)" and list(view.iloc[:, 5]) == ["yes", "no"]
 
 
 SCALED_STUDY = '''
@@ -245,7 +249,7 @@ def test_table_headers_are_words():
         "Ours",
         "Our 95% MC interval",
         "Ours - published",
-        "Published inside?",
+        "Agrees?",
         "Source",
     ]
     assert "published_inside" not in markdown_table(cmp.drop(columns=["verdict"]))
@@ -273,14 +277,14 @@ def test_a_note_is_rendered_beside_its_value():
     note = "s* varies with the initial experiment | measured: 0.55 to 0.70"
     pub = [Published("g3 F", "t", "F", 0.5365, (("g", 3),)), Published("g7 F", "t", "F", 0.99, (("g", 7),), note=note)]
     view = comparison_view(compare({"t": table}, pub))
-    assert list(view.columns).index("Note") == list(view.columns).index("Published inside?") + 1
+    assert list(view.columns).index("Note") == list(view.columns).index("Agrees?") + 1
     assert view["Note"].tolist() == ["", note]
     # Markdown: the note in the row of its value, next to the verdict, the pipe escaped
     lines = markdown_table(view, merge_intervals=False).splitlines()
     header = _gfm_cells(lines[0])
     rows = {cells[0]: cells for cells in map(_gfm_cells, lines[2:])}
     assert rows["g7 F"][header.index("Published")] == "0.99" and rows["g7 F"][header.index("Note")] == note
-    assert rows["g7 F"][header.index("Published inside?")] == "**no**" and rows["g3 F"][header.index("Note")] == ""
+    assert rows["g7 F"][header.index("Agrees?")] == "**no**" and rows["g3 F"][header.index("Note")] == ""
     # HTML: the same cell, escaped, in the row of its value
     page = html_table(view, merge_intervals=False)
     row = next(r for r in page.split("<tr>") if "g7 F" in r)
@@ -288,3 +292,49 @@ def test_a_note_is_rendered_beside_its_value():
     # without any note the table keeps its columns
     plain = comparison_view(compare({"t": table}, pub[:1]))
     assert "Note" not in plain.columns
+
+
+def test_a_value_under_two_conventions_is_counted_once_under_the_primary():
+    table = pd.DataFrame({"g": [3], "a": [0.716], "a_mc_low": [0.71], "a_mc_high": [0.722], "b": [0.755],
+                          "b_mc_low": [0.749], "b_mc_high": [0.761]})
+    pub = [
+        Published("alt: ties left out", "t", "b", 0.752, (("g", 3),), key="rate", primary=False),
+        Published("rate", "t", "a", 0.752, (("g", 3),), key="rate", cause="not found", note="tried x"),
+    ]
+    cmp = compare({"t": table}, pub)
+    assert list(cmp["primary"]) == [True, False]  # the alternative beneath its primary row
+    assert verdict_line(cmp).startswith("1 distinct published value: 1 outside, cause not found (1 row beneath")
+    view = comparison_view(cmp)
+    assert view["Agrees?"].tolist() == [False, "yes; alternative convention, not counted"]
+    assert view["Quantity"].iloc[1].startswith("(alternative)") and view["Note"].iloc[0] == "Cause not found: tried x"
+
+
+def test_the_published_error_enters_the_comparison():
+    # Bouckaert's Table 1 prints a half-width: 5.5 (+-0.5) agrees with our 6.2 [5.6, 6.8] only with it
+    table = pd.DataFrame({"type1": [6.2], "type1_mc_low": [5.6], "type1_mc_high": [6.8]})
+    plain = compare({"t": table}, [Published("x", "t", "type1", 5.0)])
+    both = compare({"t": table}, [Published("x", "t", "type1", 5.0, half_width=0.5)])
+    assert plain["verdict"][0] == "outside" and both["verdict"][0] == "outside"
+    wider = compare({"t": table}, [Published("x", "t", "type1", 5.5, half_width=0.5)])
+    assert wider["verdict"][0] == "inside" and wider["basis"][0] == "difference"
+    assert compare({"t": table}, [Published("x", "t", "type1", 5.5)])["verdict"][0] == "outside"
+    # a Monte Carlo estimate over as many replications as ours: the difference's error is sqrt(2) times ours
+    reps = compare({"t": table}, [Published("x", "t", "type1", 5.4, replications=1000)], replications=1000)
+    assert reps["verdict"][0] == "inside" and reps["diff_high"][0] - reps["diff_low"][0] == pytest.approx(
+        1.2 * 2**0.5
+    )
+
+
+def test_counts_of_ten_are_compared_as_proportions_and_a_dot_as_either_value():
+    table = pd.DataFrame({"d": [1, 2, 3], "n": [10, 10, 10], "accepts": [0.0, 4.0, 6.0],
+                          "accepts_mc_low": [0.0, 1.2, 2.6], "accepts_mc_high": [3.1, 7.4, 8.8]})
+    pub = [
+        Published("nine of ten", "t", "accepts", 9, (("d", 1),), trials=10),
+        Published("five of ten", "t", "accepts", 5, (("d", 2),), trials=10, resolution=3),
+        Published("a dot", "t", "accepts", float("nan"), (("d", 3),), trials=10, either=(0, 10)),
+    ]
+    cmp = compare({"t": table}, pub)
+    assert cmp["verdict"][0] == "outside" and cmp["basis"][0] == "counts"
+    assert cmp["verdict"][1].startswith("uninformative")  # 10 repetitions each cannot tell 4 from 5
+    assert cmp["verdict"][2] == "outside"  # 6 of 10 is neither 0 nor 10 at 10 repetitions each
+    assert comparison_view(cmp)["Published"].tolist()[2] == "0 or 10"

@@ -63,4 +63,4 @@ def test_compare_looks_up_values_and_reports_missing_groups():
     assert list(cmp["published_inside"]) == [True, False, None]
     assert np.isnan(cmp.loc[2, "ours"])
     text = comparison_markdown("demo", cmp)
-    assert "1 of 3 published values lie inside" in text and "could not be computed" in text
+    assert "3 distinct published values: 1 inside, 1 outside, not investigated, 1 not computed" in text
