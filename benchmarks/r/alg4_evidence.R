@@ -3,11 +3,13 @@
 # N(0.3, 1) in every one of d features, 500 negatives N(0, 1)), stratified 10-fold cross-validation,
 # and the variance-corrected t of Eq. 15 on the ten paired fold accuracies (n1/n2 = 100/900).
 # Each (d, replication) has its own seed, so a replication can be recomputed on its own.
-# Usage: Rscript benchmarks/r/alg4_evidence.R OUT.csv [replications per d] [d ...]
+# Usage: Rscript benchmarks/r/alg4_evidence.R [OUT.csv [replications per d [d ...]]]
+# The stored evidence the reproduction page reads is studies/berrar/r_evidence/alg4_evidence.csv (the default OUT),
+# made by this script with its defaults (30 replications, d = 4, 7, 11, 17, 24, 30).
 # Writes one row per replication; the R and package versions go to OUT.csv's companion OUT.versions.
 suppressMessages({library(e1071); library(randomForest)})
 args <- commandArgs(trailingOnly = TRUE)
-out <- if (length(args) >= 1) args[1] else "alg4_evidence.csv"
+out <- if (length(args) >= 1) args[1] else "studies/berrar/r_evidence/alg4_evidence.csv"
 reps <- if (length(args) >= 2) as.integer(args[2]) else 30
 ds <- if (length(args) >= 3) as.integer(args[-(1:2)]) else c(4, 7, 11, 17, 24, 30)
 writeLines(c(

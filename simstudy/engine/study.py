@@ -219,6 +219,14 @@ class Publication:
         read); returns the paths of its ``markdown`` and ``html`` files and a
         ``summary`` in Markdown.  The reproduction page shows the summary and
         links the page (the proving ground's report, say).
+    alternative_to : str
+        The study whose published values these are, compared here under
+        another set-up (Table 1 on sources matched to the paper's power, say):
+        shown, and never counted in the tally of distinct published values.
+    page_tables : tuple of (str, str)
+        Summary tables shown on the reproduction page under the comparison,
+        each as ``(table name, heading)``: the paper's table in its own
+        layout, the claims it carries, evidence for a miss.
     """
 
     values: tuple = ()
@@ -227,9 +235,12 @@ class Publication:
     interval_note: str | None = None
     cross_study: tuple = ()
     page: Callable | None = None
+    alternative_to: str = ""
+    page_tables: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "page_tables", tuple(self.page_tables))
         object.__setattr__(self, "figures", tuple(self.figures))
         object.__setattr__(self, "cross_study", tuple(self.cross_study))
 

@@ -21,11 +21,23 @@ TABLE1 = CrossStudyTable(
     count="k",
     average=True,
     source="Berrar, Table 1",
+    published_average={"p": 0.00279, "P": 0.95249, "F": 0.95646, "P-F": -0.00397},
+    replications=1000,
+    counted_in="{study}'s section",
 )
 
 
 def row(
-    group: str, p: float, P: float, F: float, *, summary: str, models: tuple, group_column: str, group_label: str = ""
+    group: str,
+    p: float,
+    P: float,
+    F: float,
+    P_F: float,
+    *,
+    summary: str,
+    models: tuple,
+    group_column: str,
+    group_label: str = "",
 ) -> CrossStudyRow:
     """A study's row of Table 1: the published group, p, P and F, and where our numbers are.
 
@@ -33,8 +45,8 @@ def row(
     ----------
     group : str
         The group as the paper names it (``"a = 7"``).
-    p, P, F : float
-        The published p-value, replication probability and empirical replication probability.
+    p, P, F, P_F : float
+        The published p-value, replication probability, empirical replication probability and P - F.
     summary : str
         The study's summary table holding our numbers.
     models : tuple of str
@@ -45,7 +57,7 @@ def row(
     return CrossStudyRow(
         TABLE1,
         group,
-        {"p": p, "P": P, "F": F},
+        {"p": p, "P": P, "F": F, "P-F": P_F},
         summary=summary,
         models=models,
         group_column=group_column,

@@ -122,6 +122,7 @@ STUDY = Study(
         "sd of the fold differences) that the published power implies; source 1 is bouckaert1's. "
         "See simstudy/pipeline/sources/networks/matched_sources.json.",
         values=base.PUBLISHED,
+        alternative_to="bouckaert1",
         interval_note=base.STUDY.publication.interval_note,
     ),
     provides=Provides(paired_scores=ScoreLayout(groups=("source",), experiment="experiment", sizes=kfold_sizes)),
