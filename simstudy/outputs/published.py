@@ -42,6 +42,7 @@ __all__ = [
     "cross_study_tables",
     "cross_study_table",
     "berrar_table1",
+    "cross_study_comparison",
 ]
 
 
@@ -202,6 +203,16 @@ class CrossStudyTable:
         Append a row with the mean of each column over the studies computed.
     source : str
         Where the published values are printed.
+    published_average : dict of str to float
+        The published values of the average row, by output column (differences included).
+    replications : int, optional
+        Replications behind each published value, when they are Monte Carlo
+        estimates (their own error then enters the comparison).
+    counted_in : str
+        Where the published value columns are counted, when each study's
+        section repeats them (``"{study}"`` stands for the study's name): they
+        are shown and compared here, and only the differences and the average
+        row are counted.
     """
 
     name: str
@@ -214,6 +225,9 @@ class CrossStudyTable:
     count: str | None = None
     average: bool = True
     source: str = ""
+    published_average: dict = field(default_factory=dict)
+    replications: int | None = None
+    counted_in: str = ""
 
     @property
     def heading(self) -> str:
@@ -311,11 +325,27 @@ def _our_row(table: CrossStudyTable, row: CrossStudyRow, tables: dict[str, pd.Da
         out[col] = best[src]
         out[f"{col}_mc_low"] = best.get(f"{src}_mc_low", np.nan)
         out[f"{col}_mc_high"] = best.get(f"{src}_mc_high", np.nan)
-    for name, a, b in table.differences:
+    for name, a, b in table.differences:  # the interval of a difference from both intervals (as independent)
         out[name] = out[a] - out[b]
+        out[f"{name}_mc_low"], out[f"{name}_mc_high"] = _combined(out[name], [_se(out, a), _se(out, b)], 1.0)
     if table.count:
         out[table.count] = int(best[table.count])
     return out
+
+
+def _se(row: dict, col: str) -> float:
+    """A standard error read back from a 95% interval of ``row`` (its half-width over 1.96)."""
+    from simstudy.outputs.agreement import Z95
+
+    return (float(row.get(f"{col}_mc_high", np.nan)) - float(row.get(f"{col}_mc_low", np.nan))) / (2 * Z95)
+
+
+def _combined(value: float, ses: list, scale: float) -> tuple[float, float]:
+    """``value -+ 1.96 * scale * sqrt(sum of ses squared)``."""
+    from simstudy.outputs.agreement import Z95
+
+    half = Z95 * scale * float(np.sqrt(np.sum(np.square(ses))))
+    return value - half, value + half
 
 
 def _profile_of(profile, name: str) -> str | None:
@@ -356,8 +386,34 @@ def cross_study_table(table, studies=None, *, profile="quick", results=DEFAULT_R
             + (f" (tables declared: {', '.join(found)})" if found else "")
         )
     table, members = found[name]
+    frame, cmp, reduced = _assemble(table, members, profile, results)
+    shown = profile if isinstance(profile, str) else "per study, as marked"
+    text = comparison_markdown(
+        f"{table.title} (profile {shown})",
+        cmp,
+        reduced="; ".join(reduced) or None,
+        notes=f"## Our {table.short or table.title} (from stored rows)\n\n" + markdown_table(frame),
+    )
+    return frame, text
+
+
+def cross_study_comparison(table, studies=None, *, profile="quick", results=DEFAULT_ROOT):
+    """A cross-study table, its comparison with the published values, and why it is reduced (if it is).
+
+    As :func:`cross_study_table`, returning ``(frame, comparison, reduced)``:
+    the comparison is :func:`simstudy.outputs.tables.compare`'s, and
+    ``reduced`` lists the contributing runs smaller than their published scale.
+    """
+    name = table.name if isinstance(table, CrossStudyTable) else table
+    table, members = cross_study_rows(studies)[name]
+    return _assemble(table, members, profile, results)
+
+
+def _assemble(table: CrossStudyTable, members: list, profile, results):
+    name = table.name
     rows, published, reduced = [], [], []
     value_columns = [col for col, _ in table.columns]
+    differences = [d[0] for d in table.differences]
     for st, row in members:
         prof = _profile_of(profile, st.name)
         out = Path(results) / st.name / prof if prof else None
@@ -371,7 +427,7 @@ def cross_study_table(table, studies=None, *, profile="quick", results=DEFAULT_R
         rows.append(_our_row(table, row, st.summarize(run), st.name))
         if not isinstance(profile, str):
             rows[-1]["profile"] = prof
-        for col in value_columns:
+        for col in value_columns + differences:
             if col in row.published:
                 published.append(
                     Published(
@@ -381,24 +437,36 @@ def cross_study_table(table, studies=None, *, profile="quick", results=DEFAULT_R
                         row.published[col],
                         (("study", st.name),),
                         table.source,
+                        key=f"{name}: {st.name}: {col}",
+                        replications=table.replications,
+                        counted_in=table.counted_in.format(study=st.name) if col in value_columns else "",
                     )
                 )
     frame = pd.DataFrame(rows)
     done = frame.dropna(subset=value_columns) if set(value_columns) <= set(frame) else frame.iloc[0:0]
     if table.average and len(done):
         avg = {"study": "average", "group": ""}
-        for col in value_columns + [d[0] for d in table.differences]:
+        for col in value_columns + differences:
             avg[col] = done[col].mean()
+            ses = [_se(r, col) for r in done.to_dict("records")]
+            avg[f"{col}_mc_low"], avg[f"{col}_mc_high"] = _combined(avg[col], ses, 1.0 / len(done))
         frame = pd.concat([frame, pd.DataFrame([avg])], ignore_index=True)
-    cmp = compare({name: frame}, published, reduced=bool(reduced))
-    shown = profile if isinstance(profile, str) else "per study, as marked"
-    text = comparison_markdown(
-        f"{table.title} (profile {shown})",
-        cmp,
-        reduced="; ".join(reduced) or None,
-        notes=f"## Our {table.short or table.title} (from stored rows)\n\n" + markdown_table(frame),
-    )
-    return frame, text
+        if len(done) == len(members):  # the published average is of every study's row
+            for col, value in table.published_average.items():
+                published.append(
+                    Published(
+                        f"average over the studies: {col}",
+                        name,
+                        col,
+                        value,
+                        (("study", "average"),),
+                        table.source,
+                        key=f"{name}: average: {col}",
+                        replications=table.replications,
+                    )
+                )
+    cmp = compare({name: frame}, published, reduced=bool(reduced), replications=table.replications)
+    return frame, cmp, reduced
 
 
 def cross_study_tables(studies=None, *, profile="quick", results=DEFAULT_ROOT) -> list:
