@@ -22,7 +22,7 @@ from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_below, folder_option
 from simstudy.engine.fingerprint import source_commit
-from simstudy.outputs.published import cross_study_tables, reduced_scale, write_atomic
+from simstudy.outputs.published import cross_study_comparison, cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
     INSIDE_RULE,
     NA,
@@ -281,7 +281,12 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     made = _made_by(st, run)
     tables = st.summarize(run)
     reduced = reduced_scale(st, run)
-    cmp = compare(tables, st.publication.values, reduced=bool(reduced))
+    cmp = compare(
+        tables, st.publication.values, reduced=bool(reduced), replications=run.manifest.get("n_replications")
+    )
+    alternative = st.publication.alternative_to
+    if alternative and len(cmp):  # the same published values under another set-up: shown, counted in their study
+        cmp["counted_in"] = f"{alternative}'s section"
     runs = run.manifest.get("runs", [])
     seconds = sum(r.get("seconds", 0) for r in runs)
     prog = run.progress()
@@ -290,13 +295,30 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
         f"run(s) with {runs[-1].get('jobs') if runs else '?'} worker(s); root seed {run.manifest['root_seed']}; "
         + _made_line(made)
     )
-    if len(cmp):
-        verdict = verdict_line(cmp, reduced=reduced)
-    else:
+    if not len(cmp):
         verdict = "Nothing published to compare cell by cell; our tables follow."
+    elif alternative:
+        verdict = (
+            f"The published values of {alternative} under another set-up, counted in its section, not here. "
+            + verdict_line(cmp.assign(counted_in=""), reduced=reduced)
+        )
+    else:
+        verdict = verdict_line(cmp, reduced=reduced)
     figs, failed = _figures(st, run, tables, profile, out / "figures", out)
-    main_table = comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None
+    main_table, collapsed = None, ""
+    if len(cmp):
+        full = comparison_view(cmp, reduced=bool(reduced))
+        quiet = (cmp["either"].astype(str) != "") & (cmp["verdict"] == "inside")
+        main_table = full[~quiet.to_numpy()].reset_index(drop=True)
+        if quiet.any():
+            n = int(quiet.sum())
+            collapsed = (
+                f"{n} cell{'s' if n != 1 else ''} the paper prints without a number (e.g. a dot for 0 or 10) "
+                f"agree{'s' if n == 1 else ''} with ours and {'is' if n == 1 else 'are'} not listed; "
+                f"csv/{st.name}.csv lists every row."
+            )
     summary = next(iter(tables.values())) if not len(cmp) and tables else None
+    shown = [(heading, tables[name]) for name, heading in st.publication.page_tables if name in tables and len(tables[name])]
     page = None
     if st.publication.page is not None:  # the study's own page, in a folder of its own beside this one
         folder = folder_below(out, st.name)
@@ -312,7 +334,12 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
         "meta": meta,
         "verdict": verdict,
         "note": st.publication.notes or "",
+        "cmp": cmp if len(cmp) else None,
+        "csv": comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else summary,
+        "tables": tables,
         "comparison": main_table,
+        "collapsed": collapsed,
+        "page_tables": shown,
         "summary": summary,
         "figures": figs,
         "failed": failed,
@@ -327,6 +354,47 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
             "commit": ", ".join(made["commits"]),
         },
     }
+
+
+def _write_csvs(out: Path, sections: list, extra: dict) -> None:
+    """Every comparison, every summary table and the tally as CSV beside the page (csv/STUDY.csv, csv/STUDY/TABLE.csv)."""
+    folder = out / "csv"
+    folder.mkdir(exist_ok=True)
+    for s in sections:
+        if s["csv"] is not None:
+            write_atomic(folder / f"{s['name']}.csv", s["csv"].to_csv(index=False))
+        mine = folder_below(folder, s["name"])
+        for name, df in s["tables"].items():
+            write_atomic(mine / f"{name}.csv", df.to_csv(index=False))
+    for name, df in extra.items():
+        write_atomic(folder / f"{name}.csv", df.to_csv(index=False))
+
+
+#: What the tally at the top of the page counts, said once.
+TALLY_RULE = (
+    "Each distinct value a paper prints is counted once: under the study's primary convention (alternatives are "
+    "shown beneath and not counted), in the section that compares it at its published scale (a value a summary "
+    "table repeats, or an alternative set-up compares again, is counted where it is named). A miss is counted "
+    "with its cause: found (measured), not found (the note says what was tried), or not investigated. A value "
+    "compared only at a smaller scale counts as not computed."
+)
+
+
+def _tally_table(comparisons: list) -> "pd.DataFrame":
+    from simstudy.outputs.agreement import tally
+
+    table = tally([c for c in comparisons if c is not None])
+    return table.rename(columns={"paper": "Paper", "distinct": "Distinct published values"})
+
+
+def _local(text: str, results: Path) -> str:
+    """``text`` without machine-local paths: the results root and the checkout are named, not spelled out."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    text = text.replace(str(results.resolve()), "the results folder").replace(str(results), "the results folder")
+    text = text.replace(f" ({root}/", " (").replace(f"{root}/", "")
+    return re.sub(r" \((/[^)\s]+)\)", "", text)
 
 
 def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None) -> tuple[Path, Path]:
@@ -384,28 +452,45 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
             sections.append(section)
         else:
             not_run.append(st.name)
-    for s in sections:
-        table = s["comparison"] if s["comparison"] is not None else s["summary"]
-        if table is not None:
-            (out / "csv").mkdir(exist_ok=True)
-            write_atomic(out / "csv" / f"{s['name']}.csv", table.to_csv(index=False))
+    cross = []
+    for table, _, _ in cross_study_tables(
+        chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
+    ):
+        frame, cmp, reduced = cross_study_comparison(
+            table, chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
+        )
+        cross.append((table, frame, cmp, reduced))
+    tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross])
+    _write_csvs(
+        out,
+        sections,
+        {"tally": tally, **{t.name: comparison_view(c, reduced=bool(r)) for t, _, c, r in cross}},
+    )
     versions = {p: metadata.version(p) for p in ("simstudy", "numpy", "scipy", "scikit-learn", "pandas")}
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     scale = "the largest stored profile of each study" if profile == LARGEST else f"the {profile} profile"
     origin = (
-        f"Generated {stamp} from stored results in `{results}`; page written by {_provenance()}; versions: "
+        f"Generated {stamp} from the stored results of each study; page written by {_provenance()}; versions: "
         + ", ".join(f"{k} {v}" for k, v in versions.items())
         + "."
     )
     rows_line = _rows_line(sections)
     md = [f"# simstudy: reproductions at {scale}", "", origin, "", rows_line, ""]
     md += [f"How to read this page: {RULES}", ""]
+    if len(tally):
+        md += ["## Tally of distinct published values", "", TALLY_RULE, "", markdown_table(tally), ""]
     body = [
         f"<h1>simstudy: reproductions at {html.escape(scale)}</h1>",
         f'<p class="meta">{html.escape(origin.replace("`", ""))}</p>',
         f'<p class="meta"><b>{html.escape(rows_line.replace("**", ""))}</b></p>',
         f'<p class="rules"><b>How to read this page.</b> {html.escape(RULES)}</p>',
     ]
+    if len(tally):
+        body += [
+            "<h2>Tally of distinct published values</h2>",
+            f'<p class="rules">{html.escape(TALLY_RULE)}</p>',
+            html_table(tally),
+        ]
     if not sections:
         md.append("No study has stored results at this profile.")
         body.append("<p>No study has stored results at this profile.</p>")
@@ -442,6 +527,12 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
         elif table is not None:
             md += [markdown_table(table), ""]
             body.append(html_table(table))
+        if s.get("collapsed"):
+            md += [f"*{s['collapsed']}*", ""]
+            body.append(f'<p class="meta">{html.escape(s["collapsed"])}</p>')
+        for heading, frame in s.get("page_tables", ()):
+            md += [f"**{heading}**", "", markdown_table(frame), ""]
+            body += [f"<p><b>{html.escape(heading)}</b></p>", html_table(frame)]
         for fig, title, description in s["figures"]:
             alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
             md += [f"![{alt}]({fig})", "", f"*{title}.* {description}", ""]
@@ -452,11 +543,18 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
         for text in s["failed"]:
             md += [f"*Figure {text}.*", ""]
             body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
-    for table, frame, _ in cross_study_tables(
-        chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
-    ):
-        md += [f"## {table.heading}", "", markdown_table(frame), ""]
-        body += [f"<h2>{html.escape(table.heading)}</h2>", html_table(frame)]
+    for table, frame, cmp, reduced in cross:
+        line = verdict_line(cmp, reduced="; ".join(reduced) or None) if len(cmp) else ""
+        view = comparison_view(cmp, reduced=bool(reduced))
+        md += [f"## {table.heading}", "", f"**{line}**", "", markdown_table(view, merge_intervals=False), ""]
+        md += [f"Our {table.short or table.title}:", "", markdown_table(frame), ""]
+        body += [
+            f"<h2>{html.escape(table.heading)}</h2>",
+            f'<p class="verdict"><b>{html.escape(line)}</b></p>',
+            html_table(view, merge_intervals=False),
+            f"<p>Our {html.escape(table.short or table.title)}:</p>",
+            html_table(frame),
+        ]
     if sections:
         import pandas as pd
 
@@ -476,6 +574,8 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
         md += [f"## {heading}", "", ", ".join(not_run), ""]
         body += [f"<h2>{heading}</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]
     md_path, html_path = out / "report.md", out / "report.html"
+    md = [_local(line, results) for line in md]
+    body = [_local(line, results) for line in body]
     write_atomic(md_path, "\n".join(md) + "\n")
     write_atomic(
         html_path,

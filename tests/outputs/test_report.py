@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import textwrap
 
+import pandas as pd
 import pytest
 
 from simstudy.cli import main
@@ -286,7 +287,7 @@ def test_read_only_results(berrar3_only, capsys):
     try:
         assert main(["compare", "berrar3", "--profile", "smoke", "--out", str(run_dir)]) == 0
         captured = capsys.readouterr()
-        assert "published values lie inside" in captured.out
+        assert "distinct published values" in captured.out
         assert "not saved" in captured.err and captured.err.strip().count("\n") == 0
         assert main(["report", "--profile", "smoke", "--results", str(berrar3_only)]) == 2
         assert str(berrar3_only / "report" / "smoke") in capsys.readouterr().err
@@ -305,7 +306,7 @@ def test_compare_prints_when_results_cannot_be_written(berrar3_only, monkeypatch
     run_dir = berrar3_only / "berrar3" / "smoke"
     assert main(["compare", "berrar3", "--profile", "smoke", "--out", str(run_dir)]) == 0
     captured = capsys.readouterr()
-    assert "published values lie inside" in captured.out
+    assert "distinct published values" in captured.out
     assert "not saved" in captured.err and str(run_dir) in captured.err
     assert captured.err.strip().count("\n") == 0
 
@@ -434,7 +435,15 @@ def test_largest_profile_page(stored, tmp_path):
     assert "commit " in text and "cores" in text
     assert "profile quick; 12 of 12 replications" in text and "profile smoke" in text
     assert "## Not run" in text and "berrar1" in text
-    assert sorted(p.name for p in (out / "csv").iterdir()) == ["berrar3.csv", "outside_means.csv"]
+    # every comparison, every summary table of each study, the cross-study table and the tally, as CSV
+    names = sorted(p.name for p in (out / "csv").iterdir())
+    assert names == ["berrar3", "berrar3.csv", "berrar_table1.csv", "outside_means", "outside_means.csv", "tally.csv"]
+    assert (out / "csv" / "berrar3" / "t.csv").is_file()
+    # the tally of distinct published values heads the page: a smoke run computes none at the published scale
+    assert "## Tally of distinct published values" in text
+    tally = pd.read_csv(out / "csv" / "tally.csv")
+    assert tally["Paper"].iloc[-1] == "all" and (tally["inside"] == 0).all() and tally["not computed"].iloc[-1] > 0
+    assert "/tmp/" not in text and str(root) not in text, "no machine-local path on the page"
     # an unfinished larger run gives way to a finished smaller one
     manifest = root / study.name / "quick" / "manifest.json"
     record = json.loads(manifest.read_text())
