@@ -48,7 +48,8 @@ __all__ = [
 
 BERRAR_INTERVALS = (
     "Our interval is the 95% Monte Carlo interval of our estimate (Clopper-Pearson for counts and F, "
-    "normal for mean statistics, the model evaluated over the mean statistic's interval for p and P, "
+    "normal for mean statistics, the model evaluated over the mean statistic's interval for p and P "
+    "(for P_w over the intervals of the mean Z_w and of the bootstrapped s*), "
     "a bootstrap over replications for the mean absolute deviation)."
 )
 

@@ -64,3 +64,25 @@ def test_compare_looks_up_values_and_reports_missing_groups():
     assert np.isnan(cmp.loc[2, "ours"])
     text = comparison_markdown("demo", cmp)
     assert "3 distinct published values: 1 inside, 1 outside, not investigated, 1 not computed" in text
+
+
+def test_p_w_interval_spans_the_intervals_of_the_mean_z_and_of_s_star():
+    from simstudy.protocols.berrar import _widen_by_s_star
+    from simstudy.statistics.replication import wilcoxon_model
+
+    t = pd.DataFrame(
+        {
+            "wilcoxon_P": [0.74],
+            "mean_statistic_mc_low": [2.40],
+            "mean_statistic_mc_high": [2.48],
+            "s_star_mc_low": [0.68],
+            "s_star_mc_high": [0.80],
+        }
+    )
+    _widen_by_s_star(t)
+    corners = [wilcoxon_model(z, s).estimate for z in (2.40, 2.48) for s in (0.68, 0.80)]
+    assert t["wilcoxon_P_mc_low"][0] == pytest.approx(min(corners))
+    assert t["wilcoxon_P_mc_high"][0] == pytest.approx(max(corners))
+    # wider than the mean Z_w's interval alone at the point estimate of s*
+    alone = [wilcoxon_model(z, 0.74).estimate for z in (2.40, 2.48)]
+    assert t["wilcoxon_P_mc_low"][0] < min(alone) and t["wilcoxon_P_mc_high"][0] > max(alone)
