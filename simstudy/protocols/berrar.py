@@ -280,6 +280,18 @@ def _binomial_spec(n_datasets) -> ModelSpec:
     )
 
 
+def _extremes(name: str, dev, ext: dict) -> dict:
+    """The smallest and largest deviation over groups with their bootstrap intervals, as study-table columns."""
+    return {
+        f"{name}_min": float(dev.min()),
+        f"{name}_min_mc_low": ext["min"][0],
+        f"{name}_min_mc_high": ext["min"][1],
+        f"{name}_max": float(dev.max()),
+        f"{name}_max_mc_low": ext["max"][0],
+        f"{name}_max_mc_high": ext["max"][1],
+    }
+
+
 def _widen_by_s_star(t: pd.DataFrame) -> None:
     """P_w's Monte Carlo interval over both of its inputs' intervals: the mean Z_w's and s*'s.
 
@@ -351,12 +363,14 @@ def benchmark_summary(run, *, n_datasets: int) -> dict[str, pd.DataFrame]:
     if groups:
         s_of = [float(s_star.get(g, np.nan)) for g in gs]
         if all(np.isfinite(s_of)):
-            mad, lo, hi, dev = mad_interval(
-                groups, lambda m, j: wilcoxon_model(m, s_of[j], alpha=ALPHA).estimate, rng=0
+            mad, lo, hi, dev, ext = mad_interval(
+                groups, lambda m, j: wilcoxon_model(m, s_of[j], alpha=ALPHA).estimate, rng=0, extremes=True
             )
-            study.update(mad=mad, mad_mc_low=lo, mad_mc_high=hi, mad_min=dev.min(), mad_max=dev.max())
-        mad1, lo1, hi1, dev1 = mad_interval(groups, lambda m, j: wilcoxon_model(m, 1.0, alpha=ALPHA).estimate, rng=0)
-        study.update(mad_s1=mad1, mad_s1_mc_low=lo1, mad_s1_mc_high=hi1, mad_s1_min=dev1.min(), mad_s1_max=dev1.max())
+            study.update(mad=mad, mad_mc_low=lo, mad_mc_high=hi, **_extremes("mad", dev, ext))
+        mad1, lo1, hi1, dev1, ext1 = mad_interval(
+            groups, lambda m, j: wilcoxon_model(m, 1.0, alpha=ALPHA).estimate, rng=0, extremes=True
+        )
+        study.update(mad_s1=mad1, mad_s1_mc_low=lo1, mad_s1_mc_high=hi1, **_extremes("mad_s1", dev1, ext1))
         if "wilcoxon_P" in wil:
             best = closest_to(wil, "F", 0.95)
             study.update(

@@ -193,6 +193,7 @@ def mad_interval(
     n_boot: int = 500,
     level: float = 0.95,
     rng=None,
+    extremes: bool = False,
 ):
     """Mean absolute deviation |P - F| over groups, with a bootstrap Monte Carlo interval.
 
@@ -204,14 +205,18 @@ def mad_interval(
         ``estimate(mean_statistic, group_index) -> P`` (vectorised over the first argument).
     n_boot : int
         Bootstrap resamples of the replications within every group (percentile interval).
+    extremes : bool
+        Also return the intervals of the smallest and the largest deviation
+        over groups, from the same resamples.
 
     Returns
     -------
-    (mad, low, high, deviations)
+    (mad, low, high, deviations), and with ``extremes`` a fifth item
+    ``{"min": (low, high), "max": (low, high)}``.
     """
     rng = np.random.default_rng(rng)
     dev = []
-    boot = np.zeros(n_boot)
+    boot = np.zeros((n_boot, len(groups)))
     for j, (x, d) in enumerate(groups):
         x = np.asarray(x, dtype=float)
         sig = (np.asarray(d) == direction).astype(float)
@@ -220,8 +225,17 @@ def mad_interval(
         dev.append(abs(float(estimate(x.mean(), j)) - f))
         idx = rng.integers(0, k, size=(n_boot, k))
         fb = (sig[idx].sum(axis=1) - 1) / (k - 1)
-        boot += np.abs(np.asarray(estimate(x[idx].mean(axis=1), j), dtype=float) - fb)
-    boot /= len(groups)
+        boot[:, j] = np.abs(np.asarray(estimate(x[idx].mean(axis=1), j), dtype=float) - fb)
     a = (1 - level) / 2
     deviations = np.asarray(dev)
-    return float(deviations.mean()), float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)), deviations
+    mean = boot.mean(axis=1)
+    out = (float(deviations.mean()), float(np.quantile(mean, a)), float(np.quantile(mean, 1 - a)), deviations)
+    if not extremes:
+        return out
+    lo, hi = boot.min(axis=1), boot.max(axis=1)
+    return out + (
+        {
+            "min": (float(np.quantile(lo, a)), float(np.quantile(lo, 1 - a))),
+            "max": (float(np.quantile(hi, a)), float(np.quantile(hi, 1 - a))),
+        },
+    )

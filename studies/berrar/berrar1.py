@@ -178,6 +178,9 @@ PUBLISHED = [
     ),
     Published("mean |P_w - F| over groups", "study", "mad", 0.009792, (), S1, replications=K),
     Published("mean |P_w - F| with s* = 1", "study", "mad_s1", 0.07318, (), S1, replications=K),
+    Published("largest |P_w - F| over groups", "study", "mad_max", 0.04810, (), S1, replications=K),
+    Published("smallest |P_w - F| with s* = 1", "study", "mad_s1_min", 0.02496, (), S1, replications=K),
+    Published("largest |P_w - F| with s* = 1", "study", "mad_s1_max", 0.10708, (), S1, replications=K),
 ]
 
 STUDY = Study(

@@ -46,6 +46,8 @@ PUBLISHED = [
     ),
     Published("mean |P_w - F| over groups", "study", "mad", 0.0162, (), S2, replications=K, note=NOTE_MAD,
               cause="not found"),
+    Published("smallest |P_w - F| over groups", "study", "mad_min", 0.00022, (), S2, replications=K),
+    Published("largest |P_w - F| over groups", "study", "mad_max", 0.04494, (), S2, replications=K),
 ]
 
 STUDY = Study(
