@@ -676,7 +676,7 @@ def comparison_view(comparison: pd.DataFrame, *, reduced: bool = False) -> pd.Da
         if with_notes:
             cause = getattr(r, "cause", "")
             lead = {"found": "Cause: ", "not found": "Cause not found: "}.get(cause, "")
-            row["Note"] = (lead + note[0].lower() + note[1:]) if note and lead and not note.startswith(lead.strip()) else note
+            row["Note"] = lead + note if note and lead and not note.startswith(lead.strip()) else note
         row["Source"] = r.source
         out.append(row)
     columns = ["Quantity", "Published", "Ours", "Our 95% MC interval", diff_header, inside_header]
