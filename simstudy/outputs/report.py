@@ -94,6 +94,9 @@ def largest_stored_profile(study, results) -> str | None:
 
     Among finished runs (manifest status ``complete``): paper, else quick, else
     smoke, else another; only when no run is finished, the largest unfinished one.
+    Only folders named after one of the study's profiles count: a run that
+    ``--fresh`` or ``reproduce`` moved aside (``PROFILE.replaced-STAMP``) is not
+    a profile's run.
 
     Parameters
     ----------
@@ -109,7 +112,12 @@ def largest_stored_profile(study, results) -> str | None:
     import json
 
     base = Path(results) / study.name
-    stored = sorted(p.parent.name for p in base.glob("*/manifest.json")) if base.is_dir() else []
+    # a folder named after one of the study's profiles; a run moved aside (PROFILE.replaced-STAMP) is not one
+    stored = (
+        sorted(p.parent.name for p in base.glob("*/manifest.json") if p.parent.name in study.profiles)
+        if base.is_dir()
+        else []
+    )
 
     def finished(name):
         try:
@@ -397,7 +405,42 @@ def _local(text: str, results: Path) -> str:
     return re.sub(r" \((/[^)\s]+)\)", "", text)
 
 
-def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None) -> tuple[Path, Path]:
+def _carried(st, previous: Path, out: Path) -> dict | None:
+    """A section carried over from the page in ``previous`` (:mod:`simstudy.outputs.carried`), shaped as ours."""
+    from simstudy.outputs.carried import carried_section
+
+    got = carried_section(st, previous, out)
+    if got is None:
+        return None
+    cmp = got["cmp"]
+    reduced = None if got["profile"] == "paper" else f"carried over at the {got['profile']} profile"
+    verdict = verdict_line(cmp, reduced=reduced) if len(cmp) else "Nothing published to compare cell by cell."
+    return {
+        "name": st.name,
+        "title": st.title,
+        "meta": got["meta"],
+        "verdict": verdict,
+        "note": st.publication.notes or "",
+        "carried": got["carried"],
+        "cmp": cmp if len(cmp) else None,
+        "csv": comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None,
+        "tables": {},
+        "comparison": comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None,
+        "collapsed": "",
+        "page_tables": [],
+        "summary": None,
+        "figures": got["figures"],
+        "failed": [],
+        "page": None,
+        "made": got["made"],
+        "compute": got["compute"],
+        "profile": got["profile"],
+    }
+
+
+def build_report(
+    profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None, carry_from=None
+) -> tuple[Path, Path]:
     """Write ``report.html`` and ``report.md`` (and the figures they show); returns their paths.
 
     Parameters
@@ -415,6 +458,10 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
         outside the repository that defines ``STUDY``) or Study objects.
         Default: every registered study; those without stored results at
         ``profile`` are listed as not run.
+    carry_from : path-like, optional
+        The folder of an earlier page: a study with nothing stored under
+        ``results`` keeps its section from that page, judged again by this
+        page's rules and saying so (:mod:`simstudy.outputs.carried`).
 
     Returns
     -------
@@ -450,14 +497,33 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
             section["pending"] = _unfinished_larger(st, prof, results) if profile == LARGEST else None
             chosen_profiles[st.name] = prof
             sections.append(section)
+        elif carry_from is not None and (section := _carried(st, Path(carry_from), out)) is not None:
+            section["pending"] = None
+            sections.append(section)
         else:
             not_run.append(st.name)
     cross = []
+    carried_rows = {}
+    if carry_from is not None:
+        from simstudy.outputs.carried import carried_cross_row
+        from simstudy.outputs.published import cross_study_rows
+
+        for table, members in cross_study_rows(chosen).values():
+            for st, _ in members:
+                s = next((x for x in sections if x["name"] == st.name and x.get("carried")), None)
+                if s is not None:
+                    row = carried_cross_row(Path(carry_from), table.heading, st.name, [c for c, _ in table.columns])
+                    if row is not None:
+                        carried_rows[st.name] = (row, s["profile"])
     for table, _, _ in cross_study_tables(
         chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
     ):
         frame, cmp, reduced = cross_study_comparison(
-            table, chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
+            table,
+            chosen,
+            profile=chosen_profiles if profile == LARGEST else profile,
+            results=results,
+            carried=carried_rows,
         )
         cross.append((table, frame, cmp, reduced))
     tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross])
@@ -506,6 +572,9 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
             f'<p class="meta">{html.escape(s["meta"])}</p>',
             f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>',
         ]
+        if s.get("carried"):  # not computed from rows stored here: the section says where it comes from
+            md += [f"*{s['carried']}*", ""]
+            body.append(f'<p class="meta"><b>{html.escape(s["carried"])}</b></p>')
         if s.get("pending"):  # a larger run under way or stopped: the page says so beside the smaller one shown
             md += [f"*{s['pending']}*", ""]
             body.append(f'<p class="meta"><b>{html.escape(s["pending"].replace("`", ""))}</b></p>')
@@ -558,7 +627,7 @@ def build_report(profile: str = "quick", results=DEFAULT_ROOT, out=None, *, stud
     if sections:
         import pandas as pd
 
-        compute = pd.DataFrame([s["compute"] for s in sections])
+        compute = pd.DataFrame([s["compute"] for s in sections if s["compute"] is not None])
         total = int(compute["compute seconds"].sum())
         heading = f"Compute ({total} s in all" + (f", {total / 3600:.1f} h)" if total >= 3600 else ")")
         md += [f"## {heading}", "", markdown_table(compute), ""]

@@ -549,3 +549,14 @@ def test_a_run_from_a_modified_checkout_is_recorded_as_such(tmp_path, monkeypatc
         assert commit.endswith(" with uncommitted changes")
         run = run_study("demo", "smoke", out=tmp_path / "run", progress=False)
         assert run.manifest["runs"][-1]["commit"] == commit
+
+
+def test_a_run_moved_aside_is_not_a_profile(tmp_path):
+    from simstudy.outputs.report import largest_stored_profile
+
+    root = tmp_path / "results"
+    run_study("demo", "smoke", out=root / "demo" / "smoke", progress=False)
+    shutil.copytree(root / "demo" / "smoke", root / "demo" / "quick.replaced-20261205T053631Z")
+    assert largest_stored_profile(get_study("demo"), root) == "smoke"
+    out = tmp_path / "page"
+    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(out), "--study", "demo"]) == 0
