@@ -398,19 +398,23 @@ def cross_study_table(table, studies=None, *, profile="quick", results=DEFAULT_R
     return frame, text
 
 
-def cross_study_comparison(table, studies=None, *, profile="quick", results=DEFAULT_ROOT):
+def cross_study_comparison(table, studies=None, *, profile="quick", results=DEFAULT_ROOT, carried=None):
     """A cross-study table, its comparison with the published values, and why it is reduced (if it is).
 
     As :func:`cross_study_table`, returning ``(frame, comparison, reduced)``:
     the comparison is :func:`simstudy.outputs.tables.compare`'s, and
     ``reduced`` lists the contributing runs smaller than their published scale.
+    ``carried`` maps a study whose rows are not stored to its row as an
+    earlier page printed it, with the profile it was made at
+    (:func:`simstudy.outputs.carried.carried_cross_row`).
     """
     name = table.name if isinstance(table, CrossStudyTable) else table
     table, members = cross_study_rows(studies)[name]
-    return _assemble(table, members, profile, results)
+    return _assemble(table, members, profile, results, carried or {})
 
 
-def _assemble(table: CrossStudyTable, members: list, profile, results):
+def _assemble(table: CrossStudyTable, members: list, profile, results, carried=None):
+    carried = carried or {}
     name = table.name
     rows, published, reduced = [], [], []
     value_columns = [col for col, _ in table.columns]
@@ -418,16 +422,27 @@ def _assemble(table: CrossStudyTable, members: list, profile, results):
     for st, row in members:
         prof = _profile_of(profile, st.name)
         out = Path(results) / st.name / prof if prof else None
-        if out is None or not out.exists():
+        if (out is None or not out.exists()) and st.name in carried:
+            mine, prof = carried[st.name]
+            if prof != "paper":
+                reduced.append(f"{st.name}: carried over at the {prof} profile")
+            rows.append(dict(mine, profile=f"{prof} (carried over)"))
+            for name, a, b in table.differences:
+                rows[-1][name] = rows[-1][a] - rows[-1][b]
+                rows[-1][f"{name}_mc_low"], rows[-1][f"{name}_mc_high"] = _combined(
+                    rows[-1][name], [_se(rows[-1], a), _se(rows[-1], b)], 1.0
+                )
+        elif out is None or not out.exists():
             rows.append({"study": st.name, "group": "not run"})
             continue
-        st, run = _study_and_run(st, prof, out)
-        why = reduced_scale(st, run)
-        if why:
-            reduced.append(f"{st.name}: {why}")
-        rows.append(_our_row(table, row, st.summarize(run), st.name))
-        if not isinstance(profile, str):
-            rows[-1]["profile"] = prof
+        else:
+            st, run = _study_and_run(st, prof, out)
+            why = reduced_scale(st, run)
+            if why:
+                reduced.append(f"{st.name}: {why}")
+            rows.append(_our_row(table, row, st.summarize(run), st.name))
+            if not isinstance(profile, str):
+                rows[-1]["profile"] = prof
         for col in value_columns + differences:
             if col in row.published:
                 published.append(

@@ -414,7 +414,13 @@ def _carried(st, previous: Path, out: Path) -> dict | None:
         return None
     cmp = got["cmp"]
     reduced = None if got["profile"] == "paper" else f"carried over at the {got['profile']} profile"
-    verdict = verdict_line(cmp, reduced=reduced) if len(cmp) else "Nothing published to compare cell by cell."
+    summary = None
+    table = previous / "csv" / f"{st.name}.csv"
+    if not len(cmp) and table.is_file():  # a study with nothing published: its summary table as printed there
+        import pandas as pd
+
+        summary = pd.read_csv(table, dtype=str, keep_default_na=False)
+    verdict = verdict_line(cmp, reduced=reduced) if len(cmp) else "Nothing published to compare cell by cell; our tables follow."
     return {
         "name": st.name,
         "title": st.title,
@@ -423,12 +429,12 @@ def _carried(st, previous: Path, out: Path) -> dict | None:
         "note": st.publication.notes or "",
         "carried": got["carried"],
         "cmp": cmp if len(cmp) else None,
-        "csv": comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None,
+        "csv": comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else summary,
         "tables": {},
         "comparison": comparison_view(cmp, reduced=bool(reduced)) if len(cmp) else None,
         "collapsed": "",
         "page_tables": [],
-        "summary": None,
+        "summary": summary,
         "figures": got["figures"],
         "failed": [],
         "page": None,

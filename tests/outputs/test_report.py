@@ -560,3 +560,26 @@ def test_a_run_moved_aside_is_not_a_profile(tmp_path):
     assert largest_stored_profile(get_study("demo"), root) == "smoke"
     out = tmp_path / "page"
     assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(out), "--study", "demo"]) == 0
+
+
+def test_a_section_whose_rows_are_not_stored_is_carried_from_the_earlier_page(tmp_path):
+    root = tmp_path / "results"
+    run_study("berrar3", "smoke", out=root / "berrar3" / "smoke", progress=False)
+    run_study("demo", "smoke", out=root / "demo" / "smoke", progress=False)
+    first = tmp_path / "first"
+    build_report("largest", root, first, studies=["berrar3", "demo"])
+    shutil.rmtree(root / "berrar3")  # the rows are gone: a page written elsewhere
+    second = tmp_path / "second"
+    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(second),
+                 "--study", "berrar3", "--study", "demo", "--carry-from", str(first)]) == 0
+    text = (second / "report.md").read_text()
+    part = text.split("## Berrar study 3", 1)[1].split("\n## ", 1)[0]
+    assert "*Carried over from the page written by commit" in part and "profile smoke" in part
+    assert "Too few replications for a verdict" in part  # judged again, by this page's rules
+    old = pd.read_csv(first / "csv" / "berrar3.csv", dtype=str, keep_default_na=False)
+    new = pd.read_csv(second / "csv" / "berrar3.csv", dtype=str, keep_default_na=False)
+    assert new["Ours"].tolist() == old["Ours"].tolist()
+    assert (second / "figures" / "berrar3-figure13.png").is_file()
+    # without it, the study is not run; a folder without a page is refused
+    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(tmp_path / "third"),
+                 "--study", "berrar3", "--study", "demo", "--carry-from", str(tmp_path)]) == 2

@@ -34,6 +34,13 @@ def register(subparsers):
         help="a study to include: registered name or path of a .py file defining STUDY "
         "(repeatable; default every registered study)",
     )
+    p.add_argument(
+        "--carry-from",
+        metavar="DIR",
+        default=None,
+        help="the folder of an earlier page: a study with nothing stored under --results keeps its section "
+        "from that page, judged again by this page's rules and saying so",
+    )
     p.set_defaults(func=run)
 
 
@@ -79,8 +86,11 @@ def run(args) -> int:
     studies = resolve_studies(args.studies if args.studies is not None else list_studies())
     _check_stored(studies, args.profile, Path(args.results))
     out = Path(args.out) if args.out is not None else Path(args.results) / "report" / args.profile
+    carry = Path(args.carry_from) if args.carry_from is not None else None
+    if carry is not None and not (carry / "report.md").is_file():
+        raise ValueError(f"--carry-from: {carry} holds no report.md of an earlier page")
     try:
-        html_path, md_path = build_report(args.profile, args.results, out, studies=studies)
+        html_path, md_path = build_report(args.profile, args.results, out, studies=studies, carry_from=carry)
     except OSError as exc:  # e.g. a full disk while the page is written: one line naming where
         from simstudy.engine.store import os_error
 
