@@ -444,6 +444,27 @@ def _carried(st, previous: Path, out: Path) -> dict | None:
     }
 
 
+def _rank(name: str) -> int:
+    """How large a profile is, as a number that grows with it: paper above quick above smoke above any other."""
+    return -(_SCALE_ORDER.index(name) if name in _SCALE_ORDER else len(_SCALE_ORDER))
+
+
+def _smaller_tables(st, prof: str, results: Path) -> list:
+    """The study's page tables from its run at ``prof`` stored here, each heading saying which run it is."""
+    from simstudy.engine import load_run
+
+    if not st.publication.page_tables:
+        return []
+    run = load_run(st, profile=prof, out=results / st.name / prof)
+    tables = st.summarize(run)
+    k = run.manifest.get("n_replications")
+    return [
+        (f"{heading} (ours from the {prof}-profile run stored here, {k} replications per condition)", tables[name])
+        for name, heading in st.publication.page_tables
+        if name in tables and len(tables[name])
+    ]
+
+
 def build_report(
     profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None, carry_from=None
 ) -> tuple[Path, Path]:
@@ -494,7 +515,17 @@ def build_report(
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []
     for st in chosen:
         prof = largest_stored_profile(st, results) if profile == LARGEST else profile
-        if prof and (results / st.name / prof / "manifest.json").exists():
+        carried = None
+        if carry_from is not None and profile == LARGEST:
+            carried = _carried(st, Path(carry_from), out)
+            if carried is not None and prof is not None and _rank(carried["profile"]) <= _rank(prof):
+                carried = None  # what is stored here is at least as large: it is shown, not the earlier page
+        if carried is not None:
+            if prof is not None:  # tables that need the rows come from the smaller run stored here, said so
+                carried["page_tables"] = _smaller_tables(st, prof, results)
+            carried["pending"] = None
+            sections.append(carried)
+        elif prof and (results / st.name / prof / "manifest.json").exists():
             try:
                 section = _study_section(st, prof, results, out)
             except KeyError as exc:  # a run just started: a manifest, no rows yet

@@ -583,3 +583,21 @@ def test_a_section_whose_rows_are_not_stored_is_carried_from_the_earlier_page(tm
     # without it, the study is not run; a folder without a page is refused
     assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(tmp_path / "third"),
                  "--study", "berrar3", "--study", "demo", "--carry-from", str(tmp_path)]) == 2
+
+
+def test_a_larger_section_of_the_earlier_page_wins_over_a_smaller_run_stored_here(tmp_path):
+    root = tmp_path / "results"
+    run_study("demo", "quick", out=root / "demo" / "quick", progress=False)
+    first = tmp_path / "first"
+    build_report("largest", root, first, studies=["demo"])
+    shutil.rmtree(root / "demo")
+    run_study("demo", "smoke", out=root / "demo" / "smoke", progress=False)
+    second = tmp_path / "second"
+    build_report("largest", root, second, studies=["demo"], carry_from=first)
+    text = (second / "report.md").read_text()
+    assert "*Carried over from the page written by commit" in text and "*profile quick;" in text
+    # the other way round, the stored run is shown
+    third = tmp_path / "third"
+    build_report("largest", tmp_path / "empty", third, studies=["demo"], carry_from=second)
+    build_report("largest", root, tmp_path / "fourth", studies=["demo"], carry_from=tmp_path / "fifth")
+    assert "*profile smoke;" in (tmp_path / "fourth" / "report.md").read_text()
