@@ -660,6 +660,7 @@ def comparison_view(comparison: pd.DataFrame, *, reduced: bool = False) -> pd.Da
     with_diff_iv = "diff_low" in comparison and bool(np.isfinite(comparison["diff_low"].astype(float)).any())
     diff_header = "Ours - published [95% interval, both errors]" if with_diff_iv else "Ours - published"
     out = []
+    said: dict[str, int] = {}  # a note already shown, and the row that shows it
     for r, note in zip(comparison.itertuples(index=False), notes):
         either = getattr(r, "either", "")
         pub = either if either else format_number(r.published, PUBLISHED_DIGITS, trailing_zeros=False)
@@ -676,7 +677,15 @@ def comparison_view(comparison: pd.DataFrame, *, reduced: bool = False) -> pd.Da
         if with_notes:
             cause = getattr(r, "cause", "")
             lead = {"found": "Cause: ", "not found": "Cause not found: "}.get(cause, "")
-            row["Note"] = lead + note if note and lead and not note.startswith(lead.strip()) else note
+            verdict = str(getattr(r, "verdict", ""))
+            if cause and (verdict == "inside" or verdict.startswith("uninformative")):
+                note = ""  # a cause explains a miss: beside a value that agrees it says nothing
+            elif note and note in said:
+                note = f"{lead.strip() + ' ' if lead else ''}as in row {said[note]} above."
+            elif note:
+                said[note] = len(out) + 1
+                note = lead + note if lead and not note.startswith(lead.strip()) else note
+            row["Note"] = note
         row["Source"] = r.source
         out.append(row)
     columns = ["Quantity", "Published", "Ours", "Our 95% MC interval", diff_header, inside_header]

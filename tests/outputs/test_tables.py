@@ -338,3 +338,11 @@ def test_counts_of_ten_are_compared_as_proportions_and_a_dot_as_either_value():
     assert cmp["verdict"][1].startswith("uninformative")  # 10 repetitions each cannot tell 4 from 5
     assert cmp["verdict"][2] == "outside"  # 6 of 10 is neither 0 nor 10 at 10 repetitions each
     assert comparison_view(cmp)["Published"].tolist()[2] == "0 or 10"
+
+
+def test_a_cause_is_shown_beside_a_miss_once_and_named_after():
+    table = pd.DataFrame({"g": [1, 2, 3], "F": [0.5, 0.5, 0.5], "F_mc_low": [0.45] * 3, "F_mc_high": [0.55] * 3})
+    why = "the networks are not the paper's"
+    pub = [Published(f"g{g}", "t", "F", v, (("g", g),), note=why, cause="not found") for g, v in ((1, 0.9), (2, 0.5), (3, 0.8))]
+    notes = comparison_view(compare({"t": table}, pub))["Note"].tolist()
+    assert notes == [f"Cause not found: {why}", "", "Cause not found: as in row 1 above."]
