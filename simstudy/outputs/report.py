@@ -444,6 +444,16 @@ def _carried(st, previous: Path, out: Path) -> dict | None:
     }
 
 
+def _finished(run_dir: Path) -> bool:
+    """Whether the run stored in ``run_dir`` is complete (its manifest says so)."""
+    import json
+
+    try:
+        return json.loads((run_dir / "manifest.json").read_text()).get("status") == "complete"
+    except (OSError, ValueError):
+        return False
+
+
 def _rank(name: str) -> int:
     """How large a profile is, as a number that grows with it: paper above quick above smoke above any other."""
     return -(_SCALE_ORDER.index(name) if name in _SCALE_ORDER else len(_SCALE_ORDER))
@@ -519,9 +529,10 @@ def build_report(
         if carry_from is not None and profile == LARGEST:
             carried = _carried(st, Path(carry_from), out)
             if carried is not None and prof is not None and _rank(carried["profile"]) <= _rank(prof):
-                carried = None  # what is stored here is at least as large: it is shown, not the earlier page
+                if _rank(carried["profile"]) < _rank(prof) or _finished(results / st.name / prof):
+                    carried = None  # what is stored here is as large and finished, or larger: it is shown
         if carried is not None:
-            if prof is not None:  # tables that need the rows come from the smaller run stored here, said so
+            if prof is not None and _finished(results / st.name / prof):  # tables that need rows: from it, said so
                 carried["page_tables"] = _smaller_tables(st, prof, results)
             carried["pending"] = None
             sections.append(carried)
@@ -563,11 +574,20 @@ def build_report(
             carried=carried_rows,
         )
         cross.append((table, frame, cmp, reduced))
-    tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross])
+    from simstudy.outputs.analytic import analytic_sections
+
+    analytic = analytic_sections(out / "figures", out) if sections else []
+    tally = _tally_table(
+        [s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic]
+    )
     _write_csvs(
         out,
         sections,
-        {"tally": tally, **{t.name: comparison_view(c, reduced=bool(r)) for t, _, c, r in cross}},
+        {
+            "tally": tally,
+            **{t.name: comparison_view(c, reduced=bool(r)) for t, _, c, r in cross},
+            **{a["name"]: comparison_view(a["cmp"]) if a["cmp"] is not None else a["claims"] for a in analytic},
+        },
     )
     versions = {p: metadata.version(p) for p in ("simstudy", "numpy", "scipy", "scikit-learn", "pandas")}
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -649,6 +669,24 @@ def build_report(
         for text in s["failed"]:
             md += [f"*Figure {text}.*", ""]
             body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
+    for a in analytic:  # the papers' analytic figures, with the worked values of their text
+        fig, description = a["figure"]
+        alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
+        md += [f"## {a['title']}", "", a["intro"], ""]
+        body += [f"<h2>{html.escape(a['title'])}</h2>", f"<p>{html.escape(a['intro'])}</p>"]
+        if a["cmp"] is not None:
+            line = verdict_line(a["cmp"])
+            view = comparison_view(a["cmp"])
+            md += [f"**{line}**", "", markdown_table(view, merge_intervals=False), ""]
+            body += [f'<p class="verdict"><b>{html.escape(line)}</b></p>', html_table(view, merge_intervals=False)]
+        if a["claims"] is not None:
+            md += [markdown_table(a["claims"]), ""]
+            body.append(html_table(a["claims"]))
+        md += [f"![{alt}]({fig})", "", f"*{a['title']}.* {description}", ""]
+        body.append(
+            f'<figure><img src="{html.escape(fig)}" alt="{html.escape(description)}">'
+            f"<figcaption><b>{html.escape(a['title'])}.</b> {html.escape(description)}</figcaption></figure>"
+        )
     for table, frame, cmp, reduced in cross:
         line = verdict_line(cmp, reduced="; ".join(reduced) or None) if len(cmp) else ""
         view = comparison_view(cmp, reduced=bool(reduced))

@@ -601,3 +601,9 @@ def test_a_larger_section_of_the_earlier_page_wins_over_a_smaller_run_stored_her
     build_report("largest", tmp_path / "empty", third, studies=["demo"], carry_from=second)
     build_report("largest", root, tmp_path / "fourth", studies=["demo"], carry_from=tmp_path / "fifth")
     assert "*profile smoke;" in (tmp_path / "fourth" / "report.md").read_text()
+    # a run at the same profile that has not finished gives way to the earlier page's finished section
+    run_study("demo", "quick", out=root / "demo" / "quick", progress=False)
+    manifest = root / "demo" / "quick" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"status": "complete"', '"status": "running"'))
+    build_report("largest", root, tmp_path / "sixth", studies=["demo"], carry_from=first)
+    assert "*Carried over from the page written by commit" in (tmp_path / "sixth" / "report.md").read_text()
