@@ -67,10 +67,15 @@ def _berrar_figure2_values() -> list:
     w366 = int(wins[np.argmin(np.abs(p - 0.00366))])
     rounded24 = float(stats.binom.sf(s - 1, n, 0.5455))  # the text rounds theta = 24/44 to 0.5455
     ex1, ex2, fig = B + ", Example 1", B + ", Example 2", B + ", Figure 2"
-    found24 = {"cause": "found", "note": "The text rounds theta = 24/44 to 0.5455; with it (the row beneath) the "
-               "printed value follows."}
-    found = {"cause": "found", "note": "The example rounds theta = 29/44 to 0.66; Lemma 1's exact theta gives "
-             "ours, and 0.66 gives the printed value (the row beneath)."}
+    found24 = {
+        "cause": "found",
+        "note": "The text rounds theta = 24/44 to 0.5455; with it (the row beneath) the printed value follows.",
+    }
+    found = {
+        "cause": "found",
+        "note": "The example rounds theta = 29/44 to 0.66; Lemma 1's exact theta gives "
+        "ours, and 0.66 gives the printed value (the row beneath).",
+    }
     return [
         ("29 of 44 wins: two-sided binomial p", 0.0488, p29, ex1, {}),
         ("29 of 44 wins: P_b (Lemma 1, theta = 29/44)", 0.5746, float(b29.estimate), ex1, {"key": "P_b 29", **found}),
@@ -87,7 +92,13 @@ def _berrar_figure2_values() -> list:
         ("29 of 44 wins: upper limit of P_B", 0.983, float(bayes29.high), ex2, {}),
         ("24 of 44 wins: two-sided binomial p", 0.6516, p24, fig, {}),
         ("24 of 44 wins: P_b (theta = 24/44)", 0.0856, float(b24.estimate), fig, {"key": "P_b 24", **found24}),
-        ("24 of 44 wins: P_b with theta rounded to 0.5455", 0.0856, rounded24, fig, {"key": "P_b 24", "primary": False}),
+        (
+            "24 of 44 wins: P_b with theta rounded to 0.5455",
+            0.0856,
+            rounded24,
+            fig,
+            {"key": "P_b 24", "primary": False},
+        ),
         ("24 of 44 wins: upper Clopper-Pearson limit of theta", 0.6961, float(b24.parameter_high), fig, {}),
         ("24 of 44 wins: upper limit of P_b", 0.7606, float(b24.high), fig, {}),
         ("24 of 44 wins: upper limit of P_B", 0.7057, float(bayes24.high), fig, {}),

@@ -289,9 +289,7 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     made = _made_by(st, run)
     tables = st.summarize(run)
     reduced = reduced_scale(st, run)
-    cmp = compare(
-        tables, st.publication.values, reduced=bool(reduced), replications=run.manifest.get("n_replications")
-    )
+    cmp = compare(tables, st.publication.values, reduced=bool(reduced), replications=run.manifest.get("n_replications"))
     alternative = st.publication.alternative_to
     if alternative and len(cmp):  # the same published values under another set-up: shown, counted in their study
         cmp["counted_in"] = f"{alternative}'s section"
@@ -326,7 +324,9 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
                 f"csv/{st.name}.csv lists every row."
             )
     summary = next(iter(tables.values())) if not len(cmp) and tables else None
-    shown = [(heading, tables[name]) for name, heading in st.publication.page_tables if name in tables and len(tables[name])]
+    shown = [
+        (heading, tables[name]) for name, heading in st.publication.page_tables if name in tables and len(tables[name])
+    ]
     page = None
     if st.publication.page is not None:  # the study's own page, in a folder of its own beside this one
         folder = folder_below(out, st.name)
@@ -388,7 +388,7 @@ TALLY_RULE = (
 )
 
 
-def _tally_table(comparisons: list) -> "pd.DataFrame":
+def _tally_table(comparisons: list):
     from simstudy.outputs.agreement import tally
 
     table = tally([c for c in comparisons if c is not None])
@@ -420,7 +420,11 @@ def _carried(st, previous: Path, out: Path) -> dict | None:
         import pandas as pd
 
         summary = pd.read_csv(table, dtype=str, keep_default_na=False)
-    verdict = verdict_line(cmp, reduced=reduced) if len(cmp) else "Nothing published to compare cell by cell; our tables follow."
+    verdict = (
+        verdict_line(cmp, reduced=reduced)
+        if len(cmp)
+        else "Nothing published to compare cell by cell; our tables follow."
+    )
     return {
         "name": st.name,
         "title": st.title,
@@ -577,9 +581,7 @@ def build_report(
     from simstudy.outputs.analytic import analytic_sections
 
     analytic = analytic_sections(out / "figures", out) if sections else []
-    tally = _tally_table(
-        [s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic]
-    )
+    tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic])
     _write_csvs(
         out,
         sections,

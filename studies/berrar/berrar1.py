@@ -146,8 +146,9 @@ PUBLISHED = [
         note="Cause: F follows the share significant (537 of 1000 gives 0.5365), which follows the tie convention.",
         cause="found",
     ),
-    Published("group 3: P_B (Bayesian model)", "binomial", "bayes_P", 0.5246, (("g", 3),), S1, note=NOTE_TIES,
-              cause="found"),
+    Published(
+        "group 3: P_B (Bayesian model)", "binomial", "bayes_P", 0.5246, (("g", 3),), S1, note=NOTE_TIES, cause="found"
+    ),
     Published(
         "group 3: share of replications significant, Wilcoxon (778 of 1000)",
         "wilcoxon",
@@ -172,7 +173,9 @@ PUBLISHED = [
         replications=K,
         cause="not found",
     ),
-    Published("group 7: empirical F (Wilcoxon)", "wilcoxon", "F", 0.9570, (("g", 7),), S1 + ", Table 1", replications=K),
+    Published(
+        "group 7: empirical F (Wilcoxon)", "wilcoxon", "F", 0.9570, (("g", 7),), S1 + ", Table 1", replications=K
+    ),
     Published(
         "group 7: P_w", "wilcoxon", "wilcoxon_P", 0.9665, (("g", 7),), S1 + ", Table 1", note=NOTE_G7_PW, cause="found"
     ),

@@ -39,13 +39,22 @@ NOTE_MAD = (
 K = 1000  # replications per group behind each published Monte Carlo estimate
 PUBLISHED = [
     Published("group 7: Wilcoxon p-value", "wilcoxon", "wilcoxon_p", 0.0016, (("g", 7),), S2, replications=K),
-    Published("group 7: empirical F (Wilcoxon)", "wilcoxon", "F", 0.94394, (("g", 7),), S2 + ", Table 1", replications=K),
     Published(
-        "group 7: P_w", "wilcoxon", "wilcoxon_P", 0.96742, (("g", 7),), S2 + ", Table 1", note=NOTE_G7_PW,
+        "group 7: empirical F (Wilcoxon)", "wilcoxon", "F", 0.94394, (("g", 7),), S2 + ", Table 1", replications=K
+    ),
+    Published(
+        "group 7: P_w",
+        "wilcoxon",
+        "wilcoxon_P",
+        0.96742,
+        (("g", 7),),
+        S2 + ", Table 1",
+        note=NOTE_G7_PW,
         cause="not found",
     ),
-    Published("mean |P_w - F| over groups", "study", "mad", 0.0162, (), S2, replications=K, note=NOTE_MAD,
-              cause="not found"),
+    Published(
+        "mean |P_w - F| over groups", "study", "mad", 0.0162, (), S2, replications=K, note=NOTE_MAD, cause="not found"
+    ),
     Published("smallest |P_w - F| over groups", "study", "mad_min", 0.00022, (), S2, replications=K),
     Published("largest |P_w - F| over groups", "study", "mad_max", 0.04494, (), S2, replications=K),
 ]

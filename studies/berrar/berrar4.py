@@ -123,9 +123,23 @@ def r_evidence(ours: pd.DataFrame, scores: pd.DataFrame, path: Path = R_EVIDENCE
     An empty table when the R evidence is not shipped.
     """
     columns = [
-        "d", "r_replications", "r_mean_t", "r_mean_t_mc_low", "r_mean_t_mc_high", "mean_t", "mean_t_mc_low",
-        "mean_t_mc_high", "difference", "difference_mc_low", "difference_mc_high", "agrees_with_r", "r_svm_accuracy",
-        "r_rf_accuracy", "svm_accuracy", "rf_accuracy", "gap_for_paper_t",
+        "d",
+        "r_replications",
+        "r_mean_t",
+        "r_mean_t_mc_low",
+        "r_mean_t_mc_high",
+        "mean_t",
+        "mean_t_mc_low",
+        "mean_t_mc_high",
+        "difference",
+        "difference_mc_low",
+        "difference_mc_high",
+        "agrees_with_r",
+        "r_svm_accuracy",
+        "r_rf_accuracy",
+        "svm_accuracy",
+        "rf_accuracy",
+        "gap_for_paper_t",
     ]
     if not path.is_file():
         return pd.DataFrame(columns=columns)
@@ -222,7 +236,9 @@ STUDY = Study(
                 "to become for R's mean t to reach the t the paper reports at d = 24",
             ),
         ),
-        cross_study=(table1_row("d = 24", 0.00253, 0.95612, 0.95896, -0.00284, summary="t", models=("t",), group_column="d"),),
+        cross_study=(
+            table1_row("d = 24", 0.00253, 0.95612, 0.95896, -0.00284, summary="t", models=("t",), group_column="d"),
+        ),
     ),
     provides=Provides(paired_scores=ScoreLayout(groups=("d",), axes=("fold",), variants=("test",), sizes=kfold_sizes)),
 )

@@ -223,8 +223,13 @@ def _test_means(cells: pd.DataFrame) -> pd.DataFrame:
     mean = per.mean()
     lo, hi = normal_interval(mean.to_numpy(), se.to_numpy(), z=Z95, clip=(-100, 100))
     return pd.DataFrame(
-        {"test": per.columns, "norm_r2": mean.to_numpy(), "n_datasets": n.to_numpy(), "norm_r2_mc_low": lo,
-         "norm_r2_mc_high": hi}
+        {
+            "test": per.columns,
+            "norm_r2": mean.to_numpy(),
+            "n_datasets": n.to_numpy(),
+            "norm_r2_mc_low": lo,
+            "norm_r2_mc_high": hi,
+        }
     )
 
 
@@ -249,11 +254,18 @@ def _test_claims(cells: pd.DataFrame) -> pd.DataFrame:
         lo, hi = normal_interval(mean, se, z=Z95, clip=(-100, 100))
         verdict = "holds" if lo > 0 else ("contradicted" if hi < 0 else "unresolved: the interval holds 0")
         rows.append(
-            {"claim": claim, "difference": mean, "difference_mc_low": float(lo), "difference_mc_high": float(hi),
-             "n_datasets": len(d), "verdict": verdict}
+            {
+                "claim": claim,
+                "difference": mean,
+                "difference_mc_low": float(lo),
+                "difference_mc_high": float(hi),
+                "n_datasets": len(d),
+                "verdict": verdict,
+            }
         )
-    return pd.DataFrame(rows, columns=["claim", "difference", "difference_mc_low", "difference_mc_high",
-                                       "n_datasets", "verdict"])
+    return pd.DataFrame(
+        rows, columns=["claim", "difference", "difference_mc_low", "difference_mc_high", "n_datasets", "verdict"]
+    )
 
 
 def _beside(cells: pd.DataFrame) -> pd.DataFrame:

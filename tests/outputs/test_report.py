@@ -570,8 +570,26 @@ def test_a_section_whose_rows_are_not_stored_is_carried_from_the_earlier_page(tm
     build_report("largest", root, first, studies=["berrar3", "demo"])
     shutil.rmtree(root / "berrar3")  # the rows are gone: a page written elsewhere
     second = tmp_path / "second"
-    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(second),
-                 "--study", "berrar3", "--study", "demo", "--carry-from", str(first)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--profile",
+                "largest",
+                "--results",
+                str(root),
+                "--out",
+                str(second),
+                "--study",
+                "berrar3",
+                "--study",
+                "demo",
+                "--carry-from",
+                str(first),
+            ]
+        )
+        == 0
+    )
     text = (second / "report.md").read_text()
     part = text.split("## Berrar study 3", 1)[1].split("\n## ", 1)[0]
     assert "*Carried over from the page written by commit" in part and "profile smoke" in part
@@ -581,8 +599,26 @@ def test_a_section_whose_rows_are_not_stored_is_carried_from_the_earlier_page(tm
     assert new["Ours"].tolist() == old["Ours"].tolist()
     assert (second / "figures" / "berrar3-figure13.png").is_file()
     # without it, the study is not run; a folder without a page is refused
-    assert main(["report", "--profile", "largest", "--results", str(root), "--out", str(tmp_path / "third"),
-                 "--study", "berrar3", "--study", "demo", "--carry-from", str(tmp_path)]) == 2
+    assert (
+        main(
+            [
+                "report",
+                "--profile",
+                "largest",
+                "--results",
+                str(root),
+                "--out",
+                str(tmp_path / "third"),
+                "--study",
+                "berrar3",
+                "--study",
+                "demo",
+                "--carry-from",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
 
 
 def test_a_larger_section_of_the_earlier_page_wins_over_a_smaller_run_stored_here(tmp_path):

@@ -295,8 +295,17 @@ def test_a_note_is_rendered_beside_its_value():
 
 
 def test_a_value_under_two_conventions_is_counted_once_under_the_primary():
-    table = pd.DataFrame({"g": [3], "a": [0.716], "a_mc_low": [0.71], "a_mc_high": [0.722], "b": [0.755],
-                          "b_mc_low": [0.749], "b_mc_high": [0.761]})
+    table = pd.DataFrame(
+        {
+            "g": [3],
+            "a": [0.716],
+            "a_mc_low": [0.71],
+            "a_mc_high": [0.722],
+            "b": [0.755],
+            "b_mc_low": [0.749],
+            "b_mc_high": [0.761],
+        }
+    )
     pub = [
         Published("alt: ties left out", "t", "b", 0.752, (("g", 3),), key="rate", primary=False),
         Published("rate", "t", "a", 0.752, (("g", 3),), key="rate", cause="not found", note="tried x"),
@@ -320,14 +329,19 @@ def test_the_published_error_enters_the_comparison():
     assert compare({"t": table}, [Published("x", "t", "type1", 5.5)])["verdict"][0] == "outside"
     # a Monte Carlo estimate over as many replications as ours: the difference's error is sqrt(2) times ours
     reps = compare({"t": table}, [Published("x", "t", "type1", 5.4, replications=1000)], replications=1000)
-    assert reps["verdict"][0] == "inside" and reps["diff_high"][0] - reps["diff_low"][0] == pytest.approx(
-        1.2 * 2**0.5
-    )
+    assert reps["verdict"][0] == "inside" and reps["diff_high"][0] - reps["diff_low"][0] == pytest.approx(1.2 * 2**0.5)
 
 
 def test_counts_of_ten_are_compared_as_proportions_and_a_dot_as_either_value():
-    table = pd.DataFrame({"d": [1, 2, 3], "n": [10, 10, 10], "accepts": [0.0, 4.0, 6.0],
-                          "accepts_mc_low": [0.0, 1.2, 2.6], "accepts_mc_high": [3.1, 7.4, 8.8]})
+    table = pd.DataFrame(
+        {
+            "d": [1, 2, 3],
+            "n": [10, 10, 10],
+            "accepts": [0.0, 4.0, 6.0],
+            "accepts_mc_low": [0.0, 1.2, 2.6],
+            "accepts_mc_high": [3.1, 7.4, 8.8],
+        }
+    )
     pub = [
         Published("nine of ten", "t", "accepts", 9, (("d", 1),), trials=10),
         Published("five of ten", "t", "accepts", 5, (("d", 2),), trials=10, resolution=3),
@@ -343,6 +357,9 @@ def test_counts_of_ten_are_compared_as_proportions_and_a_dot_as_either_value():
 def test_a_cause_is_shown_beside_a_miss_once_and_named_after():
     table = pd.DataFrame({"g": [1, 2, 3], "F": [0.5, 0.5, 0.5], "F_mc_low": [0.45] * 3, "F_mc_high": [0.55] * 3})
     why = "the networks are not the paper's"
-    pub = [Published(f"g{g}", "t", "F", v, (("g", g),), note=why, cause="not found") for g, v in ((1, 0.9), (2, 0.5), (3, 0.8))]
+    pub = [
+        Published(f"g{g}", "t", "F", v, (("g", g),), note=why, cause="not found")
+        for g, v in ((1, 0.9), (2, 0.5), (3, 0.8))
+    ]
     notes = comparison_view(compare({"t": table}, pub))["Note"].tolist()
     assert notes == [f"Cause not found: {why}", "", "Cause not found: as in row 1 above."]
