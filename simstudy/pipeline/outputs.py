@@ -235,11 +235,19 @@ def outputs_scores(metric: str, y, fold_ids, pred, scores=None, kind: str = "") 
     classes = np.unique(y)
     n_folds = int(fold_ids.max()) + 1
     out = np.full((fold_ids.shape[0], n_folds), np.nan)
+    needs = scores is not None and needs_scores(metric)
     for r, ids in enumerate(fold_ids):
         est = _replay(classes, pred[r], None if scores is None else scores[r], kind)
         for f in range(n_folds):
             test = np.flatnonzero(ids == f)
             if test.size:
+                if needs and np.isnan(scores[r][test]).any():
+                    bad = int(np.isnan(scores[r][test]).any(axis=-1).sum())
+                    raise ValueError(
+                        f"metric: {metric!r} needs the learner's probabilities, and it gave none (NaN) for {bad} "
+                        f"held-out case(s) of run {r}, fold {f} (R's e1071 naiveBayes does so when a class has a "
+                        "single training case); score with a metric of the predictions, such as accuracy"
+                    )
                 try:
                     out[r, f] = float(scorer(est, test[:, None], y[test]))
                 except (AttributeError, ValueError) as exc:  # e.g. log loss of a learner without probabilities

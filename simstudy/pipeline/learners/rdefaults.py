@@ -316,8 +316,19 @@ class E1071NaiveBayes(Learner):
         return self.classes_[_nb_predict(X, self.class_count_, self.theta_, self.sd_, self.threshold, self.eps)]
 
     def predict_proba(self, X):
-        """Posterior probabilities as e1071's ``type = "raw"``."""
+        """Posterior probabilities as e1071's ``type = "raw"``.
+
+        Where some class has a single training case, its standard deviation
+        is NA in R, so its density and every case's normalised posterior are NA:
+        R returns NA for every class of every case, and so do we (NaN), while
+        :meth:`predict` still picks among the other classes as R's ``type =
+        "class"`` does.  A score computed from these probabilities (log loss,
+        Brier, AUC) is then refused with the reason
+        (:func:`simstudy.pipeline.outputs.outputs_scores`).
+        """
         s = self._log_scores(X)
+        if np.isnan(self.sd_).any():  # benchmarks/r/nb_single_row_class.R
+            return np.full(s.shape, np.nan)
         s = s - s.max(axis=1, keepdims=True)
         p = np.exp(s)
         return p / p.sum(axis=1, keepdims=True)
