@@ -606,11 +606,30 @@ def compare(
             }
         )
     out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    _convention_causes(out)
     if len(out):  # each alternative convention right beneath the primary row of its key
         first = {k: i for i, k in reversed(list(enumerate(out["key"])))}
         order = sorted(range(len(out)), key=lambda i: (first[out["key"].iloc[i]], not out["primary"].iloc[i], i))
         out = out.iloc[order].reset_index(drop=True)
     return out
+
+
+def _convention_causes(cmp: pd.DataFrame) -> None:
+    """A primary value outside whose alternative convention agrees has its cause: that convention.
+
+    Only where the study declares no cause of its own; the note names the
+    agreeing row (shown beneath), so the reader sees the evidence.
+    """
+    if not len(cmp):
+        return
+    for i in np.flatnonzero((cmp["primary"] & (cmp["verdict"] == "outside") & (cmp["cause"] == "")).to_numpy()):
+        alt = cmp[(cmp["key"] == cmp.at[i, "key"]) & ~cmp["primary"] & (cmp["verdict"] == "inside")]
+        if len(alt):
+            cmp.at[i, "cause"] = "found"
+            if not cmp.at[i, "note"]:
+                cmp.at[i, "note"] = (
+                    f"The published value agrees with another convention, shown beneath ({alt['quantity'].iloc[0]})."
+                )
 
 
 def _agreement_cell(r, reduced: bool):

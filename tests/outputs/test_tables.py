@@ -363,3 +363,24 @@ def test_a_cause_is_shown_beside_a_miss_once_and_named_after():
     ]
     notes = comparison_view(compare({"t": table}, pub))["Note"].tolist()
     assert notes == [f"Cause not found: {why}", "", "Cause not found: as in row 1 above."]
+
+
+def test_a_miss_that_another_convention_explains_has_that_cause():
+    table = pd.DataFrame(
+        {
+            "g": [1],
+            "a": [0.5],
+            "a_mc_low": [0.45],
+            "a_mc_high": [0.55],
+            "b": [0.9],
+            "b_mc_low": [0.85],
+            "b_mc_high": [0.95],
+        }
+    )
+    pub = [
+        Published("rate", "t", "a", 0.9, (("g", 1),), key="r"),
+        Published("rate, other rule", "t", "b", 0.9, (("g", 1),), key="r", primary=False),
+    ]
+    cmp = compare({"t": table}, pub)
+    assert cmp["cause"][0] == "found" and "rate, other rule" in cmp["note"][0]
+    assert verdict_line(cmp).startswith("1 distinct published value: 1 outside, cause found")
