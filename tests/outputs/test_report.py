@@ -453,7 +453,8 @@ def test_largest_profile_page(stored, tmp_path):
     # the tally of distinct published values heads the page: a smoke run computes none at the published scale
     assert "## Tally of distinct published values" in text
     tally = pd.read_csv(out / "csv" / "tally.csv")
-    assert tally["Paper"].iloc[-1] == "all" and (tally["inside"] == 0).all() and tally["not computed"].iloc[-1] > 0
+    # (the analytic figures' worked values are exact: they agree or not at any profile)
+    assert tally["Paper"].iloc[-1] == "all" and tally["not computed"].iloc[-1] > 0
     assert "/tmp/" not in text and str(root) not in text, "no machine-local path on the page"
     # an unfinished larger run gives way to a finished smaller one
     manifest = root / study.name / "quick" / "manifest.json"
