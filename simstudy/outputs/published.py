@@ -349,6 +349,32 @@ def _combined(value: float, ses: list, scale: float) -> tuple[float, float]:
     return value - half, value + half
 
 
+def _other_group(published: str, ours: str, study: str) -> dict:
+    """A row whose group is not the paper's has a found cause for its misses: the study's own."""
+    if published.replace(" ", "") == str(ours).replace(" ", ""):
+        return {}
+    return {
+        "cause": "found",
+        "note": f"Our group closest to the target is {ours}, the paper's {published}: see {study}'s section.",
+    }
+
+
+def _average_cause(frame, members) -> dict:
+    """The average row's misses follow from a study whose row is another group than the paper's."""
+    other = [
+        st.name
+        for st, row in members
+        if not frame[frame["study"] == st.name].empty
+        and _other_group(row.group, frame[frame["study"] == st.name]["group"].iloc[0], st.name)
+    ]
+    if not other:
+        return {}
+    return {
+        "cause": "found",
+        "note": f"The average holds the row of {', '.join(other)}, another group than the paper's.",
+    }
+
+
 def _profile_of(profile, name: str) -> str | None:
     """The profile to read for study ``name``: ``profile`` itself, or its entry when it maps study names."""
     if isinstance(profile, str):
@@ -456,6 +482,7 @@ def _assemble(table: CrossStudyTable, members: list, profile, results, carried=N
                         key=f"{name}: {st.name}: {col}",
                         replications=table.replications,
                         counted_in=table.counted_in.format(study=st.name) if col in value_columns else "",
+                        **_other_group(row.group, rows[-1]["group"], st.name),
                     )
                 )
     frame = pd.DataFrame(rows)
@@ -479,6 +506,7 @@ def _assemble(table: CrossStudyTable, members: list, profile, results, carried=N
                         table.source,
                         key=f"{name}: average: {col}",
                         replications=table.replications,
+                        **_average_cause(frame, members),
                     )
                 )
     cmp = compare({name: frame}, published, reduced=bool(reduced), replications=table.replications)

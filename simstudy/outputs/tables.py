@@ -617,19 +617,19 @@ def compare(
 def _convention_causes(cmp: pd.DataFrame) -> None:
     """A primary value outside whose alternative convention agrees has its cause: that convention.
 
-    Only where the study declares no cause of its own; the note names the
+    Where the study declares no cause, or one not found; the note names the
     agreeing row (shown beneath), so the reader sees the evidence.
     """
     if not len(cmp):
         return
-    for i in np.flatnonzero((cmp["primary"] & (cmp["verdict"] == "outside") & (cmp["cause"] == "")).to_numpy()):
+    unfound = cmp["cause"].isin(["", "not found"])
+    for i in np.flatnonzero((cmp["primary"] & (cmp["verdict"] == "outside") & unfound).to_numpy()):
         alt = cmp[(cmp["key"] == cmp.at[i, "key"]) & ~cmp["primary"] & (cmp["verdict"] == "inside")]
         if len(alt):
             cmp.at[i, "cause"] = "found"
-            if not cmp.at[i, "note"]:
-                cmp.at[i, "note"] = (
-                    f"The published value agrees with another convention, shown beneath ({alt['quantity'].iloc[0]})."
-                )
+            cmp.at[i, "note"] = (
+                f"The published value agrees with another convention, shown beneath ({alt['quantity'].iloc[0]})."
+            )
 
 
 def _agreement_cell(r, reduced: bool):

@@ -32,8 +32,8 @@ NOTE_G7_P = (
 )
 NOTE_G7_PW = (
     "s* is bootstrapped from one initial experiment (ours 0.638) and varies between initial "
-    "experiments (5 drawn: 0.42 to 0.61, P_w 0.948 to 0.992), which our interval (error of the mean Z_w only) "
-    "leaves out; 0.9665 needs s* = 0.546."
+    "experiments (5 drawn: 0.42 to 0.61, P_w 0.948 to 0.992), which our interval (the mean Z_w's error and the "
+    "bootstrap error of this one s*) leaves out; 0.9665 needs s* = 0.546."
 )
 # The paper does not say how a tied data set (NB and SVM with the same test accuracy, about one in twenty)
 # enters its binomial model. Our study fixes the convention of Algorithm 2 as we read it: theta = wins / N,
