@@ -138,9 +138,14 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA, sizes: pd.Data
     for prefix, src in (
         (
             "resampled t (10",
-            "Nadeau and Bengio 2003; Bouckaert and Frank 2004 (the correction improves the standard resampled t's Type I error)",
+            "Nadeau and Bengio 2003; Bouckaert and Frank 2004 (the standard resampled t has a high Type I error, "
+            "which the correction improves)",
         ),
-        ("10x10 cv t, uncorrected", "Bouckaert and Frank 2004 (the reason they correct the repeated cv t)"),
+        (
+            "10x10 cv t, uncorrected",
+            "Bouckaert and Frank 2004 (its Type I error is high, training and test sets overlapping; they correct "
+            "its variance)",
+        ),
         ("Welch t", "treats overlapping training sets as independent"),
     ):
         proc = find(prefix)
@@ -158,7 +163,10 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA, sizes: pd.Data
         ),
         ("corrected 10x10 cv t", "Bouckaert and Frank 2004 (recommended: acceptable Type I error)"),
         ("5x2cv t", "Dietterich 1998 (acceptable Type I error)"),
-        ("sorted runs t", "Bouckaert 2004 (4.5% on his null source)"),
+        (
+            "sorted runs t",
+            "Bouckaert 2004 (Table 1: the t-test on sorted runs has a Type I error of 4.5% on his null source)",
+        ),
     ):
         proc = find(prefix)
         if proc is None or proc not in b.index:
@@ -210,7 +218,10 @@ def anchors(pr, named: dict, sizes: pd.DataFrame, alpha=ALPHA) -> pd.DataFrame:
 
     nb_nulls = _keys(pr, "nadeau_bengio", null=True)
     res, cres = named.get("resampled t (10 splits)"), named.get("corrected resampled t (10 splits)")
-    src = "Nadeau and Bengio 2003, classification of two Gaussian classes (Sigma1 = I/2, I/6; n = 200, 2000)"
+    src = (
+        "Nadeau and Bengio 2003, classification of two Gaussian classes (their setting; ours with "
+        "Sigma1 = I/2, I/6 and n = 200, 2000)"
+    )
     if nb_nulls and res:
         add(
             "Nadeau-Bengio setting: the naive resampled t is liberal on every null",
