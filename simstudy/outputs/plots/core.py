@@ -182,7 +182,8 @@ def _plain(text: str) -> str:
 def describe_axes(ax) -> str:
     """A plain-text description of what an Axes shows: title, axes with their ranges, legend, labelled points.
 
-    Used as the alternative text and caption of a figure in the report.
+    Used as the alternative text and caption of a figure in the report.  A 3-D
+    Axes is described with its three axes (x across, y in depth, z up).
 
     Parameters
     ----------
@@ -201,10 +202,17 @@ def describe_axes(ax) -> str:
     if ax.get_title():
         parts.append(_plain(ax.get_title()) + ".")
     scale = " (log scale)" if ax.get_xscale() == "log" and "log" not in ax.get_xlabel() else ""
-    parts.append(
-        f"Horizontal axis: {_plain(ax.get_xlabel()) or 'x'}{scale}, {rng(*ax.get_xlim())}; "
-        f"vertical axis: {_plain(ax.get_ylabel()) or 'y'}, {rng(*ax.get_ylim())}."
-    )
+    if hasattr(ax, "get_zlim"):  # a 3-D Axes: x runs across, y into the picture, z up
+        parts.append(
+            f"Horizontal axis: {_plain(ax.get_xlabel()) or 'x'}{scale}, {rng(*ax.get_xlim())}; "
+            f"depth axis: {_plain(ax.get_ylabel()) or 'y'}, {rng(*ax.get_ylim())}; "
+            f"vertical axis: {_plain(ax.get_zlabel()) or 'z'}, {rng(*ax.get_zlim())}."
+        )
+    else:
+        parts.append(
+            f"Horizontal axis: {_plain(ax.get_xlabel()) or 'x'}{scale}, {rng(*ax.get_xlim())}; "
+            f"vertical axis: {_plain(ax.get_ylabel()) or 'y'}, {rng(*ax.get_ylim())}."
+        )
     legend = ax.get_legend()
     if legend is not None:
         parts.append("Shown: " + "; ".join(_plain(t.get_text()) for t in legend.get_texts()) + ".")
