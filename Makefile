@@ -153,9 +153,12 @@ reproduce: $(STAMP)
 	$(SIMSTUDY) reproduce --profile $(PROFILE) --jobs $(JOBS) --results $(RESULTS)
 
 # The reproduction page kept in the repository (docs/reproduction/report.md): every study at the
-# largest profile stored under RESULTS, with the date, commit and machine.  Nothing is simulated.
+# largest profile stored under RESULTS, with the date, commit and machine; a study stored larger on the
+# page kept there than under RESULTS keeps its section, saying so.  Nothing is simulated.  The README's
+# tally follows the page.
 reproduction: $(STAMP)
-	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction
+	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction --carry-from docs/reproduction
+	$(PY) scripts/readme_tally.py
 
 # The proving ground at its paper profile (resumable; null scenarios grow until their size verdicts are decided),
 # its report written to docs/reproduction/proving-ground.
