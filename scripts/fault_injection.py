@@ -904,10 +904,11 @@ API_RUN = """import sys
 
 import fault_helper  # noqa: F401  (imported before simstudy)
 from simstudy.engine import run_study
+from simstudy.errors import SimstudyError
 
 try:
     run_study(sys.argv[1], {profile!r}, out=sys.argv[2], seed={seed}, fresh="--fresh" in sys.argv, progress=False)
-except ValueError as exc:
+except SimstudyError as exc:
     print(f"simstudy: error: {{exc}}", file=sys.stderr)
     sys.exit(2)
 """

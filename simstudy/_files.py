@@ -6,6 +6,8 @@ import os
 import uuid
 from pathlib import Path
 
+from simstudy.errors import InputError, StoredDataError
+
 __all__ = ["write_atomic", "folder_below", "check_writable", "LinkRefused", "DEFAULT_ROOT", "DEFAULT_PROFILE"]
 
 #: Where runs are stored and looked for when no directory is given: ``results/STUDY/PROFILE``.
@@ -14,7 +16,7 @@ DEFAULT_ROOT = Path("results")
 DEFAULT_PROFILE = "quick"
 
 
-class LinkRefused(ValueError):
+class LinkRefused(StoredDataError):
     """A symbolic link where a folder's own files or subfolders belong (reported on one line, exit code 2)."""
 
 
@@ -22,7 +24,7 @@ def folder_option(value, option: str) -> Path:
     """``value`` as a folder path, refusing an empty one on one line naming ``option`` (``Path("")`` is the
     working directory, where nothing was asked to go)."""
     if not str(value).strip():
-        raise ValueError(f"{option}: must name a folder, got an empty string")
+        raise InputError(f"{option}: must name a folder, got an empty string")
     return Path(value)
 
 
@@ -85,7 +87,7 @@ def check_writable(folders, *, what: str = "") -> None:
                 probe.write_bytes(b"")
                 probe.unlink()
             except OSError as exc:
-                raise ValueError(
+                raise InputError(
                     f"{option}: cannot write {what + ' ' if what else ''}to {path} ({exc.strerror or exc}); "
                     f"choose a writable directory with {option}"
                 ) from None

@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 
 def as_float_array(x, name: str, *, min_ndim: int = 0) -> np.ndarray:
     """Return ``x`` as a float array, rejecting NaN, complex values, text and too few dimensions.
@@ -21,18 +23,18 @@ def as_float_array(x, name: str, *, min_ndim: int = 0) -> np.ndarray:
     try:
         raw = np.asarray(x)
         if raw.dtype.kind == "c":  # numpy would drop the imaginary part with only a warning
-            raise ValueError(f"{name}: expected real numbers, got complex values")
+            raise InputError(f"{name}: expected real numbers, got complex values")
         if raw.dtype.kind in "US":  # numpy would parse "1.5" as a number
-            raise ValueError(f"{name}: expected numbers, got text")
+            raise InputError(f"{name}: expected numbers, got text")
         arr = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as exc:
         if str(exc).startswith(f"{name}: "):
             raise
-        raise ValueError(f"{name}: expected numbers, got {type(x).__name__}") from exc
+        raise InputError(f"{name}: expected numbers, got {type(x).__name__}") from exc
     if arr.ndim < min_ndim:
-        raise ValueError(f"{name}: expected at least {min_ndim} dimension(s), got shape {arr.shape}")
+        raise InputError(f"{name}: expected at least {min_ndim} dimension(s), got shape {arr.shape}")
     if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
+        raise InputError(f"{name}: contains NaN")
     return arr
 
 
@@ -40,16 +42,16 @@ def as_sample(x, name: str = "x", *, min_n: int = 1) -> np.ndarray:
     """A sample array whose last axis is the sample axis, with at least ``min_n`` values."""
     arr = as_float_array(x, name, min_ndim=1)
     if arr.shape[-1] < min_n:
-        raise ValueError(f"{name}: the last (sample) axis needs at least {min_n} value(s), got shape {arr.shape}")
+        raise InputError(f"{name}: the last (sample) axis needs at least {min_n} value(s), got shape {arr.shape}")
     if np.isinf(arr).any():
-        raise ValueError(f"{name}: contains infinite values")
+        raise InputError(f"{name}: contains infinite values")
     return arr
 
 
 def check_alpha(alpha, name: str = "alpha") -> float:
     """A significance level strictly inside (0, 1)."""
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < float(alpha) < 1.0:
-        raise ValueError(f"{name}: must be a number strictly between 0 and 1, got {alpha!r}")
+        raise InputError(f"{name}: must be a number strictly between 0 and 1, got {alpha!r}")
     return float(alpha)
 
 
@@ -62,11 +64,11 @@ def check_positive(value, name: str, *, integer: bool = False, allow_zero: bool 
     ok_type = numbers.Integral if integer else numbers.Real
     if isinstance(value, bool) or not isinstance(value, ok_type):
         kind = "an integer" if integer else "a number"
-        raise ValueError(f"{name}: must be {kind}, got {value!r}")
+        raise InputError(f"{name}: must be {kind}, got {value!r}")
     # NaN fails every comparison and would slip through the bound below; inf is no size
     if not isinstance(value, numbers.Integral) and not math.isfinite(float(value)):
-        raise ValueError(f"{name}: must be finite, got {value!r}")
+        raise InputError(f"{name}: must be finite, got {value!r}")
     if (value < 0) if allow_zero else (value <= 0):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name}: must be {bound}, got {value!r}")
+        raise InputError(f"{name}: must be {bound}, got {value!r}")
     return value

@@ -19,6 +19,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.pipeline.designs import RepeatedKFold
 from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import SCHEMES
@@ -50,11 +51,11 @@ class DemoCondition:
 
     def __post_init__(self):
         if self.n_cases < 4:
-            raise ValueError(f"n_cases: need at least 4 cases, got {self.n_cases}")
+            raise InputError(f"n_cases: need at least 4 cases, got {self.n_cases}")
         if not 2 <= self.n_folds <= self.n_cases // 2:
-            raise ValueError(f"n_folds: must be between 2 and n_cases / 2 ({self.n_cases // 2}), got {self.n_folds}")
+            raise InputError(f"n_folds: must be between 2 and n_cases / 2 ({self.n_cases // 2}), got {self.n_folds}")
         if self.n_runs < 1:
-            raise ValueError(f"n_runs: must be >= 1, got {self.n_runs}")
+            raise InputError(f"n_runs: must be >= 1, got {self.n_runs}")
 
     @property
     def key(self) -> str:

@@ -27,6 +27,7 @@ import numpy as np
 
 from simstudy._files import DEFAULT_ROOT, folder_below, write_atomic
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.outputs.tables import markdown_table
 from simstudy.pipeline.outcomes import get_test, run_test, test_names
 from simstudy.pipeline.scores import PairedScores
@@ -93,7 +94,7 @@ class _Block:
         shape = (n_u, n_e, runs, folds)
         if len(rows) != int(np.prod(shape)):
             where = rows.iloc[0][list(layout.groups)].to_dict() if layout.groups else "the study"
-            raise ValueError(
+            raise InputError(
                 f"scores: the stored scores of {where} do not form complete "
                 f"{n_u} x {n_e} x {runs} x {folds} blocks ({len(rows)} rows)"
             )
@@ -153,7 +154,7 @@ def _new_tests(test, scheme, timeout, alpha: float, workers: contextlib.ExitStac
         scheme_fn = None if scheme is None else plugin_of(scheme, "scheme")
         return [as_test(plugin_of(test, "test"), alpha=alpha, timeout=timeout, scheme=scheme_fn)]
     if scheme is not None:
-        raise ValueError(
+        raise InputError(
             "--scheme: a plug-in scheme goes with a plug-in test; registered tests run on the study's own schemes"
         )
     return [get_test(n) for n in names]
@@ -226,7 +227,7 @@ def bench(
     study = get_study(TARGETS.get(target, target) if isinstance(target, str) else target)
     layout = study.provides.paired_scores
     if layout is None:
-        raise ValueError(
+        raise InputError(
             f"STUDY: {study.name!r} stores no paired scores to run a test on "
             "(its declaration has no paired_scores layout)"
         )
@@ -742,14 +743,14 @@ def _bench_text(study, layout, tests, *, target, test, scheme, profile, results,
     )
     run = load_run(study, profile=profile, out=path)
     if "scores" not in run.tables():
-        raise ValueError(f"STUDY: the run in {path} has no stored scores")
+        raise InputError(f"STUDY: the run in {path} has no stored scores")
     scores = run.table("scores")
     outcomes = run.table("outcomes")
     stored_decision = outcomes["decision"]
     outcomes = outcomes.assign(decision=_builtin_decisions(outcomes, alpha))
     found = _walk(study, layout, tests, scores, outcomes, alpha)
     if not found.rows:
-        raise ValueError(f"--test: {test!r} does not apply to the designs {study.name!r} stores")
+        raise InputError(f"--test: {test!r} does not apply to the designs {study.name!r} stores")
     names = ", ".join(spec.name for spec in tests)
     notes: list[str] = []
     form, published_labels = _table_form(study, layout, run, outcomes, found, notes)

@@ -35,6 +35,7 @@ import numpy as np
 
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError, StoredDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,18 +109,18 @@ class Evidence:
     def __post_init__(self):
         missing = [c for c in EVIDENCE_COLUMNS if c not in self.rows]
         if missing:
-            raise ValueError(f"evidence {self.source}: rows lack the column(s) {', '.join(missing)}")
+            raise InputError(f"evidence {self.source}: rows lack the column(s) {', '.join(missing)}")
         if not 0.0 < float(self.alpha) <= 1.0:
-            raise ValueError(f"evidence {self.source}: alpha must lie in (0, 1], got {self.alpha!r}")
+            raise InputError(f"evidence {self.source}: alpha must lie in (0, 1], got {self.alpha!r}")
         bad = {k: v.get("truth") for k, v in self.truths.items() if v.get("truth") not in TRUTHS}
         if bad:
             k = next(iter(bad))
-            raise ValueError(
+            raise InputError(
                 f"evidence {self.source}: condition {k!r} has truth {bad[k]!r}; use one of {', '.join(TRUTHS)}"
             )
         wrong = [d for d in self.designs if not design_name_ok(d)]
         if wrong:
-            raise ValueError(
+            raise InputError(
                 f"evidence {self.source}: design(s) {', '.join(map(repr, wrong))} are not in the "
                 "grammar cvRxK, 5x2cv, resampledR, resampledR-TT, holdoutTT"
             )
@@ -238,7 +239,7 @@ def _load(study, path: Path, profile: str, variant: bool, notes: list):
         manifest = RunStore(path).read_manifest()
         st = _with_settings(study, manifest) if variant else study
         run = load_run(st, profile=profile, out=path)
-    except (ValueError, OSError, KeyError, TypeError) as exc:
+    except (ValueError, StoredDataError, OSError, KeyError, TypeError) as exc:
         notes.append(f"{where}: not used ({_one_line(exc)})")
         return None
     try:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_option
+from simstudy.errors import InputError
 
 __all__ = ["reproduce", "reproduction_plan", "PlannedStudy"]
 
@@ -78,7 +79,7 @@ def reproduction_plan(profile: str, *, results=DEFAULT_ROOT, jobs: int = 1, stud
         except FileNotFoundError:
             manifest = None
         except (OSError, ValueError) as exc:
-            raise ValueError(f"--results: cannot read {where / 'manifest.json'} ({exc})") from None
+            raise InputError(f"--results: cannot read {where / 'manifest.json'} ({exc})") from None
         low, high = st.wall_range(prof, jobs)
         complete = False
         if manifest is None:

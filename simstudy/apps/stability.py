@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,7 +105,7 @@ def stability_class(value: float, bands) -> str:
     for name, (low, high) in bands.items():
         if (low is None or value >= low) and (high is None or value < high):
             return name
-    raise ValueError(f"value: {value!r} lies in none of the bands {bands!r}")
+    raise InputError(f"value: {value!r} lies in none of the bands {bands!r}")
 
 
 def nearest_group(measured: dict, groups: dict) -> str:

@@ -82,10 +82,11 @@ import importlib  # noqa: E402
 
 from simstudy import __version__  # noqa: E402
 from simstudy.cli.commands import COMMAND_MODULES  # noqa: E402
+from simstudy.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_STORED, InputError, StoredDataError  # noqa: E402
 
 
-class UsageError(Exception):
-    """Bad input from the user: reported on one line, exit code 2."""
+class UsageError(InputError):
+    """Bad input from the user on the command line: reported on one line, exit code 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -390,9 +391,12 @@ def _command(argv) -> int:
             return 2
         _refuse_empty_folders(args)
         return int(args.func(args) or 0)
-    except (UsageError, ValueError) as exc:
+    except (UsageError, InputError) as exc:
         print(f"simstudy: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
+    except StoredDataError as exc:
+        print(f"simstudy: error: {exc}", file=sys.stderr)
+        return EXIT_STORED
     except BrokenPipeError:  # output piped into e.g. `head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -400,3 +404,19 @@ def _command(argv) -> int:
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         print(f"simstudy: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
+    except Exception as exc:  # not the input, not the stored data: a failure of simstudy or of code it ran
+        return _internal_failure(exc)
+
+
+def _internal_failure(exc: BaseException) -> int:
+    """Print an exception no one raised on purpose as what it is, with its traceback; :data:`EXIT_INTERNAL`."""
+    import traceback
+
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    print(
+        f"simstudy: internal error: {type(exc).__name__}: {' '.join(str(exc).split())}\n"
+        "This is a failure of simstudy or of code it ran (a study's or a learner's), not of the command's input. "
+        f"Please report it with the command, `simstudy --version` ({__version__}) and the traceback above.",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,10 +77,10 @@ class AdaptiveRule:
             or not isinstance(self.target_mcse, numbers.Real)
             or not (0 < self.target_mcse < math.inf)
         ):
-            raise ValueError(f"--target-mcse: must be a positive number, got {self.target_mcse!r}")
+            raise InputError(f"--target-mcse: must be a positive number, got {self.target_mcse!r}")
         for name, value in (("--max-replications", self.max_replications), ("first", self.first), ("step", self.step)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name}: must be a positive integer, got {value!r}")
+                raise InputError(f"{name}: must be a positive integer, got {value!r}")
 
     def as_config(self) -> dict:
         """The rule as stored in a run's configuration (part of its hash)."""
@@ -143,7 +144,7 @@ def condition_targets(study, rows: pd.DataFrame) -> pd.DataFrame:
     table = func(rows)
     missing = {"quantity", "estimate", "mcse"} - set(table.columns)
     if missing:
-        raise ValueError(f"study {study.name!r}: its targets function returned no {sorted(missing)} column(s)")
+        raise InputError(f"study {study.name!r}: its targets function returned no {sorted(missing)} column(s)")
     return table
 
 
@@ -158,7 +159,7 @@ def stage_decisions(study, run, counts: dict, rule: AdaptiveRule) -> dict:
         ``{condition: {"replications", "max_mcse", "quantity", "converged", "capped"}}``.
     """
     if "outcomes" not in run.tables():
-        raise ValueError(f"--target-mcse: study {study.name!r} stores no outcome rows to measure precision on")
+        raise InputError(f"--target-mcse: study {study.name!r} stores no outcome rows to measure precision on")
     state = {}
     for key, n in counts.items():
         # one condition's rows at a time: a large run's whole table need not fit in memory

@@ -12,6 +12,8 @@ import os
 import shutil
 from pathlib import Path
 
+from simstudy.errors import InputError
+
 __all__ = ["LONGEST_PLAN", "PLAN_BYTES_PER_CHUNK", "STORED_BYTES_PER_CHUNK", "available_memory", "check_capacity"]
 
 #: Memory the engine takes to plan and track one stored chunk (its plan entry, its manifest line), an upper estimate.
@@ -82,7 +84,7 @@ def check_capacity(n_chunks: int, seconds: float, out, *, what: str, option: str
     if short or seconds > LONGEST_PLAN:
         beyond = " (more than the year a plan may take)" if seconds > LONGEST_PLAN else ""
         short.append(timing.format(duration_text(seconds)) + beyond)
-        raise ValueError(
+        raise InputError(
             f"{option}: {what} make {n_chunks:,} stored chunks, more than this machine can carry out: "
             f"{'; '.join(short)}; use fewer"
         )

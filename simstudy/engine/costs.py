@@ -19,6 +19,7 @@ import numpy as np
 
 from simstudy.engine.store import RunStore, manifest_chunk_key
 from simstudy.engine.study import Study, condition_key
+from simstudy.errors import InputError
 
 __all__ = ["CostFit", "fit_seconds_per_unit"]
 
@@ -60,9 +61,9 @@ class CostFit:
 def _chunk_units(study: Study, run: Path) -> tuple[list[dict], list[float]]:
     manifest = RunStore(run).read_manifest()
     if manifest is None:
-        raise ValueError(f"runs: {run} holds no run (no manifest.json)")
+        raise InputError(f"runs: {run} holds no run (no manifest.json)")
     if manifest["study"] != study.name:
-        raise ValueError(f"runs: {run} holds a run of {manifest['study']!r}, not of {study.name!r}")
+        raise InputError(f"runs: {run} holds a run of {manifest['study']!r}, not of {study.name!r}")
     by_key = {condition_key(c): c for c in study.conditions_for(study.profile(manifest["profile"]))}
     work = study.cost.work
     assert work is not None  # checked by the caller
@@ -72,7 +73,7 @@ def _chunk_units(study: Study, run: Path) -> tuple[list[dict], list[float]]:
         if meta is None:
             continue
         if c["condition"] not in by_key:
-            raise ValueError(
+            raise InputError(
                 f"runs: {run} has a chunk of condition {c['condition']!r}, which the study's profile lacks"
             )
         n = c["stop"] - c["start"]
@@ -105,14 +106,14 @@ def fit_seconds_per_unit(study: Study, runs) -> CostFit:
     from scipy.optimize import nnls
 
     if study.cost.work is None:
-        raise ValueError(f"study: {study.name!r} declares no work (its cost is given as seconds per replication)")
+        raise InputError(f"study: {study.name!r} declares no work (its cost is given as seconds per replication)")
     units, seconds = [], []
     for run in runs:
         u, s = _chunk_units(study, Path(run))
         units += u
         seconds += s
     if not units:
-        raise ValueError(f"runs: no stored chunk of {study.name!r} to fit")
+        raise InputError(f"runs: no stored chunk of {study.name!r} to fit")
     names = sorted(set().union(*units))
     a = np.array([[u.get(n, 0.0) for n in names] for u in units])
     b = np.array(seconds)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from simstudy import _codeload
 from simstudy.engine.study import Study
+from simstudy.errors import InputError
 
 __all__ = [
     "provenance",
@@ -251,7 +252,7 @@ def _loader_code(name: str) -> tuple[str, bytes, bool]:
             return f"{where} (source of {name})", got.encode(), True
         if got is not None:
             return f"{where} (code of {name})", marshal.dumps(got), False
-    raise ValueError(
+    raise InputError(
         f"module {name} (loaded by {type(loader).__name__} from {where}) gives neither its source nor its compiled "
         "code, so the rows it makes cannot be tied to its code; import it from a .py file or a zip archive instead"
     )

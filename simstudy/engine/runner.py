@@ -65,6 +65,7 @@ from simstudy.engine.store import (
     RunData,
     RunLock,
     RunStore,
+    StoreError,
     check_folder_names,
     chunk_identity,
     default_out,
@@ -78,6 +79,7 @@ from simstudy.engine.threads import (
     native_threads_plugin,
     one_thread_per_kernel,
 )
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,7 +116,7 @@ CONNECT_TIMEOUT = 5.0  # seconds to reach a dask scheduler before giving up
 
 def _check_int(value, name, minimum):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+        raise InputError(f"{name}: must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -123,7 +125,7 @@ def _check_jobs(jobs, local: bool) -> int:
     jobs = _check_int(jobs, "--jobs", 1)
     cap = MAX_JOBS_PER_CPU * (os.cpu_count() or 1)
     if local and jobs > cap:
-        raise ValueError(
+        raise InputError(
             f"--jobs: at most {cap} workers on this machine ({MAX_JOBS_PER_CPU} per CPU, "
             f"{os.cpu_count()} CPUs), got {jobs}"
         )
@@ -137,7 +139,7 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
     try:
         from dask.distributed import Client
     except ImportError:  # pragma: no cover - depends on the extra
-        raise ValueError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
+        raise InputError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
     loggers = [
         logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.core", "distributed.comm")
     ]
@@ -148,7 +150,7 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
         return Client(scheduler, timeout=timeout)
     except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address, ...
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(
+        raise InputError(
             f"--scheduler: cannot reach the dask scheduler at {scheduler} within {timeout:g} s ({msg})"
         ) from None
     finally:
@@ -197,7 +199,7 @@ def _frame(rows, identity: dict, table: str) -> pd.DataFrame:
     df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     clash = [c for c in IDENTITY if c in df.columns]
     if clash:
-        raise ValueError(f"table {table!r}: rows may not set the identity column(s) {clash}")
+        raise InputError(f"table {table!r}: rows may not set the identity column(s) {clash}")
     for col in reversed(list(identity)):
         if col not in df.columns:
             df.insert(0, col, identity[col])
@@ -345,8 +347,8 @@ def _worker_refusal(info: dict, *, computed: bool = True, edited=()) -> WorkerCo
     )
 
 
-class WorkerDied(ConfigMismatch):
-    """A worker process ended without returning its chunk (reported on one line, exit code 2)."""
+class WorkerDied(StoreError):
+    """A worker process ended without returning its chunk (reported on one line, exit code 2; the run resumes)."""
 
 
 def _worker_death(exc: BaseException) -> str | None:
@@ -385,7 +387,7 @@ def _executor(jobs: int, backend: str, client=None):
                 try:
                     from dask.distributed import Client, LocalCluster
                 except ImportError:  # pragma: no cover - depends on the extra
-                    raise ValueError(
+                    raise InputError(
                         "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
                     ) from None
                 cluster = LocalCluster(
@@ -477,7 +479,7 @@ def check_workers(client, study: Study, expect: dict) -> dict:
     ``{address: worker label}`` of the workers found.
     """
     if not client.scheduler_info().get("workers"):
-        raise ValueError(
+        raise InputError(
             "--scheduler: the scheduler has no workers; start some (dask worker ADDRESS) and run the same command again"
         )
     try:
@@ -555,9 +557,9 @@ def run_study(
         if own:
             target_mcse, max_replications = own["target_mcse"], own["max_replications"]
     if backend not in BACKENDS:
-        raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InputError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
-        raise ValueError("--scheduler: only meaningful with --backend dask")
+        raise InputError("--scheduler: only meaningful with --backend dask")
     jobs = _check_jobs(jobs, local=not scheduler)
     seed = _check_int(seed, "--seed", 0)
     rule = None
@@ -565,16 +567,16 @@ def run_study(
         from simstudy.engine.adaptive import AdaptiveRule
 
         if target_mcse is None:
-            raise ValueError("--max-replications: only meaningful with --target-mcse")
+            raise InputError("--max-replications: only meaningful with --target-mcse")
         n0 = study.profile(profile).n_replications
         cap = max_replications if max_replications is not None else 10 * n0
         if step is not None:
             if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 1:
-                raise ValueError(f"--step: must be a positive integer, got {step!r}")
+                raise InputError(f"--step: must be a positive integer, got {step!r}")
             n0 = step
         rule = AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
     elif step is not None:
-        raise ValueError("--step: only meaningful with --target-mcse")
+        raise InputError("--step: only meaningful with --target-mcse")
     conds, plan, config, digest = plan_run(
         study, profile, seed, adaptive=rule.as_config() if rule is not None else None
     )
@@ -587,7 +589,7 @@ def run_study(
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise ValueError(
+            raise InputError(
                 "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
             ) from None
     prov = provenance(study)
@@ -934,13 +936,13 @@ def replay(study, condition: str, replication: int, *, profile: str = "quick", s
     prof = study.profile(profile)
     conds = {condition_key(c): c for c in study.conditions_for(prof)}
     if condition not in conds:
-        raise ValueError(
+        raise InputError(
             f"--condition: {condition!r} is not a condition of {study.name}/{profile}; choose one of {', '.join(conds)}"
         )
     cond = conds[condition]
     n = n_replications_of(cond, prof)
     if isinstance(replication, numbers.Integral) and not isinstance(replication, bool) and not 0 <= replication < n:
-        raise ValueError(
+        raise InputError(
             f"--replication: {replication} is out of range; condition {condition} of "
             f"{study.name}/{profile} has replications 0 to {n - 1}"
         )

@@ -16,6 +16,7 @@ from pathlib import Path
 from simstudy._files import DEFAULT_PROFILE, DEFAULT_ROOT
 from simstudy.engine.runner import plan_run
 from simstudy.engine.store import ConfigMismatch, RunData, RunStore, default_out
+from simstudy.errors import InputError
 
 __all__ = ["DEFAULT_ROOT", "DEFAULT_PROFILE", "default_out", "stored_profiles", "locate_run", "check_plan", "load_run"]
 
@@ -94,13 +95,13 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
         path = default_out(name, profile)
     manifest = RunStore(path).read_manifest()
     if manifest is None:
-        raise ValueError(
+        raise InputError(
             f"study {name!r}: no stored run in {path}; run `simstudy run {name} --profile {profile}` first"
         )
     if profile is None:
         profile = manifest["profile"]
     if manifest.get("study") != name:
-        raise ValueError(f"--out: {path} holds study {manifest.get('study')!r}, not {name!r}")
+        raise InputError(f"--out: {path} holds study {manifest.get('study')!r}, not {name!r}")
     if verify_plan:
         check_plan(manifest, study if isinstance(study, Study) else get_study(study), profile, path)
     return RunData(path, manifest)
@@ -147,14 +148,14 @@ def locate_run(study, profile: str | None, out=None, *, root=DEFAULT_ROOT, spell
         path = Path(out)
         manifest = RunStore(path).read_manifest()
         if manifest is None:
-            raise ValueError(
+            raise InputError(
                 f"--out: no stored run in {path}; store one with `simstudy run {spelled} "
                 f"--profile {profile or DEFAULT_PROFILE} --out {path}`"
             )
         if profile is None:
             profile = manifest.get("profile", DEFAULT_PROFILE)
         elif manifest.get("profile") != profile:
-            raise ValueError(
+            raise InputError(
                 f"--out: {path} holds profile {manifest.get('profile')!r}, not {profile!r}; "
                 f"pass --profile {manifest.get('profile')} or another --out"
             )
@@ -164,12 +165,12 @@ def locate_run(study, profile: str | None, out=None, *, root=DEFAULT_ROOT, spell
     if not (path / "manifest.json").is_file():
         stored = stored_profiles(study, root)
         if stored:
-            raise ValueError(
+            raise InputError(
                 f"--profile: study {study.name!r} has no run stored at profile {profile!r} ({path}); "
                 f"stored at: {', '.join(stored)}; pass --profile {stored[0]}, or run "
                 f"`simstudy run {spelled} --profile {profile}` first"
             )
-        raise ValueError(
+        raise InputError(
             f"study {study.name!r}: nothing stored in {path}; run `simstudy run {spelled} --profile {profile}` first"
         )
     return path, profile

@@ -77,6 +77,7 @@ import numpy as np
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.engine.capacity import check_capacity
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -209,17 +210,17 @@ class Knob:
 
         check_name(self.name, "knob", "a knob name, which names the folder results/STUDY/solve-KNOB")
         if self.kind not in ("int", "float"):
-            raise ValueError(f"knob {self.name!r}: kind must be 'int' or 'float', got {self.kind!r}")
+            raise InputError(f"knob {self.name!r}: kind must be 'int' or 'float', got {self.kind!r}")
         if not self.low < self.high:
-            raise ValueError(f"knob {self.name!r}: its interval must have low < high, got [{self.low}, {self.high}]")
+            raise InputError(f"knob {self.name!r}: its interval must have low < high, got [{self.low}, {self.high}]")
         if self.interval is not None and not (self.low <= self.interval[0] < self.interval[1] <= self.high):
-            raise ValueError(
+            raise InputError(
                 f"knob {self.name!r}: its default interval {self.interval} must lie in [{self.low}, {self.high}]"
             )
         if self.nested and self.make_all is None:
-            raise ValueError(f"knob {self.name!r}: a nested knob needs make_all(condition, values)")
+            raise InputError(f"knob {self.name!r}: a nested knob needs make_all(condition, values)")
         if self.nested and self.kind != "int":
-            raise ValueError(f"knob {self.name!r}: a nested knob takes integers (kind 'int'), got {self.kind!r}")
+            raise InputError(f"knob {self.name!r}: a nested knob takes integers (kind 'int'), got {self.kind!r}")
 
     def condition_at(self, condition, value):
         """The condition with the knob set to ``value``."""
@@ -388,7 +389,7 @@ def knob_of(study, name: str) -> Knob:
     knobs = {k.name: k for k in getattr(study, "knobs", ()) or ()}
     if name not in knobs:
         have = ", ".join(f"{k} ({v.description})" if v.description else k for k, v in knobs.items())
-        raise ValueError(
+        raise InputError(
             f"--knob: study {study.name!r} declares no knob {name!r}; "
             + (f"its knobs: {have}" if knobs else "it declares none")
         )
@@ -397,7 +398,7 @@ def knob_of(study, name: str) -> Knob:
 
 def _check_number(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name}: must be a finite number, got {value!r}")
+        raise InputError(f"{name}: must be a finite number, got {value!r}")
     return float(value)
 
 
@@ -432,7 +433,7 @@ class _Search:
         if condition is not None:
             keys = {condition_key(c): c for c in conds}
             if condition not in keys:
-                raise ValueError(
+                raise InputError(
                     f"--condition: {condition!r} is not a condition of {study.name}/{profile}; "
                     f"choose one of {', '.join(keys)}"
                 )
@@ -605,7 +606,7 @@ def _resolve_quantity(knob: Knob, name: str, table: pd.DataFrame) -> str:
     known = sorted(table["quantity"].unique())
     if name not in known:
         aliases = ", ".join(f"{a} (= {q})" for a, q in knob.aliases.items())
-        raise ValueError(
+        raise InputError(
             f"--target: unknown quantity {name!r}; the quantities are: {', '.join(known)}"
             + (f"; short names: {aliases}" if aliases else "")
         )
@@ -618,7 +619,7 @@ def _check_target_range(knob: Knob, name: str, goal: float) -> None:
     bounds = quantity_range(quantity)
     if bounds is not None and not bounds[0] <= goal <= bounds[1]:
         shown = quantity if quantity == name else f"{name} ({quantity})"
-        raise ValueError(
+        raise InputError(
             f"--target: {shown} takes values in [{bounds[0]:g}, {bounds[1]:g}], so {goal:g} can never be reached"
         )
 
@@ -995,7 +996,7 @@ def solve(
     study = get_study(study)
     k = knob_of(study, knob)
     if not (isinstance(target, tuple) and len(target) == 2 and isinstance(target[0], str)):
-        raise ValueError(f"--target: expected QUANTITY=VALUE, got {target!r}")
+        raise InputError(f"--target: expected QUANTITY=VALUE, got {target!r}")
     quantity_name, goal = target[0].strip(), _check_number(target[1], "--target")
     _check_target_range(k, quantity_name, goal)
     lo, hi = (
@@ -1004,27 +1005,27 @@ def solve(
         else (_check_number(interval[0], "--interval"), _check_number(interval[1], "--interval"))
     )
     if not lo < hi:
-        raise ValueError(f"--interval: must have LO < HI, got [{lo:g}, {hi:g}]")
+        raise InputError(f"--interval: must have LO < HI, got [{lo:g}, {hi:g}]")
     if k.kind == "int":
         if not (float(lo).is_integer() and float(hi).is_integer()):
-            raise ValueError(f"--interval: knob {k.name!r} takes integers, got [{lo:g}, {hi:g}]")
+            raise InputError(f"--interval: knob {k.name!r} takes integers, got [{lo:g}, {hi:g}]")
         if hi - lo < 1:
-            raise ValueError(f"--interval: [{lo:g}, {hi:g}] holds fewer than two integers")
+            raise InputError(f"--interval: [{lo:g}, {hi:g}] holds fewer than two integers")
     if lo < k.low or hi > k.high:
-        raise ValueError(f"--interval: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]")
+        raise InputError(f"--interval: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]")
     tol = (
         (max(1.0, 0.02 * (hi - lo)) if k.kind == "int" else 0.02 * (hi - lo))
         if tolerance is None
         else _check_number(tolerance, "--tolerance")
     )
     if not tol > 0:
-        raise ValueError(f"--tolerance: must be positive, got {tol:g}")
+        raise InputError(f"--tolerance: must be positive, got {tol:g}")
     if k.kind == "int" and tol < 1:
-        raise ValueError(f"--tolerance: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}")
+        raise InputError(f"--tolerance: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}")
     if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, numbers.Integral) or max_evaluations < 1:
-        raise ValueError(f"--max-evaluations: must be a positive integer, got {max_evaluations!r}")
+        raise InputError(f"--max-evaluations: must be a positive integer, got {max_evaluations!r}")
     if backend not in BACKENDS:
-        raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InputError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     _check_jobs(jobs, local=True)
     seed = DEFAULT_SEED if seed is None else _check_int(seed, "--seed", 0)
     prof = study.profile(profile)
@@ -1032,7 +1033,7 @@ def solve(
     search = _Search(study, k, profile, search_out, 0, seed, jobs, backend, progress, condition)
     n_block = n_replications_of(search.base, prof) if block is None else block
     if isinstance(n_block, bool) or not isinstance(n_block, numbers.Integral) or n_block < 2:
-        raise ValueError(f"--block: needs at least 2 replications per block, got {n_block!r}")
+        raise InputError(f"--block: needs at least 2 replications per block, got {n_block!r}")
     search.block = int(n_block)
     if k.nested:
         search.nested_values = tuple(range(int(lo), int(hi) + 1))
@@ -1042,13 +1043,13 @@ def solve(
     grid = sorted({v for v in (search.snap(x, lo, hi) for x in np.linspace(lo, hi, GRID_POINTS)) if v is not None})
     if len(grid) < 2:
         why = search._refusal.get("first")
-        raise ValueError(
+        raise InputError(
             f"--interval: the study accepts fewer than two values of knob {k.name!r} in [{lo:g}, {hi:g}]"
             + (f" (its validate: {why})" if why else "")
         )
     first_cost = 1 if k.nested else len(grid)
     if max_evaluations < first_cost:
-        raise ValueError(
+        raise InputError(
             f"--max-evaluations: the first grid alone takes {first_cost} blocks ({', '.join(map(_label, grid))}), "
             f"got {max_evaluations}"
         )
@@ -1140,7 +1141,7 @@ def _write_request(out: Path, study, knob, quantity, goal, lo, hi, tol, block, b
         same = {k: old.get(k) for k in ("study", "knob", "condition", "seed", "profile", "block")}
         if same != {k: request[k] for k in same}:
             differ = ", ".join(f"{k} {old.get(k)!r} -> {request[k]!r}" for k in same if old.get(k) != request[k])
-            raise ValueError(f"--out: {out} holds a solve of another set-up ({differ}); choose another --out")
+            raise InputError(f"--out: {out} holds a solve of another set-up ({differ}); choose another --out")
     else:
         out.mkdir(parents=True, exist_ok=True)
         previous = {}

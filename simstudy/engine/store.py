@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING
 
 from simstudy._files import DEFAULT_ROOT, write_atomic
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError, StoredDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,7 +71,7 @@ LOCK = ".lock"
 IDENTITY_KEYS = ("study", "condition", "start", "stop", "root_seed", "config_hash")
 
 
-class StoreError(ValueError):
+class StoreError(StoredDataError):
     """The run directory cannot be used as asked (reported on one line, exit code 2)."""
 
 
@@ -710,7 +711,7 @@ class RunStore:
             have = pq.ParquetFile(io.BytesIO(data)).schema_arrow.names
             missing = [c for c in columns if c not in have]
             if missing:
-                raise ValueError(
+                raise InputError(
                     f"columns: table {table!r} has no column {', '.join(map(repr, missing))} (it has {', '.join(have)})"
                 )
         if arrow:

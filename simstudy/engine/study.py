@@ -26,6 +26,7 @@ from typing import Any, Callable
 from simstudy._codeload import HashedSourceLoader
 from simstudy.engine.processes import ExitCalled as _ExitCalled
 from simstudy.engine.processes import exit_refused as _exit_refused
+from simstudy.errors import InputError
 
 __all__ = [
     "Profile",
@@ -83,14 +84,14 @@ class Profile:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"profile name: must be a non-empty string, got {self.name!r}")
+            raise InputError(f"profile name: must be a non-empty string, got {self.name!r}")
         check_name(self.name, "profile name", "a profile name, which names the folder results/STUDY/PROFILE")
         if (
             isinstance(self.n_replications, bool)
             or not isinstance(self.n_replications, numbers.Integral)
             or self.n_replications < 1
         ):
-            raise ValueError(
+            raise InputError(
                 f"n_replications: must be a positive integer, got {self.n_replications!r} (profile {self.name!r})"
             )
 
@@ -154,9 +155,9 @@ class Cost:
 
     def __post_init__(self):
         if self.work is not None and self.seconds_per_replication is not None:
-            raise ValueError("Cost: give seconds_per_replication or work, not both")
+            raise InputError("Cost: give seconds_per_replication or work, not both")
         if self.work is not None and not callable(self.work):
-            raise ValueError(f"work: expected a function of the condition, got {type(self.work).__name__}")
+            raise InputError(f"work: expected a function of the condition, got {type(self.work).__name__}")
 
     def seconds(self, condition) -> float:
         """Worker seconds of one replication of ``condition``.
@@ -181,7 +182,7 @@ class Cost:
         rates, work = self.seconds_per_unit or {}, self.work(condition)
         missing = sorted(set(work) - set(rates))
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"Cost: no seconds per unit measured for {', '.join(missing)} (condition {condition_key(condition)}); "
                 "measure them with benchmarks/bench_estimates.py --fit RUN ... --write"
             )
@@ -219,6 +220,9 @@ class Publication:
         read); returns the paths of its ``markdown`` and ``html`` files and a
         ``summary`` in Markdown.  The reproduction page shows the summary and
         links the page (the proving ground's report, say).
+    page_folder : str
+        The folder of that page beside the reproduction page (default: the
+        study's name); the one place the page lives, which other files cite.
     alternative_to : str
         The study whose published values these are, compared here under
         another set-up (Table 1 on sources matched to the paper's power, say):
@@ -235,6 +239,7 @@ class Publication:
     interval_note: str | None = None
     cross_study: tuple = ()
     page: Callable | None = None
+    page_folder: str = ""
     alternative_to: str = ""
     page_tables: tuple = ()
 
@@ -279,7 +284,7 @@ def check_name(value, option: str, what: str) -> str:
     ValueError on one line, starting with ``option``.
     """
     if not isinstance(value, str) or not value or value[0] == "." or not set(value) <= _NAME_CHARACTERS:
-        raise ValueError(
+        raise InputError(
             f"{option}: {value!r} is not valid as {what}; use letters, digits, '_', '-' and '.' "
             "(not first), without path separators"
         )
@@ -293,7 +298,7 @@ def _default_summarize(run):
     if "outcomes" in run.tables():
         rows = run.table("outcomes")
         if "decision" not in rows:
-            raise ValueError(
+            raise InputError(
                 f"study {run.manifest.get('study')!r}: its outcome rows have no 'decision' column "
                 "(+1 A better, -1 B better, 0 not significant), so the default summary cannot count "
                 "rejections; give the study a summarize function or store decisions"
@@ -407,7 +412,7 @@ class Study:
         check_name(self.name, "name", "a study name, which names the folder results/NAME")
         for attr, cls in (("cost", Cost), ("publication", Publication), ("provides", Provides)):
             if not isinstance(getattr(self, attr), cls):
-                raise ValueError(
+                raise InputError(
                     f"{attr}: expected a simstudy.engine.{cls.__name__}, got {type(getattr(self, attr)).__name__} "
                     f"(study {self.name!r})"
                 )
@@ -417,7 +422,7 @@ class Study:
         if self.cost.work is not None and self.cost.seconds_per_unit is None:
             rates = dict(_TIMINGS["seconds_per_unit"].get(self.name, {}))
             if not rates:
-                raise ValueError(
+                raise InputError(
                     f"cost: study {self.name!r} declares its work but no seconds_per_unit, and timings.json "
                     "measures none for it; give Cost(work=..., seconds_per_unit={unit: seconds, ...})"
                 )
@@ -437,7 +442,7 @@ class Study:
             or not isinstance(self.chunk_size, numbers.Integral)
             or self.chunk_size < 1
         ):
-            raise ValueError(f"chunk_size: must be a positive integer, got {self.chunk_size!r} (study {self.name!r})")
+            raise InputError(f"chunk_size: must be a positive integer, got {self.chunk_size!r} (study {self.name!r})")
         if self.settings is not None:
             for prof in self.profiles.values():
                 settings_of(prof, self.settings, study=self.name)
@@ -462,7 +467,7 @@ class Study:
         try:
             return self.profiles[name]
         except KeyError:
-            raise ValueError(
+            raise InputError(
                 f"--profile: study {self.name!r} has no profile {name!r}; choose one of {', '.join(self.profiles)}"
             ) from None
 
@@ -488,17 +493,17 @@ class Study:
         conds = self.conditions(profile) if callable(self.conditions) else self.conditions
         conds = list(conds)
         if not conds:
-            raise ValueError(f"study {self.name!r}, profile {profile.name!r}: no conditions")
+            raise InputError(f"study {self.name!r}, profile {profile.name!r}: no conditions")
         keys = [condition_key(c) for c in conds]
         dup = {k for k in keys if keys.count(k) > 1}
         if dup:
-            raise ValueError(f"study {self.name!r}: duplicate condition keys {sorted(dup)}")
+            raise InputError(f"study {self.name!r}: duplicate condition keys {sorted(dup)}")
         for c in conds:
             if self.validate is not None:
                 self.validate(c)
             n = n_replications_of(c, profile)
             if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-                raise ValueError(
+                raise InputError(
                     f"n_replications: must be a positive integer, got {n!r} (condition {condition_key(c)})"
                 )
         return conds
@@ -608,14 +613,14 @@ def settings_of(profile: Profile, cls, *, study: str = ""):
     where = f"study {study!r}, profile {profile.name!r}" if study else f"profile {profile.name!r}"
     unknown = sorted(set(profile.settings) - known)
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"settings: {where} has unknown setting(s) {', '.join(map(repr, unknown))}; "
             f"known settings: {', '.join(sorted(known))}"
         )
     try:
         return cls(**profile.settings)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"settings: {where}: {exc}") from None
+        raise InputError(f"settings: {where}: {exc}") from None
 
 
 def n_replications_of(condition, profile: Profile) -> int:
@@ -667,9 +672,9 @@ def condition_key(condition) -> str:
     key = str(key)
     bad = set(key) - set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.=+")
     if bad:
-        raise ValueError(f"condition key {key!r}: contains characters not allowed in file names {sorted(bad)}")
+        raise InputError(f"condition key {key!r}: contains characters not allowed in file names {sorted(bad)}")
     if not key or key[0] == ".":  # "", "." and ".." would name no folder of its own
-        raise ValueError(f"condition key {key!r}: must not be empty or start with '.' (it names a folder of the run)")
+        raise InputError(f"condition key {key!r}: must not be empty or start with '.' (it names a folder of the run)")
     return key
 
 
@@ -702,7 +707,7 @@ def builtin_modules() -> dict[str, str]:
     clash = {name: mods for name, mods in found.items() if len(mods) > 1}
     if clash:
         name, mods = sorted(clash.items())[0]
-        raise ValueError(f"study {name!r}: several built-in modules carry that name: {', '.join(mods)}")
+        raise InputError(f"study {name!r}: several built-in modules carry that name: {', '.join(mods)}")
     return {name: mods[0] for name, mods in sorted(found.items())}
 
 
@@ -768,7 +773,7 @@ def study_origins() -> dict[str, str]:
 
 def _check_study(obj, where: str) -> Study:
     if not isinstance(obj, Study):
-        raise ValueError(f"study: STUDY in {where} is a {type(obj).__name__}, not a simstudy.engine.Study")
+        raise InputError(f"study: STUDY in {where} is a {type(obj).__name__}, not a simstudy.engine.Study")
     return obj
 
 
@@ -776,16 +781,16 @@ def _load_entry_point(name: str, ep) -> Study:
     try:
         obj = ep.load()
     except Exception as exc:  # whatever the package's import raises, on one line
-        raise ValueError(
+        raise InputError(
             f"study {name!r}: cannot load the {_describe(ep)}: {type(exc).__name__}: {_one_line(exc)}"
         ) from None
     if inspect.ismodule(obj):
         if not hasattr(obj, "STUDY"):
-            raise ValueError(f"study {name!r}: module {obj.__name__} ({_describe(ep)}) defines no STUDY")
+            raise InputError(f"study {name!r}: module {obj.__name__} ({_describe(ep)}) defines no STUDY")
         obj = obj.STUDY
     study = _check_study(obj, _describe(ep))
     if study.name != name:
-        raise ValueError(
+        raise InputError(
             f"study {name!r}: the {_describe(ep)} loads a study named {study.name!r}; "
             "the entry point must carry the study's name"
         )
@@ -859,14 +864,14 @@ def load_study_file(path) -> Study:
     given = os.fspath(path)
     p = Path(given).expanduser()
     if not p.exists():
-        raise ValueError(f"study: no such file {given!r}")
+        raise InputError(f"study: no such file {given!r}")
     if not p.is_file() or p.suffix != ".py":
-        raise ValueError(f"study: {given!r} is not a Python file (.py)")
+        raise InputError(f"study: {given!r} is not a Python file (.py)")
     resolved = p.resolve()
     try:
         st = resolved.stat()
     except OSError as exc:
-        raise ValueError(f"study: cannot read {given!r}: {exc.strerror or exc}") from None
+        raise InputError(f"study: cannot read {given!r}: {exc.strerror or exc}") from None
     stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # no copy keeps the change time
     cached = _FILE_STUDIES.get(resolved)
     if cached is not None and cached[0] == stamp:
@@ -875,7 +880,7 @@ def load_study_file(path) -> Study:
     # compiled from the bytes its fingerprint hashes, never from a stale .pyc beside it
     spec = importlib.util.spec_from_file_location(name, resolved, loader=HashedSourceLoader(name, str(resolved)))
     if spec is None or spec.loader is None:
-        raise ValueError(f"study: cannot import {given}: not a Python source file")
+        raise InputError(f"study: cannot import {given}: not a Python source file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
@@ -883,14 +888,14 @@ def load_study_file(path) -> Study:
             with _exit_refused():
                 spec.loader.exec_module(module)
         except _ExitCalled as exc:
-            raise ValueError(
+            raise InputError(
                 f"study: cannot import {given}: it called os._exit({exc.code}) while loading (a study file must "
                 "only define STUDY)"
             ) from None
         except (Exception, SystemExit) as exc:  # the file's own error, on one line
-            raise ValueError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
+            raise InputError(f"study: cannot import {given}: {type(exc).__name__}: {_one_line(exc)}") from None
         if not hasattr(module, "STUDY"):
-            raise ValueError(f"study: {given} defines no STUDY (a simstudy.engine.Study)")
+            raise InputError(f"study: {given} defines no STUDY (a simstudy.engine.Study)")
         study = _check_study(module.STUDY, given)
         _register_by_value(module)
     finally:
@@ -934,28 +939,28 @@ def get_study(study) -> Study:
     if _is_path(study):
         return load_study_file(study)
     if not isinstance(study, str):
-        raise ValueError(f"study: expected a study name, a .py file or a Study, got {type(study).__name__}")
+        raise InputError(f"study: expected a study name, a .py file or a Study, got {type(study).__name__}")
     builtin = builtin_modules()
     eps = _entry_points().get(study, [])
     if study in builtin and eps:
-        raise ValueError(
+        raise InputError(
             f"study {study!r}: the {_describe(eps[0])} clashes with the built-in study of that "
             "name; that package must register its study under another name"
         )
     if len(eps) > 1:
-        raise ValueError(
+        raise InputError(
             f"study {study!r}: registered by several entry points: {'; '.join(_describe(ep) for ep in eps)}"
         )
     if eps:
         return _load_entry_point(study, eps[0])
     if study not in builtin:
         known = list_studies()
-        raise ValueError(
+        raise InputError(
             f"study: unknown study {study!r}; known studies: {', '.join(known)} "
             "(or give the path of a .py file defining STUDY)"
         )
     where = builtin[study]
     module = importlib.import_module(where)
     if not hasattr(module, "STUDY"):
-        raise ValueError(f"study: module {where} defines no STUDY")
+        raise InputError(f"study: module {where} defines no STUDY")
     return _check_study(module.STUDY, where)

@@ -24,6 +24,7 @@ import numpy as np
 
 from simstudy._files import DEFAULT_ROOT, write_atomic
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.outputs.tables import Published, compare, comparison_markdown, markdown_table
 
 if TYPE_CHECKING:
@@ -295,7 +296,7 @@ def cross_study_rows(studies=None) -> dict[str, tuple[CrossStudyTable, list]]:
         for row in st.publication.cross_study:
             table, rows = found.setdefault(row.table.name, (row.table, []))
             if row.table != table:
-                raise ValueError(
+                raise InputError(
                     f"study {st.name!r}: cross-study table {row.table.name!r} is declared differently by another study"
                 )
             rows.append((st, row))
@@ -305,13 +306,13 @@ def cross_study_rows(studies=None) -> dict[str, tuple[CrossStudyTable, list]]:
 def _our_row(table: CrossStudyTable, row: CrossStudyRow, tables: dict[str, pd.DataFrame], study: str) -> dict:
     main = tables.get(row.summary)
     if main is None:
-        raise ValueError(
+        raise InputError(
             f"study {study!r}: cross-study row of {table.name!r} reads summary table "
             f"{row.summary!r}, which the study does not make (tables: {', '.join(tables)})"
         )
     model = next((m for m in row.models if all(src.format(model=m) in main for _, src in table.columns)), None)
     if model is None:
-        raise ValueError(
+        raise InputError(
             f"study {study!r}: summary table {row.summary!r} has the columns of none of the "
             f"models {', '.join(map(repr, row.models))}"
         )
@@ -408,7 +409,7 @@ def cross_study_table(table, studies=None, *, profile="quick", results=DEFAULT_R
     name = table.name if isinstance(table, CrossStudyTable) else table
     found = cross_study_rows(studies)
     if name not in found:
-        raise ValueError(
+        raise InputError(
             f"cross-study table {name!r}: no study declares a row of it"
             + (f" (tables declared: {', '.join(found)})" if found else "")
         )

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_below, folder_option
 from simstudy.engine.fingerprint import source_commit
+from simstudy.errors import StoredDataError
 from simstudy.outputs.published import cross_study_comparison, cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
     INSIDE_RULE,
@@ -240,7 +241,7 @@ def _unfinished_larger(st, shown: str, results: Path) -> str | None:
             larger = load_run(st, profile=name, out=path)
             rows = larger.progress_rows()
             held, record = lock_holder(path)
-        except (ValueError, KeyError, OSError) as exc:
+        except (ValueError, StoredDataError, KeyError, OSError) as exc:
             return f"A {name}-profile run is stored in {path} but cannot be read ({exc}); this section shows the {shown} run."
         done = sum(r["done"] for r in rows)
         planned = sum(r["planned"] for r in rows)
@@ -329,7 +330,7 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     ]
     page = None
     if st.publication.page is not None:  # the study's own page, in a folder of its own beside this one
-        folder = folder_below(out, st.name)
+        folder = folder_below(out, st.publication.page_folder or st.name)
         written = st.publication.page(run, folder, results)
         page = {
             "summary": written.get("summary", ""),

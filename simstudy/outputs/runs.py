@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -188,11 +189,11 @@ def paired_scores(study, profile: str = "quick", *, out=None) -> pd.DataFrame:
     study, run = _run(study, profile, out)
     layout = study.provides.paired_scores
     if layout is None:
-        raise ValueError(
+        raise InputError(
             f"study {study.name!r} declares no paired_scores layout, so its per-split scores cannot be read back"
         )
     if "scores" not in run.tables():
-        raise ValueError(f"study {study.name!r}: the run in {run.path} has no stored scores table")
+        raise InputError(f"study {study.name!r}: the run in {run.path} has no stored scores table")
     rows = run.table("scores")
     groups = list(layout.groups)
     parts = []
@@ -234,16 +235,16 @@ def _one_block(scores: pd.DataFrame, what: str) -> pd.DataFrame:
     required = {"unit", "run", "fold", "score_a", "score_b"}
     missing = required - set(scores.columns)
     if missing:
-        raise ValueError(
+        raise InputError(
             f"scores: expected the frame of simstudy.outputs.runs.paired_scores, missing columns "
             f"{', '.join(sorted(missing))}"
         )
     if scores.empty:
-        raise ValueError("scores: no rows (did the selection match nothing?)")
+        raise InputError("scores: no rows (did the selection match nothing?)")
     skip = {"unit", "run", "fold", "score_a", "score_b", "n_train", "n_test"}
     mixed = [c for c in scores.columns if c not in skip and scores[c].nunique(dropna=False) > 1]
     if mixed:
-        raise ValueError(
+        raise InputError(
             f"scores: {what} takes one block of paired scores; select one value of "
             f"{', '.join(mixed)} first (e.g. scores[scores.{mixed[0]} == ...])"
         )
@@ -282,7 +283,7 @@ def baycomp_arrays(scores: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     units = list(dict.fromkeys(block["unit"]))
     sizes = block.groupby("unit", sort=False).size()
     if sizes.nunique() != 1:
-        raise ValueError(f"scores: the units have different numbers of splits ({sorted(set(sizes))})")
+        raise InputError(f"scores: the units have different numbers of splits ({sorted(set(sizes))})")
     shape = (len(units), int(sizes.iloc[0]))
     return block["score_a"].to_numpy(float).reshape(shape), block["score_b"].to_numpy(float).reshape(shape)
 
@@ -315,7 +316,7 @@ def correctr_frame(scores: pd.DataFrame, *, models: tuple[str, str] | None = Non
     """
     missing = {"pair", "run", "fold", "score_a", "score_b"} - set(scores.columns)
     if missing:
-        raise ValueError(
+        raise InputError(
             f"scores: expected the frame of simstudy.outputs.runs.paired_scores, missing columns "
             f"{', '.join(sorted(missing))}"
         )
@@ -391,14 +392,14 @@ def export(
         An unknown format or name, or no stored run.
     """
     if format not in FORMATS:
-        raise ValueError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}")
+        raise InputError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}")
     study_obj, run = _run(study, profile, out)
     stored = run.tables()
     extra = ["paired_scores", "correctr"] if study_obj.provides.paired_scores is not None and "scores" in stored else []
     names = list(which) if which is not None else stored + extra
     unknown = [n for n in names if n not in stored and n not in ("paired_scores", "correctr")]
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"which: the run holds no {', '.join(map(repr, unknown))} "
             f"(tables: {', '.join(stored)}; also paired_scores, correctr)"
         )

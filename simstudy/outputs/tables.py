@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -184,7 +185,7 @@ class Published:
 
     def __post_init__(self):
         if self.cause not in ("", "found", "not found"):
-            raise ValueError(f"Published {self.label!r}: cause must be '', 'found' or 'not found', not {self.cause!r}")
+            raise InputError(f"Published {self.label!r}: cause must be '', 'found' or 'not found', not {self.cause!r}")
         object.__setattr__(self, "either", tuple(float(v) for v in self.either))
 
 

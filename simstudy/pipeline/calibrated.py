@@ -34,6 +34,7 @@ from importlib import resources
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.pipeline.schemes import SCHEMES, scheme_sample
 from simstudy.statistics import significance as h
 
@@ -64,7 +65,7 @@ def calibrated_df(statistics, alpha: float = 0.05) -> float:
     t = np.abs(np.asarray(statistics, dtype=float))
     t = t[np.isfinite(t)]
     if t.size == 0:
-        raise ValueError("statistics: no finite values to calibrate on")
+        raise InputError("statistics: no finite values to calibrate on")
     q = float(np.quantile(t, 1 - alpha))
     z = float(stats.norm.ppf(1 - alpha / 2))
     if q <= z:
@@ -156,7 +157,7 @@ def calibrated_t_test(x, *, scheme: str, df: float | None = None) -> h.Significa
         cal = load_calibration()
         shape = tuple(cal["design"]["shape"])
         if x.shape[-2:] != shape:
-            raise ValueError(
+            raise InputError(
                 f"x: the calibrated t-test of scheme {scheme!r} was calibrated on a "
                 f"{shape[0]} x {shape[1]} cv, got {x.shape[-2]} x {x.shape[-1]}"
             )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.pipeline.designs import DesignSpec, parse_designs
 from simstudy.pipeline.scores import (
     PairedScores,
@@ -141,17 +142,17 @@ def _learners(learners) -> tuple[tuple[str, Learner], ...]:
     else:
         items = list(learners)
         if len(items) != 2:
-            raise ValueError(f"learners: give two learners (A, B) or a mapping of names to learners, got {len(items)}")
+            raise InputError(f"learners: give two learners (A, B) or a mapping of names to learners, got {len(items)}")
         items = list(zip(("a", "b"), items))
     if len(items) < 2:
-        raise ValueError(f"learners: a comparison needs at least two learners, got {len(items)}")
+        raise InputError(f"learners: a comparison needs at least two learners, got {len(items)}")
     out = []
     for name, obj in items:
         if not isinstance(obj, Learner):
             try:
                 obj = Learner(as_learner_factory(obj))
             except ValueError as exc:
-                raise ValueError(f"learners: {name!r}: {exc}") from None
+                raise InputError(f"learners: {name!r}: {exc}") from None
         out.append((name, obj))
     return tuple(out)
 
@@ -250,35 +251,35 @@ class Comparison:
             or int(self.n_experiments) != self.n_experiments
             or self.n_experiments < 1
         ):
-            raise ValueError(f"n_experiments: must be an integer >= 1, got {self.n_experiments!r}")
+            raise InputError(f"n_experiments: must be an integer >= 1, got {self.n_experiments!r}")
         if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
         if self.sign_alpha is not None and not self.alpha <= self.sign_alpha < 1.0:
-            raise ValueError(f"sign_alpha: must lie in [alpha, 1), got {self.sign_alpha!r}")
+            raise InputError(f"sign_alpha: must lie in [alpha, 1), got {self.sign_alpha!r}")
         seeded = tuple(_takes_seed(lr.make) for _, lr in learners)
         counts = self.counts or any(d.kind == "holdout" for _, d in designs)
         if counts and len(learners) != 2:
-            raise ValueError("counts: discordant counts (and a holdout design's tests) need exactly two learners")
+            raise InputError("counts: discordant counts (and a holdout design's tests) need exactly two learners")
         if self.metric != "accuracy":
             check_metric(self.metric)
             if counts:
-                raise ValueError(
+                raise InputError(
                     f"metric: {self.metric!r}: discordant counts (and a holdout design's tests) count correct cases, "
                     "so they need metric='accuracy'"
                 )
         if counts and (any(seeded) or any(lr.fit_predict is not None for _, lr in learners)):
-            raise ValueError("counts: discordant counts are kept for learners without seeds fitted in this process")
+            raise InputError("counts: discordant counts are kept for learners without seeds fitted in this process")
         if not isinstance(self.tests, str):
             names = list(self.tests.values()) if isinstance(self.tests, Mapping) else list(self.tests)
             for n in names:
                 try:
                     get_test(n)
                 except ValueError:
-                    raise ValueError(f"tests: unknown test {n!r}; registered: {', '.join(test_names())}") from None
+                    raise InputError(f"tests: unknown test {n!r}; registered: {', '.join(test_names())}") from None
                 if not any(get_test(n).takes in DESIGN_INPUTS[d.kind] for _, d in designs):
-                    raise ValueError(f"tests: {n!r} applies to none of the designs {', '.join(k for k, _ in designs)}")
+                    raise InputError(f"tests: {n!r} applies to none of the designs {', '.join(k for k, _ in designs)}")
         elif self.tests != "all":
-            raise ValueError(f"tests: 'all', a list of test names or a mapping of label to name; got {self.tests!r}")
+            raise InputError(f"tests: 'all', a list of test names or a mapping of label to name; got {self.tests!r}")
         object.__setattr__(self, "_learners", learners)
         object.__setattr__(self, "_designs", designs)
         object.__setattr__(self, "_seeded", seeded)
@@ -463,7 +464,7 @@ def stored_sizes(rows, design=None) -> tuple[int | float, int | float]:
     name = str(rows["design"].iloc[0]) if "design" in rows else design
     spec = parse_designs([name])[0] if name is not None else None
     if spec is None or spec.kind not in ("cv", "5x2") or "n_cases" not in rows:
-        raise ValueError(f"sizes: the stored rows hold neither n_train and n_test nor n_cases of a cv design ({name})")
+        raise InputError(f"sizes: the stored rows hold neither n_train and n_test nor n_cases of a cv design ({name})")
     return spec.sizes(int(rows["n_cases"].iloc[0]))
 
 
@@ -639,7 +640,7 @@ def rescore(comparison: Comparison, predictions: pd.DataFrame, n_cases: int) -> 
             try:
                 scores.append(outputs_scores(c.metric, y, ids, pred, sc, kind))
             except ValueError as exc:
-                raise ValueError(f"{exc} (learner {name!r})") from None
+                raise InputError(f"{exc} (learner {name!r})") from None
         acc = np.stack(scores, axis=-1).reshape(E, d.n_runs, d.n_folds, len(c.names))
         counts = np.bincount(r * d.n_folds + ids[r, case], minlength=E * d.n_runs * d.n_folds)
         n_test = float(counts.mean()) if c.mean_sizes else int(counts.min())

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._validation import check_positive
+from simstudy.errors import InputError
 from simstudy.pipeline.splits import repeated_fold_ids
 
 __all__ = [
@@ -53,7 +54,7 @@ __all__ = [
 def _labels(y) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1:
-        raise ValueError(f"y: expected a 1-d array of class labels, got shape {y.shape}")
+        raise InputError(f"y: expected a 1-d array of class labels, got shape {y.shape}")
     return y
 
 
@@ -96,7 +97,7 @@ class RepeatedKFold(Design):
         check_positive(self.n_runs, "n_runs", integer=True)
         check_positive(self.n_folds, "n_folds", integer=True)
         if self.n_folds < 2:
-            raise ValueError(f"n_folds: must be >= 2, got {self.n_folds}")
+            raise InputError(f"n_folds: must be >= 2, got {self.n_folds}")
 
     def fold_ids(self, y, rng) -> np.ndarray:
         """Stratified fold of every case in every run.
@@ -160,7 +161,7 @@ class Subsample(Design):
     def __post_init__(self):
         check_positive(self.n_splits, "n_splits", integer=True)
         if not (isinstance(self.test_share, (int, float)) and 0.0 < self.test_share < 1.0):
-            raise ValueError(f"test_share: must lie strictly between 0 and 1, got {self.test_share!r}")
+            raise InputError(f"test_share: must lie strictly between 0 and 1, got {self.test_share!r}")
 
     def split(self, y, rng) -> tuple[np.ndarray, np.ndarray]:
         """One split: sorted ``(train, test)`` indices."""
@@ -236,7 +237,7 @@ class Bootstrap:
         """Indices of one bootstrap sample of ``y``."""
         y = _labels(y)
         if np.unique(y).size < self.min_classes:
-            raise ValueError(f"y: has {np.unique(y).size} classes, a bootstrap sample needs {self.min_classes}")
+            raise InputError(f"y: has {np.unique(y).size} classes, a bootstrap sample needs {self.min_classes}")
         while True:
             idx = rng.integers(0, y.shape[0], y.shape[0])
             if np.unique(y[idx]).size >= self.min_classes:
@@ -303,7 +304,7 @@ class DesignSpec:
 def _percent(name: str, text: str) -> float:
     share = int(text) / 100.0
     if not 0.05 <= share <= 0.5:
-        raise ValueError(f"--designs: {name}: the test share must be 5 to 50 percent, got {text}")
+        raise InputError(f"--designs: {name}: the test share must be 5 to 50 percent, got {text}")
     return share
 
 
@@ -316,7 +317,7 @@ def parse_design(name: str) -> DesignSpec:
     if m:
         r, k = int(m.group(1)), int(m.group(2))
         if r < 1 or k < 2:
-            raise ValueError(f"--designs: {name}: needs at least 1 run and 2 folds")
+            raise InputError(f"--designs: {name}: needs at least 1 run and 2 folds")
         return DesignSpec(name, "5x2" if (r, k) == (5, 2) else "cv", r, k)
     if name == "5x2cv":
         return DesignSpec(name, "5x2", 5, 2)
@@ -324,12 +325,12 @@ def parse_design(name: str) -> DesignSpec:
     if m:
         r = int(m.group(1))
         if r < 2:
-            raise ValueError(f"--designs: {name}: needs at least 2 splits")
+            raise InputError(f"--designs: {name}: needs at least 2 splits")
         return DesignSpec(name, "resampled", r, 1, TEST_SHARE if m.group(2) is None else _percent(name, m.group(2)))
     m = re.fullmatch(r"holdout(\d+)", name)
     if m:
         return DesignSpec(name, "holdout", 1, 1, _percent(name, m.group(1)))
-    raise ValueError(f"--designs: unknown design {name!r}; {_GRAMMAR}")
+    raise InputError(f"--designs: unknown design {name!r}; {_GRAMMAR}")
 
 
 def parse_designs(names) -> tuple[DesignSpec, ...]:
@@ -360,10 +361,10 @@ def parse_designs(names) -> tuple[DesignSpec, ...]:
         names = [n for n in names.replace(",", " ").split() if n]
     out = tuple(parse_design(n) for n in names)
     if not out:
-        raise ValueError("--designs: no design given")
+        raise InputError("--designs: no design given")
     keys = [d.key for d in out]
     if len(set(keys)) < len(keys):
-        raise ValueError(f"--designs: a design is named twice ({', '.join(keys)})")
+        raise InputError(f"--designs: a design is named twice ({', '.join(keys)})")
     if sum(d.kind == "5x2" for d in out) > 1:
-        raise ValueError("--designs: 5x2cv and cv5x2 are the same design; name it once")
+        raise InputError("--designs: 5x2cv and cv5x2 are the same design; name it once")
     return out

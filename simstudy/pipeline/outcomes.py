@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.pipeline.schemes import scheme_sample
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics import significance as h
@@ -81,14 +82,14 @@ class TestSpec:
 
     def __post_init__(self):
         if self.takes not in INPUTS:
-            raise ValueError(f"takes: must be one of {', '.join(INPUTS)}, got {self.takes!r} (test {self.name!r})")
+            raise InputError(f"takes: must be one of {', '.join(INPUTS)}, got {self.takes!r} (test {self.name!r})")
         if not callable(self.function):
-            raise ValueError(f"function: test {self.name!r} needs a callable")
+            raise InputError(f"function: test {self.name!r} needs a callable")
 
     def __call__(self, x, n_train=None, n_test=None) -> h.SignificanceResult:
         if self.sizes:
             if n_train is None or n_test is None:
-                raise ValueError(f"test {self.name!r}: needs the training and test sizes (n_train, n_test)")
+                raise InputError(f"test {self.name!r}: needs the training and test sizes (n_train, n_test)")
             return self.function(x, n_train=n_train, n_test=n_test)
         return self.function(x)
 
@@ -137,9 +138,9 @@ def register_test(
         An empty or taken name, an unknown ``takes``, or a function that is not callable.
     """
     if not isinstance(name, str) or not name:
-        raise ValueError(f"name: a test needs a non-empty name, got {name!r}")
+        raise InputError(f"name: a test needs a non-empty name, got {name!r}")
     if name in _REGISTRY and not replace:
-        raise ValueError(f"name: a test called {name!r} is already registered")
+        raise InputError(f"name: a test called {name!r} is already registered")
     spec = TestSpec(name, function, takes, sizes, description, in_all)
     _REGISTRY[name] = spec
     return spec
@@ -167,7 +168,7 @@ def get_test(name) -> TestSpec:
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ValueError(f"test: unknown test {name!r}; registered: {', '.join(_REGISTRY)}") from None
+        raise InputError(f"test: unknown test {name!r}; registered: {', '.join(_REGISTRY)}") from None
 
 
 def test_names(takes: str | None = None, *, in_all: bool = False) -> list[str]:
@@ -196,15 +197,15 @@ def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarr
     if spec.takes == "scores":
         return scores
     if scheme is not None:
-        raise ValueError(
+        raise InputError(
             f"test {spec.name!r}: takes the whole design ({spec.takes}), not a scheme's sample (scheme {scheme!r})"
         )
     if spec.takes == "splits":
         if d.shape[-1] != 1:
-            raise ValueError(f"test {spec.name!r}: needs one test fold per split, got {d.shape[-1]} folds")
+            raise InputError(f"test {spec.name!r}: needs one test fold per split, got {d.shape[-1]} folds")
         return d[..., 0]
     if spec.takes == "5x2" and d.shape[-2:] != (5, 2):
-        raise ValueError(f"test {spec.name!r}: needs 5 runs of 2 folds, got {d.shape[-2]} x {d.shape[-1]}")
+        raise InputError(f"test {spec.name!r}: needs 5 runs of 2 folds, got {d.shape[-2]} x {d.shape[-1]}")
     return d
 
 
@@ -269,12 +270,12 @@ def outcome_rows(
         then test, then leading index, the whole-design tests last.
     """
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must lie strictly between 0 and 1, got {alpha!r}")
+        raise InputError(f"alpha: must lie strictly between 0 and 1, got {alpha!r}")
     lead = scores.acc_a.shape[:-2]
     n = int(np.prod(lead, dtype=np.int64))
     if isinstance(tests, str):
         if tests != "all":
-            raise ValueError(f"tests: a mapping of label to test name, or 'all'; got {tests!r}")
+            raise InputError(f"tests: a mapping of label to test name, or 'all'; got {tests!r}")
         tests = {name: name for name in _applicable_to(scores)}
     specs = {label: get_test(name) for label, name in tests.items()}
     idx = {k: _column(v, lead) for k, v in (index or {}).items()}
@@ -374,7 +375,7 @@ def _first_split(x):
 def _mcnemar(scores):
     # Dietterich's McNemar test on one holdout: the first split's discordant counts, continuity-corrected
     if scores.n01 is None or scores.n10 is None:
-        raise ValueError(
+        raise InputError(
             "test 'mcnemar': needs the per-case results of the split (discordant counts n01 and n10), "
             "which these paired scores do not carry"
         )

@@ -26,6 +26,8 @@ from typing import Callable
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 __all__ = ["KINDS", "score_kind", "split_outputs", "fold_outputs", "outputs_scores", "needs_scores", "on_fit"]
 
 # called with the number of fits just made (see on_fit); None: nobody is counting
@@ -228,7 +230,7 @@ def outputs_scores(metric: str, y, fold_ids, pred, scores=None, kind: str = "") 
     from sklearn.metrics import get_scorer
 
     if scores is None and needs_scores(metric):
-        raise ValueError(
+        raise InputError(
             f"metric: {metric!r} needs class probabilities or decision values, and only predictions are stored"
         )
     scorer = get_scorer(metric)
@@ -243,7 +245,7 @@ def outputs_scores(metric: str, y, fold_ids, pred, scores=None, kind: str = "") 
             if test.size:
                 if needs and np.isnan(scores[r][test]).any():
                     bad = int(np.isnan(scores[r][test]).any(axis=-1).sum())
-                    raise ValueError(
+                    raise InputError(
                         f"metric: {metric!r} needs the learner's probabilities, and it gave none (NaN) for {bad} "
                         f"held-out case(s) of run {r}, fold {f} (R's e1071 naiveBayes does so when a class has a "
                         "single training case); score with a metric of the predictions, such as accuracy"
@@ -252,5 +254,5 @@ def outputs_scores(metric: str, y, fold_ids, pred, scores=None, kind: str = "") 
                     out[r, f] = float(scorer(est, test[:, None], y[test]))
                 except (AttributeError, ValueError) as exc:  # e.g. log loss of a learner without probabilities
                     text = " ".join(str(exc).split())[:200]
-                    raise ValueError(f"metric: {metric!r} cannot be computed from the stored outputs: {text}") from None
+                    raise InputError(f"metric: {metric!r} cannot be computed from the stored outputs: {text}") from None
     return out

@@ -94,6 +94,7 @@ import numpy as np
 
 from simstudy import _codeload
 from simstudy._worker import write_prefixed
+from simstudy.errors import InputError
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics.significance import SignificanceResult
 
@@ -117,7 +118,7 @@ DEFAULT_TIMEOUT = 300.0
 START_TIMEOUT = 60.0
 
 
-class PluginError(ValueError):
+class PluginError(InputError):
     """A user plug-in could not be loaded or did not behave as documented."""
 
 
@@ -138,7 +139,7 @@ def _check_timeout(timeout, name: str = "timeout"):
         or not isinstance(timeout, numbers.Real)
         or not (math.isfinite(float(timeout)) and float(timeout) > 0)
     ):
-        raise ValueError(f"{name}: must be a positive number of seconds or None, got {timeout!r}")
+        raise InputError(f"{name}: must be a positive number of seconds or None, got {timeout!r}")
     return float(timeout)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from simstudy._validation import as_float_array
+from simstudy.errors import InputError
 
 __all__ = ["SCHEMES", "scheme_sample", "scheme_samples"]
 
@@ -40,7 +41,7 @@ SCHEMES = (
 def _check_diffs(diffs) -> np.ndarray:
     x = as_float_array(diffs, "diffs", min_ndim=2)
     if x.shape[-1] < 1 or x.shape[-2] < 1:
-        raise ValueError(f"diffs: expected shape (..., n_runs, n_folds) with n_runs, n_folds >= 1, got shape {x.shape}")
+        raise InputError(f"diffs: expected shape (..., n_runs, n_folds) with n_runs, n_folds >= 1, got shape {x.shape}")
     return x
 
 
@@ -58,7 +59,7 @@ def _sample(x: np.ndarray, scheme: str) -> np.ndarray:
     if scheme == "average_over_sorted_runs":
         # the i-th smallest of each run is averaged with the i-th smallest of the others
         return np.sort(x, axis=-1).mean(axis=-2)
-    raise ValueError(f"scheme: unknown scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
+    raise InputError(f"scheme: unknown scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
 
 
 def scheme_sample(diffs, scheme: str) -> np.ndarray:
@@ -96,9 +97,9 @@ def scheme_sample(diffs, scheme: str) -> np.ndarray:
     array([-5.56,  1.11,  7.78])
     """
     if not isinstance(scheme, str):
-        raise ValueError(f"scheme: expected a string, one of {', '.join(SCHEMES)}; got {scheme!r}")
+        raise InputError(f"scheme: expected a string, one of {', '.join(SCHEMES)}; got {scheme!r}")
     if scheme not in SCHEMES:
-        raise ValueError(f"scheme: unknown scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
+        raise InputError(f"scheme: unknown scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
     return _sample(_check_diffs(diffs), scheme)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -293,13 +294,13 @@ def check_metric(metric: str) -> str:
     from sklearn.metrics import get_scorer, get_scorer_names
 
     if not isinstance(metric, str):
-        raise ValueError(f"metric: a scikit-learn scorer name such as 'balanced_accuracy', got {metric!r}")
+        raise InputError(f"metric: a scikit-learn scorer name such as 'balanced_accuracy', got {metric!r}")
     try:
         get_scorer(metric)
     except ValueError:
         close = [n for n in get_scorer_names() if metric.lower() in n or n in metric.lower()][:6]
         hint = ", ".join(close or ["accuracy", "balanced_accuracy", "roc_auc", "f1_macro", "neg_log_loss"])
-        raise ValueError(f"metric: {metric!r} is not a scikit-learn scorer name (for instance {hint})") from None
+        raise InputError(f"metric: {metric!r} is not a scikit-learn scorer name (for instance {hint})") from None
     return metric
 
 
@@ -365,7 +366,7 @@ def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, 
     fold_ids = np.atleast_2d(np.asarray(fold_ids))
     y = np.asarray(y)
     if len(learners) != 2:
-        raise ValueError(f"learners: discordant counts need exactly two learners, got {len(learners)}")
+        raise InputError(f"learners: discordant counts need exactly two learners, got {len(learners)}")
     pred = [fold_predictions(X, y, fold_ids, make) for make in learners]
     acc = np.stack([_accuracy_per_fold(p, y, fold_ids) for p in pred], axis=-1)
     right_a, right_b = pred[0] == y[None, :], pred[1] == y[None, :]
@@ -404,7 +405,7 @@ def resample_accuracies(X, y, splits, learners) -> np.ndarray:
     ids = np.full((len(splits), y.size), -1, dtype=np.int64)
     for r, (train, test) in enumerate(splits):
         if np.setdiff1d(np.arange(y.size), np.union1d(train, test)).size:
-            raise ValueError(f"splits: split {r} leaves cases out of both its training and its test part")
+            raise InputError(f"splits: split {r} leaves cases out of both its training and its test part")
         ids[r, test] = 0
     return cv_accuracies(X, y, ids, learners)[:, 0, :]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from simstudy._validation import check_positive
+from simstudy.errors import InputError
 
 __all__ = ["stratified_fold_ids", "repeated_fold_ids", "folds"]
 
@@ -44,10 +45,10 @@ def stratified_fold_ids(y, n_folds: int, rng) -> np.ndarray:
 def _checked_labels(y, n_folds):
     y = np.asarray(y)
     if y.ndim != 1:
-        raise ValueError(f"y: expected a 1-d array of labels, got shape {y.shape}")
+        raise InputError(f"y: expected a 1-d array of labels, got shape {y.shape}")
     check_positive(n_folds, "n_folds", integer=True)
     if n_folds < 2 or n_folds > y.shape[0]:
-        raise ValueError(f"n_folds: must be between 2 and the number of cases ({y.shape[0]}), got {n_folds}")
+        raise InputError(f"n_folds: must be between 2 and the number of cases ({y.shape[0]}), got {n_folds}")
     return y
 
 

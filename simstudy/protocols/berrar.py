@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from simstudy.errors import InputError
 from simstudy.pipeline.designs import Bootstrap
 from simstudy.pipeline.outcomes import outcome_rows, run_test
 from simstudy.pipeline.scores import PairedScores, holdout_accuracies
@@ -84,11 +85,11 @@ class BenchmarkGroup:
 
     def __post_init__(self):
         if self.kind not in ("experiment", "bootstrap"):
-            raise ValueError(f"kind: must be 'experiment' or 'bootstrap', got {self.kind!r}")
+            raise InputError(f"kind: must be 'experiment' or 'bootstrap', got {self.kind!r}")
         if self.n_datasets < 2:
-            raise ValueError(f"n_datasets: need at least 2 data sets, got {self.n_datasets}")
+            raise InputError(f"n_datasets: need at least 2 data sets, got {self.n_datasets}")
         if self.start_size < 2:
-            raise ValueError(f"start_size: must be >= 2, got {self.start_size}")
+            raise InputError(f"start_size: must be >= 2, got {self.start_size}")
 
     @property
     def key(self) -> str:
@@ -174,7 +175,7 @@ def benchmark_conditions(starts: dict[int, int], n_datasets: int, groups, n_boot
     """The profile's groups, each followed by its bootstrap for s* when ``n_boot`` > 0."""
     unknown = [g for g in groups if g not in starts]
     if unknown:
-        raise ValueError(f"groups: no group(s) {unknown}; the study has groups {sorted(starts)}")
+        raise InputError(f"groups: no group(s) {unknown}; the study has groups {sorted(starts)}")
     out = []
     for g in groups:
         out.append(BenchmarkGroup(g, starts[g], n_datasets))

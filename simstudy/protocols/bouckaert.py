@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.pipeline.designs import RepeatedKFold
 from simstudy.pipeline.scores import cv_accuracies, scores_frame
 from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, load_source, read_source, stored_sources
@@ -64,16 +65,16 @@ class RepeatedCVCondition:
 
     def __post_init__(self):
         if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
         if not 2 <= self.n_folds <= self.n_cases // 2:
-            raise ValueError(
+            raise InputError(
                 f"n_folds: must be between 2 and half the number of cases ({self.n_cases // 2}), got {self.n_folds}"
             )
         for name in ("n_runs", "n_experiments"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be >= 1, got {getattr(self, name)}")
+                raise InputError(f"{name}: must be >= 1, got {getattr(self, name)}")
         if self.n_experiments < 2:
-            raise ValueError(f"n_experiments: replicability needs at least 2 experiments, got {self.n_experiments}")
+            raise InputError(f"n_experiments: replicability needs at least 2 experiments, got {self.n_experiments}")
 
     @property
     def key(self) -> str:
@@ -115,7 +116,7 @@ def source_info(name: str) -> dict:
     meta = _factor_meta()
     if name not in meta:
         known = sorted(set(stored) | set(meta))
-        raise ValueError(
+        raise InputError(
             f"source: unknown source {name!r}; stored: {', '.join(known)} "
             f"(factor sources are made by scripts/networks/make_factor_sources.py)"
         )
@@ -269,7 +270,7 @@ def available_sets() -> list[str]:
 def check_shipped(name: str):
     """Raise ValueError naming ``name`` unless it is a shipped data set."""
     if name not in set(_uci().uci_datasets()):
-        raise ValueError(f"dataset: {name!r} is not shipped; available: {', '.join(available_sets())}")
+        raise InputError(f"dataset: {name!r} is not shipped; available: {', '.join(available_sets())}")
 
 
 @lru_cache(maxsize=None)

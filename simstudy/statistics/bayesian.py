@@ -35,6 +35,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy._validation import as_sample, check_positive
+from simstudy.errors import InputError
 from simstudy.statistics.effect import _mean_and_se
 from simstudy.statistics.significance import _split_sizes
 
@@ -92,13 +93,13 @@ def _scalar(a):
 
 def _check_rope(rope) -> float:
     if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not math.isfinite(float(rope)) or rope < 0:
-        raise ValueError(f"rope: must be a finite number >= 0, got {rope!r}")
+        raise InputError(f"rope: must be a finite number >= 0, got {rope!r}")
     return float(rope)
 
 
 def _rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
+        raise InputError(f"rng: expected a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
     return rng
 
 
@@ -194,7 +195,7 @@ def _over_data_sets(x, rope, prior, n_samples, rng):
     """The checked arguments of a test over data sets: one difference per data set, ROPE, prior, samples, Generator."""
     z = as_sample(x, "x", min_n=1)
     if z.ndim != 1:
-        raise ValueError(f"x: expected one difference per data set (shape (q,)), got shape {z.shape}")
+        raise InputError(f"x: expected one difference per data set (shape (q,)), got shape {z.shape}")
     return z, _check_rope(rope), float(check_positive(prior, "prior")), _check_samples(n_samples), _rng(rng)
 
 

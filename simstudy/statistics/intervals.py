@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 from simstudy.statistics.replicability import normalized, r2
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ def interval_quantile(n, level: float = 0.95, method: str = "t", z: float | None
         return stats.t.ppf(0.5 + level / 2, np.maximum(np.asarray(n) - 1, 1))
     if method == "normal":
         return stats.norm.ppf(0.5 + level / 2) if z is None else z
-    raise ValueError(f"method: 't' or 'normal', got {method!r}")
+    raise InputError(f"method: 't' or 'normal', got {method!r}")
 
 
 def grouped_half_width(grouped, *, level: float = 0.95, method: str = "t", z: float | None = None):
@@ -227,7 +228,7 @@ def limit_verdict(low, high, limit, *, at_most: bool = True, published_scale: bo
         np.asarray(low, dtype=float), np.asarray(high, dtype=float), np.asarray(limit, dtype=float)
     )
     if low.size == 0:
-        raise ValueError("limit_verdict: no rows to judge")
+        raise InputError("limit_verdict: no rows to judge")
     with np.errstate(invalid="ignore"):
         inside = high <= limit if at_most else low >= limit
         beyond = low > limit if at_most else high < limit
@@ -248,7 +249,7 @@ def combine_verdicts(verdicts, *, published_scale: bool = False) -> str:
     """
     verdicts = list(verdicts)
     if not verdicts:
-        raise ValueError("combine_verdicts: no verdicts to combine")
+        raise InputError("combine_verdicts: no verdicts to combine")
     if FAILS in verdicts:
         return FAILS
     if all(v == HOLDS for v in verdicts):

@@ -37,6 +37,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy._validation import as_float_array, as_sample, check_alpha
+from simstudy.errors import InputError
 
 stats = lazy_module("scipy.stats")
 
@@ -67,7 +68,7 @@ _ZERO_METHODS = ("demsar", "zsplit", "wilcox", "pratt")
 def _differences(x) -> np.ndarray:
     d = as_sample(x, "x", min_n=1)
     if d.ndim != 1:
-        raise ValueError(f"x: expected one difference per data set (shape (N,)), got shape {d.shape}")
+        raise InputError(f"x: expected one difference per data set (shape (N,)), got shape {d.shape}")
     return d
 
 
@@ -156,9 +157,9 @@ def wilcoxon_test(x, *, zero_method: str = "demsar", method: str = "auto") -> Wi
     14 data sets, his Table 2) has ``R+ = 93, R- = 12``.
     """
     if zero_method not in _ZERO_METHODS:
-        raise ValueError(f"zero_method: expected one of {', '.join(_ZERO_METHODS)}, got {zero_method!r}")
+        raise InputError(f"zero_method: expected one of {', '.join(_ZERO_METHODS)}, got {zero_method!r}")
     if method not in ("auto", "exact", "asymptotic"):
-        raise ValueError(f"method: expected 'auto', 'exact' or 'asymptotic', got {method!r}")
+        raise InputError(f"method: expected 'auto', 'exact' or 'asymptotic', got {method!r}")
     d = _differences(x)
     if zero_method == "demsar":
         d = _drop_one_zero_if_odd(d)
@@ -232,9 +233,9 @@ def binomial_sign_test(x, *, zero_method: str = "demsar", method: str = "exact")
     No trials left (every difference zero): ``pvalue = 1``.
     """
     if zero_method not in ("demsar", "wilcox"):
-        raise ValueError(f"zero_method: expected 'demsar' or 'wilcox', got {zero_method!r}")
+        raise InputError(f"zero_method: expected 'demsar' or 'wilcox', got {zero_method!r}")
     if method not in ("exact", "normal"):
-        raise ValueError(f"method: expected 'exact' or 'normal', got {method!r}")
+        raise InputError(f"method: expected 'exact' or 'normal', got {method!r}")
     d = _differences(x)
     ties = int((d == 0).sum())
     wins, losses = float((d > 0).sum()), float((d < 0).sum())
@@ -259,11 +260,11 @@ def binomial_sign_test(x, *, zero_method: str = "demsar", method: str = "exact")
 def _score_matrix(scores, min_learners: int = 2) -> np.ndarray:
     s = as_float_array(scores, "scores", min_ndim=2)
     if s.ndim != 2:
-        raise ValueError(f"scores: expected shape (n_datasets, n_learners), got shape {s.shape}")
+        raise InputError(f"scores: expected shape (n_datasets, n_learners), got shape {s.shape}")
     if np.isinf(s).any():
-        raise ValueError("scores: contains infinite values")
+        raise InputError("scores: contains infinite values")
     if s.shape[0] < 2 or s.shape[1] < min_learners:
-        raise ValueError(f"scores: needs at least 2 data sets and {min_learners} learners, got shape {s.shape}")
+        raise InputError(f"scores: needs at least 2 data sets and {min_learners} learners, got shape {s.shape}")
     return s
 
 
@@ -413,7 +414,7 @@ def critical_difference(n_learners: int, n_datasets: int, alpha: float = 0.05) -
     """
     alpha = check_alpha(alpha)
     if n_learners < 2 or n_datasets < 1:
-        raise ValueError(f"n_learners: needs k >= 2 learners and N >= 1 data sets, got {n_learners}, {n_datasets}")
+        raise InputError(f"n_learners: needs k >= 2 learners and N >= 1 data sets, got {n_learners}, {n_datasets}")
     q = float(stats.studentized_range.ppf(1.0 - alpha, n_learners, np.inf)) / math.sqrt(2.0)
     return q * _rank_se(n_learners, n_datasets)
 
@@ -510,7 +511,7 @@ def holm_adjust(pvalues) -> np.ndarray:
     """
     p = as_sample(pvalues, "pvalues", min_n=1)
     if p.ndim != 1 or ((p < 0) | (p > 1)).any():
-        raise ValueError("pvalues: expected a 1-d array of values in [0, 1]")
+        raise InputError("pvalues: expected a 1-d array of values in [0, 1]")
     m = p.size
     order = np.argsort(p, kind="stable")
     adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
@@ -590,9 +591,9 @@ def holm_test(scores, *, control: int | None = None, alpha: float = 0.05, higher
     s = _score_matrix(scores)
     n, k = s.shape
     if control is not None and (isinstance(control, bool) or not isinstance(control, (int, np.integer))):
-        raise ValueError(f"control: expected a column index or None, got {control!r}")
+        raise InputError(f"control: expected a column index or None, got {control!r}")
     if control is not None and not 0 <= control < k:
-        raise ValueError(f"control: expected a column index in [0, {k}), got {control}")
+        raise InputError(f"control: expected a column index in [0, {k}), got {control}")
     r = _ranks(s, higher_is_better).mean(axis=0)
     if control is None:
         pairs = np.array([(i, j) for i in range(k) for j in range(i + 1, k)], dtype=int)
@@ -628,7 +629,7 @@ def nonsignificant_groups(mean_ranks, significant) -> tuple[tuple[int, ...], ...
     sig = np.asarray(significant, dtype=bool)
     k = r.size
     if sig.shape != (k, k):
-        raise ValueError(f"significant: expected shape ({k}, {k}), got {sig.shape}")
+        raise InputError(f"significant: expected shape ({k}, {k}), got {sig.shape}")
     order = np.argsort(r, kind="stable")
     groups: list[tuple[int, ...]] = []
     last_end = -1

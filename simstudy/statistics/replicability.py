@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from simstudy._validation import as_float_array
+from simstudy.errors import InputError
 
 __all__ = [
     "all_agree",
@@ -42,23 +43,23 @@ __all__ = [
 def _outcomes(outcomes, *, min_n: int = 2, min_ndim: int = 1) -> np.ndarray:
     e = as_float_array(outcomes, "outcomes", min_ndim=min_ndim)
     if e.shape[-1] < min_n:
-        raise ValueError(f"outcomes: the last (repetition) axis needs at least {min_n} outcomes, got shape {e.shape}")
+        raise InputError(f"outcomes: the last (repetition) axis needs at least {min_n} outcomes, got shape {e.shape}")
     if not np.isin(e, (-1.0, 0.0, 1.0)).all():
-        raise ValueError("outcomes: values must be -1 (B better), 0 (no difference) or +1 (A better)")
+        raise InputError("outcomes: values must be -1 (B better), 0 (no difference) or +1 (A better)")
     return e
 
 
 def _counts(value, name: str, *, min_value: int) -> np.ndarray:
     arr = as_float_array(value, name)
     if np.isinf(arr).any() or (arr != np.round(arr)).any() or (arr < min_value).any():
-        raise ValueError(f"{name}: must hold whole numbers >= {min_value}")
+        raise InputError(f"{name}: must hold whole numbers >= {min_value}")
     return arr
 
 
 def _replicability(r, name: str = "r") -> np.ndarray:
     arr = as_float_array(r, name)
     if ((arr < 0.5) | (arr > 1.0)).any():
-        raise ValueError(f"{name}: replicability must lie in [0.5, 1] (the two-outcome model)")
+        raise InputError(f"{name}: replicability must lie in [0.5, 1] (the two-outcome model)")
     return arr
 
 
@@ -86,7 +87,7 @@ def r1(outcomes):
     e = _outcomes(outcomes)
     n = e.shape[-1]
     if n % 2:
-        raise ValueError(f"outcomes: R1 needs an even number of repetitions on the last axis, got {n}")
+        raise InputError(f"outcomes: R1 needs an even number of repetitions on the last axis, got {n}")
     same = e[..., 0::2] == e[..., 1::2]
     return _scalar(same.mean(axis=-1))
 
@@ -136,7 +137,7 @@ def r2_from_counts(n_accept, n):
     i = _counts(n_accept, "n_accept", min_value=0)
     m = _counts(n, "n", min_value=2)
     if (i > m).any():
-        raise ValueError("n_accept: must not exceed n")
+        raise InputError("n_accept: must not exceed n")
     return _scalar((i * (i - 1.0) + (m - i) * (m - i - 1.0)) / (m * (m - 1.0)))
 
 
@@ -157,10 +158,10 @@ def r2_from_tallies(tallies):
     """
     t = np.asarray(tallies, dtype=float)
     if t.ndim < 1 or (t < 0).any() or (t != np.round(t)).any():
-        raise ValueError("tallies: expected non-negative whole counts, outcomes along the last axis")
+        raise InputError("tallies: expected non-negative whole counts, outcomes along the last axis")
     n = t.sum(axis=-1)
     if (n < 2).any():
-        raise ValueError("tallies: R2 needs at least 2 repetitions per group")
+        raise InputError("tallies: R2 needs at least 2 repetitions per group")
     return _scalar((t * (t - 1.0)).sum(axis=-1) / (n * (n - 1.0)))
 
 
@@ -177,7 +178,7 @@ def r1_variance(r, n):
     r = _replicability(r)
     m = _counts(n, "n", min_value=2)
     if (m % 2 != 0).any():
-        raise ValueError("n: R1 needs an even number of repetitions")
+        raise InputError("n: R1 needs an even number of repetitions")
     return _scalar((r - r * r) / (m / 2.0))
 
 
@@ -265,5 +266,5 @@ def consistency(outcomes):
     """
     e = _outcomes(outcomes, min_n=1, min_ndim=2)
     if e.shape[-2] < 1:
-        raise ValueError(f"outcomes: needs at least one data set on the second-to-last axis, got shape {e.shape}")
+        raise InputError(f"outcomes: needs at least one data set on the second-to-last axis, got shape {e.shape}")
     return _scalar((e == e[..., :1]).all(axis=-1).mean(axis=-1))

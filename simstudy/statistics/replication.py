@@ -49,6 +49,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy._validation import as_float_array, check_alpha
+from simstudy.errors import InputError
 from simstudy.statistics import _distributions as _d
 
 special = lazy_module("scipy.special")
@@ -165,9 +166,9 @@ def _counts(x, name: str) -> np.ndarray:
     """Whole numbers (as float) without NaN or infinity."""
     arr = as_float_array(x, name)
     if np.isinf(arr).any():
-        raise ValueError(f"{name}: contains infinite values")
+        raise InputError(f"{name}: contains infinite values")
     if (arr != np.round(arr)).any():
-        raise ValueError(f"{name}: must be whole numbers, got {x!r}")
+        raise InputError(f"{name}: must be whole numbers, got {x!r}")
     return arr
 
 
@@ -175,36 +176,36 @@ def _wins_and_n(wins, n):
     wins = _counts(wins, "wins")
     n = _counts(n, "n")
     if (n < 1).any():
-        raise ValueError(f"n: must be >= 1, got {n.min():g}")
+        raise InputError(f"n: must be >= 1, got {n.min():g}")
     if (wins < 0).any():
-        raise ValueError(f"wins: must be >= 0, got {wins.min():g}")
+        raise InputError(f"wins: must be >= 0, got {wins.min():g}")
     try:
         wins, n = np.broadcast_arrays(wins, n)
     except ValueError as exc:
-        raise ValueError(f"wins: shape {np.shape(wins)} does not broadcast with n of shape {np.shape(n)}") from exc
+        raise InputError(f"wins: shape {np.shape(wins)} does not broadcast with n of shape {np.shape(n)}") from exc
     if (wins > n).any():
-        raise ValueError("wins: must be <= n")
+        raise InputError("wins: must be <= n")
     return wins, n
 
 
 def _finite(x, name: str) -> np.ndarray:
     arr = as_float_array(x, name)
     if np.isinf(arr).any():
-        raise ValueError(f"{name}: contains infinite values")
+        raise InputError(f"{name}: contains infinite values")
     return arr
 
 
 def _positive(x, name: str) -> np.ndarray:
     arr = _finite(x, name)
     if (arr <= 0).any():
-        raise ValueError(f"{name}: must be > 0, got {arr.min():g}")
+        raise InputError(f"{name}: must be > 0, got {arr.min():g}")
     return arr
 
 
 def _pvalues(p) -> np.ndarray:
     arr = as_float_array(p, "p")
     if ((arr <= 0) | (arr > 1)).any():
-        raise ValueError("p: two-sided p-values must be in (0, 1]")
+        raise InputError("p: two-sided p-values must be in (0, 1]")
     return arr
 
 
@@ -307,7 +308,7 @@ def min_significant_wins(n, alpha: float = 0.05):
     alpha = check_alpha(alpha)
     n = _counts(n, "n")
     if (n < 1).any():
-        raise ValueError(f"n: must be >= 1, got {n.min():g}")
+        raise InputError(f"n: must be >= 1, got {n.min():g}")
     return _out(_min_wins(n, alpha))
 
 
@@ -441,9 +442,9 @@ def beta_hdi(a, b, *, level: float = 0.95):
     a = _finite(a, "a")
     b = _finite(b, "b")
     if (a < 1).any():
-        raise ValueError("a: must be >= 1")
+        raise InputError("a: must be >= 1")
     if (b < 1).any():
-        raise ValueError("b: must be >= 1")
+        raise InputError("b: must be >= 1")
     lo, hi = _hdi(a, b, level)
     return _out(lo), _out(hi)
 
@@ -546,7 +547,7 @@ def wilcoxon_model(z, s_star=1.0, *, alpha: float = 0.05, level: float = 0.95) -
     try:
         z, s_star = np.broadcast_arrays(z, s_star)
     except ValueError as exc:
-        raise ValueError(f"s_star: shape {np.shape(s_star)} does not broadcast with z of shape {np.shape(z)}") from exc
+        raise InputError(f"s_star: shape {np.shape(s_star)} does not broadcast with z of shape {np.shape(z)}") from exc
     crit = _d.norm_isf(alpha / 2)
     half = _d.norm_isf((1.0 - level) / 2) * s_star
     with np.errstate(invalid="ignore"):
@@ -639,7 +640,7 @@ def t_model(t, df, *, alpha: float = 0.05, level: float = 0.95) -> ReplicationEs
     try:
         t, df = np.broadcast_arrays(t, df)
     except ValueError as exc:
-        raise ValueError(f"df: shape {np.shape(df)} does not broadcast with t of shape {np.shape(t)}") from exc
+        raise InputError(f"df: shape {np.shape(df)} does not broadcast with t of shape {np.shape(t)}") from exc
     c = 1.0 - level
     shape = t.shape
     tf, dff = t.ravel(), df.ravel()
@@ -790,7 +791,7 @@ def _t_from_pvalue(p, df):
             ok = np.isfinite(tb) & (np.abs(back - pb) <= 1e-6 * pb)
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
-            raise ValueError(
+            raise InputError(
                 f"p: {pb[i]:g} is too small to convert to a t statistic with df = {db[i]:g} "
                 "(t_(df, 1-p/2) cannot be computed in double precision); give the statistic instead"
             )
@@ -829,15 +830,15 @@ def empirical_replication_probability(n_significant, n_total):
     s = _counts(n_significant, "n_significant")
     k = _counts(n_total, "n_total")
     if (k < 2).any():
-        raise ValueError(f"n_total: must be >= 2, got {k.min():g}")
+        raise InputError(f"n_total: must be >= 2, got {k.min():g}")
     if (s < 1).any():
-        raise ValueError("n_significant: must be >= 1 (the significant initial experiment is one of them)")
+        raise InputError("n_significant: must be >= 1 (the significant initial experiment is one of them)")
     try:
         s, k = np.broadcast_arrays(s, k)
     except ValueError as exc:
-        raise ValueError(f"n_total: shape {np.shape(k)} does not broadcast with n_significant") from exc
+        raise InputError(f"n_total: shape {np.shape(k)} does not broadcast with n_significant") from exc
     if (s > k).any():
-        raise ValueError("n_significant: must be <= n_total")
+        raise InputError("n_significant: must be <= n_total")
     return _out((s - 1) / (k - 1))
 
 
@@ -864,16 +865,16 @@ def empirical_F_from_decisions(decisions, direction: int = 1):
         raises ValueError.
     """
     if isinstance(direction, bool) or not isinstance(direction, numbers.Integral) or direction not in (-1, 1):
-        raise ValueError(f"direction: must be +1 or -1, got {direction!r}")
+        raise InputError(f"direction: must be +1 or -1, got {direction!r}")
     d = as_float_array(decisions, "decisions", min_ndim=1)
     if not np.isin(d, (-1.0, 0.0, 1.0)).all():
-        raise ValueError("decisions: values must be -1, 0 or +1")
+        raise InputError("decisions: values must be -1, 0 or +1")
     k = d.shape[-1]
     if k < 2:
-        raise ValueError(f"decisions: the last axis needs at least 2 experiments, got shape {d.shape}")
+        raise InputError(f"decisions: the last axis needs at least 2 experiments, got shape {d.shape}")
     s = (d == direction).sum(axis=-1)
     if (s < 1).any():
-        raise ValueError(
+        raise InputError(
             "decisions: a group has no result significant in the given direction, so no initial experiment"
         )
     return _out((s - 1) / (k - 1))
@@ -906,10 +907,10 @@ def bootstrap_s_star(z_values, *, level: float = 0.95) -> SStarEstimate:
     level = check_alpha(level, "level")
     z = as_float_array(z_values, "z_values", min_ndim=1)
     if np.isinf(z).any():
-        raise ValueError("z_values: contains infinite values")
+        raise InputError("z_values: contains infinite values")
     b = z.shape[-1]
     if b < 2:
-        raise ValueError(f"z_values: the last (bootstrap) axis needs at least 2 values, got shape {z.shape}")
+        raise InputError(f"z_values: the last (bootstrap) axis needs at least 2 values, got shape {z.shape}")
     s = z.std(axis=-1, ddof=1)
     s = np.where(np.ptp(z, axis=-1) == 0, 0.0, s)
     c = 1.0 - level

@@ -45,6 +45,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy._validation import as_float_array, as_sample, check_alpha, check_positive
+from simstudy.errors import InputError
 
 special = lazy_module("scipy.special")
 stats = lazy_module("scipy.stats")
@@ -255,7 +256,7 @@ def _split_sizes(n_train, n_test) -> float:
     n_test = check_positive(n_test, "n_test")
     ratio = float(n_test) / float(n_train)
     if not math.isfinite(ratio):
-        raise ValueError(f"n_train: n_test / n_train = {n_test!r} / {n_train!r} overflows")
+        raise InputError(f"n_train: n_test / n_train = {n_test!r} / {n_train!r} overflows")
     return ratio
 
 
@@ -263,7 +264,7 @@ def _as_counts(value, name: str) -> np.ndarray:
     """Non-negative whole numbers (any shape) as a float array."""
     arr = as_float_array(value, name)
     if np.isinf(arr).any() or (arr < 0).any() or (arr != np.round(arr)).any():
-        raise ValueError(f"{name}: must hold non-negative whole numbers")
+        raise InputError(f"{name}: must hold non-negative whole numbers")
     return arr
 
 
@@ -271,9 +272,9 @@ def _cv_matrix(x, name: str) -> np.ndarray:
     """An array of shape (..., n_runs, n_folds) with at least two values per test."""
     x = as_sample(x, name, min_n=1)
     if x.ndim < 2:
-        raise ValueError(f"{name}: expected shape (..., n_runs, n_folds), got shape {x.shape}")
+        raise InputError(f"{name}: expected shape (..., n_runs, n_folds), got shape {x.shape}")
     if x.shape[-1] * x.shape[-2] < 2:
-        raise ValueError(f"{name}: needs at least 2 values per test (n_runs * n_folds >= 2), got shape {x.shape}")
+        raise InputError(f"{name}: needs at least 2 values per test (n_runs * n_folds >= 2), got shape {x.shape}")
     return x
 
 
@@ -318,7 +319,7 @@ def sign_test(x, *, rule: str = "two-sided") -> SignificanceResult:
     exact two-sided binomial test (``scipy.stats.binomtest(k, n)``).
     """
     if rule not in ("two-sided", "cdf"):
-        raise ValueError(f"rule: expected 'two-sided' or 'cdf', got {rule!r}")
+        raise InputError(f"rule: expected 'two-sided' or 'cdf', got {rule!r}")
     x = as_sample(x, "x", min_n=1)
     n = float(x.shape[-1])
     k = (x > 0).sum(axis=-1) + 0.5 * (x == 0).sum(axis=-1)
@@ -421,13 +422,13 @@ def binomial_test(wins, n) -> SignificanceResult:
     w = _as_counts(wins, "wins")
     n_arr = _as_counts(n, "n")
     if (n_arr < 1).any():
-        raise ValueError("n: must be >= 1")
+        raise InputError("n: must be >= 1")
     try:
         w, n_arr = np.broadcast_arrays(w, n_arr)
     except ValueError as exc:
-        raise ValueError(f"wins: shape {np.shape(w)} does not broadcast with n of shape {np.shape(n_arr)}") from exc
+        raise InputError(f"wins: shape {np.shape(w)} does not broadcast with n of shape {np.shape(n_arr)}") from exc
     if (w > n_arr).any():
-        raise ValueError("wins: must not exceed n")
+        raise InputError("wins: must not exceed n")
     tail = _binom_cdf_continuous(np.minimum(w, n_arr - w), n_arr)
     p = np.minimum(1.0, 2.0 * tail)
     return _result(w / n_arr, p, None, w - n_arr / 2.0)
@@ -544,7 +545,7 @@ def corrected_repeated_cv_t_test(x, *, n_train, n_test) -> SignificanceResult:
 def _five_by_two(diffs) -> np.ndarray:
     diffs = as_sample(diffs, "diffs", min_n=2)
     if diffs.ndim < 2 or diffs.shape[-1] != 2:
-        raise ValueError(f"diffs: expected shape (..., 5, 2) (replications x the two folds), got shape {diffs.shape}")
+        raise InputError(f"diffs: expected shape (..., 5, 2) (replications x the two folds), got shape {diffs.shape}")
     return diffs
 
 
@@ -709,11 +710,11 @@ def mcnemar_test(n01, n10, *, exact: bool = False, continuity: bool = True) -> S
     try:
         b, c = np.broadcast_arrays(b, c)
     except ValueError as exc:
-        raise ValueError(f"n01: shape {np.shape(b)} does not broadcast with n10 of shape {np.shape(c)}") from exc
+        raise InputError(f"n01: shape {np.shape(b)} does not broadcast with n10 of shape {np.shape(c)}") from exc
     with np.errstate(over="ignore"):
         m = b + c
     if np.isinf(m).any():
-        raise ValueError("n01: n01 + n10 is too large to represent")
+        raise InputError("n01: n01 + n10 is too large to represent")
     if exact:
         tail = _binom_cdf_continuous(np.minimum(b, c), m)
         p = np.where(m > 0, np.minimum(1.0, 2.0 * tail), 1.0)
@@ -764,14 +765,14 @@ def proportions_z_test(err_a, n_a, err_b, n_b) -> SignificanceResult:
     nb = as_float_array(n_b, "n_b")
     for name, e in (("err_a", ea), ("err_b", eb)):
         if ((e < 0) | (e > 1)).any():
-            raise ValueError(f"{name}: error rates must lie in [0, 1]")
+            raise InputError(f"{name}: error rates must lie in [0, 1]")
     for name, m in (("n_a", na), ("n_b", nb)):
         if np.isinf(m).any() or (m <= 0).any():
-            raise ValueError(f"{name}: test-set sizes must be finite and > 0")
+            raise InputError(f"{name}: test-set sizes must be finite and > 0")
     try:
         ea, na, eb, nb = np.broadcast_arrays(ea, na, eb, nb)
     except ValueError as exc:
-        raise ValueError("err_a: err_a, n_a, err_b and n_b do not broadcast together") from exc
+        raise InputError("err_a: err_a, n_a, err_b and n_b do not broadcast together") from exc
     diff = eb - ea
     with np.errstate(over="ignore", under="ignore"):
         var = ea * (1.0 - ea) / na + eb * (1.0 - eb) / nb
@@ -817,13 +818,13 @@ def difference_of_proportions_test(err_a, err_b, n) -> SignificanceResult:
     m = as_float_array(n, "n")
     for name, e in (("err_a", ea), ("err_b", eb)):
         if ((e < 0) | (e > 1)).any():
-            raise ValueError(f"{name}: error rates must lie in [0, 1]")
+            raise InputError(f"{name}: error rates must lie in [0, 1]")
     if np.isinf(m).any() or (m <= 0).any():
-        raise ValueError("n: the test-set size must be finite and > 0")
+        raise InputError("n: the test-set size must be finite and > 0")
     try:
         ea, eb, m = np.broadcast_arrays(ea, eb, m)
     except ValueError as exc:
-        raise ValueError("err_a: err_a, err_b and n do not broadcast together") from exc
+        raise InputError("err_a: err_a, err_b and n do not broadcast together") from exc
     pooled = (ea + eb) / 2.0
     var = 2.0 * pooled * (1.0 - pooled) / m
     diff = eb - ea

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,11 +110,11 @@ class SizeRule:
 
     def __post_init__(self):
         if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
         if self.tolerance is not None and not self.alpha <= self.tolerance < 1.0:
-            raise ValueError(f"--tolerance: must lie in [alpha, 1) = [{self.alpha:g}, 1), got {self.tolerance!r}")
+            raise InputError(f"--tolerance: must lie in [alpha, 1) = [{self.alpha:g}, 1), got {self.tolerance!r}")
         if not 0.5 <= self.level < 1.0:
-            raise ValueError(f"level: must lie in [0.5, 1), got {self.level!r}")
+            raise InputError(f"level: must lie in [0.5, 1), got {self.level!r}")
 
     @property
     def bound(self) -> float:
@@ -304,7 +305,7 @@ def critical_value(pvalues, target: float) -> float:
     """
     p = np.asarray(pvalues, dtype=float).ravel()
     if not 0.0 < target < 1.0:
-        raise ValueError(f"target: must lie strictly between 0 and 1, got {target!r}")
+        raise InputError(f"target: must lie strictly between 0 and 1, got {target!r}")
     if p.size == 0:
         return math.nan
     k = int(math.floor(target * p.size + 1e-9))

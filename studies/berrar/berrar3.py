@@ -21,6 +21,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import Figure, settings_of
+from simstudy.errors import InputError
 from simstudy.outputs.plots import berrar_t_figure
 from simstudy.outputs.tables import Published
 from simstudy.pipeline.designs import RepeatedKFold
@@ -50,9 +51,9 @@ class OracleDesign:
 
     def __post_init__(self):
         if not 2 <= self.n_folds <= self.n_cases:
-            raise ValueError(f"n_folds: must be between 2 and n_cases ({self.n_cases}), got {self.n_folds}")
+            raise InputError(f"n_folds: must be between 2 and n_cases ({self.n_cases}), got {self.n_folds}")
         if not all(0 <= q <= 100 for q in self.q_values):
-            raise ValueError(f"q_values: percentages must lie in [0, 100], got {self.q_values}")
+            raise InputError(f"q_values: percentages must lie in [0, 100], got {self.q_values}")
 
     @property
     def key(self) -> str:

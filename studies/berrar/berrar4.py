@@ -20,6 +20,7 @@ from pathlib import Path
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import Figure, settings_of
+from simstudy.errors import InputError
 from simstudy.outputs.plots import berrar_t_figure
 from simstudy.outputs.tables import Published
 from simstudy.pipeline.comparison import Comparison
@@ -53,11 +54,11 @@ class FeatureGroup:
 
     def __post_init__(self):
         if self.forest not in ("sklearn", "intelex"):
-            raise ValueError(f"forest: must be 'sklearn' or 'intelex', got {self.forest!r}")
+            raise InputError(f"forest: must be 'sklearn' or 'intelex', got {self.forest!r}")
         if self.d < 1:
-            raise ValueError(f"d: need at least one feature, got {self.d}")
+            raise InputError(f"d: need at least one feature, got {self.d}")
         if not 2 <= self.n_folds <= self.n_cases:
-            raise ValueError(f"n_folds: must be between 2 and n_cases ({self.n_cases}), got {self.n_folds}")
+            raise InputError(f"n_folds: must be between 2 and n_cases ({self.n_cases}), got {self.n_folds}")
 
     @property
     def key(self) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.outputs.tables import Published
 from simstudy.pipeline.comparison import Comparison
 from simstudy.pipeline.schemes import SCHEMES
@@ -85,7 +86,7 @@ def conditions(profile: Profile):
 
 def validate(condition):
     if condition.source not in SOURCES:
-        raise ValueError(f"source: unknown source {condition.source!r}; choose from {', '.join(SOURCES)}")
+        raise InputError(f"source: unknown source {condition.source!r}; choose from {', '.join(SOURCES)}")
 
 
 def comparison(cond: RepeatedCVCondition, n_attributes: int) -> Comparison:

@@ -21,6 +21,7 @@ from functools import cache, lru_cache
 
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.pipeline.scores import ScoreLayout, kfold_sizes
 from simstudy.pipeline.sources.bayesnet import read_source
 from simstudy.protocols.bouckaert import NETWORKS_DIR, RepeatedCVCondition, network_source
@@ -68,7 +69,7 @@ def conditions(profile: Profile):
 
 def validate(condition):
     if condition.source not in SOURCES:
-        raise ValueError(f"source: unknown source {condition.source!r}; choose from {', '.join(SOURCES)}")
+        raise InputError(f"source: unknown source {condition.source!r}; choose from {', '.join(SOURCES)}")
 
 
 def replicate(cond: RepeatedCVCondition, rng):

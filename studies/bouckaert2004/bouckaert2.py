@@ -33,6 +33,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.outputs.tables import Published
 from simstudy.pipeline.designs import RepeatedKFold
 from simstudy.pipeline.outcomes import outcome_rows
@@ -111,9 +112,9 @@ class DataSetCondition:
 
     def __post_init__(self):
         if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
         if self.n_runs < 1 or self.n_folds < 2:
-            raise ValueError(f"n_runs/n_folds: need at least 1 run of 2 folds, got {self.n_runs} x {self.n_folds}")
+            raise InputError(f"n_runs/n_folds: need at least 1 run of 2 folds, got {self.n_runs} x {self.n_folds}")
 
     @property
     def key(self) -> str:

@@ -89,6 +89,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Knob, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import scheme_sample
 from simstudy.pipeline.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
@@ -197,9 +198,9 @@ class RunsCondition(FactorCondition):
         super().__post_init__()
         lv = tuple(self.run_levels)
         if not lv or any(int(r) != r or r < 1 for r in lv) or list(lv) != sorted(set(lv)):
-            raise ValueError(f"run_levels: must be increasing positive integers, got {self.run_levels!r}")
+            raise InputError(f"run_levels: must be increasing positive integers, got {self.run_levels!r}")
         if lv[-1] != self.n_runs:
-            raise ValueError(f"run_levels: the largest level must equal n_runs ({self.n_runs}), got {lv[-1]}")
+            raise InputError(f"run_levels: the largest level must equal n_runs ({self.n_runs}), got {lv[-1]}")
 
     def levels(self, acc):
         for r in self.run_levels:
@@ -298,19 +299,19 @@ def validate(cond):
     info = source_info(cond.source)
     if isinstance(cond, PriorCondition):
         if cond.family not in STORED or cond.source != prior_source(cond.family, cond.prior):
-            raise ValueError(
+            raise InputError(
                 f"source: the prior factor uses {prior_source(cond.family, cond.prior)!r} for family "
                 f"{cond.family!r} at prior {cond.prior}, got {cond.source!r}"
             )
         if abs(info["prior"] - cond.prior) > 1e-9:
-            raise ValueError(f"prior: source {cond.source!r} has P(class = 1) = {info['prior']}, not {cond.prior}")
+            raise InputError(f"prior: source {cond.source!r} has P(class = 1) = {info['prior']}, not {cond.prior}")
     if isinstance(cond, ClassesCondition) and info["n_classes"] != cond.n_classes:
-        raise ValueError(f"n_classes: source {cond.source!r} has {info['n_classes']} classes, not {cond.n_classes}")
+        raise InputError(f"n_classes: source {cond.source!r} has {info['n_classes']} classes, not {cond.n_classes}")
     if isinstance(cond, PairsCondition):
         names = cond.learner_names
         unknown = [n for n in names if n not in LEARNERS]
         if unknown or len(names) < 2 or len(set(names)) != len(names):
-            raise ValueError(
+            raise InputError(
                 f"learners: need at least two distinct learners of {', '.join(LEARNERS)}, got {cond.learners!r}"
             )
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.pipeline.designs import FIVE_BY_TWO, RepeatedKFold
 from simstudy.pipeline.scores import ScoreLayout
 from simstudy.protocols import bouckaert_frank as bf
@@ -66,14 +67,14 @@ class FrankCondition:
 
     def __post_init__(self):
         if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
         if self.n_resamples < 10 or self.n_cv_runs < 1 or self.n_experiments < 2:
-            raise ValueError(
+            raise InputError(
                 "n_resamples >= 10, n_cv_runs >= 1 and n_experiments >= 2 are needed, got "
                 f"{self.n_resamples}, {self.n_cv_runs}, {self.n_experiments}"
             )
         if self.source not in SOURCES:
-            raise ValueError(f"source: unknown source {self.source!r}; choose from {', '.join(SOURCES)}")
+            raise InputError(f"source: unknown source {self.source!r}; choose from {', '.join(SOURCES)}")
 
     @property
     def key(self) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
+from simstudy.errors import InputError
 from simstudy.pipeline.scores import ScoreLayout
 from simstudy.protocols import bouckaert_frank as bf
 from simstudy.protocols.bouckaert import (
@@ -59,9 +60,9 @@ class UciCondition:
 
     def __post_init__(self):
         if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha: must be strictly between 0 and 1, got {self.alpha!r}")
         if self.n_resamples < 10 or self.n_cv_runs < 1:
-            raise ValueError(
+            raise InputError(
                 f"n_resamples >= 10 and n_cv_runs >= 1 are needed, got {self.n_resamples}, {self.n_cv_runs}"
             )
 

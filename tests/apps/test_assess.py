@@ -10,6 +10,7 @@ import pytest
 
 from simstudy.apps.assess import assess, load_assessment, load_data, parse_designs, parse_learner
 from simstudy.cli import main
+from simstudy.errors import StoredDataError
 
 SMALL = dict(designs=("cv2x5", "5x2cv", "resampled3"), n_repeats=3)
 
@@ -198,7 +199,7 @@ def test_assessment_is_deterministic_resumable_and_resummarised(tmp_path, iris_c
 def test_other_data_or_learners_in_the_same_directory_are_refused(tmp_path, iris_csv):
     kw = dict(evidence=None, **SMALL)
     assess(iris_csv, None, "NB", "C4.5", out=tmp_path / "r", **kw)
-    with pytest.raises(ValueError, match="--fresh"):
+    with pytest.raises(StoredDataError, match="--fresh"):
         assess(iris_csv, None, "NB", "NN", out=tmp_path / "r", **kw)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from simstudy.apps.assess import assess, load_assessment
 from simstudy.cli import main
+from simstudy.errors import StoredDataError
 
 N = 60
 ARGS = ("--designs", "cv2x2", "--repeats", "2", "--quiet", "--results", "none")
@@ -113,7 +114,7 @@ def test_a_data_file_replaced_under_the_same_name_is_replaced_data(copy, capsys,
     assert err.startswith(f"simstudy: error: --out: {copy / 'run'}: replaced data: ") and "d.csv" in err, err
     assert "--fresh" in err
     # and re-read without fitting, from Python
-    with pytest.raises(ValueError, match="replaced data"):
+    with pytest.raises(StoredDataError, match="replaced data"):
         load_assessment(copy / "run", "d.csv", "NB", "C4.5", designs=("cv2x2",), n_repeats=2, evidence=None)
 
 

@@ -11,6 +11,7 @@ import pytest
 from simstudy.cli import main
 from simstudy.engine import load_run, run_study
 from simstudy.engine.adaptive import AdaptiveRule, default_targets
+from simstudy.errors import StoredDataError
 
 KW = dict(progress=False, target_mcse=0.1, max_replications=60)
 
@@ -57,9 +58,9 @@ def test_dask_stops_at_the_same_counts_with_the_same_rows(tmp_path):
 
 def test_the_rule_is_part_of_the_configuration(tmp_path):
     run_study("demo", "smoke", out=tmp_path / "r", **KW)
-    with pytest.raises(ValueError, match="--fresh"):
+    with pytest.raises(StoredDataError, match="--fresh"):
         run_study("demo", "smoke", out=tmp_path / "r", progress=False, target_mcse=0.05, max_replications=60)
-    with pytest.raises(ValueError, match="--fresh"):
+    with pytest.raises(StoredDataError, match="--fresh"):
         run_study("demo", "smoke", out=tmp_path / "r", progress=False)
 
 

@@ -18,6 +18,7 @@ from simstudy.apps.assess.learners import LearnerChoice
 from simstudy.apps.assess.recommendation import recommend, verdicts
 from simstudy.apps.assess.study import LearnerFailed, _failed_text
 from simstudy.apps.assess.tables import _score_columns, assessment_tables, effect_table, stored_metric, warning_summary
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,7 +86,7 @@ class Assessment:
         if design is None:
             return self.designs[0]
         if design not in keys:
-            raise ValueError(f"design: {design!r} is not one of this assessment's designs ({', '.join(keys)})")
+            raise InputError(f"design: {design!r} is not one of this assessment's designs ({', '.join(keys)})")
         return self.designs[keys.index(design)]
 
     def scores(self, design: str | None = None) -> pd.DataFrame:
@@ -134,7 +135,7 @@ class Assessment:
         s = self.scores(d.key)
         s = s[s["repeat"] == repeat]
         if s.empty:
-            raise ValueError(
+            raise InputError(
                 f"repeat: {repeat!r} is not a stored repeat of {d.key} (0 to {self.table['repeats'].max() - 1})"
             )
         x, y = s.iloc[:, -2].to_numpy(float), s.iloc[:, -1].to_numpy(float)
@@ -252,11 +253,11 @@ def _check_failures(run, a: LearnerChoice, b: LearnerChoice):
         prefix = f"{LearnerFailed.__name__}: {_failed_text(side, choice)}"
         if error.startswith(prefix):
             of_learner = int(failures["error"].astype(str).str.startswith(prefix).sum())
-            raise ValueError(
+            raise InputError(
                 f"--{side.lower()}: {choice.label} failed in {of_learner} of {planned} repeats; "
                 f"first: {where}: {_first_line(error[len(prefix) :])}; {kept}"
             )
-    raise ValueError(f"assess: {n_fail} of {planned} repeats failed; first: {where}: {_first_line(error)}; {kept}")
+    raise InputError(f"assess: {n_fail} of {planned} repeats failed; first: {where}: {_first_line(error)}; {kept}")
 
 
 def _score_names(a: str, b: str) -> tuple[str, str]:

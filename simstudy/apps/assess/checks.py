@@ -16,6 +16,7 @@ from simstudy.apps.assess.learners import LearnerChoice
 from simstudy.apps.assess.limits import _close_fit_workers, _fit_limit
 from simstudy.apps.assess.worker import _describe, _trial_fit
 from simstudy.engine.capacity import check_capacity
+from simstudy.errors import InputError
 
 
 def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
@@ -25,14 +26,14 @@ def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: flo
         limit = _fit_limit(choice, option, fit_timeout)
         profile = limit.profile if limit is not None else _describe(choice.factory(data)())
     except FitStopped as exc:
-        raise ValueError(f"{option}: {choice.label}: {exc}") from None
+        raise InputError(f"{option}: {choice.label}: {exc}") from None
     except _LearnerError as exc:  # loading it failed in its worker
         text = _first_line(str(exc))
-        if exc.kind == "ValueError" and text.startswith("learner "):
-            raise ValueError(f"{option}: {text}") from None
-        if exc.kind == "ValueError" and text.startswith("params: "):
-            raise ValueError(f"{option}-params: {choice.label}: {text[len('params: ') :]}") from None
-        raise ValueError(f"{option}: {choice.label}: loading it raised {_one_line(exc)}") from None
+        if exc.kind in ("ValueError", "InputError") and text.startswith("learner "):
+            raise InputError(f"{option}: {text}") from None
+        if exc.kind in ("ValueError", "InputError") and text.startswith("params: "):
+            raise InputError(f"{option}-params: {choice.label}: {text[len('params: ') :]}") from None
+        raise InputError(f"{option}: {choice.label}: loading it raised {_one_line(exc)}") from None
     _check_classifier(profile, choice, option)
     if not choice.registered:
         _check_estimator_input(data, choice, option, profile)
@@ -49,9 +50,9 @@ def _trial(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float
         else:
             fitted = _trial_fit(choice.factory(data), data.X, data.y)
     except FitStopped as exc:
-        raise ValueError(f"{option}: {choice.label}{where}: {exc}") from None
+        raise InputError(f"{option}: {choice.label}{where}: {exc}") from None
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
-        raise ValueError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
+        raise InputError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
     _check_classifier(fitted, choice, option, fitted=True, y=data.y)
     return fitted["seconds"]
 
@@ -109,12 +110,12 @@ def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted:
     if not fitted:
         if desc["estimator"] and not desc["classifier"]:
             what = f"a {desc['kind']}" if desc["kind"] else "not a classifier"
-            raise ValueError(
+            raise InputError(
                 f"{option}: {choice.label} is {what}, not a classifier (scikit-learn's is_classifier says no); {advice}"
             )
         return
     if not desc["estimator"] and not (desc["classes"] or desc["proba"]):
-        raise ValueError(
+        raise InputError(
             f"{option}: {choice.label} does not look like a classifier: after a fit it has neither "
             f"classes_ nor predict_proba; {advice}"
         )
@@ -126,7 +127,7 @@ def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted:
             inside = False
         if not inside:
             shown = ", ".join(map(repr, pred[:3].tolist()))
-            raise ValueError(
+            raise InputError(
                 f"{option}: {choice.label} predicts values that are not classes of the data (e.g. "
                 f"{shown}), so it is not a classifier; {advice}"
             )
@@ -135,13 +136,13 @@ def _check_classifier(desc: dict, choice: LearnerChoice, option: str, *, fitted:
 def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, desc: dict):
     nominal = [c for c, nom in zip(data.columns, data.nominal) if nom]
     if nominal:
-        raise ValueError(
+        raise InputError(
             f"{option}: {choice.label} needs numbers, but column(s) {', '.join(map(repr, nominal[:5]))} "
             f"of {data.name} are not numeric; encode them first or use a built-in learner"
         )
     if data.has_missing and not desc["allow_nan"]:
         cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
-        raise ValueError(
+        raise InputError(
             f"{option}: {choice.label} cannot take missing values, and column(s) "
             f"{', '.join(map(repr, cols[:5]))} of {data.name} have some; impute them first or use a learner "
             "that handles them (e.g. NB, C4.5)"
@@ -187,10 +188,10 @@ def check_rope(rope, metric: str | None = None) -> float:
     metric's scores allow is refused too: every comparison would fall inside it.
     """
     if isinstance(rope, bool) or not isinstance(rope, (int, float, np.floating)) or not np.isfinite(rope) or rope < 0:
-        raise ValueError(f"--rope: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}")
+        raise InputError(f"--rope: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}")
     span = _DIFFERENCE_SPAN.get(metric, 1.0) if metric is not None else math.inf
     if rope >= span:
-        raise ValueError(
+        raise InputError(
             f"--rope: {rope:g} is at least the largest difference of {metric} scores ({span:g}), so every comparison "
             "would be called equivalent; a ROPE is a small margin in score units (0.01: one point of accuracy)"
         )

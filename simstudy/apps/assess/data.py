@@ -24,6 +24,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.errors import _one_line
 from simstudy.engine.capacity import available_memory, bytes_text
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,14 +104,14 @@ def _finish(name, X, y_labels, columns, nominal, n_categories, *, where="", clas
         X, y_labels = X[keep], y_labels[keep]
     classes, y = np.unique(y_labels.astype(str), return_inverse=True)
     if classes.size < 2:
-        raise ValueError(
+        raise InputError(
             f"DATA: {name}: the class{where} has {classes.size} distinct value(s); "
             "a comparison of classifiers needs at least two classes"
         )
     if y.size < 10:
-        raise ValueError(f"DATA: {name}: {y.size} cases with a class; an assessment needs at least 10")
+        raise InputError(f"DATA: {name}: {y.size} cases with a class; an assessment needs at least 10")
     if X.shape[1] == 0:
-        raise ValueError(f"DATA: {name}: no attributes besides the class")
+        raise InputError(f"DATA: {name}: no attributes besides the class")
     return Dataset(
         str(name),
         np.asarray(X, dtype=float),
@@ -137,7 +138,7 @@ def _check_finite(name, X, keep, columns):
     cols = [str(columns[j]) for j in np.flatnonzero(bad.any(axis=0))]
     rows, cells = np.nonzero(bad)
     shown = ", ".join(map(repr, cols[:5])) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
-    raise ValueError(
+    raise InputError(
         f"DATA: {name}: column(s) {shown} hold {int(bad.sum())} infinite value(s) (inf, -inf, or "
         f"a number too large for a float such as 1e400; first in data row {int(rows[0]) + 1}, "
         f"column {str(columns[int(cells[0])])!r}); only finite numbers can be learnt from: "
@@ -155,7 +156,7 @@ def _mostly_numbers(s: pd.Series, name: str, column) -> None:
     shown = ", ".join(f"{int(i) + 1} ({str(s.iloc[i])[:20]!r})" for i in bad[:5]) + (
         f" and {bad.size - 5} more" if bad.size > 5 else ""
     )
-    raise ValueError(
+    raise InputError(
         f"DATA: {name}: column {str(column)!r} holds numbers but for {bad.size} cell(s), in data row(s) {shown}; "
         f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {column}"
     )
@@ -163,19 +164,19 @@ def _mostly_numbers(s: pd.Series, name: str, column) -> None:
 
 def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dataset:
     if df.shape[1] < 2:
-        raise ValueError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
+        raise InputError(f"DATA: {name}: needs at least two columns (attributes and a class), found {df.shape[1]}")
     if df.shape[1] > MAX_COLUMNS:
         raise _too_wide(f"DATA: {name}", f"{df.shape[1]:,} columns")
     _check_flat(df, name)
     if class_column is None:
         class_column = df.columns[-1]
     elif class_column not in df.columns:
-        raise ValueError(
+        raise InputError(
             f"--class: {name} has no column {class_column!r}; its columns: {', '.join(map(str, df.columns))}"
         )
     unknown = [c for c in as_nominal if c not in df.columns]
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"--nominal: {name} has no column {unknown[0]!r}; its columns: {', '.join(map(str, df.columns))}"
         )
     y = df[class_column].to_numpy(dtype=object)
@@ -227,14 +228,14 @@ _HEADER_BYTES = 64 * 1024 * 1024
 
 def _too_wide(where: str, what: str) -> ValueError:
     """The one line refusing a table wider than :data:`MAX_COLUMNS`: ``where`` names it, ``what`` its width."""
-    return ValueError(
+    return InputError(
         f"{where}: {what}, more than the {MAX_COLUMNS:,} an assessment takes; select the attributes first"
     )
 
 
 def _not_flat(text: str, column, what: str) -> ValueError:
     """The one line refusing a column that holds several values per case (``what`` says what it holds)."""
-    return ValueError(
+    return InputError(
         f"DATA: {text}: column {str(column)!r} {what}, not one value per case; an attribute must be a single number "
         "or category per case (flatten it into columns first)"
     )
@@ -276,7 +277,7 @@ def _check_width(path: Path, text: str, sep: str) -> None:
         return  # the reading names the cause
     if None in lines:
         which = "first" if lines[0] is None else "second"
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: the {which} line is longer than {bytes_text(_HEADER_BYTES)}, far more than a line of "
             f"at most {MAX_COLUMNS:,} columns; not a table simstudy can assess"
         )
@@ -285,7 +286,7 @@ def _check_width(path: Path, text: str, sep: str) -> None:
         raise _too_wide(f"DATA: {text}", f"the header names {n:,} columns")
     m = _n_fields(lines[1], sep) if len(lines) > 1 else 0
     if m > MAX_COLUMNS:
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: the first data line holds {m:,} values, more than the {MAX_COLUMNS:,} columns an "
             f"assessment takes (the header names {n:,}); every line needs one value per column"
         )
@@ -353,7 +354,7 @@ def _check_flat(df: pd.DataFrame, text: str) -> None:
 def _check_file(path: Path, text: str, suffix: str) -> None:
     """Refuse, before reading it, what is not a regular file or would not fit in memory (one line)."""
     if not path.is_file():
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: not a regular file (a device, a pipe or a socket); give a CSV, ARFF or Parquet file"
         )
     size = path.stat().st_size
@@ -368,7 +369,7 @@ def _check_file(path: Path, text: str, suffix: str) -> None:
             needed = 0
     have = available_memory()
     if have is not None and needed > have:
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: {bytes_text(size)}, which needs about {bytes_text(needed)} of memory to read, and "
             f"{bytes_text(have)} are available; use a smaller sample of it"
         )
@@ -390,7 +391,7 @@ def _check_header(path: Path, text: str, sep: str, df: pd.DataFrame) -> None:
     twice = {c: where for c, where in seen.items() if len(where) > 1}
     if twice:
         cell, where = next(iter(twice.items()))
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: the column name {cell!r} appears {len(where)} times in the header (columns "
             f"{', '.join(map(str, where))}); every column needs a name of its own"
         )
@@ -417,7 +418,7 @@ def _check_header(path: Path, text: str, sep: str, df: pd.DataFrame) -> None:
     if all(named_by_number) or repeated:
         shown = ", ".join(map(repr, cells[:4])) + (", ..." if len(cells) > 4 else "")
         why = f"{repeated[0]!r} is also a value of its column" if repeated else "every cell is a number"
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: the first line ({shown}) looks like data, not a header ({why}); the first line of a "
             "CSV must name the columns: add a header line"
         )
@@ -486,22 +487,22 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     path = Path(text)
     if not path.exists() and text in uci_datasets():
         if nominal:
-            raise ValueError(f"--nominal: {text} is a shipped ARFF data set, which declares its attribute types")
+            raise InputError(f"--nominal: {text} is a shipped ARFF data set, which declares its attribute types")
         arff = load_uci(text)
         return _arff_dataset(arff, text, class_column)
     if not path.exists():
-        raise ValueError(
+        raise InputError(
             f"DATA: {text}: no such file, and not a shipped data set (shipped: {', '.join(uci_datasets())})"
         )
     if path.is_dir():
-        raise ValueError(f"DATA: {text}: is a directory, expected a CSV, ARFF or Parquet file")
+        raise InputError(f"DATA: {text}: is a directory, expected a CSV, ARFF or Parquet file")
     suffix = path.suffix.lower()
     nominal = tuple(nominal or ())
     _check_file(path, text, suffix)
     try:
         if suffix == ".arff":
             if nominal:
-                raise ValueError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
+                raise InputError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
             _check_arff_width(path, text)
             return _arff_dataset(read_arff(path), text, class_column)
         if suffix in (".parquet", ".pq"):
@@ -509,7 +510,7 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
             try:
                 df = pd.read_parquet(path)
             except Exception as exc:  # pyarrow raises its own error types
-                raise ValueError(
+                raise InputError(
                     f"DATA: {text}: not a readable Parquet file ({type(exc).__name__}: "
                     f"{str(exc).splitlines()[0] if str(exc) else ''})"
                 ) from None
@@ -534,24 +535,24 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
                     )
             except pd.errors.ParserWarning:
                 n = len(pd.read_csv(path, sep=sep, nrows=0, skipinitialspace=True).columns)
-                raise ValueError(
+                raise InputError(
                     f"DATA: {text}: the first data line holds more values than the {n:,} columns the header names; "
                     "every line needs one value per column (a value too many, or a name missing from the header?)"
                 ) from None
             except UnicodeDecodeError as exc:
-                raise ValueError(f"DATA: {text}: not a text file ({exc.reason} at byte {exc.start})") from None
+                raise InputError(f"DATA: {text}: not a text file ({exc.reason} at byte {exc.start})") from None
             except pd.errors.EmptyDataError:
-                raise ValueError(f"DATA: {text}: the file is empty") from None
+                raise InputError(f"DATA: {text}: the file is empty") from None
             except pd.errors.ParserError as exc:
                 msg = str(exc).strip().splitlines()[-1]
-                raise ValueError(f"DATA: {text}: cannot parse: {msg}") from None
+                raise InputError(f"DATA: {text}: cannot parse: {msg}") from None
             if df.empty:
-                raise ValueError(f"DATA: {text}: a header but no data lines")
+                raise InputError(f"DATA: {text}: a header but no data lines")
             _check_header(path, text, sep, df)
             return _from_frame(df, text, class_column, nominal)
     except OSError as exc:
-        raise ValueError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
-    raise ValueError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
+        raise InputError(f"DATA: {text}: cannot read: {exc.strerror or exc}") from None
+    raise InputError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
 
 
 def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> str:
@@ -575,7 +576,7 @@ def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> st
     )
     if not classification:
         kind = "a regression" if module.endswith("_regression") else "a clustering" if "cluster" in module else "not a"
-        raise ValueError(
+        raise InputError(
             f"{option}: {metric!r} is {kind} scorer; an assessment compares classifiers, so use a classification "
             "scorer (accuracy, balanced_accuracy, f1_macro, roc_auc_ovr, neg_log_loss, ...)"
         )
@@ -591,11 +592,11 @@ def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> st
             n for n in get_scorer_names() if n.startswith(f"{metric}_") and not n.endswith("_samples") and n != metric
         ]
         if n_classes > 2 and variants:
-            raise ValueError(
+            raise InputError(
                 f"{option}: {metric!r} scores two classes and {data.name} has {n_classes}; choose one of its "
                 f"multi-class variants: {', '.join(variants)}"
             ) from None
-        raise ValueError(f"{option}: {metric!r} cannot score classifiers on {data.name}: {_one_line(exc)}") from None
+        raise InputError(f"{option}: {metric!r} cannot score classifiers on {data.name}: {_one_line(exc)}") from None
     return metric
 
 
@@ -605,7 +606,7 @@ def _arff_dataset(arff, name, class_column) -> Dataset:
     class_name, class_cats = arff.class_name, arff.class_categories
     if class_column is not None and class_column != class_name:
         if class_column not in names:
-            raise ValueError(
+            raise InputError(
                 f"--class: {name} has no attribute {class_column!r}; its attributes: {', '.join([*names, class_name])}"
             )
         j = names.index(class_column)
@@ -636,25 +637,25 @@ def _array_dataset(X, y, name: str = "arrays") -> Dataset:
     try:
         X = np.asarray(X)
     except ValueError:  # rows of different lengths
-        raise ValueError("X: must be a table of numbers, a row per case and as many values in every row") from None
+        raise InputError("X: must be a table of numbers, a row per case and as many values in every row") from None
     if X.ndim != 2:
-        raise ValueError(f"X: expected a 2-d array (cases x attributes), got shape {X.shape}")
+        raise InputError(f"X: expected a 2-d array (cases x attributes), got shape {X.shape}")
     if X.shape[1] > MAX_COLUMNS:
         raise _too_wide("X", f"{X.shape[1]:,} attributes")
     try:
         Xf = X.astype(float)
     except (TypeError, ValueError):
-        raise ValueError("X: must hold numbers (encode nominal attributes first, or pass a data file)") from None
+        raise InputError("X: must hold numbers (encode nominal attributes first, or pass a data file)") from None
     if y is None:
-        raise ValueError("y: the class labels are needed with an array X")
+        raise InputError("y: the class labels are needed with an array X")
     try:
         y = np.asarray(y)
     except ValueError:  # sequences of different lengths
-        raise ValueError("y: holds sequences of different lengths; every case needs a single class label") from None
+        raise InputError("y: holds sequences of different lengths; every case needs a single class label") from None
     if y.ndim != 1 or y.size != Xf.shape[0]:
-        raise ValueError(f"y: expected {Xf.shape[0]} labels (one per row of X), got shape {y.shape}")
+        raise InputError(f"y: expected {Xf.shape[0]} labels (one per row of X), got shape {y.shape}")
     if y.dtype == object and (at := _first_nested(y)) is not None:
-        raise ValueError(
+        raise InputError(
             f"y: label {at + 1} is a {type(y[at]).__name__}, not one value; every case needs a single class label"
         )
     return _finish(

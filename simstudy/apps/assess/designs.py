@@ -14,6 +14,7 @@ import numpy as np
 
 from simstudy.apps.assess.data import Dataset
 from simstudy.apps.assess.errors import _one_line
+from simstudy.errors import InputError
 from simstudy.pipeline.designs import TEST_SHARE
 
 #: The fast default: one design, whose corrected test controls size for learners of every stability class of
@@ -126,22 +127,22 @@ def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[Desig
         shown = ", ".join(label(int(c)) for c in single[:5]) + (
             f" and {single.size - 5} more" if single.size > 5 else ""
         )
-        raise ValueError(
+        raise InputError(
             f"--designs: {single.size} class(es) have a single case ({shown}); every design must "
             "train on each class and test it in every split, which takes at least 2 cases of each: "
             "remove or merge these classes first"
         )
     for d in specs:
         if d.kind == "holdout":
-            raise ValueError(
+            raise InputError(
                 f"--designs: {d.key}: assess compares learners over repeated splits; use resampledR-TT "
                 f"(e.g. resampled30-{round(100 * d.test_share)}) for splits that hold out the same share"
             )
         if d.kind in ("cv", "5x2"):
             if d.n_folds > n:
-                raise ValueError(f"--designs: {d.key}: needs at least 1 run and 2 to {n} folds")
+                raise InputError(f"--designs: {d.key}: needs at least 1 run and 2 to {n} folds")
             if d.n_folds > smallest:
-                raise ValueError(
+                raise InputError(
                     f"--designs: {d.key}: {d.n_folds} folds but the smallest class has {smallest} cases "
                     f"({small}), so some folds would miss it; use at most {smallest} folds: --designs "
                     f"{_fitting_designs(names, smallest)}"
@@ -250,7 +251,7 @@ def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> N
                 except Exception:
                     culprit = f" test {label!r}"
                     break
-            raise ValueError(
+            raise InputError(
                 f"--designs: {cond.key} cannot give a result on {data.name}:{culprit} {_one_line(exc)}; "
                 "choose another design or other --tests"
             ) from None
@@ -269,9 +270,9 @@ def _check_tests(tests, designs) -> tuple | None:
         try:
             get_test(t)
         except ValueError:
-            raise ValueError(f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}") from None
+            raise InputError(f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}") from None
     tests = tuple(tests)
     for t in tests:
         if not any(t in _tests_for(d, tests) for d in designs):
-            raise ValueError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
+            raise InputError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
     return tests

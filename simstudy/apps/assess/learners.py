@@ -16,6 +16,7 @@ import numpy as np
 from simstudy.apps.assess.data import Dataset
 from simstudy.apps.assess.references import _check_reference, _load_learner
 from simstudy.apps.assess.worker import _RefFactory
+from simstudy.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def _named(spec, option: str) -> tuple[object, str]:
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
         name, spec = spec
         if not name.strip() or "\n" in name:
-            raise ValueError(f"{option}: a learner's name must be a non-empty line of text, got {name!r}")
+            raise InputError(f"{option}: a learner's name must be a non-empty line of text, got {name!r}")
         return spec, name.strip()
     if isinstance(spec, str):
         m = _NAMED_SPEC.fullmatch(spec)
@@ -153,7 +154,7 @@ def named_learners(learners, option: str = "--learners") -> list:
     given = [n for n in names if n]
     dup = sorted({n for n in given if given.count(n) > 1})
     if dup:
-        raise ValueError(f"{option}: the name(s) {', '.join(map(repr, dup))} are given to more than one learner")
+        raise InputError(f"{option}: the name(s) {', '.join(map(repr, dup))} are given to more than one learner")
     return items
 
 
@@ -167,15 +168,15 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
         try:
             params = json.loads(params) if params.strip() else {}
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{option}-params: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise InputError(f"{option}-params: not valid JSON ({exc.msg} at column {exc.colno})") from None
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise ValueError(f"{option}-params: expected a JSON object such as '{{\"C\": 10}}', got {params!r}")
+        raise InputError(f"{option}-params: expected a JSON object such as '{{\"C\": 10}}', got {params!r}")
     canonical = json.dumps(params, sort_keys=True)
     if isinstance(spec, str):
         if spec not in learner_names(aliases=True) and ":" not in spec:
-            raise ValueError(
+            raise InputError(
                 f"{option}: unknown learner {spec!r}; use a registered name "
                 f"({', '.join(learner_names(aliases=True))}), module:NAME or path/to/file.py:NAME for a "
                 "scikit-learn estimator, pipeline or factory"
@@ -191,7 +192,7 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
                 if inspect.isclass(obj):
                     as_learner_factory(obj, **params)
                 elif params:
-                    raise ValueError(
+                    raise InputError(
                         f"{option}-params: not allowed with {spec!r}, which is an estimator or a factory "
                         "(set its parameters in the file)"
                     )
@@ -199,23 +200,23 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
                     as_learner_factory(obj)
         except ValueError as exc:
             text = str(exc)
-            raise ValueError(text if text.startswith(option) else f"{option}: {text}") from None
+            raise InputError(text if text.startswith(option) else f"{option}: {text}") from None
         return LearnerChoice(spec, canonical)
     if inspect.isclass(spec):
         try:
             as_learner_factory(spec, **params)
         except ValueError as exc:
-            raise ValueError(f"{option}: {exc}") from None
+            raise InputError(f"{option}: {exc}") from None
         if contained:  # sent to the worker by value, as an instance with these parameters
             template = spec(**params)
             return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical, template=template, contained=True)
         return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical)
     if params:
-        raise ValueError(f"{option}-params: not allowed with an estimator instance (set them on the instance)")
+        raise InputError(f"{option}-params: not allowed with an estimator instance (set them on the instance)")
     try:
         as_learner_factory(spec)
     except ValueError as exc:
-        raise ValueError(f"{option}: {exc}") from None
+        raise InputError(f"{option}: {exc}") from None
     # one line, however the repr is laid out
     return LearnerChoice(" ".join(repr(spec).split()), "{}", template=spec, contained=contained)
 

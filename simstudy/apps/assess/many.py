@@ -43,6 +43,7 @@ from simstudy.apps.assess.learners import named_learners, parse_learner, wants_w
 from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout
 from simstudy.apps.assess.report import _html_prose, _md_prose, _md_table, md_text
 from simstudy.apps.assess.stored import _absolute
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,7 +95,7 @@ def design_choices(datasets, design: str) -> dict:
         try:
             (choices[i],) = parse_designs([design], data.y, classes=data.classes)
         except ValueError as exc:
-            raise ValueError(f"{data.name}: {exc}") from None
+            raise InputError(f"{data.name}: {exc}") from None
     return choices
 
 
@@ -133,12 +134,12 @@ def many_study(
     from simstudy.pipeline.comparison import Comparison
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError(f"--repeats: must be an integer >= 1, got {n_repeats!r}")
+        raise InputError(f"--repeats: must be an integer >= 1, got {n_repeats!r}")
     datasets, learners = tuple(datasets), tuple(learners)
     if len(learners) < 2:
-        raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
+        raise InputError(f"--learners: give at least two learners, got {len(learners)}")
     if len(datasets) < 1:
-        raise ValueError("DATA: give at least one data set")
+        raise InputError("DATA: give at least one data set")
     choices = design_choices(datasets, design)
     conditions = [DataSetCondition(i, d.name) for i, d in enumerate(datasets)]
     names = [f"l{j}" for j in range(len(learners))]
@@ -399,11 +400,11 @@ class ManyAssessment:
         """
         for name, option in ((a, "a"), (b, "b")):
             if name not in self.labels:
-                raise ValueError(f"{option}: {name!r} is not one of the learners ({', '.join(self.labels)})")
+                raise InputError(f"{option}: {name!r} is not one of the learners ({', '.join(self.labels)})")
         s = self.scores()
         s = s[s["repeat"] == repeat]
         if s.empty:
-            raise ValueError(f"repeat: {repeat!r} is not a stored repeat")
+            raise InputError(f"repeat: {repeat!r} is not a stored repeat")
         sets = [d.name for d in self.datasets]
         x = np.stack([s[s["data set"] == n][a].to_numpy(float) for n in sets])
         y = np.stack([s[s["data set"] == n][b].to_numpy(float) for n in sets])
@@ -505,14 +506,14 @@ def as_datasets(data, *, class_column=None, nominal=()) -> tuple:
         elif isinstance(d, (str, Path)):
             out.append(as_dataset(d, class_column=class_column, name=name, nominal=nominal))
         else:
-            raise ValueError(
+            raise InputError(
                 f"DATA: data set {i} is a {type(d).__name__}; give a file or shipped name, a DataFrame or (X, y)"
             )
     first: dict[str, int] = {}
     for i, d in enumerate(out):
         j = first.setdefault(d.digest, i)
         if j != i:  # the same file named twice, or a copy of it: one data set counted as two by the tests across them
-            raise ValueError(
+            raise InputError(
                 f"DATA: data sets {j + 1} ({out[j].name}) and {i + 1} ({d.name}) are the same data (the same values "
                 "and classes); the tests across data sets take each as independent evidence, so give each data set once"
             )
@@ -595,18 +596,18 @@ def assess_many(
     out, out_root = _absolute(out), _absolute(out_root)  # before a learner can change the working directory
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
-        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+        raise InputError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
     try:
         metric = check_metric(metric)
     except ValueError as exc:
-        raise ValueError(f"--{exc}") from None
+        raise InputError(f"--{exc}") from None
     rope = check_rope(rope, metric)
     datasets = as_datasets(data, class_column=class_column, nominal=nominal)
     for d in datasets:
         check_metric_for(metric, d)
     learners = named_learners(learners)
     if len(learners) < 2:
-        raise ValueError(f"--learners: give at least two learners, got {len(learners)}")
+        raise InputError(f"--learners: give at least two learners, got {len(learners)}")
     choices = tuple(
         parse_learner(
             spec, option="--learners", contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout)
@@ -617,7 +618,7 @@ def assess_many(
     position = None
     if control is not None:
         if control not in labels:
-            raise ValueError(f"--control: {control!r} is not one of the learners ({', '.join(labels)})")
+            raise InputError(f"--control: {control!r} is not one of the learners ({', '.join(labels)})")
         position = labels.index(control)
     seconds = check_learners(datasets, choices, "--learners", fit_timeout=fit_timeout)  # before anything is written
     try:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from simstudy import _codeload
+from simstudy.errors import InputError
 
 
 def _is_file_ref(where: str) -> bool:
@@ -32,7 +33,7 @@ def _load_learner(spec: str):
     if not where or not name:
         from simstudy.pipeline.learners import learner_names
 
-        raise ValueError(
+        raise InputError(
             f"learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
             "nor a module:NAME or path/to/file.py:NAME reference"
         )
@@ -42,14 +43,14 @@ def _load_learner(spec: str):
         try:
             mod = importlib.import_module(where)
         except ImportError as exc:
-            raise ValueError(f"learner {spec!r}: cannot import module {where!r} ({exc})") from None
+            raise InputError(f"learner {spec!r}: cannot import module {where!r} ({exc})") from None
     obj = mod
     for part in name.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise ValueError(f"learner {spec!r}: {where} has no {name!r}")
+            raise InputError(f"learner {spec!r}: {where} has no {name!r}")
     if not (inspect.isclass(obj) or callable(obj) or hasattr(obj, "fit")):
-        raise ValueError(
+        raise InputError(
             f"learner {spec!r}: {name!r} is a {type(obj).__name__}, not an estimator class, an estimator "
             "or a factory of estimators"
         )
@@ -69,7 +70,7 @@ def _import_file(spec: str, path: Path):
     if known is not None and known in sys.modules:
         return sys.modules[known]
     if not path.is_file():
-        raise ValueError(f"learner {spec!r}: no such file {str(path)!r}")
+        raise InputError(f"learner {spec!r}: no such file {str(path)!r}")
     resolved = path.resolve()
     key = "simstudy_learners_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
     _FILE_MODULES[str(path)] = key
@@ -77,14 +78,14 @@ def _import_file(spec: str, path: Path):
         return sys.modules[key]
     found = _codeload.file_spec(key, resolved)  # compiled from the bytes its fingerprint hashes
     if found is None or found.loader is None:
-        raise ValueError(f"learner {spec!r}: {str(path)!r} is not a Python file")
+        raise InputError(f"learner {spec!r}: {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(found)
     sys.modules[key] = module  # registered while it runs, so that its classes can be pickled
     try:
         found.loader.exec_module(module)
     except Exception as exc:
         sys.modules.pop(key, None)
-        raise ValueError(f"learner {spec!r}: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"learner {spec!r}: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(module)  # worker processes cannot import the file by its name
@@ -97,15 +98,15 @@ def _check_reference(spec: str, option: str) -> None:
     if not where or not name:
         from simstudy.pipeline.learners import learner_names
 
-        raise ValueError(
+        raise InputError(
             f"{option}: learner {spec!r}: not a registered learner ({', '.join(learner_names(aliases=True))}) "
             "nor a module:NAME or path/to/file.py:NAME reference"
         )
     if _is_file_ref(where):
         path = Path(where)
         if not path.is_file():
-            raise ValueError(f"{option}: learner {spec!r}: no such file {where!r}")
+            raise InputError(f"{option}: learner {spec!r}: no such file {where!r}")
     elif not all(part.isidentifier() for part in where.split(".")):
-        raise ValueError(f"{option}: learner {spec!r}: {where!r} is not a module name (nor a path to a .py file)")
+        raise InputError(f"{option}: learner {spec!r}: {where!r} is not a module name (nor a path to a .py file)")
     if not all(part.isidentifier() for part in name.split(".")):
-        raise ValueError(f"{option}: learner {spec!r}: {name!r} is not a name in a module")
+        raise InputError(f"{option}: learner {spec!r}: {name!r} is not a name in a module")

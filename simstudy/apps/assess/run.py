@@ -26,6 +26,7 @@ from simstudy.apps.assess.learners import named_learners, parse_learner, wants_w
 from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout
 from simstudy.apps.assess.stored import _absolute, _finished_run, _other_metric, _refuse_other_data, _stored_chunks
 from simstudy.apps.assess.study import ASSESS_PROFILE, assessment_study
+from simstudy.errors import InputError
 
 
 def assess(
@@ -184,26 +185,26 @@ def assess(
     data = as_dataset(X, y, class_column=class_column, nominal=nominal)
     if learners is not None:
         if a is not None or b is not None:
-            raise ValueError("learners: give the two learners either as learners= or as a and b, not both")
+            raise InputError("learners: give the two learners either as learners= or as a and b, not both")
         pair = named_learners(learners, "learners")
         if len(pair) != 2:
-            raise ValueError(f"learners: one comparison takes exactly two learners, got {len(pair)}")
+            raise InputError(f"learners: one comparison takes exactly two learners, got {len(pair)}")
         a, b = pair
     elif a is not None and b is not None:
         named_learners([a, b], "--a/--b")
     if a is None or b is None:
-        raise ValueError("--a/--b: both learners are needed")
+        raise InputError("--a/--b: both learners are needed")
     from simstudy.pipeline.scores import check_metric
 
     try:
         metric = check_metric(metric)
     except ValueError as exc:
-        raise ValueError(f"--{exc}") from None
+        raise InputError(f"--{exc}") from None
     check_metric_for(metric, data)
     rope = check_rope(rope, metric)
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
-        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+        raise InputError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
     ca = parse_learner(
         a, a_params, option="--a", contained=wants_worker(a, in_process=in_process, fit_timeout=fit_timeout)
     )

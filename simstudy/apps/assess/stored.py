@@ -20,6 +20,7 @@ from simstudy.apps.assess.errors import _first_line
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.study import ASSESS_PROFILE, _comparisons, assessment_study
 from simstudy.apps.assess.tables import _score_columns, stored_metric
+from simstudy.errors import InputError, StoredDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,7 +70,11 @@ def _finished_run(study, out, seed):
     try:
         run = load_run(study, profile=ASSESS_PROFILE, out=out)
         return run if run.complete else None
-    except (ValueError, OSError):  # the plan does not match, or a chunk cannot be read: let run_study decide
+    except (
+        ValueError,
+        StoredDataError,
+        OSError,
+    ):  # the plan does not match, or a chunk cannot be read: let run_study decide
         return None
 
 
@@ -121,7 +126,7 @@ def _unreadable(study, out, manifest: dict) -> str:
         return f"it is unfinished ({len(_stored_chunks(manifest))} of {len(plan)} chunks stored)"
     try:
         run = load_run(study, profile=ASSESS_PROFILE, out=out)
-    except (ValueError, OSError) as exc:
+    except (ValueError, StoredDataError, OSError) as exc:
         return _first_line(exc)
     recorded = manifest.get("chunks") or {}
     for c in plan:
@@ -195,7 +200,7 @@ def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
     run = _finished_run(study, out, seed)
     if run is None or "predictions" not in run.tables():
         why = _unreadable(study, out, manifest) if run is None else "it holds no predictions table"
-        raise ValueError(
+        raise InputError(
             f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
             f"stored outputs: {why}; the same command with --metric {stored} recomputes what is missing or "
             f"damaged (then {metric} scores it without fitting), or --fresh fits it again for {metric}"
@@ -204,7 +209,7 @@ def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
         comparisons = _comparisons(data, a, b, designs, tests, metric, fitting=False)
         return study, RescoredRun(run, comparisons, data.y.size, metric)
     except ValueError as exc:
-        raise ValueError(
+        raise InputError(
             f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
             f"stored outputs ({_first_line(exc)}); --fresh fits it again for {metric}"
         ) from None
@@ -313,7 +318,7 @@ def load_assessment(
     try:
         metric = check_metric(metric)
     except ValueError as exc:
-        raise ValueError(f"--{exc}") from None
+        raise InputError(f"--{exc}") from None
     check_metric_for(metric, data)  # a metric it is scored again by: checked as a new one would be
     if isinstance(a, dict) and b is None:  # the learners= mapping of assess
         a, b = named_learners(a, "learners")

@@ -18,6 +18,7 @@ import numpy as np
 
 from simstudy import _codeload
 from simstudy.apps.assess.references import _load_learner
+from simstudy.errors import InputError
 
 
 class _RefFactory:
@@ -64,7 +65,7 @@ def _maker(spec: str, params: str):
         if inspect.isclass(obj):
             make = as_learner_factory(obj, **kwargs)
         elif kwargs:
-            raise ValueError(
+            raise InputError(
                 f"learner {spec!r}: parameters are not allowed with an estimator or a factory (set them in the file)"
             )
         else:

@@ -39,6 +39,7 @@ import numpy as np
 
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
+from simstudy.errors import StoredDataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -278,7 +279,7 @@ def berrar_calibration(results=DEFAULT_ROOT, profile: str = "quick") -> dict:
             continue
         try:
             run = load_run(get_study(name), profile=profile, out=path)
-        except (ValueError, OSError) as exc:
+        except (ValueError, StoredDataError, OSError) as exc:
             notes.append(f"{name}: {path} not read ({str(exc).splitlines()[0]})")
             continue
         if not run.complete:

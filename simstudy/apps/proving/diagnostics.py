@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,7 +66,7 @@ def _blocks(scores: pd.DataFrame):
     for (cond, design), g in scores.groupby(["condition", "design"], sort=False):
         shape = (g["replication"].nunique(), g["experiment"].nunique(), g["run"].nunique(), g["fold"].nunique())
         if len(g) != int(np.prod(shape)):
-            raise ValueError(f"scores: the stored scores of {cond} / {design} do not form complete blocks")
+            raise InputError(f"scores: the stored scores of {cond} / {design} do not form complete blocks")
         d = (g["acc_a"].to_numpy(float) - g["acc_b"].to_numpy(float)).reshape(shape)
         disc = None
         if {"n01", "n10"} <= set(g.columns):

@@ -12,6 +12,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.levels import ALPHA, ALPHA_MAX
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,7 +59,7 @@ def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
         E, R, K = g["experiment"].nunique(), g["run"].nunique(), g["fold"].nunique()
         shape = (reps.size, E, R, K)
         if len(g) != int(np.prod(shape)):
-            raise ValueError(f"scores: the stored scores of {cond} / {design} do not form complete blocks")
+            raise InputError(f"scores: the stored scores of {cond} / {design} do not form complete blocks")
         counts = {k: g[k].to_numpy().reshape(shape) for k in ("n01", "n10") if k in g}
         ps = PairedScores(
             g["acc_a"].to_numpy(float).reshape(shape),

@@ -63,6 +63,7 @@ from simstudy.apps.proving.summary import (
     replicability_table,
     size_table,
 )
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -167,7 +168,7 @@ def write_berrar_page(results, profile: str, out) -> dict:
     out = Path(out)
     cal = berrar_calibration(results, profile)
     if not len(cal["forecasts"]):
-        raise ValueError(
+        raise InputError(
             f"--results: none of Berrar's studies 1-3 is stored at profile {profile!r} under "
             f"{results} ({'; '.join(cal['notes'])})"
         )
@@ -250,7 +251,7 @@ def build_report(
     pr = procedures(outcomes, extra)
     del outcomes
     if not pr.p:
-        raise ValueError("--tests: no stored test is left to report")
+        raise InputError("--tests: no stored test is left to report")
     sizes = size_table(pr, rule)
     board = leaderboard(pr, rule=rule, sizes=sizes)
     cal = calibration(pr)

@@ -53,6 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 __all__ = [
     "Scenario",
     "BANK",
@@ -275,7 +277,7 @@ def scenario(key: str) -> Scenario:
     try:
         return BANK[key]
     except (KeyError, TypeError):
-        raise ValueError(
+        raise InputError(
             f"scenario: unknown scenario {key!r}; the bank has {len(BANK)}: {', '.join(list(BANK)[:12])}, ..."
         ) from None
 
@@ -284,12 +286,12 @@ def scenario(key: str) -> Scenario:
 def _truth_file(path: str = str(TRUTH_FILE)) -> dict:
     p = Path(path)
     if not p.is_file():
-        raise ValueError(f"truth: {p} is missing; regenerate it with `python scripts/make_proving_truth.py`")
+        raise InputError(f"truth: {p} is missing; regenerate it with `python scripts/make_proving_truth.py`")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
         return data["scenarios"]
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(
+        raise InputError(
             f"truth: {p} is not a truth file ({type(exc).__name__}: {exc}); regenerate it with "
             "`python scripts/make_proving_truth.py`"
         ) from None
@@ -309,7 +311,7 @@ def truth(key: str, path=None) -> dict:
     scenario(key)
     table = _truth_file(str(path or TRUTH_FILE))
     if key not in table:
-        raise ValueError(
+        raise InputError(
             f"truth: scenario {key!r} has no stored truth; regenerate the file with "
             "`python scripts/make_proving_truth.py`"
         )

@@ -44,6 +44,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.levels import ALPHA, ALPHA_MAX
 from simstudy.apps.proving.scenarios import BANK, scenario
+from simstudy.errors import InputError
 from simstudy.pipeline.comparison import HOLDOUT_TESTS, Comparison, stored_sizes
 from simstudy.pipeline.designs import DesignSpec, parse_designs
 
@@ -110,7 +111,7 @@ class ProvingCondition:
     def __post_init__(self):
         scenario(self.scenario)
         if self.n_experiments < 2:
-            raise ValueError(f"n_experiments: replicability needs at least 2 repeats, got {self.n_experiments}")
+            raise InputError(f"n_experiments: replicability needs at least 2 repeats, got {self.n_experiments}")
         parse_designs(self.designs)
 
     @property
@@ -152,9 +153,9 @@ class Settings:
             scenario(k)
         parse_designs(self.designs)
         if not 0.0 <= self.null_half_width < 0.5:
-            raise ValueError(f"null_half_width: must lie in [0, 0.5), got {self.null_half_width!r}")
+            raise InputError(f"null_half_width: must lie in [0, 0.5), got {self.null_half_width!r}")
         if self.null_cap < 0:
-            raise ValueError(f"null_cap: must be >= 0, got {self.null_cap!r}")
+            raise InputError(f"null_cap: must be >= 0, got {self.null_cap!r}")
 
 
 def _conditions(profile):
@@ -392,5 +393,6 @@ def proving_study(designs=None):
             "the diagnostics and the papers' statements checked (at the paper profile: "
             "docs/reproduction/proving-ground/proving-ground.md).",
             page=_page,
+            page_folder="proving-ground",
         ),
     )

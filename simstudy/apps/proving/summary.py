@@ -50,6 +50,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.scenarios import BANK, truth
+from simstudy.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,7 +134,7 @@ class Procedures:
     def decisions(self, proc: str, alpha: float) -> np.ndarray:
         if proc in self.own:
             if not np.isclose(alpha, self.decided_at):
-                raise ValueError(
+                raise InputError(
                     f"alpha: {proc} gives decisions only, made for alpha = {self.decided_at:g}, not {alpha:g}"
                 )
             return self.own[proc]
@@ -288,7 +289,7 @@ def procedures(
                 continue
         c = cell[idx]
         if np.unique(c).size != c.size:
-            raise ValueError(f"outcomes: procedure {proc} has more than one row per data set and repeat")
+            raise InputError(f"outcomes: procedure {proc} has more than one row per data set and repeat")
         pa = np.full(n_units * n_exp, np.nan)
         sa = np.zeros(n_units * n_exp, dtype=np.int8)
         pa[c] = pvals[idx]

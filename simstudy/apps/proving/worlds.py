@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 __all__ = [
     "TwoViewWorld",
     "NadeauBengioWorld",
@@ -73,11 +75,11 @@ class TwoViewWorld:
 
     def __post_init__(self):
         if not (self.delta_a >= 0 and self.delta_b >= 0):
-            raise ValueError(f"delta_a, delta_b: must be >= 0, got {self.delta_a}, {self.delta_b}")
+            raise InputError(f"delta_a, delta_b: must be >= 0, got {self.delta_a}, {self.delta_b}")
         if not -1.0 < self.rho < 1.0:
-            raise ValueError(f"rho: must lie strictly between -1 and 1, got {self.rho}")
+            raise InputError(f"rho: must lie strictly between -1 and 1, got {self.rho}")
         if self.n_view < 1:
-            raise ValueError(f"n_view: must be >= 1, got {self.n_view}")
+            raise InputError(f"n_view: must be >= 1, got {self.n_view}")
 
     @property
     def n_features(self) -> int:
@@ -349,7 +351,7 @@ class NadeauBengioWorld:
 
     def __post_init__(self):
         if not self.scale > 0:
-            raise ValueError(f"scale: must be > 0, got {self.scale!r}")
+            raise InputError(f"scale: must be > 0, got {self.scale!r}")
 
     n_features = 2
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from simstudy._files import DEFAULT_ROOT
+from simstudy.errors import InputError
 
 ASSESS_HELP = """Repeat a design on new random partitions of DATA (by default the 5x2 cv, 5 times; --full: every design
 the papers compare, r x k cv with the six sampling schemes, 5x2cv and resampled train/test splits, 10 times each),
@@ -184,10 +185,10 @@ def _cmd_many(args, fit_timeout=None) -> int:
     from simstudy.apps.assess.many import DEFAULT_ROPE, assess_many, write_many
 
     if args.learners and (args.a or args.b):
-        raise ValueError("--learners: give the learners either with --learners or with --a and --b, not both")
+        raise InputError("--learners: give the learners either with --learners or with --a and --b, not both")
     learners = args.learners or [x for x in (args.a, args.b) if x]
     if args.designs and len(args.designs) > 1:
-        raise ValueError("--designs: several data sets or learners are compared on one design; give one")
+        raise InputError("--designs: several data sets or learners are compared on one design; give one")
     m = assess_many(
         args.data,
         learners,
@@ -219,18 +220,18 @@ def cmd_assess(args) -> int:
     from simstudy.cli.commands.bench import parse_seconds
 
     if args.control and not (len(args.data) > 1 or args.learners):
-        raise ValueError("--control: applies to several learners (--learners L1 L2 ...)")
+        raise InputError("--control: applies to several learners (--learners L1 L2 ...)")
     # the limits are checked before anything is fitted
     fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
     if args.in_process and fit_timeout is not None:
-        raise ValueError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+        raise InputError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
     if len(args.data) > 1 or args.learners:
         for flag in ("bench", "tests", "full"):
             if getattr(args, flag):
-                raise ValueError(f"--{flag.replace('_', '-')}: applies to one data set and two learners (--a, --b)")
+                raise InputError(f"--{flag.replace('_', '-')}: applies to one data set and two learners (--a, --b)")
         return _cmd_many(args, fit_timeout)
     if not args.a or not args.b:
-        raise ValueError("--a/--b: both learners are needed (or --learners L1 L2 ... for several)")
+        raise InputError("--a/--b: both learners are needed (or --learners L1 L2 ... for several)")
     from simstudy.apps.assess.report import write_assessment
 
     timeout = parse_seconds(args.timeout, "--timeout")

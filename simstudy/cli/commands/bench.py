@@ -6,6 +6,7 @@ import argparse
 
 from simstudy._files import DEFAULT_ROOT
 from simstudy.cli import add_profile_option, add_run_dir_option
+from simstudy.errors import InputError
 
 DESCRIPTION = (
     "Run a registered test, every registered test (--test all) or a user-defined one (module:function or "
@@ -125,9 +126,9 @@ def parse_seconds(value, option: str, *, none: bool = True):
         seconds = float(value)
     except (TypeError, ValueError):
         what = "a number of seconds or 'none'" if none else "a number of seconds"
-        raise ValueError(f"{option}: {what}, got {value!r}") from None
+        raise InputError(f"{option}: {what}, got {value!r}") from None
     if not (seconds > 0 and seconds < float("inf")):
-        raise ValueError(f"{option}: must be a positive number of seconds, got {value!r}")
+        raise InputError(f"{option}: must be a positive number of seconds, got {value!r}")
     return seconds
 
 

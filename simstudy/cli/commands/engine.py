@@ -7,6 +7,7 @@ from pathlib import Path
 
 from simstudy.cli import add_profile_option, add_run_dir_option
 from simstudy.cli.commands import STUDY_HELP
+from simstudy.errors import InputError
 
 
 def _fmt_seconds(s: float) -> str:
@@ -120,7 +121,7 @@ def cmd_list(args) -> int:
     from simstudy.engine import get_study, study_origins
 
     if args.jobs < 1:
-        raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
+        raise InputError(f"--jobs: must be >= 1, got {args.jobs}")
     origins = study_origins()
     named = {}
     # the studies named are loaded, and their plans made, before anything is printed: a bad one is one line, exit 2
@@ -390,7 +391,7 @@ def cmd_summarize(args) -> int:
                 try:
                     write_atomic(target, df.to_csv(index=False))
                 except OSError as exc:
-                    raise ValueError(f"--csv: cannot write {target}: {exc.strerror or exc}") from None
+                    raise InputError(f"--csv: cannot write {target}: {exc.strerror or exc}") from None
                 written.append(target)
     if not run.complete:
         print(

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT
+from simstudy.errors import InputError
 
 HELP = """Run (or resume) the proving ground, a study that applies every registered test the designs allow to the
 same fits on a bank of null and alternative scenarios with a stored truth, then write its report into the run
@@ -125,12 +126,12 @@ def _split_tests(tests, designs, workers: contextlib.ExitStack, timeout=None):
             try:
                 spec = get_test(t)
             except ValueError:
-                raise ValueError(
+                raise InputError(
                     f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}, or 'all', "
                     "or a plug-in module:function"
                 ) from None
             if spec.takes not in allowed:
-                raise ValueError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
+                raise InputError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
             names.append(t)
     loaded = []
     for ref in plugins:
@@ -146,7 +147,7 @@ def _split_tests(tests, designs, workers: contextlib.ExitStack, timeout=None):
         except PluginError as exc:
             msg = str(exc)
             prefix = f"--test {ref!r}"
-            raise ValueError(
+            raise InputError(
                 f"--tests: {ref!r}{msg[len(prefix) :] if msg.startswith(prefix) else ': ' + msg}"
             ) from None
     return (None if everything or not names else names), loaded
@@ -160,7 +161,7 @@ def cmd_proving_ground(args) -> int:
     study = proving_study(None if keys == DEFAULT_DESIGNS else keys)
     study.profile(args.profile)
     if args.timeout is not None and not 0 < args.timeout < float("inf"):
-        raise ValueError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
+        raise InputError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
     suffix = "" if keys == DEFAULT_DESIGNS else "-" + "-".join(keys)
     out = Path(args.out) if args.out is not None else DEFAULT_ROOT / STUDY_NAME / f"{args.profile}{suffix}"
     if args.berrar_calibration:
@@ -191,7 +192,7 @@ def _run_and_report(args, study, out: Path, rule, tests, plugins) -> int:
         try:
             Path(args.report_dir).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ValueError(f"--report-dir: cannot create {args.report_dir} ({exc.strerror or exc})") from None
+            raise InputError(f"--report-dir: cannot create {args.report_dir} ({exc.strerror or exc})") from None
     grow = adaptive_rule(study.profile(args.profile)) or {}
     run = run_study(
         study,

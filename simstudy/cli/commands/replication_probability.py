@@ -35,6 +35,8 @@ from __future__ import annotations
 import json
 import math
 
+from simstudy.errors import InputError
+
 # argument names of simstudy.statistics.replication -> the options that carry them
 _OPTIONS = {
     "wins": "--wins",
@@ -103,16 +105,16 @@ def _check_options(args):
     kind = args.model
     for name in ("statistic", "p", "df", "wins", "n", "s_star"):
         if getattr(args, name) is not None and name not in _USES[kind]:
-            raise ValueError(f"{_OPTIONS[name]}: not used by --model {kind}")
+            raise InputError(f"{_OPTIONS[name]}: not used by --model {kind}")
     if kind in ("t", "wilcoxon"):
         if args.statistic is not None and args.p is not None:
-            raise ValueError("--statistic: give either --statistic or --p, not both")
+            raise InputError("--statistic: give either --statistic or --p, not both")
         if args.statistic is None and args.p is None:
-            raise ValueError(f"--statistic: required with --model {kind} (or give --p)")
+            raise InputError(f"--statistic: required with --model {kind} (or give --p)")
     needed = {"t": ("df",), "binomial": ("wins", "n"), "bayes": ("wins", "n"), "wilcoxon": ()}[kind]
     for name in needed:
         if getattr(args, name) is None:
-            raise ValueError(f"{_OPTIONS[name]}: required with --model {kind}")
+            raise InputError(f"{_OPTIONS[name]}: required with --model {kind}")
 
 
 def _number(args, name: str, *, integer: bool = False):
@@ -121,12 +123,12 @@ def _number(args, name: str, *, integer: bool = False):
     try:
         value = float(raw)
     except (TypeError, ValueError):
-        raise ValueError(f"{option}: expected a number, got {raw!r}") from None
+        raise InputError(f"{option}: expected a number, got {raw!r}") from None
     if not math.isfinite(value):
-        raise ValueError(f"{option}: expected a finite number, got {raw!r}")
+        raise InputError(f"{option}: expected a finite number, got {raw!r}")
     if integer:
         if not value.is_integer():
-            raise ValueError(f"{option}: must be a whole number, got {raw!r}")
+            raise InputError(f"{option}: must be a whole number, got {raw!r}")
         return int(value)
     return value
 
@@ -162,7 +164,7 @@ def _as_option_error(exc: ValueError) -> ValueError:
     message = str(exc)
     name, sep, rest = message.partition(":")
     if sep and name in _OPTIONS:
-        return ValueError(f"{_OPTIONS[name]}:{rest}")
+        return InputError(f"{_OPTIONS[name]}:{rest}")
     return exc
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from simstudy._files import DEFAULT_PROFILE, DEFAULT_ROOT
+from simstudy.errors import InputError
 
 
 def register(subparsers):
@@ -49,7 +50,7 @@ def _check_stored(studies, profile: str, root: Path) -> None:
     known = list(dict.fromkeys(p for st in studies for p in st.profiles))
     if profile == "largest":
         if not any((root / st.name).glob("*/manifest.json") for st in studies if (root / st.name).is_dir()):
-            raise ValueError(
+            raise InputError(
                 f"nothing stored in {root} for {'study ' + studies[0].name if len(studies) == 1 else 'any study'}"
                 "; store a run with `simstudy run STUDY` first (see `simstudy list`), or pass "
                 "--results ROOT where the runs are"
@@ -58,7 +59,7 @@ def _check_stored(studies, profile: str, root: Path) -> None:
     if profile not in known:
         if len(studies) == 1:
             studies[0].profile(profile)  # the study's own message, naming its profiles
-        raise ValueError(f"--profile: no study has a profile {profile!r}; the profiles are {', '.join(known)}")
+        raise InputError(f"--profile: no study has a profile {profile!r}; the profiles are {', '.join(known)}")
 
     def stored(p):
         return [st.name for st in studies if (root / st.name / p / "manifest.json").is_file()]
@@ -76,7 +77,7 @@ def _check_stored(studies, profile: str, root: Path) -> None:
         if root == DEFAULT_ROOT:
             hint += ", or pass --results ROOT where the runs are"
     looked = f"{root / (one or 'STUDY') / profile / 'manifest.json'}" + ("" if one else f", {len(studies)} studies")
-    raise ValueError(f"nothing stored at profile {profile!r} in {root} (looked for {looked}); {hint}")
+    raise InputError(f"nothing stored at profile {profile!r} in {root} (looked for {looked}); {hint}")
 
 
 def run(args) -> int:
@@ -88,7 +89,7 @@ def run(args) -> int:
     out = Path(args.out) if args.out is not None else Path(args.results) / "report" / args.profile
     carry = Path(args.carry_from) if args.carry_from is not None else None
     if carry is not None and not (carry / "report.md").is_file():
-        raise ValueError(f"--carry-from: {carry} holds no report.md of an earlier page")
+        raise InputError(f"--carry-from: {carry} holds no report.md of an earlier page")
     try:
         html_path, md_path = build_report(args.profile, args.results, out, studies=studies, carry_from=carry)
     except OSError as exc:  # e.g. a full disk while the page is written: one line naming where

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simstudy._files import DEFAULT_ROOT
+from simstudy.errors import InputError
 
 HELP = """Run (or resume) every built-in study at one profile, cheapest first, under one progress display
 whose estimate covers them all (the proving ground with its adaptive rule, as `simstudy proving-ground`
@@ -56,16 +57,16 @@ def run(args) -> int:
     from simstudy.engine.runner import BACKENDS, _check_jobs
 
     if args.backend not in BACKENDS:
-        raise ValueError(f"--backend: must be one of {', '.join(BACKENDS)}, got {args.backend!r}")
+        raise InputError(f"--backend: must be one of {', '.join(BACKENDS)}, got {args.backend!r}")
     if args.scheduler and args.backend != "dask":
-        raise ValueError("--scheduler: only meaningful with --backend dask")
+        raise InputError("--scheduler: only meaningful with --backend dask")
     _check_jobs(args.jobs, local=not args.scheduler)
     if args.studies:
         from simstudy.apps.reproduce import _built_in
 
         unknown = [s for s in args.studies if s not in _built_in()]
         if unknown:
-            raise ValueError(f"--study: not a built-in study: {', '.join(unknown)}")
+            raise InputError(f"--study: not a built-in study: {', '.join(unknown)}")
     done = reproduce(
         args.profile,
         results=args.results,

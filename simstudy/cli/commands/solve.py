@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from simstudy.cli import add_profile_option, add_run_dir_option
 from simstudy.cli.commands import STUDY_HELP
+from simstudy.errors import InputError
 
 #: Exit status of a solve whose target no value in the interval reaches, or meets within error where the quantity
 #: jumps across it between two values (an answer, not an error).
@@ -88,7 +89,7 @@ def _target(text: str):
     except ValueError:
         number = None
     if not sep or not name.strip() or number is None:
-        raise ValueError(f"--target: expected QUANTITY=VALUE (e.g. F=0.95), got {text!r}")
+        raise InputError(f"--target: expected QUANTITY=VALUE (e.g. F=0.95), got {text!r}")
     return name.strip(), number
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 __all__ = ["simulated_variances", "bouckaert_variance_panel", "bouckaert_figure2", "N_SIM"]
 
 N_SIM = 20_000
@@ -63,7 +65,7 @@ def bouckaert_variance_panel(ax, estimator: str, rng, *, n_sim: int = N_SIM) -> 
     from simstudy.statistics.replicability import r1_variance, r2_variance
 
     if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
+        raise InputError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
     formula = r1_variance if estimator == "R1" else r2_variance
     which = ESTIMATORS.index(estimator)
     rs = np.linspace(0.5, 0.999, 60)

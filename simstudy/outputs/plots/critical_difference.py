@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 __all__ = ["critical_difference_diagram", "describe_critical_difference", "CD_FIGSIZE", "NAME_WIDTH"]
 
 #: Width and height (inches) of the diagram of four learners with short names; more learners and longer
@@ -98,7 +100,7 @@ def critical_difference_diagram(
     r = np.asarray(mean_ranks, dtype=float)
     k = r.size
     if r.ndim != 1 or k < 2 or len(names) != k:
-        raise ValueError(f"names: expected one name per mean rank (k >= 2), got {len(names)} names for shape {r.shape}")
+        raise InputError(f"names: expected one name per mean rank (k >= 2), got {len(names)} names for shape {r.shape}")
     order = np.argsort(r, kind="stable")
     lo, hi = 1.0, float(max(k, np.ceil(r.max())))
     span = hi - lo

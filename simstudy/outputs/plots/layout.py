@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simstudy.errors import InputError
+
 __all__ = [
     "TextFault",
     "text_faults",
@@ -204,7 +206,7 @@ def text_faults(fig, *, tolerance: float = TOLERANCE) -> list[TextFault]:
     through path effects is not seen.
     """
     if not tolerance >= 0:
-        raise ValueError(f"tolerance: must be >= 0 pixels, got {tolerance!r}")
+        raise InputError(f"tolerance: must be >= 0 pixels, got {tolerance!r}")
     texts = _drawn_texts(fig)
     roles = _roles(fig)
 

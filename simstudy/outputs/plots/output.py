@@ -16,6 +16,8 @@ import io
 import json
 from pathlib import Path
 
+from simstudy.errors import InputError
+
 __all__ = [
     "FIGSIZE",
     "DPI",
@@ -95,7 +97,7 @@ def save_figure(fig, directory, name: str, *, formats=FORMATS, dpi: int = DPI) -
         fig.savefig(buf, format=ext, dpi=dpi, bbox_inches="tight")
         data = buf.getvalue()
         if not data:
-            raise ValueError(f"figure {name!r}: Matplotlib produced an empty {ext} file")
+            raise InputError(f"figure {name!r}: Matplotlib produced an empty {ext} file")
         paths.append(write_atomic(directory / f"{name}.{ext}", data))
     return paths
 

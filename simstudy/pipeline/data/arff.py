@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simstudy.errors import InputError
+
 __all__ = ["ArffData", "read_arff", "write_arff", "parse_arff"]
 
 
@@ -57,7 +59,7 @@ class ArffData:
         return np.array([c is not None for c in self.categories], dtype=bool)
 
 
-class _LineError(ValueError):
+class _LineError(InputError):
     """A problem found in one line; the caller adds the file and line number."""
 
 
@@ -191,7 +193,7 @@ def parse_arff(text: str, class_index: int = -1, *, source: str = "text") -> Arf
         not the position of an attribute.
     """
     if isinstance(class_index, bool) or not isinstance(class_index, numbers.Integral):
-        raise ValueError(f"class_index: must be an integer, got {class_index!r}")
+        raise InputError(f"class_index: must be an integer, got {class_index!r}")
     if text.startswith("\ufeff"):
         text = text[1:]
     relation, attrs, rows, in_data = "", [], [], False
@@ -238,15 +240,15 @@ def parse_arff(text: str, class_index: int = -1, *, source: str = "text") -> Arf
                     raise _LineError(f"column {col} (attribute {name!r}): {exc}") from None
             rows.append(row)
     except _LineError as exc:
-        raise ValueError(f"{source}: line {lineno}: {exc}") from None
+        raise InputError(f"{source}: line {lineno}: {exc}") from None
     if not attrs:
-        raise ValueError(f"{source}: no @attribute declarations")
+        raise InputError(f"{source}: no @attribute declarations")
     if not in_data:
-        raise ValueError(
+        raise InputError(
             f"{source}: no @data line after the {len(attrs)} @attribute declarations (the file ends at line {lineno})"
         )
     if not -len(attrs) <= class_index < len(attrs):
-        raise ValueError(
+        raise InputError(
             f"class_index: {class_index} is not the position of an attribute of {source} "
             f"({len(attrs)} attributes: -{len(attrs)} to {len(attrs) - 1})"
         )
@@ -280,7 +282,7 @@ def read_arff(path, class_index: int = -1) -> ArffData:
             with open(path, "rb") as fh:
                 data = fh.read()
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise ValueError(f"{path}: not a readable gzip file ({exc})") from None
+        raise InputError(f"{path}: not a readable gzip file ({exc})") from None
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -288,7 +290,7 @@ def read_arff(path, class_index: int = -1) -> ArffData:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ValueError(
+        raise InputError(
             f"{path}: line {line}, byte {column} of the line: not UTF-8 "
             f"(byte 0x{data[exc.start]:02x}); save the file as UTF-8"
         ) from None
@@ -321,7 +323,7 @@ def write_arff(
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     if X.ndim != 2 or y.shape != (X.shape[0],):
-        raise ValueError(f"X: expected shape (n, p) matching y, got {X.shape} and {y.shape}")
+        raise InputError(f"X: expected shape (n, p) matching y, got {X.shape} and {y.shape}")
     p = X.shape[1]
     names = [f"a{j}" for j in range(p)] if names is None else list(names)
     categories = [None] * p if categories is None else list(categories)

@@ -20,6 +20,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from simstudy.errors import InputError
 from simstudy.pipeline.data.arff import ArffData, read_arff
 
 __all__ = ["uci_datasets", "load_uci", "uci_provenance", "verify_uci", "MISSING_UCI"]
@@ -72,7 +73,7 @@ def verify_uci(name: str, path: Path | None = None) -> Path:
     path = _DIR / record["file"] if path is None else Path(path)
     actual = hashlib.sha256(path.read_bytes()).hexdigest()
     if actual != record["sha256"]:
-        raise ValueError(
+        raise InputError(
             f"{path}: SHA-256 {actual[:16]}... is not the {record['sha256'][:16]}... that provenance.json records "
             f"for {name!r}: the file was changed or damaged (reinstall simstudy or rerun scripts/convert_uci.py)"
         )
@@ -106,7 +107,7 @@ def load_uci(name: str, *, verify: bool = True) -> ArffData:
     prov = uci_provenance()
     if name not in prov:
         why = MISSING_UCI.get(name)
-        raise ValueError(
+        raise InputError(
             f"name: {name!r} is not shipped" + (f" ({why})" if why else "") + f"; shipped: {', '.join(uci_datasets())}"
         )
     path = verify_uci(name) if verify else _DIR / prov[name]["file"]

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from simstudy.errors import InputError
+
 __all__ = ["Learner"]
 
 
@@ -62,7 +64,7 @@ class Learner(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         pred = self.predict(X)
         if y.shape != pred.shape:
-            raise ValueError(f"y: expected shape {pred.shape}, got {y.shape}")
+            raise InputError(f"y: expected shape {pred.shape}, got {y.shape}")
         return float(np.average(pred == y, weights=sample_weight))
 
     def fold_predictions(self, X, y, fold_ids):

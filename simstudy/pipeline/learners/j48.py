@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from simstudy.errors import InputError
 from simstudy.pipeline.learners._c45 import SMALL as _SMALL
 from simstudy.pipeline.learners._c45 import add_errs
 from simstudy.pipeline.learners._c45 import eq as _eq
@@ -278,9 +279,9 @@ class J48(_Base):
         """``(confidence, min_leaf)`` as floats, checked."""
         cf = float(self.confidence)
         if not (0.0 < cf < 1.0):
-            raise ValueError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
+            raise InputError(f"confidence: expected a value in (0, 1), got {self.confidence!r}")
         if float(self.min_leaf) < 0:
-            raise ValueError(f"min_leaf: expected a non-negative number, got {self.min_leaf!r}")
+            raise InputError(f"min_leaf: expected a non-negative number, got {self.min_leaf!r}")
         return cf, float(self.min_leaf)
 
     def fold_predictions(self, X, y, fold_ids):
@@ -766,7 +767,7 @@ class J48(_Base):
         for j in np.flatnonzero(self.nominal_mask_):
             col = X[:, j][~np.isnan(X[:, j])]
             if np.any((col < 0) | (col >= self.n_categories_[j]) | (col != np.round(col))):
-                raise ValueError(f"X: nominal column {j} must hold codes 0..{self.n_categories_[j] - 1} or NaN")
+                raise InputError(f"X: nominal column {j} must hold codes 0..{self.n_categories_[j] - 1} or NaN")
         out = np.zeros((X.shape[0], self.n_classes_))
         self._probs(self.tree_, X, np.arange(X.shape[0]), np.ones(X.shape[0]), out)
         return out

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from simstudy.errors import InputError
 from simstudy.pipeline.learners.base import Learner
 
 __all__ = ["E1071NaiveBayes", "E1071SVC", "RandomForestR", "naive_bayes_predict_batch"]
@@ -49,31 +50,31 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 def _check_Xy(X, y):
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
-        raise ValueError(f"X: expected a 2-d array (n_cases, n_features), got shape {X.shape}")
+        raise InputError(f"X: expected a 2-d array (n_cases, n_features), got shape {X.shape}")
     if X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X: needs at least one case and one feature, got shape {X.shape}")
+        raise InputError(f"X: needs at least one case and one feature, got shape {X.shape}")
     if not np.isfinite(X).all():
-        raise ValueError("X: contains NaN or infinite values")
+        raise InputError("X: contains NaN or infinite values")
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"y: expected shape ({X.shape[0]},), got {y.shape}")
+        raise InputError(f"y: expected shape ({X.shape[0]},), got {y.shape}")
     return X, y
 
 
 def _check_X(estimator, X):
     if not hasattr(estimator, "classes_"):
-        raise ValueError(f"X: {type(estimator).__name__} is not fitted yet; call fit first")
+        raise InputError(f"X: {type(estimator).__name__} is not fitted yet; call fit first")
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != estimator.n_features_in_:
-        raise ValueError(f"X: expected shape (n, {estimator.n_features_in_}), got {X.shape}")
+        raise InputError(f"X: expected shape (n, {estimator.n_features_in_}), got {X.shape}")
     if not np.isfinite(X).all():
-        raise ValueError("X: contains NaN or infinite values")
+        raise InputError("X: contains NaN or infinite values")
     return X
 
 
 def _check_backend(backend):
     if backend not in _BACKENDS:
-        raise ValueError(f"backend: must be one of {_BACKENDS}, got {backend!r}")
+        raise InputError(f"backend: must be one of {_BACKENDS}, got {backend!r}")
 
 
 # --------------------------------------------------------------------------- naive Bayes
@@ -239,15 +240,15 @@ def naive_bayes_predict_batch(X_train, y_train, X_test, *, n_classes=2, threshol
     X_test = np.asarray(X_test, dtype=float)
     y_train = np.asarray(y_train)
     if X_train.ndim < 2:
-        raise ValueError(f"X_train: expected shape (..., n, p), got {X_train.shape}")
+        raise InputError(f"X_train: expected shape (..., n, p), got {X_train.shape}")
     if X_test.ndim != X_train.ndim or X_test.shape[:-2] != X_train.shape[:-2] or X_test.shape[-1] != X_train.shape[-1]:
-        raise ValueError(f"X_test: expected shape {X_train.shape[:-2]} + (m, {X_train.shape[-1]}), got {X_test.shape}")
+        raise InputError(f"X_test: expected shape {X_train.shape[:-2]} + (m, {X_train.shape[-1]}), got {X_test.shape}")
     if y_train.shape != X_train.shape[:-1]:
-        raise ValueError(f"y_train: expected shape {X_train.shape[:-1]}, got {y_train.shape}")
+        raise InputError(f"y_train: expected shape {X_train.shape[:-1]}, got {y_train.shape}")
     if not (np.isfinite(X_train).all() and np.isfinite(X_test).all()):
-        raise ValueError("X_train: X_train and X_test must be finite")
+        raise InputError("X_train: X_train and X_test must be finite")
     if y_train.size and (y_train.min() < 0 or y_train.max() >= n_classes):
-        raise ValueError(f"y_train: class codes must lie in 0..{n_classes - 1}")
+        raise InputError(f"y_train: class codes must lie in 0..{n_classes - 1}")
     onehot = (y_train[..., None] == np.arange(n_classes)).astype(float)
     counts, means, sds = _nb_tables(X_train, onehot)
     scores = _nb_log_scores(X_test, counts, means, sds, threshold, eps)
@@ -288,12 +289,12 @@ class E1071NaiveBayes(Learner):
     def fit(self, X, y):
         X, y = _check_Xy(X, y)
         if not (np.isfinite(self.threshold) and self.threshold > 0):
-            raise ValueError(f"threshold: must be a positive number, got {self.threshold!r}")
+            raise InputError(f"threshold: must be a positive number, got {self.threshold!r}")
         if not (np.isfinite(self.eps) and self.eps >= 0):
-            raise ValueError(f"eps: must be a number >= 0, got {self.eps!r}")
+            raise InputError(f"eps: must be a number >= 0, got {self.eps!r}")
         classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
         if (counts == 1).all():
-            raise ValueError(
+            raise InputError(
                 f"y: each of the {classes.size} class(es) has a single training case, so no class has a "
                 "standard deviation (R's sd() of one value is NA) and e1071's naiveBayes predicts nothing "
                 "(R's predict returns no class); it needs two cases of at least one class"
@@ -544,9 +545,9 @@ class E1071SVC(Learner):
         X, y = _check_Xy(X, y)
         _check_backend(self.backend)
         if not (np.isfinite(self.cost) and self.cost > 0):
-            raise ValueError(f"cost: must be a positive number, got {self.cost!r}")
+            raise InputError(f"cost: must be a positive number, got {self.cost!r}")
         if self.gamma is not None and not (np.isfinite(self.gamma) and self.gamma > 0):
-            raise ValueError(f"gamma: must be None or a positive number, got {self.gamma!r}")
+            raise InputError(f"gamma: must be None or a positive number, got {self.gamma!r}")
         self.classes_, codes, first = _first_appearance(y)
         self.n_features_in_ = X.shape[1]
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
@@ -788,7 +789,7 @@ def _regrow_root_only_trees(trees: list, X: np.ndarray, codes: np.ndarray, seed:
                 if np.unique(codes[counts > 0]).size >= 2:
                     break
             else:
-                raise ValueError(
+                raise InputError(
                     f"y: still fewer than two classes in the bootstrap sample after {_R_CLASS_DRAWS} draws "
                     "(R's randomForest stops with this error too)"
                 )
@@ -857,13 +858,13 @@ class RandomForestR(Learner):
             or not isinstance(self.n_estimators, (int, np.integer))
             or self.n_estimators < 1
         ):
-            raise ValueError(f"n_estimators: must be a positive integer, got {self.n_estimators!r}")
+            raise InputError(f"n_estimators: must be a positive integer, got {self.n_estimators!r}")
         if isinstance(self.nodesize, bool) or not isinstance(self.nodesize, (int, np.integer)) or self.nodesize < 1:
-            raise ValueError(f"nodesize: must be a positive integer, got {self.nodesize!r}")
+            raise InputError(f"nodesize: must be a positive integer, got {self.nodesize!r}")
         p = X.shape[1]
         mtry = max(1, int(math.floor(math.sqrt(p)))) if self.mtry is None else self.mtry
         if isinstance(mtry, bool) or not isinstance(mtry, (int, np.integer)) or not 1 <= mtry <= p:
-            raise ValueError(f"mtry: must be None or an integer in 1..{p}, got {self.mtry!r}")
+            raise InputError(f"mtry: must be None or an integer in 1..{p}, got {self.mtry!r}")
         self.mtry_ = int(mtry)
         rng = np.random.default_rng(self.random_state)
         seed_forest, seed_vote = (int(s) for s in rng.integers(0, 2**31 - 1, size=2))

@@ -41,6 +41,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from simstudy.errors import InputError
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "LearnerSpec",
@@ -95,7 +97,7 @@ _entry_points: dict[str, Any] | None = None  # name -> not yet loaded entry poin
 
 def _check_name(value, argument):
     if not isinstance(value, str) or not value.strip() or value != value.strip():
-        raise ValueError(f"{argument}: expected a non-empty name without surrounding spaces, got {value!r}")
+        raise InputError(f"{argument}: expected a non-empty name without surrounding spaces, got {value!r}")
     return value
 
 
@@ -134,15 +136,15 @@ def register_learner(name, cls_or_factory, *, description="", aliases=(), replac
         aliases = (aliases,)
     aliases = tuple(_check_name(a, "aliases") for a in aliases)
     if name in aliases:
-        raise ValueError(f"aliases: {name!r} is the learner's own name")
+        raise InputError(f"aliases: {name!r} is the learner's own name")
     if not callable(cls_or_factory):
-        raise ValueError(
+        raise InputError(
             f"cls_or_factory: expected a learner class or a factory for {name!r}, got {type(cls_or_factory).__name__}"
         )
     if inspect.isclass(cls_or_factory):
         _check_estimator_class(cls_or_factory, "cls_or_factory")
     if not isinstance(description, str):
-        raise ValueError(f"description: expected a string, got {type(description).__name__}")
+        raise InputError(f"description: expected a string, got {type(description).__name__}")
     if not description:
         description = _first_line(cls_or_factory)
     spec = LearnerSpec(name, cls_or_factory, description, aliases)
@@ -154,7 +156,7 @@ def register_learner(name, cls_or_factory, *, description="", aliases=(), replac
             for n in (name, *aliases):
                 owner = _aliases.get(n, n if n in _specs else None)
                 if owner is not None:
-                    raise ValueError(
+                    raise InputError(
                         f"name: {n!r} is already registered (for {owner!r}); pass replace=True to take it over"
                     )
         for n in (name, *aliases):
@@ -185,7 +187,7 @@ def _first_line(obj):
 def _check_estimator_class(cls, argument):
     missing = [m for m in ("fit", "predict", "get_params") if not callable(getattr(cls, m, None))]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{argument}: {cls.__module__}.{cls.__qualname__} is not a scikit-learn classifier "
             f"(no {', '.join(missing)})"
         )
@@ -213,7 +215,7 @@ def _load_entry_point(name, ep):
         obj = ep.load()
     except Exception as err:  # an installed package that fails to import: say which, in one line
         msg = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        raise ValueError(
+        raise InputError(
             f"name: entry point {name!r} = {ep.value!r} (group {ENTRY_POINT_GROUP!r}) cannot be "
             f"loaded: {type(err).__name__}: {msg}"
         ) from err
@@ -222,7 +224,7 @@ def _load_entry_point(name, ep):
     try:
         return register_learner(name, obj)
     except ValueError as err:
-        raise ValueError(
+        raise InputError(
             f"name: entry point {name!r} = {ep.value!r} (group {ENTRY_POINT_GROUP!r}) does not name a learner: {err}"
         ) from err
 
@@ -245,7 +247,7 @@ def learner_spec(name) -> LearnerSpec:
         entry point cannot be loaded.
     """
     if not isinstance(name, str):
-        raise ValueError(f"name: expected a learner name (str), got {type(name).__name__}")
+        raise InputError(f"name: expected a learner name (str), got {type(name).__name__}")
     with _lock:
         spec = _specs.get(_aliases.get(name, name))
     if spec is not None:
@@ -258,7 +260,7 @@ def learner_spec(name) -> LearnerSpec:
                 spec = _load_entry_point(name, ep)
         return spec
     known = ", ".join(learner_names(aliases=True))
-    raise ValueError(f"name: unknown learner {name!r}; known learners: {known}")
+    raise InputError(f"name: unknown learner {name!r}; known learners: {known}")
 
 
 def learner_class(name) -> type:
@@ -315,7 +317,7 @@ def _refuse_unknown(cls, params, name: str) -> None:
     known = cls._get_param_names()
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"params: {name} has no parameter {', '.join(map(repr, unknown))}; "
             f"its parameters are: {', '.join(known) or '(none)'}"
         )
@@ -328,7 +330,7 @@ def _call_factory(spec, params):
         return spec.factory(**params)
     except (TypeError, ValueError) as err:
         msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"params: learner {spec.name!r} refused {sorted(params)}: {msg}") from err
+        raise InputError(f"params: learner {spec.name!r} refused {sorted(params)}: {msg}") from err
 
 
 def learner_names(*, aliases=False) -> list[str]:
@@ -444,24 +446,24 @@ def as_learner_factory(obj, **params):
         try:
             template = obj(**params)
         except TypeError as err:
-            raise ValueError(f"params: {obj.__qualname__} refused {sorted(params)}: {err}") from err
+            raise InputError(f"params: {obj.__qualname__} refused {sorted(params)}: {err}") from err
     elif all(callable(getattr(obj, m, None)) for m in ("fit", "predict", "get_params")):
         if params:
-            raise ValueError(f"params: not allowed with an estimator instance, got {sorted(params)}")
+            raise InputError(f"params: not allowed with an estimator instance, got {sorted(params)}")
         template = obj
     elif callable(obj):
         if params:
-            raise ValueError(f"params: not allowed with a factory, got {sorted(params)}")
+            raise InputError(f"params: not allowed with a factory, got {sorted(params)}")
         return obj
     else:
-        raise ValueError(
+        raise InputError(
             f"obj: expected a learner name, a scikit-learn estimator (class or instance) or a "
             f"factory, got {type(obj).__name__}"
         )
     try:
         template = clone(template)
     except Exception as err:
-        raise ValueError(f"obj: {type(template).__qualname__} cannot be cloned: {err}") from err
+        raise InputError(f"obj: {type(template).__qualname__} cannot be cloned: {err}") from err
     return _CloneFactory(template)
 
 

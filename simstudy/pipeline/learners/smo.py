@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simstudy.errors import InputError
 from simstudy.pipeline.learners.weka import _Base
 
 __all__ = ["SMO"]
@@ -227,7 +228,7 @@ class SMO(_Base):
         p = X.shape[1]
         bad = np.flatnonzero(nom & (X >= k[None, :]).any(axis=0))
         if bad.size:
-            raise ValueError(f"X: column {bad[0]} has a category code outside 0..{k[bad[0]] - 1}")
+            raise InputError(f"X: column {bad[0]} has a category code outside 0..{k[bad[0]] - 1}")
         obs = ~np.isnan(X)
         n_obs = obs.sum(axis=0)
         fill = np.zeros(p)
@@ -264,13 +265,13 @@ class SMO(_Base):
         for name in ("C", "tol"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float, np.floating, np.integer)) and v > 0):
-                raise ValueError(f"{name}: must be a positive number, got {v!r}")
+                raise InputError(f"{name}: must be a positive number, got {v!r}")
         if not (isinstance(self.epsilon, (int, float, np.floating, np.integer)) and self.epsilon >= 0):
-            raise ValueError(f"epsilon: must be a number >= 0, got {self.epsilon!r}")
+            raise InputError(f"epsilon: must be a number >= 0, got {self.epsilon!r}")
         if not isinstance(self.random_seed, (int, np.integer)) or isinstance(self.random_seed, bool):
-            raise ValueError(f"random_seed: must be an integer (Weka's -W), got {self.random_seed!r}")
+            raise InputError(f"random_seed: must be an integer (Weka's -W), got {self.random_seed!r}")
         if self.backend not in BACKENDS:
-            raise ValueError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
+            raise InputError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {self.backend!r}")
 
     def _machines(self, Z, y):
         """The pairwise machines on normalised rows ``Z`` with classes ``y``: (pairs, W, B, active)."""
@@ -328,7 +329,7 @@ class SMO(_Base):
         for j in np.flatnonzero(self.nominal_mask_):
             col = X[:, j]
             if np.any((col < 0) | (col >= self.n_categories_[j])):
-                raise ValueError(f"X: column {j} has a category code outside 0..{self.n_categories_[j] - 1}")
+                raise InputError(f"X: column {j} has a category code outside 0..{self.n_categories_[j] - 1}")
         return self._normalise(self._expand(X))
 
     def decision_function(self, X):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simstudy.errors import InputError
 from simstudy.pipeline.learners.weka import _Base
 
 __all__ = ["TAN", "weka_ln_gamma"]
@@ -83,7 +84,7 @@ def weka_ln_gamma(x):
     """
     x = np.asarray(x, dtype=float)
     if np.any(~(x > 0)):
-        raise ValueError("x: lnGamma arguments must be positive")
+        raise InputError("x: lnGamma arguments must be positive")
     out = np.empty_like(x)
     small = x < 13.0
     if small.any():
@@ -342,12 +343,12 @@ class TAN(_Base):
         """
         alpha = float(self.alpha)
         if not alpha > 0:
-            raise ValueError(f"alpha: must be positive, got {self.alpha!r}")
+            raise InputError(f"alpha: must be positive, got {self.alpha!r}")
         X, y = self._prepare(X, y)
         p = X.shape[1]
         numeric = np.flatnonzero(~self.nominal_mask_)
         if numeric.size:
-            raise ValueError(
+            raise InputError(
                 f"nominal: TAN supports nominal attributes only; column {numeric[0]} is numeric (discretise it first)"
             )
         keep = ~np.isnan(y)
@@ -356,7 +357,7 @@ class TAN(_Base):
         c = self.n_classes_
         bad = np.flatnonzero((X >= k[None, :]).any(axis=0))
         if bad.size:
-            raise ValueError(f"X: column {bad[0]} has a category code outside 0..{k[bad[0]] - 1}")
+            raise InputError(f"X: column {bad[0]} has a category code outside 0..{k[bad[0]] - 1}")
         n = y.size
         K = int(k.max()) if p else 1
         miss = np.isnan(X)
@@ -409,7 +410,7 @@ class TAN(_Base):
         """
         alpha = float(self.alpha)
         if not alpha > 0:
-            raise ValueError(f"alpha: must be positive, got {self.alpha!r}")
+            raise InputError(f"alpha: must be positive, got {self.alpha!r}")
         parts = self._training_parts(X, y, fold_ids)
         if parts is None:
             return None
@@ -453,7 +454,7 @@ class TAN(_Base):
             X = np.where(miss, self.modes_[None, :], X)
         bad = np.flatnonzero(((X < 0) | (X >= self.n_categories_[None, :]) | (X != np.round(X))).any(axis=0))
         if bad.size:
-            raise ValueError(
+            raise InputError(
                 f"X: column {bad[0]} holds a value that is not a category code 0..{self.n_categories_[bad[0]] - 1}"
             )
         return X.astype(np.intp)

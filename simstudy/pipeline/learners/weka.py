@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
+from simstudy.errors import InputError
 from simstudy.pipeline.learners._stump import stump_search
 from simstudy.pipeline.learners.base import Learner
 
@@ -67,10 +68,10 @@ class _Base(Learner):
     def _prepare(self, X, y):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
-            raise ValueError(f"X: expected a 2-d array, got shape {X.shape}")
+            raise InputError(f"X: expected a 2-d array, got shape {X.shape}")
         y = np.asarray(y, dtype=float)
         if y.shape != (X.shape[0],):
-            raise ValueError(f"y: expected shape ({X.shape[0]},), got {y.shape}")
+            raise InputError(f"y: expected shape ({X.shape[0]},), got {y.shape}")
         p = X.shape[1]
         if self.nominal is None:
             mask = np.zeros(p, dtype=bool)
@@ -78,17 +79,17 @@ class _Base(Learner):
             nom = np.asarray(self.nominal)
             if nom.dtype == bool:
                 if nom.shape != (p,):
-                    raise ValueError(f"nominal: expected {p} flags, got shape {nom.shape}")
+                    raise InputError(f"nominal: expected {p} flags, got shape {nom.shape}")
                 mask = nom.copy()
             else:
                 mask = np.zeros(p, dtype=bool)
                 mask[nom.astype(int)] = True
         ok = ~np.isnan(y)
         if np.any((y[ok] < 0) | (y[ok] != np.round(y[ok]))):
-            raise ValueError("y: class values must be integer codes 0..c-1")
+            raise InputError("y: class values must be integer codes 0..c-1")
         c = int(self.n_classes) if self.n_classes is not None else (int(y[ok].max()) + 1 if ok.any() else 1)
         if ok.any() and y[ok].max() >= c:
-            raise ValueError(f"n_classes: {c} is smaller than the largest class code + 1")
+            raise InputError(f"n_classes: {c} is smaller than the largest class code + 1")
         ncat = np.zeros(p, dtype=int)
         nominal = np.flatnonzero(mask)
         if nominal.size:  # all nominal columns checked at once (a fit is often a few hundred microseconds)
@@ -97,7 +98,7 @@ class _Base(Learner):
             codes = np.where(seen, sub, 0.0)
             bad = ((codes < 0) | (codes != np.round(codes))).any(axis=0)
             if bad.any():
-                raise ValueError(
+                raise InputError(
                     f"X: nominal column {nominal[int(np.argmax(bad))]} must hold integer codes 0..k-1 or NaN"
                 )
             if self.n_categories is None:
@@ -128,7 +129,7 @@ class _Base(Learner):
             return None
         fold_ids = np.atleast_2d(np.asarray(fold_ids))
         if fold_ids.ndim != 2 or fold_ids.shape[1] != X.shape[0]:
-            raise ValueError(f"fold_ids: expected shape (runs, {X.shape[0]}), got {fold_ids.shape}")
+            raise InputError(f"fold_ids: expected shape (runs, {X.shape[0]}), got {fold_ids.shape}")
         return (
             X.astype(np.int64),
             y.astype(np.int64),
@@ -173,7 +174,7 @@ class _Base(Learner):
     def _check_X(self, X):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X: expected shape (n, {self.n_features_in_}), got {X.shape}")
+            raise InputError(f"X: expected shape (n, {self.n_features_in_}), got {X.shape}")
         return X
 
     def predict(self, X):
@@ -281,7 +282,7 @@ class WekaNaiveBayes(_Base):
                 table = self._probability_tables[j]
                 v = col[obs].astype(int)
                 if np.any((v < 0) | (v >= table.shape[1])):
-                    raise ValueError(f"X: column {j} has a category code outside the training range")
+                    raise InputError(f"X: column {j} has a category code outside the training range")
                 p = table[:, v].T
             else:
                 prec, mean, sd = self.normals_[j]

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from simstudy._validation import check_positive
+from simstudy.errors import InputError
 
 __all__ = [
     "BayesNetSource",
@@ -134,43 +135,43 @@ class BayesNetSource:
         names = tuple(str(n) for n in self.names)
         m = len(names)
         if m < 2:
-            raise ValueError(f"names: need at least one attribute and the class, got {m} node(s)")
+            raise InputError(f"names: need at least one attribute and the class, got {m} node(s)")
         if len(set(names)) != m:
-            raise ValueError("names: node names must be unique")
+            raise InputError("names: node names must be unique")
         try:
             cards = tuple(int(c) for c in self.cardinalities)
         except (TypeError, ValueError) as exc:
-            raise ValueError("cardinalities: expected integers") from exc
+            raise InputError("cardinalities: expected integers") from exc
         if len(cards) != m or min(cards) < 2 or any(c != c0 for c, c0 in zip(cards, self.cardinalities)):
-            raise ValueError(f"cardinalities: expected {m} integers >= 2, got {self.cardinalities!r}")
+            raise InputError(f"cardinalities: expected {m} integers >= 2, got {self.cardinalities!r}")
         if len(self.parents) != m:
-            raise ValueError(f"parents: expected {m} parent lists, got {len(self.parents)}")
+            raise InputError(f"parents: expected {m} parent lists, got {len(self.parents)}")
         parents = []
         for j, ps in enumerate(self.parents):
             ps = tuple(int(q) for q in ps)
             if len(set(ps)) != len(ps) or any(q < 0 or q >= m or q == j for q in ps):
-                raise ValueError(f"parents: node {names[j]!r} has invalid parents {ps!r}")
+                raise InputError(f"parents: node {names[j]!r} has invalid parents {ps!r}")
             parents.append(ps)
         parents = tuple(parents)
         order = _topological_order(parents)
         if order is None:
-            raise ValueError("parents: the graph has a directed cycle")
+            raise InputError("parents: the graph has a directed cycle")
         if len(self.tables) != m:
-            raise ValueError(f"tables: expected {m} tables, got {len(self.tables)}")
+            raise InputError(f"tables: expected {m} tables, got {len(self.tables)}")
         tables, cpts, thresholds, strides = [], [], [], []
         for j in range(m):
             pc = [cards[q] for q in parents[j]]
             n_cfg = math.prod(pc)
             t = np.array(self.tables[j], dtype=float)  # a copy: it is frozen below
             if t.size != n_cfg * cards[j]:
-                raise ValueError(
+                raise InputError(
                     f"tables: node {names[j]!r} needs {n_cfg} x {cards[j]} probabilities, got shape {t.shape}"
                 )
             t = t.reshape(n_cfg, cards[j])
             if not np.all(np.isfinite(t)) or np.any(t < 0):
-                raise ValueError(f"tables: node {names[j]!r} has negative or non-finite probabilities")
+                raise InputError(f"tables: node {names[j]!r} has negative or non-finite probabilities")
             if np.any(np.abs(t.sum(axis=1) - 1.0) > 1e-6):
-                raise ValueError(f"tables: the rows of node {names[j]!r} must sum to 1")
+                raise InputError(f"tables: the rows of node {names[j]!r} must sum to 1")
             t.setflags(write=False)
             cpts.append(t)
             tables.append(tuple(t.ravel().tolist()))
@@ -293,10 +294,10 @@ class BayesNetSource:
         X = np.asarray(X)
         y = np.asarray(y)
         if X.shape[-1:] != (self.n_attributes,) or X.shape[:-1] != y.shape:
-            raise ValueError(f"X: expected shape (..., {self.n_attributes}) matching y, got {X.shape} and {y.shape}")
+            raise InputError(f"X: expected shape (..., {self.n_attributes}) matching y, got {X.shape} and {y.shape}")
         codes = np.concatenate([X, y[..., None]], axis=-1).astype(np.int64)
         if np.any(codes < 0) or np.any(codes >= np.array(self.cardinalities)):
-            raise ValueError("X: codes must lie in 0 .. cardinality - 1 (y likewise)")
+            raise InputError("X: codes must lie in 0 .. cardinality - 1 (y likewise)")
         cols = np.moveaxis(codes, -1, 0)
         out = np.zeros(y.shape)
         with np.errstate(divide="ignore"):
@@ -329,7 +330,7 @@ class BayesNetSource:
         cards = self.cardinalities[:-1]
         n = math.prod(cards)
         if n > _MAX_ENUMERATED:
-            raise ValueError(f"cardinalities: {n} attribute configurations are too many to enumerate")
+            raise InputError(f"cardinalities: {n} attribute configurations are too many to enumerate")
         X = np.stack(np.unravel_index(np.arange(n), cards), axis=-1).astype(np.int64)
         k = self.n_classes
         Xk = np.broadcast_to(X[:, None, :], (n, k, X.shape[1]))
@@ -404,20 +405,20 @@ class BayesNetSource:
         """
         nodes = [str(v) for v in model.nodes()]
         if class_variable not in nodes:
-            raise ValueError(f"class_variable: {class_variable!r} is not a node of the model")
+            raise InputError(f"class_variable: {class_variable!r} is not a node of the model")
         if attributes is None:
             attributes = sorted((v for v in nodes if v != class_variable), key=_natural_key)
         else:
             attributes = [str(a) for a in attributes]
             if sorted(attributes) != sorted(v for v in nodes if v != class_variable):
-                raise ValueError("attributes: must list every node except the class exactly once")
+                raise InputError("attributes: must list every node except the class exactly once")
         names = [*attributes, class_variable]
         pos = {n: i for i, n in enumerate(names)}
         cards, parents, tables = [], [], []
         for name in names:
             cpd = model.get_cpds(name)
             if cpd is None:
-                raise ValueError(f"model: node {name!r} has no CPD")
+                raise InputError(f"model: node {name!r} has no CPD")
             ev = [str(v) for v in cpd.variables[1:]]
             cards.append(int(cpd.variable_card))
             parents.append(tuple(pos[v] for v in ev))
@@ -440,19 +441,19 @@ def _pgmpy_classes():
 
 def _class_table(n_classes, class_prior) -> np.ndarray:
     if n_classes not in (2, 3, 4):
-        raise ValueError(f"n_classes: must be 2, 3 or 4, got {n_classes!r}")
+        raise InputError(f"n_classes: must be 2, 3 or 4, got {n_classes!r}")
     if class_prior is None:
         return np.full((1, n_classes), 1.0 / n_classes)
     if np.ndim(class_prior) == 0:
         if n_classes != 2:
-            raise ValueError("class_prior: a single number is P(class = 1) and needs n_classes = 2")
+            raise InputError("class_prior: a single number is P(class = 1) and needs n_classes = 2")
         p = float(class_prior)
         if not 0.0 < p < 1.0:
-            raise ValueError(f"class_prior: must lie strictly between 0 and 1, got {class_prior!r}")
+            raise InputError(f"class_prior: must lie strictly between 0 and 1, got {class_prior!r}")
         return np.array([[1.0 - p, p]])
     probs = np.asarray(class_prior, dtype=float)
     if probs.shape != (n_classes,) or np.any(probs <= 0) or abs(probs.sum() - 1.0) > 1e-9:
-        raise ValueError(f"class_prior: expected {n_classes} positive probabilities summing to 1, got {class_prior!r}")
+        raise InputError(f"class_prior: expected {n_classes} positive probabilities summing to 1, got {class_prior!r}")
     return probs[None, :]
 
 
@@ -550,10 +551,10 @@ def random_augmented_nb(
     check_positive(concentration, "concentration")
     ok = isinstance(class_strength, numbers.Real) and not isinstance(class_strength, bool)
     if not ok or not 0.0 <= class_strength <= 1.0:
-        raise ValueError(f"class_strength: must lie in [0, 1], got {class_strength!r}")
+        raise InputError(f"class_strength: must lie in [0, 1], got {class_strength!r}")
     capacity = sum(min(i, max_parents) for i in range(n_attributes))
     if n_extra_arcs > capacity:
-        raise ValueError(
+        raise InputError(
             f"n_extra_arcs: at most {capacity} arcs fit among {n_attributes} attributes with max_parents={max_parents}"
         )
     rng = np.random.default_rng(rng)
@@ -833,13 +834,13 @@ def read_source(path, class_variable: str = "class", attributes=None) -> BayesNe
     except (OSError, ValueError) as exc:
         if isinstance(exc, OSError) or str(exc).startswith(f"{path}: "):
             raise
-        raise ValueError(f"{path}: {exc}") from None
+        raise InputError(f"{path}: {exc}") from None
     except Exception as exc:  # pgmpy's own KeyError, AttributeError, ... on a file it cannot read
-        raise ValueError(f"{path}: cannot be read as a Bayesian network ({type(exc).__name__}: {exc})") from None
+        raise InputError(f"{path}: cannot be read as a Bayesian network ({type(exc).__name__}: {exc})") from None
     try:
         return BayesNetSource.from_pgmpy(model, class_variable, attributes)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise InputError(f"{path}: {exc}") from None
 
 
 def _check_xmlbif(path: Path) -> None:
@@ -859,58 +860,58 @@ def _check_xmlbif(path: Path) -> None:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
         line, column = exc.position
-        raise ValueError(f"{path}: not well-formed XML (line {line}, column {column})") from None
+        raise InputError(f"{path}: not well-formed XML (line {line}, column {column})") from None
     network = root.find("NETWORK")
     if network is None:
-        raise ValueError(f"{path}: no <NETWORK> element (not an XMLBIF file)")
+        raise InputError(f"{path}: no <NETWORK> element (not an XMLBIF file)")
     cards = {}
     for k, var in enumerate(network.findall("VARIABLE"), 1):
         name = (var.findtext("NAME") or "").strip()
         if not name:
-            raise ValueError(f"{path}: variable {k} has no <NAME>")
+            raise InputError(f"{path}: variable {k} has no <NAME>")
         if name in cards:
-            raise ValueError(f"{path}: variable {name!r} is declared twice")
+            raise InputError(f"{path}: variable {name!r} is declared twice")
         outcomes = [(o.text or "").strip() for o in var.findall("OUTCOME")]
         if len(outcomes) < 2:
-            raise ValueError(f"{path}: variable {name!r}: needs at least 2 <OUTCOME>s, has {len(outcomes)}")
+            raise InputError(f"{path}: variable {name!r}: needs at least 2 <OUTCOME>s, has {len(outcomes)}")
         if len(set(outcomes)) != len(outcomes):
-            raise ValueError(f"{path}: variable {name!r}: an <OUTCOME> is listed twice")
+            raise InputError(f"{path}: variable {name!r}: an <OUTCOME> is listed twice")
         cards[name] = len(outcomes)
     if not cards:
-        raise ValueError(f"{path}: the network declares no <VARIABLE>")
+        raise InputError(f"{path}: the network declares no <VARIABLE>")
     defined = set()
     for definition in network.findall("DEFINITION"):
         name = (definition.findtext("FOR") or "").strip()
         if name not in cards:
-            raise ValueError(f"{path}: <DEFINITION> for {name!r}, which is not a declared variable")
+            raise InputError(f"{path}: <DEFINITION> for {name!r}, which is not a declared variable")
         if name in defined:
-            raise ValueError(f"{path}: variable {name!r} is defined twice")
+            raise InputError(f"{path}: variable {name!r} is defined twice")
         defined.add(name)
         given = [(g.text or "").strip() for g in definition.findall("GIVEN")]
         for g in given:
             if g not in cards:
-                raise ValueError(f"{path}: variable {name!r}: unknown parent {g!r}")
+                raise InputError(f"{path}: variable {name!r}: unknown parent {g!r}")
         if name in given or len(set(given)) != len(given):
-            raise ValueError(f"{path}: variable {name!r}: a parent is itself or listed twice")
+            raise InputError(f"{path}: variable {name!r}: a parent is itself or listed twice")
         n_cfg = math.prod(cards[g] for g in given)
         text = definition.findtext("TABLE")
         try:
             values = np.array([float(v) for v in (text or "").split()])
         except ValueError:
-            raise ValueError(f"{path}: variable {name!r}: <TABLE> holds something that is not a number") from None
+            raise InputError(f"{path}: variable {name!r}: <TABLE> holds something that is not a number") from None
         expected = n_cfg * cards[name]
         if values.size != expected:
-            raise ValueError(
+            raise InputError(
                 f"{path}: variable {name!r}: <TABLE> has {values.size} probabilities, expected "
                 f"{cards[name]} states x {n_cfg} parent configurations = {expected}"
             )
         if not np.isfinite(values).all() or (values < 0).any():
-            raise ValueError(f"{path}: variable {name!r}: <TABLE> has negative or non-finite probabilities")
+            raise InputError(f"{path}: variable {name!r}: <TABLE> has negative or non-finite probabilities")
         if np.any(np.abs(values.reshape(n_cfg, cards[name]).sum(axis=1) - 1.0) > 1e-6):
-            raise ValueError(f"{path}: variable {name!r}: the probabilities of a parent configuration do not sum to 1")
+            raise InputError(f"{path}: variable {name!r}: the probabilities of a parent configuration do not sum to 1")
     missing = [name for name in cards if name not in defined]
     if missing:
-        raise ValueError(f"{path}: variable {missing[0]!r} has no <DEFINITION>")
+        raise InputError(f"{path}: variable {missing[0]!r} has no <DEFINITION>")
 
 
 def stored_sources() -> dict:
@@ -928,5 +929,5 @@ def load_source(name: str) -> BayesNetSource:
     """
     meta = stored_sources()
     if name not in meta:
-        raise ValueError(f"name: unknown source {name!r}; stored: {', '.join(sorted(meta))}")
+        raise InputError(f"name: unknown source {name!r}; stored: {', '.join(sorted(meta))}")
     return read_source(NETWORKS_DIR / meta[name]["file"])

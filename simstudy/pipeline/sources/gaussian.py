@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._validation import check_positive
+from simstudy.errors import InputError
 
 __all__ = ["GaussianClasses", "berrar_benchmark_sources", "berrar_cv_source"]
 
@@ -42,7 +43,7 @@ class GaussianClasses:
         check_positive(self.n_features, "n_features", integer=True)
         check_positive(self.sigma, "sigma")
         if not np.isfinite(self.mu):
-            raise ValueError(f"mu: must be finite, got {self.mu!r}")
+            raise InputError(f"mu: must be finite, got {self.mu!r}")
 
     def sample(self, n_cases: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``n_cases`` cases, the first ``n_cases // 2`` positive (label 1), the rest negative (0).
