@@ -99,13 +99,21 @@ class _Block:
                 f"{n_u} x {n_e} x {runs} x {folds} blocks ({len(rows)} rows)"
             )
         n_train = n_test = None
+        self.no_sizes = ""  # why the split sizes are unknown, when they are
         if layout.sizes is not None:
-            n_train, n_test = layout.sizes(rows, design)
+            try:
+                n_train, n_test = layout.sizes(rows, design)
+            except ValueError as exc:  # the rows do not carry them: the tests that need them do not run here
+                self.no_sizes = str(exc)
+        counts = {}
+        if {"n01", "n10"} <= set(rows.columns) and rows[["n01", "n10"]].notna().all(axis=None):
+            counts = {k: rows[k].to_numpy().reshape(shape) for k in ("n01", "n10")}
         self.scores = PairedScores(
             rows[a].to_numpy(float).reshape(shape),
             rows[b].to_numpy(float).reshape(shape),
             n_train=n_train,
             n_test=n_test,
+            **counts,
         )
 
     def decisions_of(self, out: pd.DataFrame) -> np.ndarray:
@@ -171,6 +179,7 @@ def bench(
     write: bool = True,
     out=None,
     timeout=None,
+    design: str | None = None,
 ) -> str:
     """Run a test on the stored replications of a study, beside its built-in tests.
 
@@ -200,6 +209,12 @@ def bench(
         given by reference runs in a worker process, started once for the
         bench and killed at the limit; a callable runs in this process under
         the lighter in-process limit (see :mod:`simstudy.pipeline.plugins`).
+    design : str, optional
+        The stored design the new tests run on (a study that stores several
+        names them in its ``design`` column).  Default: for each test, the
+        design of the kind it is made for (McNemar's test: the holdout), else
+        the one its input comes from (the r x k cv for a sample test, the
+        random splits for the resampled t-tests).  The report says which.
     write : bool
         Also write the report to ``RUN/bench/STUDY__TEST.md`` and the new tests'
         outcome rows to ``RUN/bench/STUDY__TEST.parquet`` (the stored chunks and
@@ -248,6 +263,7 @@ def bench(
             out=out,
             alpha=alpha,
             write=write,
+            design=design,
         )
 
 
@@ -308,6 +324,8 @@ class _Found:
     """What the loop over a study's groups found: the new tests' results and the built-in tests' beside them."""
 
     def __init__(self):
+        self.ran_on = {}  # new test label -> the designs it ran on
+        self.not_run = {}  # new test label -> why it gave no result on a design
         self.rows = []  # the per-group table
         self.diffs = []  # paired differences, new minus built-in: one dict per group, pair and built-in variant
         self.new = []  # (label, scheme, rows as stored, direction per row, decision only) per block
@@ -315,7 +333,21 @@ class _Found:
         self.builtin = {}  # built-in label -> its variant fields
 
 
-def _walk(study, layout, tests, scores, outcomes, alpha: float) -> _Found:
+def _design_of(spec, layout, design: str | None) -> str | None:
+    """The stored design a new test runs on: ``design`` when chosen; else the one the study's layout names for the
+    kind of design the test is made for (McNemar's: a holdout), or for its input (the r x k cv for a sample test)."""
+    if not layout.design_column:
+        return None
+    if design is not None:
+        return design
+    for kind in spec.designs or ():
+        if kind in layout.designs:
+            return layout.designs[kind]
+    kind = spec.takes if spec.takes in _DEFAULT_DESIGNS else "cv"
+    return layout.designs.get(kind, _DEFAULT_DESIGNS[kind])
+
+
+def _walk(study, layout, tests, scores, outcomes, alpha: float, design: str | None = None) -> _Found:
     """Run the new tests on every group and pair of the stored scores; set the built-in tests beside them."""
     variants = [c for c in layout.variants if c in outcomes]
     schemes = list(dict.fromkeys(outcomes["scheme"])) if "scheme" in outcomes else [None]
@@ -335,25 +367,36 @@ def _walk(study, layout, tests, scores, outcomes, alpha: float) -> _Found:
             template = stored[0][1] if stored else None
             blocks = {}
 
+            def block_of(name):
+                if name not in blocks:
+                    sel = grows if name is None else grows[grows[layout.design_column] == name]
+                    blocks[name] = _Block(sel, layout, a, b, name) if len(sel) else None
+                return blocks[name]
+
             def block_for(kind):
-                design = layout.designs.get(kind, _DEFAULT_DESIGNS[kind]) if layout.design_column else None
-                if design not in blocks:
-                    sel = grows if design is None else grows[grows[layout.design_column] == design]
-                    blocks[design] = _Block(sel, layout, a, b, design) if len(sel) else None
-                return blocks[design]
+                return block_of(layout.designs.get(kind, _DEFAULT_DESIGNS[kind]) if layout.design_column else None)
 
             base = {**gfields, **({"pair": pair} if len(pairs) > 1 or layout.pair_column else {})}
             new = {}
             for spec in tests:
                 label = spec.name
-                blk = block_for(spec.takes if spec.takes in _DEFAULT_DESIGNS else "cv")
+                where = _design_of(spec, layout, design)
+                blk = block_of(where)
                 if blk is None:
+                    found.not_run.setdefault(label, f"no stored scores of design {where}")
+                    continue
+                if spec.sizes and blk.scores.n_train is None:
+                    found.not_run.setdefault(label, blk.no_sizes or "the study's layout gives no split sizes")
                     continue
                 # a registered sample test runs on each scheme the study uses; a plug-in makes its own sample
                 for sch in schemes if spec.takes == "sample" else [None]:
                     got = _run(spec, blk, sch, alpha)
                     if got is None:
+                        found.not_run.setdefault(label, f"its input does not fit design {where or 'of the study'}")
                         continue
+                    found.ran_on.setdefault(label, [])
+                    if (where or "") not in found.ran_on[label]:
+                        found.ran_on[label].append(where or "")
                     res, dec = got
                     sch_label = sch if spec.takes == "sample" else None
                     if dec is None:  # the plug-in declined this design
@@ -576,7 +619,15 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
     from simstudy.apps.proving.summary import leaderboard, procedures, size_table, twins
     from simstudy.statistics.size_control import SizeRule
 
-    if study.provides.evidence is None or not {"condition", "replication"} <= set(outcomes.columns):
+    if study.provides.evidence is None:
+        notes.append(
+            f"No size verdicts: {study.name!r} does not say which of its conditions are null (equally good learners). "
+            "Declare it with `Provides(evidence=...)` in the study (docs: Write a study, 'provides'), and the "
+            "new test gets a size verdict, power and a rank beside the built-in ones."
+        )
+        return None
+    if not {"condition", "replication"} <= set(outcomes.columns):
+        notes.append("No size verdicts: the stored outcome rows carry no condition and replication columns.")
         return None
     try:
         truths = study.provides.evidence(run).truths
@@ -584,6 +635,7 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
         notes.append(f"No size verdicts: the study's evidence could not be read ({type(exc).__name__}: {exc}).")
         return None
     if not any(v.get("truth") == "null" for v in truths.values()):
+        notes.append("No size verdicts: the study's evidence declares no null condition.")
         return None
     exp = layout.experiment
     variants = [c for c in layout.variants if c in outcomes]
@@ -733,7 +785,9 @@ def _saved_name(study, names: str, scheme, alpha: float) -> str:
     return safe
 
 
-def _bench_text(study, layout, tests, *, target, test, scheme, profile, results, out, alpha: float, write: bool) -> str:
+def _bench_text(
+    study, layout, tests, *, target, test, scheme, profile, results, out, alpha: float, write: bool, design=None
+) -> str:
     """The report of :func:`bench` once the tests are ready (see there)."""
     from simstudy.engine import load_run
     from simstudy.engine.runs import locate_run
@@ -748,11 +802,32 @@ def _bench_text(study, layout, tests, *, target, test, scheme, profile, results,
     outcomes = run.table("outcomes")
     stored_decision = outcomes["decision"]
     outcomes = outcomes.assign(decision=_builtin_decisions(outcomes, alpha))
-    found = _walk(study, layout, tests, scores, outcomes, alpha)
+    if design is not None:
+        stored = sorted(map(str, scores[layout.design_column].unique())) if layout.design_column else []
+        if design not in stored:
+            raise InputError(
+                f"design: {study.name!r} stores "
+                + (f"the designs {', '.join(stored)}" if stored else "one design, named in no column")
+                + f", not {design!r}"
+            )
+    found = _walk(study, layout, tests, scores, outcomes, alpha, design)
     if not found.rows:
-        raise InputError(f"--test: {test!r} does not apply to the designs {study.name!r} stores")
+        why = "; ".join(f"{k}: {v}" for k, v in found.not_run.items())
+        raise InputError(
+            f"--test: {test!r} does not apply to the designs {study.name!r} stores" + (f" ({why})" if why else "")
+        )
     names = ", ".join(spec.name for spec in tests)
     notes: list[str] = []
+    if layout.design_column:
+        ran = "; ".join(f"`{k}` on {', '.join(v)}" for k, v in found.ran_on.items())
+        notes.append(
+            f"Designs: {ran} (the stored design each test's input comes from"
+            + ("" if design is not None else "; choose another with `design=`, on the command line `--design`")
+            + ")."
+        )
+    for label, why in found.not_run.items():
+        if label not in found.ran_on:
+            notes.append(f"`{label}` gave no result: {why}.")
     form, published_labels = _table_form(study, layout, run, outcomes, found, notes)
     board = _size_and_power(study, layout, run, outcomes, stored_decision, found, alpha, notes)
 

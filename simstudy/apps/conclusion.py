@@ -5,9 +5,10 @@ them, so that every assessment opens with what they give and why.
 
 One data set (:func:`conclude`), per design:
 
-* the decision rests on the design's corrected test (:data:`DECISION_TESTS`: the
-  Nadeau-Bengio corrected t-test of the r x k cv, of the 5x2 cv's ten splits,
-  of the resampled splits), and only if that test controls size on the nearest
+* the decision rests on the design's deciding test (:func:`decision_test`: the
+  first registered test marked ``decides`` that runs on the design; built in,
+  the Nadeau-Bengio corrected t-test of the r x k cv, of the 5x2 cv's ten
+  splits, of the resampled splits), and only if that test controls size on the nearest
   evidence (the stored or shipped simulations of learners as stable as the
   user's); otherwise the design is left out of the decision, saying why;
 * **A better** (or B): the corrected interval of A - B lies above (below) 0 in
@@ -44,7 +45,7 @@ else:
     pd = lazy_module("pandas")
 
 __all__ = [
-    "DECISION_TESTS",
+    "decision_test",
     "CERTAIN",
     "VERDICTS",
     "test_kind",
@@ -54,8 +55,6 @@ __all__ = [
     "conclude_many",
 ]
 
-#: The test each kind of design decides by: the one whose interval the effect table shows.
-DECISION_TESTS = {"cv": "corrected_cv_t", "5x2cv": "corrected_cv_t", "resampled": "corrected_resampled_t"}
 #: The posterior probability a Bayesian verdict needs (the common rule, Benavoli et al. 2017).
 CERTAIN = 0.95
 #: The verdicts a Conclusion can reach.
@@ -64,27 +63,21 @@ _SHOW = 4
 
 
 def test_kind(test: str) -> str:
-    """How a registered test treats the dependence of splits that share training cases.
-
-    ``corrected`` (the Nadeau-Bengio variance: it needs the split sizes),
-    ``5x2cv`` (Dietterich's and Alpaydin's own construction), ``calibrated``
-    (Bouckaert's calibrated degrees of freedom), ``one split`` (McNemar, the
-    difference of proportions) or ``uncorrected`` (the splits' values taken as
-    independent: the paired t, sign and signed-rank tests on a sample, the
-    uncorrected cv and resampled t-tests, Welch's t).
-    """
+    """How a registered test treats the dependence of splits that share training cases: its registered
+    :attr:`~simstudy.pipeline.outcomes.TestSpec.correction` (``corrected``, ``5x2cv``, ``calibrated``,
+    ``one split`` or ``uncorrected``)."""
     from simstudy.pipeline.outcomes import get_test
 
-    spec = get_test(test)
-    if spec.sizes:
-        return "corrected"
-    if spec.takes == "5x2":
-        return "5x2cv"
-    if test.startswith("calibrated_"):
-        return "calibrated"
-    if test in ("mcnemar", "difference_of_proportions"):
-        return "one split"
-    return "uncorrected"
+    return get_test(test).correction
+
+
+def decision_test(design) -> str | None:
+    """The registered test a design decides by (a :class:`~simstudy.apps.assess.DesignChoice` or a
+    :class:`~simstudy.pipeline.designs.DesignSpec`): the one whose interval the effect table shows."""
+    from simstudy.pipeline.outcomes import deciding_test
+
+    spec = deciding_test(getattr(design, "spec", None) or design)
+    return spec.name if spec is not None else None
 
 
 @dataclass(frozen=True)
@@ -141,7 +134,9 @@ def _count(text) -> int:
 
 
 def _design_decision(d, table: pd.DataFrame, effect: pd.DataFrame, rope: float) -> DesignDecision | None:
-    test = DECISION_TESTS[d.design]
+    test = decision_test(d)
+    if test is None:
+        return None
     row = table[(table["design"] == d.key) & (table["test"] == test) & (table["scheme"] == "")]
     e = effect[effect["design"] == d.key]
     if e.empty or "first: A - B" not in e:

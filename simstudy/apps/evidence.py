@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,9 +46,7 @@ __all__ = [
     "collect_evidence",
     "EVIDENCE_COLUMNS",
     "TRUTHS",
-    "DESIGN_PATTERN",
     "condition_prefix",
-    "design_name_ok",
     "studies_with_evidence",
 ]
 
@@ -57,14 +54,7 @@ __all__ = [
 EVIDENCE_COLUMNS = ["condition", "replication", "experiment", "design", "scheme", "test", "pvalue", "sign"]
 #: The truths a condition may have.
 TRUTHS = ("null", "A", "B", "unclear")
-#: Design names in the grammar evidence rows use.
-DESIGN_PATTERN = r"cv\d+x\d+|5x2cv|resampled\d+(?:-\d+)?|holdout\d+"
 _SCALE_ORDER = ("paper", "quick", "smoke")
-
-
-def design_name_ok(name: str) -> bool:
-    """Whether ``name`` is a design of the grammar: ``cvRxK``, ``5x2cv``, ``resampledR[-TT]``, ``holdoutTT``."""
-    return re.fullmatch(DESIGN_PATTERN, str(name)) is not None
 
 
 def condition_prefix(source: str) -> str:
@@ -118,11 +108,12 @@ class Evidence:
             raise InputError(
                 f"evidence {self.source}: condition {k!r} has truth {bad[k]!r}; use one of {', '.join(TRUTHS)}"
             )
-        wrong = [d for d in self.designs if not design_name_ok(d)]
+        from simstudy.pipeline.designs import grammar, is_design_name
+
+        wrong = [d for d in self.designs if not is_design_name(d)]
         if wrong:
             raise InputError(
-                f"evidence {self.source}: design(s) {', '.join(map(repr, wrong))} are not in the "
-                "grammar cvRxK, 5x2cv, resampledR, resampledR-TT, holdoutTT"
+                f"evidence {self.source}: design(s) {', '.join(map(repr, wrong))} are not design names: {grammar()}"
             )
 
     @property

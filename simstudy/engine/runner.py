@@ -250,7 +250,9 @@ def describe_worker(info: dict) -> str:
     return f"{info['address']} ({where})" if info.get("address") else where
 
 
-def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, expect: dict | None = None):
+def _run_chunk(
+    study: Study, condition, start: int, stop: int, root_seed: int, expect: dict | None = None, catalogue=None
+):
     """Worker: the rows of replications start..stop-1 of one condition; failures become rows.
 
     ``expect`` (:func:`~simstudy.engine.codecheck.expected_code`) is the code
@@ -259,9 +261,14 @@ def _run_chunk(study: Study, condition, start: int, stop: int, root_seed: int, e
     studies' modules it holds no longer matches its file it forgets them and
     computes nothing (``stale``: the task is sent again, and imports them
     afresh); when its code differs from ``expect`` it reports how (``differs``)
-    and its rows are not used.
+    and its rows are not used.  ``catalogue`` holds the designs, schemes and tests the user registered in the
+    process that planned the run (:func:`simstudy.pipeline.catalogue.user_entries`); they are registered here first.
     """
     t0 = time.perf_counter()
+    if catalogue:
+        from simstudy.pipeline.catalogue import restore
+
+        restore(catalogue)
     key = condition_key(condition)
     here = expect is None or expect.get("pid") == os.getpid()
     if not here:
@@ -828,7 +835,10 @@ def _run_locked(
     if callable(progress):  # the caller keeps its own display: told what is stored, and what this stage plans
         progress(0, total - pending, total)
     expect = expected_code(study, prov) if todo else None
-    tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect) for c in todo]
+    from simstudy.pipeline.catalogue import user_entries
+
+    catalogue = user_entries()  # a design, scheme or test the user registered, for the workers
+    tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect, catalogue) for c in todo]
     n_fail = 0
     workers: dict[str, int] = run_info.setdefault("workers", {})  # where the replications were computed
     last_manifest = time.perf_counter()

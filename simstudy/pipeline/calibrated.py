@@ -190,6 +190,8 @@ def register(register_test) -> None:
             _registered(scheme),
             takes="cv",
             in_all=False,
+            correction="calibrated",
+            citation="Bouckaert (2003)",
             description=f"t-test of the {scheme} sample with calibrated degrees of freedom "
             "(Bouckaert 2003; calibrated for a 10 x 10 cv)",
         )

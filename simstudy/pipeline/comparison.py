@@ -39,18 +39,8 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "HOLDOUT_TESTS", "DESIGN_INPUTS", "seeded", "rescore"]
+__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "seeded", "rescore", "all_tests"]
 
-#: The tests of a holdout design when all are asked for: Dietterich's two tests on one split.
-HOLDOUT_TESTS = ("mcnemar", "difference_of_proportions")
-
-#: What each kind of design can give a test (see :data:`simstudy.pipeline.outcomes.INPUTS`).
-DESIGN_INPUTS = {
-    "cv": {"sample", "cv", "scores"},
-    "5x2": {"sample", "cv", "5x2", "scores"},
-    "resampled": {"sample", "splits", "scores"},
-    "holdout": {"scores"},
-}
 
 _SEED_HIGH = 2**31 - 1
 
@@ -170,13 +160,18 @@ class Comparison:
         instance, a zero-argument factory or a :class:`Learner`.  A learner
         with a ``random_state`` parameter receives one drawn from the
         replication's stream, per design and experiment (see the module docstring).
-    designs : sequence of str, or mapping of label -> str
-        Design names (:func:`simstudy.pipeline.designs.parse_designs`); with a
-        mapping, the labels name the designs in the stored rows.
-    tests : ``"all"``, sequence of str, or mapping of label -> str
-        ``"all"``: every registered test a design allows (a holdout design:
-        :data:`HOLDOUT_TESTS`); names: those a design allows, labelled by
-        their names; a mapping: registered tests under the labels stored.
+    designs : sequence of str or DesignSpec, or mapping of label -> str or DesignSpec
+        Design names (:func:`simstudy.pipeline.designs.parse_designs`), or the
+        designs themselves; with a mapping, the labels name the designs in the
+        stored rows.
+    tests : ``"all"``, sequence of str, mapping of label -> str, or mapping of design -> tests
+        ``"all"``: every registered test that runs on a design (:func:`all_tests`);
+        names: each on the designs it runs on (:meth:`~simstudy.pipeline.outcomes.TestSpec.runs_on`:
+        the design feeds its input and is of a kind it is made for; McNemar's
+        test runs on holdout designs only), labelled by their names; a mapping:
+        registered tests under the labels stored.  Keyed by design labels
+        instead, each design runs the tests given for it and no other (a
+        design left out runs none); :meth:`of` builds that from procedures.
     n_experiments : int
         Repetitions of every design with new partitions on the same data
         (replicability compares them); the rows get an ``experiment`` column when > 1.
@@ -238,9 +233,30 @@ class Comparison:
     _designs: tuple = field(init=False, repr=False, compare=False)
     _seeded: tuple = field(init=False, repr=False, compare=False)
     _counts: bool = field(init=False, repr=False, compare=False)
+    _schemes: tuple | None = field(init=False, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, learners, procedures, **kwargs) -> "Comparison":
+        """The comparison that runs exactly ``procedures`` (:class:`~simstudy.pipeline.procedures.Procedure`,
+        or ``(design, test)`` / ``(design, test, scheme)`` tuples): each test on its design, under the test's
+        name; the designs in the order first named; sample tests on the schemes named (all of a design's
+        sample tests then run on every scheme named)."""
+        from simstudy.pipeline.procedures import as_procedure
+
+        procs = [as_procedure(p) for p in procedures]
+        if not procs:
+            raise InputError("procedures: give at least one (design, test)")
+        per_design: dict[str, dict[str, str]] = {}
+        schemes: list[str] = []
+        for p in procs:
+            per_design.setdefault(p.design, {})[p.test] = p.test
+            if p.scheme and p.scheme not in schemes:
+                schemes.append(p.scheme)
+        return cls(learners, designs=tuple(per_design), tests=per_design, schemes=tuple(schemes) or None, **kwargs)
 
     def __post_init__(self):
         from simstudy.pipeline.outcomes import get_test, test_names
+        from simstudy.pipeline.schemes import get_scheme
 
         learners = _learners(self.learners)
         labels = list(self.designs) if isinstance(self.designs, Mapping) else None
@@ -267,23 +283,42 @@ class Comparison:
                     f"metric: {self.metric!r}: discordant counts (and a holdout design's tests) count correct cases, "
                     "so they need metric='accuracy'"
                 )
-        if counts and (any(seeded) or any(lr.fit_predict is not None for _, lr in learners)):
-            raise InputError("counts: discordant counts are kept for learners without seeds fitted in this process")
-        if not isinstance(self.tests, str):
-            names = list(self.tests.values()) if isinstance(self.tests, Mapping) else list(self.tests)
-            for n in names:
+        keys = [k for k, _ in designs]
+        per_design = _per_design(self.tests)
+        if per_design is not None:
+            unknown = [k for k in per_design if k not in keys]
+            if unknown:
+                raise InputError(f"tests: {unknown[0]!r} is not one of the designs {', '.join(keys)}")
+            groups = [(dict(designs)[k], _as_mapping(t)) for k, t in per_design.items()]
+        elif not isinstance(self.tests, str):
+            groups = [(d, _as_mapping(self.tests)) for _, d in designs]
+        elif self.tests != "all":
+            raise InputError(
+                "tests: 'all', a list of test names, a mapping of label to name or of design to tests; "
+                f"got {self.tests!r}"
+            )
+        else:
+            groups = []
+        for _, chosen in groups:
+            for n in chosen.values():
                 try:
                     get_test(n)
                 except ValueError:
                     raise InputError(f"tests: unknown test {n!r}; registered: {', '.join(test_names())}") from None
-                if not any(get_test(n).takes in DESIGN_INPUTS[d.kind] for _, d in designs):
-                    raise InputError(f"tests: {n!r} applies to none of the designs {', '.join(k for k, _ in designs)}")
-        elif self.tests != "all":
-            raise InputError(f"tests: 'all', a list of test names or a mapping of label to name; got {self.tests!r}")
+        for n in dict.fromkeys(n for _, chosen in groups for n in chosen.values()):
+            where = [d for d, chosen in groups if n in chosen.values()]
+            spec = get_test(n)
+            if not any(spec.runs_on(d) for d in where):
+                made = f" (it is made for {', '.join(spec.designs)} designs)" if spec.designs is not None else ""
+                raise InputError(f"tests: {n!r} runs on none of the designs {', '.join(d.key for d in where)}{made}")
         object.__setattr__(self, "_learners", learners)
         object.__setattr__(self, "_designs", designs)
         object.__setattr__(self, "_seeded", seeded)
         object.__setattr__(self, "_counts", counts)
+        # the schemes themselves, not their names: a scheme a user registered reaches every worker with them
+        object.__setattr__(
+            self, "_schemes", None if self.schemes is None else tuple(get_scheme(x) for x in self.schemes)
+        )
 
     # -- what the rows hold ----------------------------------------------------------------------
 
@@ -318,14 +353,16 @@ class Comparison:
     def _named_designs(self) -> bool:
         return len(self._designs) > 1 if self.design_column is None else bool(self.design_column)
 
-    def tests_for(self, kind: str) -> Mapping[str, str] | str:
-        """The tests run on a design of this kind: ``{label: name}``, or ``"all"`` for every applicable one."""
+    def tests_for(self, key: str) -> dict[str, str]:
+        """The tests run on the design labelled ``key``: ``{label: registered name}``."""
         from simstudy.pipeline.outcomes import get_test
 
+        d = self.design(key)
         if isinstance(self.tests, str):
-            return {n: n for n in HOLDOUT_TESTS} if kind == "holdout" else "all"
-        chosen = self.tests if isinstance(self.tests, Mapping) else {n: n for n in self.tests}
-        return {label: n for label, n in chosen.items() if get_test(n).takes in DESIGN_INPUTS[kind]}
+            return all_tests(d)
+        per_design = _per_design(self.tests)
+        chosen = _as_mapping(per_design.get(key, {}) if per_design is not None else self.tests)
+        return {label: n for label, n in chosen.items() if get_test(n).runs_on(d)}
 
     def layout(self, groups=(), *, unit: str = "replication", sizes: Callable | None = None) -> ScoreLayout:
         """Where the stored scores of this comparison are (for ``simstudy bench`` and plug-in tests).
@@ -345,6 +382,8 @@ class Comparison:
             "splits": by_kind.get("resampled", whole),
             "5x2": by_kind.get("5x2", whole),
         }
+        if "holdout" in by_kind:  # the design of the tests made for one split (McNemar's)
+            designs["holdout"] = by_kind["holdout"]
         named = self._named_designs()
         several = len(self.names) > 2
         return ScoreLayout(
@@ -418,7 +457,22 @@ class Comparison:
     def _fit_design(self, X, y, ids, E: int, seeds):
         """Accuracies ``(E * runs, folds, L)`` of every learner, and the discordant counts when kept."""
         if self._counts:
-            return cv_paired_scores(X, y, ids, tuple(lr.make for _, lr in self._learners))
+            fps = tuple(lr.fit_predict for _, lr in self._learners)
+            if not any(self._seeded):
+                return cv_paired_scores(X, y, ids, tuple(lr.make for _, lr in self._learners), fit_predicts=fps)
+            # learners that take a seed get the experiment's, as without counts: one experiment at a time
+            runs = ids.shape[0] // E
+            parts = []
+            for e in range(E):
+                makes, column = [], 0
+                for j, (_, lr) in enumerate(self._learners):
+                    if self._seeded[j]:
+                        makes.append(seeded(lr.make, seeds[e, column]))
+                        column += 1
+                    else:
+                        makes.append(lr.make)
+                parts.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], tuple(makes), fit_predicts=fps))
+            return tuple(np.concatenate([part[i] for part in parts]) for i in range(3))
         runs = ids.shape[0] // E
         parts = []
         column = 0
@@ -451,6 +505,37 @@ class Comparison:
         if self.keep_outputs:
             out["predictions"] = fits.predictions(y)
         return out
+
+
+def all_tests(design: DesignSpec) -> dict[str, str]:
+    """``{name: name}`` of every registered test that runs on ``design`` and belongs in "all" of it: the tests
+    in "all" (:attr:`~simstudy.pipeline.outcomes.TestSpec.in_all`), and those made for its kind (McNemar's
+    and the difference of proportions on a holdout), in registration order."""
+    from simstudy.pipeline.outcomes import get_test, test_names
+
+    out = {}
+    for n in test_names():
+        spec = get_test(n)
+        made_for = spec.designs is not None and design.kind in spec.designs
+        if spec.runs_on(design) and (spec.in_all or made_for):
+            out[n] = n
+    return out
+
+
+def _per_design(tests) -> Mapping | None:
+    """``tests`` when it maps design labels to groups of tests (no value a single name), else None."""
+    if isinstance(tests, Mapping) and tests and all(not isinstance(v, str) for v in tests.values()):
+        return tests
+    return None
+
+
+def _as_mapping(tests) -> dict[str, str]:
+    """``{label: name}`` from a mapping of labels to names, a sequence of names or one name."""
+    if isinstance(tests, str):
+        return {tests: tests}
+    if isinstance(tests, Mapping):
+        return dict(tests)
+    return {n: n for n in tests}
 
 
 def stored_sizes(rows, design=None) -> tuple[int | float, int | float]:
@@ -570,10 +655,10 @@ class Fits:
                 index: dict[str, Any] = {"pair": pair} if several else {}
                 if c.n_experiments > 1:
                     index["experiment"] = np.arange(c.n_experiments, dtype=c.index_dtype)
-                schemes = c.schemes if d.kind == "cv" else None
+                schemes = c._schemes if d.kind == "cv" else None
                 with np.errstate(all="ignore"):
                     rows = outcome_rows(
-                        self.paired(key, pair), c.tests_for(d.kind), alpha=level, schemes=schemes, index=index
+                        self.paired(key, pair), c.tests_for(key), alpha=level, schemes=schemes, index=index
                     )
                 if c.schemes is not None and schemes is None:
                     rows.insert(len(index), "scheme", "")

@@ -31,6 +31,7 @@ stored replications are reproduced exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -45,8 +46,13 @@ __all__ = [
     "Bootstrap",
     "FIVE_BY_TWO",
     "DesignSpec",
+    "DesignFamily",
+    "register_design",
     "parse_design",
     "parse_designs",
+    "is_design_name",
+    "grammar",
+    "KINDS",
     "TEST_SHARE",
 ]
 
@@ -249,10 +255,15 @@ class Bootstrap:
 #: The test share of Nadeau and Bengio's and Bouckaert and Frank's 90% / 10% subsamples.
 TEST_SHARE = 0.1
 
-_GRAMMAR = (
-    "use cvRxK (e.g. cv10x10, cv1x10), 5x2cv, resampledR (e.g. resampled10: 90/10 splits), resampledR-TT "
-    "(TT percent held out, e.g. resampled30-33) or holdoutTT (e.g. holdout33)"
-)
+#: What each kind of design can give a test (see :data:`simstudy.pipeline.outcomes.INPUTS`): an r x k cv
+#: its scheme samples and its matrix, a 5 x 2 cv also Dietterich's input, random splits their differences,
+#: a holdout (one split) only the paired scores of that split.
+KINDS = {
+    "cv": frozenset({"sample", "cv", "scores"}),
+    "5x2": frozenset({"sample", "cv", "5x2", "scores"}),
+    "resampled": frozenset({"sample", "splits", "scores"}),
+    "holdout": frozenset({"scores"}),
+}
 
 
 @dataclass(frozen=True)
@@ -264,13 +275,21 @@ class DesignSpec:
     key : str
         The name as written (``cv10x10``, ``5x2cv``, ``resampled10``, ``resampled30-33``, ``holdout33``).
     kind : str
-        ``cv`` (r x k stratified cv, whose differences the sampling schemes
-        sample), ``5x2`` (Dietterich's 5 x 2 cv), ``resampled`` (``n_runs``
-        random stratified train/test splits) or ``holdout`` (one such split).
+        One of :data:`KINDS`: ``cv`` (r x k cv, whose differences the sampling
+        schemes sample), ``5x2`` (Dietterich's 5 x 2 cv), ``resampled``
+        (``n_runs`` random train/test splits) or ``holdout`` (one such split);
+        it says which test inputs the design can feed (:attr:`inputs`).
     n_runs, n_folds : int
         Runs and folds per run (1 fold per split for the last two kinds).
     test_share : float
         Share of each class a split holds out (``resampled`` and ``holdout``).
+    make_splitter : callable, optional
+        ``make_splitter(spec)`` -> the object that draws the fold ids (with
+        ``fold_ids(y, rng)``, ``sizes(y)`` and ``mean_sizes(y)``, as
+        :class:`Design`); default the stratified design of the kind.  A design
+        registered by a user (:func:`register_design`) brings its own.
+    words : str
+        The design in words, for pages (default from the kind).
     """
 
     key: str
@@ -278,9 +297,22 @@ class DesignSpec:
     n_runs: int
     n_folds: int
     test_share: float = TEST_SHARE
+    make_splitter: Callable | None = None
+    words: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise InputError(f"kind: design {self.key!r}: must be one of {', '.join(KINDS)}, got {self.kind!r}")
+
+    @property
+    def inputs(self) -> frozenset:
+        """The test inputs this design can feed (:data:`KINDS`)."""
+        return KINDS[self.kind]
 
     def splitter(self) -> Design:
         """The design object that draws this design's fold ids."""
+        if self.make_splitter is not None:
+            return self.make_splitter(self)
         if self.kind in ("resampled", "holdout"):
             return Subsample(self.n_runs, self.test_share)
         return RepeatedKFold(self.n_runs, self.n_folds)
@@ -300,6 +332,83 @@ class DesignSpec:
             return 1.0 - self.test_share
         return (self.n_folds - 1) / self.n_folds
 
+    @property
+    def label(self) -> str:
+        """The design in words, for the reports (``10x10 cv``, ``5x2 cv``, ``10 resampled 90/10 splits``)."""
+        if self.words:
+            return self.words
+        if self.kind == "cv":
+            return f"{self.n_runs}x{self.n_folds} cv"
+        if self.kind == "5x2":
+            return "5x2 cv"
+        held = round(100 * self.test_share)
+        if self.kind == "holdout":
+            return f"one {100 - held}/{held} holdout split"
+        return f"{self.n_runs} resampled {100 - held}/{held} splits"
+
+
+@dataclass(frozen=True)
+class DesignFamily:
+    """A registered family of designs: names that match ``pattern``, built by ``build(match)``."""
+
+    pattern: str
+    build: Callable
+    text: str
+
+
+_FAMILIES: list[DesignFamily] = []
+
+
+def register_design(pattern: str, build: Callable, *, text: str, replace: bool = False) -> DesignFamily:
+    """Register a family of designs by the names it answers to.
+
+    A name that matches ``pattern`` in full (a regular expression) is built by
+    ``build(match)`` into a :class:`DesignSpec`; the family is then accepted
+    wherever a design is named: a study's :class:`~simstudy.pipeline.comparison.Comparison`,
+    ``assess --designs``, ``simstudy proving-ground --designs``, ``bench``.  The
+    built-in families are registered the same way; the first family that matches
+    a name builds it.
+
+    Parameters
+    ----------
+    pattern : str
+        Regular expression for the names (``r"ucv(\\d+)x(\\d+)"``).
+    build : callable
+        ``build(match)`` -> :class:`DesignSpec` (raise :class:`~simstudy.errors.InputError`
+        naming ``designs`` for an impossible one).
+    text : str
+        The family in the grammar's words, for messages (``ucvRxK (unstratified r x k cv)``).
+    replace : bool
+        Replace a family registered with the same pattern.
+    """
+    import re
+
+    re.compile(pattern)
+    if not callable(build):
+        raise InputError(f"build: design family {pattern!r} needs a callable")
+    same = [i for i, f in enumerate(_FAMILIES) if f.pattern == pattern]
+    if same and not replace:
+        raise InputError(f"pattern: a design family {pattern!r} is already registered")
+    family = DesignFamily(pattern, build, text)
+    if same:
+        _FAMILIES[same[0]] = family
+    else:
+        _FAMILIES.append(family)
+    return family
+
+
+def grammar() -> str:
+    """Every registered family of design names, in words (for messages)."""
+    texts = [f.text for f in _FAMILIES]
+    return "use " + (", ".join(texts[:-1]) + " or " + texts[-1] if len(texts) > 1 else texts[0])
+
+
+def is_design_name(name) -> bool:
+    """Whether ``name`` is a design name some registered family answers to (the design may still be impossible)."""
+    import re
+
+    return any(re.fullmatch(f.pattern, str(name)) for f in _FAMILIES)
+
 
 def _percent(name: str, text: str) -> float:
     share = int(text) / 100.0
@@ -308,29 +417,55 @@ def _percent(name: str, text: str) -> float:
     return share
 
 
-def parse_design(name: str) -> DesignSpec:
-    """One design from its name (see :func:`parse_designs`)."""
+def _cv(m) -> DesignSpec:
+    r, k = int(m.group(1)), int(m.group(2))
+    if r < 1 or k < 2:
+        raise InputError(f"--designs: {m.group(0)}: needs at least 1 run and 2 folds")
+    return DesignSpec(m.group(0), "5x2" if (r, k) == (5, 2) else "cv", r, k)
+
+
+def _five_by_two(m) -> DesignSpec:
+    return DesignSpec(m.group(0), "5x2", 5, 2)
+
+
+def _resampled(m) -> DesignSpec:
+    name, r = m.group(0), int(m.group(1))
+    if r < 2:
+        raise InputError(f"--designs: {name}: needs at least 2 splits")
+    return DesignSpec(name, "resampled", r, 1, TEST_SHARE if m.group(2) is None else _percent(name, m.group(2)))
+
+
+def _holdout(m) -> DesignSpec:
+    return DesignSpec(m.group(0), "holdout", 1, 1, _percent(m.group(0), m.group(1)))
+
+
+register_design(r"cv(\d+)x(\d+)", _cv, text="cvRxK (e.g. cv10x10, cv1x10)")
+register_design(r"5x2cv", _five_by_two, text="5x2cv")
+register_design(
+    r"resampled(\d+)(?:-(\d+))?",
+    _resampled,
+    text="resampledR (e.g. resampled10: 90/10 splits), resampledR-TT (TT percent held out, e.g. resampled30-33)",
+)
+register_design(r"holdout(\d+)", _holdout, text="holdoutTT (e.g. holdout33)")
+#: The built-in families' patterns (the others were registered by a user: :mod:`simstudy.pipeline.catalogue`).
+_BUILTIN = frozenset(f.pattern for f in _FAMILIES)
+
+
+def parse_design(name) -> DesignSpec:
+    """One design from its name (see :func:`parse_designs`); a :class:`DesignSpec` is returned unchanged."""
     import re
 
+    if isinstance(name, DesignSpec):
+        return name
     name = str(name)
-    m = re.fullmatch(r"cv(\d+)x(\d+)", name)
-    if m:
-        r, k = int(m.group(1)), int(m.group(2))
-        if r < 1 or k < 2:
-            raise InputError(f"--designs: {name}: needs at least 1 run and 2 folds")
-        return DesignSpec(name, "5x2" if (r, k) == (5, 2) else "cv", r, k)
-    if name == "5x2cv":
-        return DesignSpec(name, "5x2", 5, 2)
-    m = re.fullmatch(r"resampled(\d+)(?:-(\d+))?", name)
-    if m:
-        r = int(m.group(1))
-        if r < 2:
-            raise InputError(f"--designs: {name}: needs at least 2 splits")
-        return DesignSpec(name, "resampled", r, 1, TEST_SHARE if m.group(2) is None else _percent(name, m.group(2)))
-    m = re.fullmatch(r"holdout(\d+)", name)
-    if m:
-        return DesignSpec(name, "holdout", 1, 1, _percent(name, m.group(1)))
-    raise InputError(f"--designs: unknown design {name!r}; {_GRAMMAR}")
+    for family in _FAMILIES:
+        m = re.fullmatch(family.pattern, name)
+        if m:
+            spec = family.build(m)
+            if not isinstance(spec, DesignSpec):
+                raise InputError(f"--designs: {name}: its family built {type(spec).__name__}, not a DesignSpec")
+            return spec
+    raise InputError(f"--designs: unknown design {name!r}; {grammar()}")
 
 
 def parse_designs(names) -> tuple[DesignSpec, ...]:
@@ -340,8 +475,10 @@ def parse_designs(names) -> tuple[DesignSpec, ...]:
     ``5x2cv``); ``resampledR`` is R random stratified 90/10 splits (Nadeau and
     Bengio's), ``resampledR-TT`` and ``holdoutTT`` hold out TT percent
     (Dietterich's resampled t and his holdout tests used a third:
-    ``resampled30-33``, ``holdout33``).  Whether a design fits a data set (its
-    folds against the classes' sizes) is checked where the data are known.
+    ``resampled30-33``, ``holdout33``); a family a user registered
+    (:func:`register_design`) is read the same way.  Whether a design fits a
+    data set (its folds against the classes' sizes) is checked where the data
+    are known.
 
     Parameters
     ----------
@@ -354,7 +491,7 @@ def parse_designs(names) -> tuple[DesignSpec, ...]:
 
     Raises
     ------
-    ValueError
+    InputError
         Starting with ``--designs``: an unknown or impossible design, or one named twice.
     """
     if isinstance(names, str):
@@ -365,6 +502,6 @@ def parse_designs(names) -> tuple[DesignSpec, ...]:
     keys = [d.key for d in out]
     if len(set(keys)) < len(keys):
         raise InputError(f"--designs: a design is named twice ({', '.join(keys)})")
-    if sum(d.kind == "5x2" for d in out) > 1:
+    if sum(d.kind == "5x2" and d.make_splitter is None for d in out) > 1:
         raise InputError("--designs: 5x2cv and cv5x2 are the same design; name it once")
     return out

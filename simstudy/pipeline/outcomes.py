@@ -34,7 +34,7 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.errors import InputError
-from simstudy.pipeline.schemes import scheme_sample
+from simstudy.pipeline.schemes import get_scheme, scheme_sample
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics import significance as h
 
@@ -44,9 +44,21 @@ else:
     pd = lazy_module("pandas")
 stats = lazy_module("scipy.stats")
 
-__all__ = ["TestSpec", "register_test", "get_test", "test_names", "run_test", "outcome_rows", "INPUTS"]
+__all__ = [
+    "TestSpec",
+    "register_test",
+    "get_test",
+    "test_names",
+    "deciding_test",
+    "run_test",
+    "outcome_rows",
+    "INPUTS",
+    "CORRECTIONS",
+]
 
 INPUTS = ("sample", "cv", "splits", "5x2", "scores")
+#: How a test treats the dependence of splits that share training cases (see :class:`TestSpec`).
+CORRECTIONS = ("uncorrected", "corrected", "5x2cv", "calibrated", "one split")
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,26 @@ class TestSpec:
         Whether ``tests="all"`` includes it.  A test made for one design only
         (the calibrated t-tests) is run when it is named, so the stored rows of
         a study that runs every test do not change when it is registered.
+    correction : str
+        How it treats the dependence of splits that share training cases (one
+        of :data:`CORRECTIONS`): ``corrected`` (the Nadeau-Bengio variance),
+        ``5x2cv`` (Dietterich's and Alpaydin's own construction),
+        ``calibrated`` (Bouckaert's calibrated degrees of freedom), ``one
+        split`` (a test on one holdout split) or ``uncorrected`` (the values
+        taken as independent).  What the applications mark and judge by.
+    decides : bool
+        Whether a Conclusion may rest on it: a design's decision is made by the
+        first registered deciding test the design can feed (the corrected
+        t-tests of the r x k cv and of the resampled splits), and only where
+        the evidence shows it controls size.
+    designs : tuple of str, optional
+        The kinds of design it runs on (:data:`simstudy.pipeline.designs.KINDS`);
+        default every kind that can feed its input.  McNemar's test is made for
+        a holdout split, so it runs on holdout designs only.
+    citation : str
+        Where the test is defined.
+    label : str
+        How a page names it in words (default: its name).
     """
 
     name: str
@@ -79,12 +111,33 @@ class TestSpec:
     sizes: bool = False
     description: str = ""
     in_all: bool = True
+    correction: str = ""
+    decides: bool = False
+    designs: tuple | None = None
+    citation: str = ""
+    label: str = ""
 
     def __post_init__(self):
         if self.takes not in INPUTS:
             raise InputError(f"takes: must be one of {', '.join(INPUTS)}, got {self.takes!r} (test {self.name!r})")
         if not callable(self.function):
             raise InputError(f"function: test {self.name!r} needs a callable")
+        if not self.correction:
+            kind = "corrected" if self.sizes else ("5x2cv" if self.takes == "5x2" else "uncorrected")
+            object.__setattr__(self, "correction", kind)
+        if self.correction not in CORRECTIONS:
+            raise InputError(
+                f"correction: must be one of {', '.join(CORRECTIONS)}, got {self.correction!r} (test {self.name!r})"
+            )
+        if self.designs is not None:
+            object.__setattr__(self, "designs", tuple(self.designs))
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+    def runs_on(self, design) -> bool:
+        """Whether it runs on ``design`` (a :class:`~simstudy.pipeline.designs.DesignSpec`): the design feeds
+        its input, and it is one of the kinds the test is made for."""
+        return self.takes in design.inputs and (self.designs is None or design.kind in self.designs)
 
     def __call__(self, x, n_train=None, n_test=None) -> h.SignificanceResult:
         if self.sizes:
@@ -106,6 +159,11 @@ def register_test(
     description: str = "",
     replace: bool = False,
     in_all: bool = True,
+    correction: str = "",
+    decides: bool = False,
+    designs=None,
+    citation: str = "",
+    label: str = "",
 ) -> TestSpec:
     """Register a test under ``name`` (a second registration of a name is refused unless ``replace``).
 
@@ -125,6 +183,12 @@ def register_test(
         Replace a test already registered under ``name``.
     in_all : bool
         Whether ``tests="all"`` (and ``simstudy bench --test all``) includes it.
+    correction, decides, designs, citation, label
+        What the applications know of it (see :class:`TestSpec`): its kind of
+        correction (default: ``corrected`` when it takes the split sizes,
+        ``5x2cv`` when it takes a 5 x 2 cv, else ``uncorrected``), whether a
+        Conclusion may rest on it, the kinds of design it is made for, where it
+        is defined and how a page names it.
 
     Returns
     -------
@@ -141,7 +205,7 @@ def register_test(
         raise InputError(f"name: a test needs a non-empty name, got {name!r}")
     if name in _REGISTRY and not replace:
         raise InputError(f"name: a test called {name!r} is already registered")
-    spec = TestSpec(name, function, takes, sizes, description, in_all)
+    spec = TestSpec(name, function, takes, sizes, description, in_all, correction, decides, designs, citation, label)
     _REGISTRY[name] = spec
     return spec
 
@@ -188,6 +252,11 @@ def test_names(takes: str | None = None, *, in_all: bool = False) -> list[str]:
     return [n for n, s in _REGISTRY.items() if (takes is None or s.takes == takes) and (s.in_all or not in_all)]
 
 
+def deciding_test(design) -> TestSpec | None:
+    """The test a Conclusion decides ``design`` by: the first registered deciding test that runs on it (None: none)."""
+    return next((s for s in _REGISTRY.values() if s.decides and s.runs_on(design)), None)
+
+
 def _input(scores: PairedScores, spec: TestSpec, scheme: str | None) -> np.ndarray | PairedScores:
     d = scores.diffs
     if spec.takes == "sample":
@@ -218,9 +287,9 @@ def run_test(test, scores: PairedScores, *, scheme: str | None = None) -> h.Sign
         A registered test.
     scores : PairedScores
         Paired accuracies, shape ``(..., n_runs, n_folds)``.
-    scheme : str, optional
-        For a ``"sample"`` test: the sampling scheme that makes its sample
-        (:data:`simstudy.pipeline.schemes.SCHEMES`).
+    scheme : str or Scheme, optional
+        For a ``"sample"`` test: the registered sampling scheme that makes its
+        sample (:func:`simstudy.pipeline.schemes.scheme_names`).
 
     Returns
     -------
@@ -251,8 +320,8 @@ def outcome_rows(
         ``"sample"`` tests on every scheme), each labelled with its name.
     alpha : float
         Significance level of the decisions.
-    schemes : sequence of str, optional
-        Sampling schemes (:data:`simstudy.pipeline.schemes.SCHEMES`); the ``"sample"``
+    schemes : sequence of str or Scheme, optional
+        Registered sampling schemes (:func:`simstudy.pipeline.schemes.scheme_names`); the ``"sample"``
         tests run on each scheme's sample, and a ``scheme`` column is added.
         Without schemes, ``"sample"`` tests take ``scores.sample`` or, if that
         is None, all the differences of a replication as one sample.
@@ -278,6 +347,8 @@ def outcome_rows(
             raise InputError(f"tests: a mapping of label to test name, or 'all'; got {tests!r}")
         tests = {name: name for name in _applicable_to(scores)}
     specs = {label: get_test(name) for label, name in tests.items()}
+    if schemes is not None:
+        schemes = [get_scheme(s) for s in schemes]
     idx = {k: _column(v, lead) for k, v in (index or {}).items()}
     blocks = []
     # with schemes: every sample test on every scheme's sample, then each other test once on the whole
@@ -294,7 +365,7 @@ def outcome_rows(
         res = run_test(spec, scores, scheme=scheme)
         block = dict(idx)
         if schemes is not None:
-            block["scheme"] = np.full(n, scheme or "", dtype=object)
+            block["scheme"] = np.full(n, scheme.name if scheme is not None else "", dtype=object)
         block["test"] = np.full(n, label, dtype=object)
         block["statistic"] = np.broadcast_to(np.asarray(res.statistic, dtype=float), lead).ravel()
         block["pvalue"] = np.broadcast_to(np.asarray(res.pvalue, dtype=float), lead).ravel()
@@ -418,6 +489,9 @@ register_test(
     h.corrected_repeated_cv_t_test,
     takes="cv",
     sizes=True,
+    decides=True,
+    citation="Nadeau and Bengio (2003); Bouckaert and Frank (2004)",
+    label="corrected repeated cv t-test",
     description="variance-corrected repeated cv t-test (Bouckaert and Frank; Nadeau and Bengio)",
 )
 register_test("resampled_t", h.resampled_t_test, takes="splits", description="resampled t-test")
@@ -426,6 +500,9 @@ register_test(
     h.corrected_resampled_t_test,
     takes="splits",
     sizes=True,
+    decides=True,
+    citation="Nadeau and Bengio (2003)",
+    label="corrected resampled t-test",
     description="corrected resampled t-test (Nadeau and Bengio)",
 )
 register_test("5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", description="Dietterich's 5 x 2 cv t-test")
@@ -434,6 +511,7 @@ register_test(
     "welch_t",
     _welch_t,
     takes="scores",
+    designs=("cv", "5x2", "resampled"),  # two samples of several splits; a holdout has one value per learner
     description="Welch's t-test on the accuracies of A and B as two independent samples",
 )
 # Dietterich's (1998) two tests on one holdout split (the first split of the design): run when named
@@ -442,6 +520,10 @@ register_test(
     _mcnemar,
     takes="scores",
     in_all=False,
+    correction="one split",
+    designs=("holdout",),
+    citation="Dietterich (1998)",
+    label="McNemar's test",
     description="McNemar's test on the first split's discordant cases (Dietterich 1998)",
 )
 register_test(
@@ -449,9 +531,16 @@ register_test(
     _difference_of_proportions,
     takes="scores",
     in_all=False,
+    correction="one split",
+    designs=("holdout",),
+    citation="Dietterich (1998)",
+    label="difference of two proportions",
     description="difference of two proportions on the first split's error rates (Dietterich 1998)",
 )
 
 from simstudy.pipeline import calibrated as _calibrated  # noqa: E402 - it registers through register_test, defined above
 
 _calibrated.register(register_test)
+
+#: The built-in tests (the others were registered by a user: :mod:`simstudy.pipeline.catalogue`).
+_BUILTIN = frozenset(_REGISTRY)

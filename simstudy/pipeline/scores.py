@@ -342,7 +342,9 @@ def cv_scores(X, y, fold_ids, learners, metric: str, *, fit_score=None) -> np.nd
     return out
 
 
-def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cv_paired_scores(
+    X, y, fold_ids, learners, *, fit_predicts=(None, None)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Accuracies of two learners on every fold, with McNemar's discordant counts.
 
     The accuracies are those of :func:`cv_accuracies` (the same predictions,
@@ -356,6 +358,8 @@ def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, 
         Fold of every case in every run.
     learners : pair of callable
         Factories of learner A and learner B.
+    fit_predicts : pair of callable or None
+        Where each learner's fits are made (see :func:`fold_predictions`).
 
     Returns
     -------
@@ -367,7 +371,7 @@ def cv_paired_scores(X, y, fold_ids, learners) -> tuple[np.ndarray, np.ndarray, 
     y = np.asarray(y)
     if len(learners) != 2:
         raise InputError(f"learners: discordant counts need exactly two learners, got {len(learners)}")
-    pred = [fold_predictions(X, y, fold_ids, make) for make in learners]
+    pred = [fold_predictions(X, y, fold_ids, make, fit_predict=fp) for make, fp in zip(learners, fit_predicts)]
     acc = np.stack([_accuracy_per_fold(p, y, fold_ids) for p in pred], axis=-1)
     right_a, right_b = pred[0] == y[None, :], pred[1] == y[None, :]
     n_folds = int(fold_ids.max()) + 1

@@ -222,7 +222,7 @@ def test_evidence_is_checked():
         Evidence(rows.drop(columns="sign"), {}, 0.05, "s")
     with pytest.raises(ValueError, match="truth 'maybe'"):
         Evidence(rows, {"null": {"truth": "maybe", "twin": ""}}, 0.05, "s")
-    with pytest.raises(ValueError, match="not in the grammar"):
+    with pytest.raises(ValueError, match="are not design names: use cvRxK"):
         Evidence(rows.assign(design="10x10 cv"), {}, 0.05, "s")
     ev = Evidence(
         rows.assign(condition=pd.Categorical(rows["condition"])),

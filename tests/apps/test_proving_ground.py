@@ -547,3 +547,15 @@ def test_the_adaptive_rule_quantile_is_scipys_to_the_last_bit():
 
     p = 0.5 + SizeRule(alpha=ALPHA).scenario_level(null_scenario_count()) / 2
     assert _normal_quantile(p) == float(ndtri(p))
+
+
+def test_an_empty_leaderboard_says_why():
+    import pandas as pd
+
+    from simstudy.apps.proving.report import why_no_rank
+
+    board = pd.DataFrame({"size": ["unresolved", "unresolved", "liberal", "never rejects"]})
+    text = why_no_rank(board)
+    assert text.startswith("**No procedure is ranked**") and "(2 unresolved, 1 liberal, of 4)" in text
+    assert "--profile paper" in text
+    assert why_no_rank(pd.DataFrame({"size": ["controls size", "liberal"]})) == ""

@@ -104,14 +104,11 @@ def test_several_designs_and_learners_name_their_rows():
 
 def test_sign_at_a_larger_level_and_holdout_tests_with_counts():
     X, y = _data()
-    # counts are kept only for unseeded in-process fits: refused when declared, before any fit
-    with pytest.raises(ValueError, match="without seeds"):
-        Comparison(
-            (GaussianNB, DecisionTreeClassifier),
-            designs=("cv2x5", "holdout33"),
-            n_experiments=2,
-            counts=True,
-        )
+    # counts are kept for seeded learners too (each experiment's seed, as without counts)
+    seeded = Comparison(
+        (GaussianNB, DecisionTreeClassifier), designs=("cv2x5", "holdout33"), n_experiments=2, counts=True
+    )
+    assert set(seeded.run(X, y, np.random.default_rng(0))["outcomes"]["test"]) >= {"mcnemar"}
     comp = Comparison(
         (GaussianNB(), "weka.NaiveBayes"),
         designs=("cv2x5", "holdout33"),
@@ -147,7 +144,7 @@ def test_arguments_are_checked_by_name():
         ({"learners": (GaussianNB(),)}, "learners"),
         ({"learners": (GaussianNB(), GaussianNB()), "designs": ("cv1x1",)}, "--designs"),
         ({"learners": (GaussianNB(), GaussianNB()), "tests": ["nope"]}, "tests: unknown test"),
-        ({"learners": (GaussianNB(), GaussianNB()), "tests": ["5x2cv_t"]}, "applies to none"),
+        ({"learners": (GaussianNB(), GaussianNB()), "tests": ["5x2cv_t"]}, "runs on none"),
         ({"learners": (GaussianNB(), GaussianNB()), "n_experiments": 0}, "n_experiments"),
         ({"learners": (GaussianNB(), GaussianNB()), "alpha": 1.5}, "alpha"),
     ]:

@@ -6,16 +6,15 @@ and the designs and tests refused before anything is written.  The fast default 
 
 from __future__ import annotations
 
-import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from simstudy.apps.assess.data import Dataset
 from simstudy.apps.assess.errors import _one_line
 from simstudy.errors import InputError
-from simstudy.pipeline.designs import TEST_SHARE
+from simstudy.pipeline.designs import TEST_SHARE, DesignSpec
 
 #: The fast default: one design, whose corrected test controls size for learners of every stability class of
 #: the shipped proving ground (and ranks first by size-adjusted power over all of it), five repeats.
@@ -24,11 +23,12 @@ DEFAULT_REPEATS = 5
 #: The full check (``full=True``, ``--full``): every design the papers compare, ten repeats each.
 FULL_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
 FULL_REPEATS = 10
-# The tests the papers apply to each design ("sample" tests run on every sampling scheme of the r x k cv).
+# The tests the papers apply to each kind of design ("sample" tests run on every sampling scheme of the r x k
+# cv); a kind not listed (a design a user registered with its own kind) runs every test in "all" of it.
 DEFAULT_TESTS = {
     "cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv_t"),
     # the corrected t on the ten splits (n_test/n_train = 1): the test the 5x2cv interval inverts
-    "5x2cv": ("5x2cv_t", "5x2cv_f", "corrected_cv_t"),
+    "5x2": ("5x2cv_t", "5x2cv_f", "corrected_cv_t"),
     "resampled": ("resampled_t", "corrected_resampled_t"),
 }
 
@@ -52,6 +52,9 @@ class DesignChoice:
         the corrected tests.
     alpha : float
         Significance level.
+    spec : DesignSpec
+        The design as the pipeline holds it (its kind, splits and the tests it
+        feeds); the fields above are its scalars, copied into the stored rows.
     """
 
     design: str
@@ -61,27 +64,25 @@ class DesignChoice:
     n_train: float
     n_test: float
     alpha: float = 0.05
+    spec: DesignSpec | None = field(default=None, repr=False, compare=False)
 
     @property
     def key(self) -> str:
-        """The condition's name in the stored rows: ``cvRxK``, ``5x2cv``, ``resampledR`` or ``resampledR-TT``."""
-        if self.design == "cv":
-            return f"cv{self.n_runs}x{self.n_folds}"
-        if self.design == "5x2cv":
+        """The condition's name in the stored rows: the design's name, ``cv5x2`` written ``5x2cv`` and
+        ``resampledR-10`` written ``resampledR`` (the same designs)."""
+        spec = self.spec
+        if spec is None or spec.make_splitter is not None:
+            return spec.key if spec is not None else self.design
+        if spec.kind == "5x2":
             return "5x2cv"
-        if round(self.test_share, 6) == TEST_SHARE:
-            return f"resampled{self.n_runs}"
-        return f"resampled{self.n_runs}-{round(100 * self.test_share)}"
+        if spec.kind == "resampled" and round(spec.test_share, 6) == TEST_SHARE:
+            return f"resampled{spec.n_runs}"
+        return spec.key
 
     @property
     def label(self) -> str:
         """The design in words, for the reports."""
-        if self.design == "cv":
-            return f"{self.n_runs}x{self.n_folds} cv"
-        if self.design == "5x2cv":
-            return "5x2 cv"
-        held = round(100 * self.test_share)
-        return f"{self.n_runs} resampled {100 - held}/{held} splits"
+        return self.spec.label if self.spec is not None else self.key
 
 
 def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
@@ -147,10 +148,16 @@ def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[Desig
                     f"({small}), so some folds would miss it; use at most {smallest} folds: --designs "
                     f"{_fitting_designs(names, smallest)}"
                 )
-        kind = {"cv": "cv", "5x2": "5x2cv", "resampled": "resampled"}[d.kind]
+        kind = {"5x2": "5x2cv"}.get(d.kind, d.kind)
         out.append(
             DesignChoice(
-                kind, d.n_runs, d.n_folds, d.test_share if kind == "resampled" else 0.0, *d.mean_sizes(y), alpha=alpha
+                kind,
+                d.n_runs,
+                d.n_folds,
+                d.test_share if d.kind == "resampled" else 0.0,
+                *d.mean_sizes(y),
+                alpha=alpha,
+                spec=d,
             )
         )
     return tuple(out)
@@ -158,31 +165,30 @@ def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[Desig
 
 def _fitting_designs(names, smallest: int) -> str:
     """``names`` with every cv design's folds cut to ``smallest`` (a duplicate dropped): the ``--designs`` to use."""
+    from simstudy.pipeline.designs import parse_design
+
     fitted = []
     for name in names:
-        m = re.fullmatch(r"cv(\d+)x(\d+)", name)
-        if m and int(m.group(2)) > smallest:
-            name = f"cv{m.group(1)}x{smallest}"
+        d = parse_design(name)
+        if d.kind == "cv" and d.make_splitter is None and d.n_folds > smallest:
+            name = f"cv{d.n_runs}x{smallest}"
         if name not in fitted:
             fitted.append(name)
     return " ".join(fitted)
 
 
 def _tests_for(design: DesignChoice, tests) -> dict:
-    """``{label: registered name}`` of the tests that apply to ``design``."""
+    """``{label: registered name}`` of the tests that run on ``design`` (default: :data:`DEFAULT_TESTS` of its kind)."""
+    from simstudy.pipeline.comparison import all_tests
     from simstudy.pipeline.outcomes import get_test
 
+    spec = design.spec
     if tests is None:
-        names = DEFAULT_TESTS[design.design]
+        names = DEFAULT_TESTS.get(spec.kind) or tuple(all_tests(spec))
         if design.n_runs == 1:  # one run: the whole-design cv tests are the paired t-test on its folds
             names = tuple(n for n in names if n not in ("cv_t",))
         return {n: n for n in names}
-    kinds = {
-        "cv": {"sample", "cv", "scores"},
-        "5x2cv": {"sample", "cv", "5x2", "scores"},
-        "resampled": {"sample", "splits", "scores"},
-    }[design.design]
-    return {n: n for n in tests if get_test(n).takes in kinds}
+    return {n: n for n in tests if get_test(n).runs_on(spec)}
 
 
 def _schemes_for(design: DesignChoice) -> tuple:
@@ -193,22 +199,14 @@ def _schemes_for(design: DesignChoice) -> tuple:
     are the same sample: the k-fold cv scheme stands for them.  With one test
     part per split (resampled) the resampling scheme stands likewise.
     """
-    from simstudy.pipeline.schemes import SCHEMES
+    from simstudy.pipeline.schemes import get_scheme, scheme_names
 
     r, k = design.n_runs, max(design.n_folds, 1)
     if r == 1 and k >= 2:
         return ("kfold_cv",)
     if k == 1 and r >= 2:
         return ("resampling",)
-    size = {
-        "resampling": r,
-        "kfold_cv": k,
-        "use_all_data": r * k,
-        "average_over_folds": r,
-        "average_over_runs": k,
-        "average_over_sorted_runs": k,
-    }
-    return tuple(s for s in SCHEMES if size[s] >= 2)
+    return tuple(s for s in scheme_names() if get_scheme(s).size(r, k) >= 2)
 
 
 def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> None:
@@ -230,7 +228,7 @@ def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> N
         def run(which):
             comparison = Comparison(
                 stand_ins,
-                designs=(cond.key,),
+                designs={cond.key: cond.spec},
                 tests=which,
                 alpha=cond.alpha,
                 schemes=_schemes_for(cond),

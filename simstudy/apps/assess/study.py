@@ -127,7 +127,7 @@ def _comparisons(
     return {
         cond.key: Comparison(
             learners,
-            designs=(cond.key,),
+            designs={cond.key: cond.spec},
             tests=_tests_for(cond, tests),
             alpha=cond.alpha,
             schemes=_schemes_for(cond),

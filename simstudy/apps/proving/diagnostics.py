@@ -302,24 +302,17 @@ def corrected_with_measured_factor(scores: pd.DataFrame, nulls, *, alpha: float 
 
 #: The variance factor each test assumes for the sample it reads: "independent" (1/m), "corrected"
 #: (1/m + n_test/n_train), or the assumption it makes instead.
-_ASSUMES = {
-    "paired_t": "independent",
-    "sign": "independent",
-    "sign_cdf": "independent",
-    "sign_cdf_reversed": "independent",
-    "signed_rank": "independent",
-    "signed_rank_corrected": "independent",
-    "binomial": "independent",
-    "cv_t": "independent",
-    "resampled_t": "independent",
-    "welch_t": "independent",
-    "corrected_cv_t": "corrected",
-    "corrected_resampled_t": "corrected",
-    "5x2cv_t": "runs",
-    "5x2cv_f": "runs",
-    "mcnemar": "test set",
-    "difference_of_proportions": "test set",
-}
+_ASSUMES = {"uncorrected": "independent", "corrected": "corrected", "5x2cv": "runs", "one split": "test set"}
+
+
+def _assumes(test: str) -> str | None:
+    """What a registered test assumes, from its registered correction (None: a plug-in, or calibrated)."""
+    from simstudy.pipeline.outcomes import get_test
+
+    try:
+        return _ASSUMES.get(get_test(test).correction)
+    except ValueError:
+        return None
 
 
 def explain(procedure_info: dict, split_row, factor_row) -> str:
@@ -340,7 +333,7 @@ def explain(procedure_info: dict, split_row, factor_row) -> str:
         The measured quantity against the test's assumption, and whether it explains the verdict.
     """
     test = procedure_info["test"]
-    assumes = _ASSUMES.get(test)
+    assumes = _assumes(test)
 
     def iv(row, name, scale=1.0, fmt=".3f"):
         return f"{scale * row[name]:{fmt}} [{scale * row[name + '_low']:{fmt}}, {scale * row[name + '_high']:{fmt}}]"

@@ -418,6 +418,7 @@ def build_report(
                     "figure",
                     (figures.get("size_power"), "Size against power for every procedure, raw and size-adjusted"),
                 ),
+                *([("md", empty)] if (empty := why_no_rank(board)) else []),
                 ("table", _view_board(board)),
             ],
         )
@@ -586,8 +587,29 @@ def summary_markdown(rep) -> str:
             if counts.get(v, 0) or v in ("controls size", "unresolved", "liberal")
         )
         + "\n\nLeaderboard (top 15 that control size on every null scenario):\n\n"
-        + (markdown_table(top[cols]) if len(top) else "none controls size on every null scenario")
+        + (markdown_table(top[cols]) if len(top) else why_no_rank(board))
     )
+
+
+def why_no_rank(board: pd.DataFrame) -> str:
+    """The sentence an empty leaderboard needs: why no procedure is ranked, and what would rank some ("" when one is)."""
+    from simstudy.statistics.size_control import CONTROLS, LIBERAL, UNRESOLVED
+
+    counts = board["size"].value_counts()
+    if counts.get(CONTROLS, 0):
+        return ""
+    unresolved, liberal = int(counts.get(UNRESOLVED, 0)), int(counts.get(LIBERAL, 0))
+    text = (
+        "**No procedure is ranked**: none controls size on every null scenario of this run "
+        f"({unresolved} unresolved, {liberal} liberal, of {len(board)})."
+    )
+    if unresolved:
+        text += (
+            " An unresolved verdict means the null scenarios' data sets are too few for the interval of its Type I "
+            "error to lie below the level or above it: a larger profile (`--profile paper`, whose null scenarios "
+            "grow until their verdicts are decided) or more data sets resolve them."
+        )
+    return text
 
 
 def study_page(run, out, results) -> dict:

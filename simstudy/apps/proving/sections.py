@@ -90,9 +90,7 @@ def _diagnosis_view(diag, factors, measured, sizes, named) -> pd.DataFrame:
 
     rows = []
     for _, r in diag.iterrows():
-        proc = procedure_label(
-            r["design"], "", "corrected_cv_t" if r["design"].startswith("cv") else "corrected_resampled_t"
-        )
+        proc = procedure_label(r["design"], "", _deciding(r["design"]))
         v = sizes[(sizes["procedure"] == proc) & (sizes["scenario"] == r["scenario"])]
         m = (
             measured[(measured["scenario"] == r["scenario"]) & (measured["design"] == r["design"])]
@@ -192,3 +190,12 @@ def _berrar_items(berrar, figure):
         items.append(("md", f"{study}, {model}:"))
         items.append(("table", t))
     return items
+
+
+def _deciding(design: str) -> str:
+    """The registered deciding test of a design (its corrected t-test, built in)."""
+    from simstudy.pipeline.designs import parse_design
+    from simstudy.pipeline.outcomes import deciding_test
+
+    spec = deciding_test(parse_design(design))
+    return spec.name if spec is not None else ""

@@ -45,7 +45,7 @@ from simstudy._lazy import lazy_module
 from simstudy.apps.proving.levels import ALPHA, ALPHA_MAX
 from simstudy.apps.proving.scenarios import BANK, scenario
 from simstudy.errors import InputError
-from simstudy.pipeline.comparison import HOLDOUT_TESTS, Comparison, stored_sizes
+from simstudy.pipeline.comparison import Comparison, stored_sizes
 from simstudy.pipeline.designs import DesignSpec, parse_designs
 
 if TYPE_CHECKING:
@@ -68,7 +68,6 @@ __all__ = [
     "adaptive_rule",
     "null_targets",
     "null_scenario_count",
-    "HOLDOUT_TESTS",
 ]
 
 STUDY_NAME = "proving_ground"
@@ -173,7 +172,7 @@ def _conditions(profile):
 
 def comparison(cond: ProvingCondition, n_attributes: int) -> Comparison:
     """The scenario's learners A and B on every design, every test, decisions at :data:`ALPHA` with their sign."""
-    from simstudy.pipeline.schemes import SCHEMES
+    from simstudy.pipeline.schemes import scheme_names
 
     return Comparison(
         scenario(cond.scenario).learners(n_attributes),
@@ -181,7 +180,7 @@ def comparison(cond: ProvingCondition, n_attributes: int) -> Comparison:
         n_experiments=cond.n_experiments,
         alpha=ALPHA,
         sign_alpha=ALPHA_MAX,
-        schemes=SCHEMES,
+        schemes=scheme_names(),  # Bouckaert's six, and any a user registered
         counts=True,
         split_sizes=True,
         design_column=True,

@@ -88,9 +88,10 @@ ALPHA = 0.05
 
 
 def procedure_label(design: str, scheme: str, test: str) -> str:
-    """``test [design, scheme]``: the name of a procedure in every table."""
-    where = design + (f", {scheme}" if scheme else "")
-    return f"{test} [{where}]"
+    """``test [design, scheme]``: the name of a procedure in every table (:func:`simstudy.pipeline.procedures.procedure_id`)."""
+    from simstudy.pipeline.procedures import procedure_id
+
+    return procedure_id(design, scheme, test)
 
 
 class Procedures:

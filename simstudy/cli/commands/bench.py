@@ -100,6 +100,12 @@ def register(subparsers):
     p.add_argument(
         "--timeout", default=None, help="seconds a plug-in may take for one call (default 300; 'none': no limit)"
     )
+    p.add_argument(
+        "--design",
+        default=None,
+        help="the stored design the new tests run on, for a study that stores several (default: per test, the "
+        "design it is made for or its input comes from; the report says which)",
+    )
     p.set_defaults(func=run)
 
 
@@ -146,6 +152,7 @@ def run(args) -> int:
             out=args.out,
             alpha=args.alpha,
             timeout=timeout,
+            design=args.design,
         )
     )
     return 0
