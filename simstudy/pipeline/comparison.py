@@ -462,7 +462,7 @@ class Comparison:
                 return cv_paired_scores(X, y, ids, tuple(lr.make for _, lr in self._learners), fit_predicts=fps)
             # learners that take a seed get the experiment's, as without counts: one experiment at a time
             runs = ids.shape[0] // E
-            parts = []
+            counted = []
             for e in range(E):
                 makes, column = [], 0
                 for j, (_, lr) in enumerate(self._learners):
@@ -471,8 +471,9 @@ class Comparison:
                         column += 1
                     else:
                         makes.append(lr.make)
-                parts.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], tuple(makes), fit_predicts=fps))
-            return tuple(np.concatenate([part[i] for part in parts]) for i in range(3))
+                counted.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], tuple(makes), fit_predicts=fps))
+            acc, n01, n10 = (np.concatenate([part[i] for part in counted]) for i in range(3))
+            return acc, n01, n10
         runs = ids.shape[0] // E
         parts = []
         column = 0
