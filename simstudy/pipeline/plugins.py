@@ -107,7 +107,7 @@ __all__ = [
     "PluginProcess",
     "load_plugin",
     "open_plugin",
-    "run_test",
+    "run_plugin",
     "run_scheme",
 ]
 
@@ -337,7 +337,7 @@ class _Named:
 class PluginProcess:
     """A plug-in loaded by reference in a warm worker process of its own, with hard time limits.
 
-    Made by :func:`open_plugin`; :func:`run_test` and :func:`run_scheme`
+    Made by :func:`open_plugin`; :func:`run_plugin` and :func:`run_scheme`
     take it in place of the plug-in itself.  See "Running a plug-in" in the
     module docstring.
 
@@ -397,7 +397,7 @@ class PluginProcess:
             return self._worker.call(function, *args, timeout=timeout)
 
     def test(self, scores: PairedScores, alpha: float, timeout) -> dict[str, Any]:
-        """:func:`run_test` in the worker."""
+        """:func:`run_plugin` in the worker."""
         return self._ask(_serve_test, self.__simstudy_ref__, scores, alpha, timeout=timeout)
 
     def scheme(self, diffs: np.ndarray, timeout) -> np.ndarray:
@@ -431,7 +431,7 @@ def open_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
     Yields
     ------
     PluginProcess or callable
-        What :func:`run_test` or :func:`run_scheme` takes; the plug-in itself
+        What :func:`run_plugin` or :func:`run_scheme` takes; the plug-in itself
         (loaded in this process) on a platform without worker processes.
 
     Raises
@@ -463,7 +463,7 @@ def _serve_load(ref: str, what: str) -> None:
 
 
 def _serve_test(ref: str, scores: PairedScores, alpha: float) -> dict[str, Any]:
-    return run_test(_LOADED[ref, "test"], scores, alpha, timeout=None)
+    return run_plugin(_LOADED[ref, "test"], scores, alpha, timeout=None)
 
 
 def _serve_scheme(ref: str, diffs: np.ndarray) -> np.ndarray:
@@ -520,7 +520,7 @@ def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
     return sample
 
 
-def run_test(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT) -> dict[str, Any]:
+def run_plugin(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOUT) -> dict[str, Any]:
     """Run a plug-in test on paired scores and check what it returns.
 
     Parameters
@@ -652,7 +652,7 @@ def _decisions(res, lead, ref) -> np.ndarray:
 @dataclass(frozen=True)
 class PluginResult(SignificanceResult):
     """A plug-in's checked result: statistic and p-value (NaN for a test that gives decisions only), and
-    its decisions at the level it was run at (:func:`run_test` checks them at that level).
+    its decisions at the level it was run at (:func:`run_plugin` checks them at that level).
 
     ``decision_only``: the test gave decisions, no p-values; ``declined``: it
     returned None for this design, and nothing of this result may be counted.
@@ -679,7 +679,7 @@ class _PluginTest:
         if self.scheme is not None:
             sample = run_scheme(self.scheme, scores.diffs, timeout=self.timeout)
             scores = PairedScores(scores.acc_a, scores.acc_b, scores.n_train, scores.n_test, sample)
-        out = run_test(self.fn, scores, self.alpha, timeout=self.timeout)
+        out = run_plugin(self.fn, scores, self.alpha, timeout=self.timeout)
         return PluginResult(
             out["statistic"],
             out["pvalue"],
@@ -698,7 +698,7 @@ def as_test(fn, *, alpha: float, timeout=DEFAULT_TIMEOUT, scheme=None):
     The spec takes the paired scores (``takes="scores"``), so anything that
     runs registered tests runs it: :func:`simstudy.pipeline.outcomes.outcome_rows`
     gives its outcome rows, with the statistic and p-value it returned and its
-    decisions at ``alpha`` (checked as :func:`run_test` checks them).
+    decisions at ``alpha`` (checked as :func:`run_plugin` checks them).
 
     Parameters
     ----------

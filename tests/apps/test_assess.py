@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.apps.assess import assess, load_assessment, load_data, parse_designs, parse_learner
+from simstudy.apps.assess import assess, designs_for_data, load_assessment, load_data, parse_learner
 from simstudy.cli import main
 from simstudy.errors import StoredDataError
 
@@ -112,10 +112,10 @@ def test_estimator_that_needs_numbers_or_no_missing_values_is_refused(tmp_path):
 def test_designs_are_checked():
     y = np.repeat([0, 1], [20, 4])
     with pytest.raises(ValueError, match="--designs: unknown design 'loo'"):
-        parse_designs(["loo"], y)
+        designs_for_data(["loo"], y)
     with pytest.raises(ValueError, match="smallest class has 4 cases"):
-        parse_designs(["cv10x10"], y)
-    keys = [d.key for d in parse_designs("cv2x4 5x2cv resampled5", y)]
+        designs_for_data(["cv10x10"], y)
+    keys = [d.key for d in designs_for_data("cv2x4 5x2cv resampled5", y)]
     assert keys == ["cv2x4", "5x2cv", "resampled5"]
 
 
@@ -287,7 +287,7 @@ def _hits(rate, n=200, n_exp=10, seed=0):
 def test_recommendation_rests_on_size_and_size_adjusted_power_not_on_replicability_alone():
     from simstudy.apps.assess import recommend
 
-    designs = parse_designs(["cv10x10"], np.repeat([0, 1], 50))
+    designs = designs_for_data(["cv10x10"], np.repeat([0, 1], 50))
     table = pd.DataFrame(
         {
             "design": "cv10x10",
@@ -318,7 +318,7 @@ def test_recommendation_rests_on_size_and_size_adjusted_power_not_on_replicabili
 def test_ties_in_size_adjusted_power_go_to_simulated_replicability_then_to_the_users_r2():
     from simstudy.apps.assess import recommend
 
-    designs = parse_designs(["cv10x10"], np.repeat([0, 1], 50))
+    designs = designs_for_data(["cv10x10"], np.repeat([0, 1], 50))
     quiet = np.zeros((200, 10), dtype=bool)
     whole = np.repeat(np.arange(200) % 2 == 0, 10).reshape(200, 10)  # every repeat of half the data sets
     half = np.tile(np.arange(10) % 2 == 0, (200, 1))  # half the repeats of every data set

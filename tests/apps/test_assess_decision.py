@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simstudy.apps.assess import assess, parse_designs
+from simstudy.apps.assess import assess, designs_for_data
 from simstudy.apps.shipped_evidence import load_shipped
 
 SMALL = dict(designs=("cv2x5",), n_repeats=2, evidence=None)
@@ -24,7 +24,7 @@ def data():
 
 def test_the_designs_carry_their_mean_training_and_test_sizes():
     y = np.repeat([0, 1], [89, 89])  # 178 cases, as the wine data: folds of 17 and 18
-    cv, two, res = parse_designs(["cv10x10", "5x2cv", "resampled10"], y)
+    cv, two, res = designs_for_data(["cv10x10", "5x2cv", "resampled10"], y)
     assert (cv.n_train, cv.n_test) == pytest.approx((160.2, 17.8))
     assert cv.n_test / cv.n_train == pytest.approx(1 / 9)  # not 17/161, the smallest fold
     assert (two.n_train, two.n_test) == (89.0, 89.0)
@@ -60,7 +60,7 @@ def test_corrected_p_uses_mean_sizes_and_is_larger_than_with_the_smallest_fold(t
 def test_baycomp_runs_is_a_whole_divisor_nearest_to_the_test_share(design, runs):
     from simstudy.apps.assess import baycomp_runs
 
-    (d,) = parse_designs([design], np.repeat([0, 1], [61, 62]))  # 123 cases: no share is exactly whole
+    (d,) = designs_for_data([design], np.repeat([0, 1], [61, 62]))  # 123 cases: no share is exactly whole
     r = baycomp_runs(d)
     n = d.n_runs * d.n_folds
     assert isinstance(r, int) and r == runs and n % r == 0
@@ -108,7 +108,7 @@ def _conclude(rows, keys):
     from simstudy.apps.conclusion import conclude
 
     y = np.repeat([0, 1], 100)
-    designs = parse_designs(keys, y)
+    designs = designs_for_data(keys, y)
     table, effect = _tables(rows)
     return conclude(table, effect, designs, rope=0.01, a="logreg", b="forest", evidence="the test's")
 

@@ -20,8 +20,8 @@ from simstudy.apps.assess import (
     Dataset,
     LearnerChoice,
     assess,
+    designs_for_data,
     load_data,
-    parse_designs,
     parse_learner,
 )
 from simstudy.apps.assess.checks import _check_learnable
@@ -289,12 +289,16 @@ def test_a_small_class_names_the_designs_that_fit(tmp_path, capsys):
         match=r"cv10x10: 10 folds but the smallest class has 3 cases \('c'\).*"
         r"--designs cv10x3 5x2cv resampled10$",
     ):
-        parse_designs(["cv10x10", "5x2cv", "resampled10"], y, classes=("a", "b", "c"))
+        designs_for_data(["cv10x10", "5x2cv", "resampled10"], y, classes=("a", "b", "c"))
     # every design is checked, the resampled one included: one case of a class
     for design in ("5x2cv", "resampled10", "cv1x2"):
         with pytest.raises(ValueError, match="1 class\\(es\\) have a single case \\('c'\\)"):
-            parse_designs([design], np.repeat([0, 1, 2], [20, 20, 1]), classes=("a", "b", "c"))
-    assert [d.key for d in parse_designs(["cv10x3", "5x2cv", "resampled10"], y)] == ["cv10x3", "5x2cv", "resampled10"]
+            designs_for_data([design], np.repeat([0, 1, 2], [20, 20, 1]), classes=("a", "b", "c"))
+    assert [d.key for d in designs_for_data(["cv10x3", "5x2cv", "resampled10"], y)] == [
+        "cv10x3",
+        "5x2cv",
+        "resampled10",
+    ]
     path = _csv(tmp_path / "d.csv", labels=("no", "yes", "no", "yes", "no", "yes", "no", "yes", "no", "rare"))
     _refused(
         capsys,
@@ -541,12 +545,12 @@ def test_a_plan_larger_than_the_machine_is_refused_with_its_estimates(tmp_path, 
 
 
 def test_a_plan_refused_for_its_time_alone(tmp_path):
-    from simstudy.apps.assess import check_plan
+    from simstudy.apps.assess import check_budget
 
     with pytest.raises(ValueError, match=r"^--repeats: 3 repeats make 3 stored chunks, .*fitting them would take "
                        r"about 2\.0 years at the speed of the trial fits \(more than the year"):  # fmt: skip
-        check_plan(3, 2 * 365 * 86400.0, tmp_path, what="3 repeats")
-    check_plan(3, 60.0, tmp_path, what="3 repeats")  # a minute: carried out
+        check_budget(3, 2 * 365 * 86400.0, tmp_path, what="3 repeats")
+    check_budget(3, 60.0, tmp_path, what="3 repeats")  # a minute: carried out
 
 
 def test_several_data_sets_a_learner_that_cannot_take_one_is_one_line_naming_both(tmp_path, capsys):

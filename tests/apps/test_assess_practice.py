@@ -106,9 +106,9 @@ def _row(design, test, a_n, b_n, n=3):
 
 
 def test_verdicts_claim_no_more_than_the_test():
-    from simstudy.apps.assess import parse_designs
+    from simstudy.apps.assess import designs_for_data
 
-    designs = parse_designs(["5x2cv", "cv2x5"], np.array([0, 1] * 20))
+    designs = designs_for_data(["5x2cv", "cv2x5"], np.array([0, 1] * 20))
     table = pd.DataFrame(
         [_row("5x2cv", "5x2cv_f", 1, 1), _row("5x2cv", "5x2cv_t", 0, 0), _row("cv2x5", "corrected_cv_t", 0, 2)]
     )

@@ -11,7 +11,7 @@ import pytest
 from simstudy.apps.bench import TARGETS, bench
 from simstudy.cli import main
 from simstudy.engine import run_study
-from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_test
+from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "permutation_test.py")
@@ -158,7 +158,7 @@ def test_plugin_reference_errors():
     fn = load_plugin("simstudy.statistics.significance:paired_t_test")
     scores = PairedScores(np.ones((3, 1, 5)), np.zeros((3, 1, 5)), 90, 10)
     with pytest.raises(PluginError, match="raised"):
-        run_test(fn, scores, 0.05)  # paired_t_test expects an array, not PairedScores
+        run_plugin(fn, scores, 0.05)  # paired_t_test expects an array, not PairedScores
     assert main(["bench", "no_such_study", "--test", "simstudy.statistics.significance:paired_t_test"]) == 2
     assert main(["bench", "berrar3", "--test", "no_such_test", "--results", "/nonexistent"]) == 2
 

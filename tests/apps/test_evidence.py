@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simstudy.apps.assess import evidence_table, parse_designs, recommend
+from simstudy.apps.assess import designs_for_data, evidence_table, recommend
 from simstudy.apps.evidence import Evidence, collect_evidence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,7 +91,7 @@ def test_a_liberal_test_with_a_wide_interval_is_never_recommended():
     wide = synthetic("s1/quick", {LIBERAL_LOOKING: (0.06, 0.9)}, n_null=30, pattern="spread")
     sound = synthetic("s2/quick", {SOUND: (0.03, 0.5)}, n_null=200, n_alt=100, pattern="spread", seed=1)
     table, text = recommend(
-        user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [wide, sound]
+        user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), designs_for_data(["cv10x10"], Y), [wide, sound]
     )
     by = table.set_index("test")
     assert by.loc["cv_t", "size"] == "unresolved"
@@ -107,7 +107,7 @@ def test_without_a_test_that_controls_size_there_is_no_recommendation():
     wide = synthetic("s1/quick", {LIBERAL_LOOKING: (0.06, 0.9)}, n_null=30, pattern="spread")
     bad = synthetic("s2/quick", {SOUND: (0.2, 0.9)}, n_null=200, seed=2)
     table, text = recommend(
-        user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [wide, bad]
+        user_table([(*LIBERAL_LOOKING, 0.95), (*SOUND, 0.6)]), designs_for_data(["cv10x10"], Y), [wide, bad]
     )
     assert text.startswith("No recommendation: none of the 2 procedures")
     assert "liberal (Type I error shown above alpha on a null scenario): corrected_cv_t [cv10x10]" in text
@@ -118,7 +118,7 @@ def test_without_a_test_that_controls_size_there_is_no_recommendation():
 
 def test_a_design_without_evidence_is_named_as_not_covered():
     ev = synthetic("s1/quick", {SOUND: (0.03, 0.5)}, n_null=200, pattern="spread")
-    designs = parse_designs(["cv10x10", "5x2cv", "resampled10"], Y)
+    designs = designs_for_data(["cv10x10", "5x2cv", "resampled10"], Y)
     table, text = recommend(
         user_table(
             [
@@ -139,7 +139,7 @@ def test_a_design_without_evidence_is_named_as_not_covered():
 
 
 def test_no_evidence_at_all_names_every_design():
-    table, text = recommend(user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [])
+    table, text = recommend(user_table([(*SOUND, 0.6)]), designs_for_data(["cv10x10"], Y), [])
     assert text.startswith("No recommendation: no stored simulation evidence was found")
     assert "`simstudy proving-ground --profile quick --designs cv10x10`" in text
     assert (table["size"] == "no evidence").all()
@@ -190,7 +190,7 @@ def test_evidence_with_directions_only_at_its_own_alpha_is_not_used_at_a_larger_
     ev = Evidence(ev.rows.assign(sign=ev.rows["sign"].where(ev.rows["pvalue"] <= 0.05)), ev.truths, 0.05, ev.source)
     notes = []
     table, text = recommend(
-        user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y, alpha=0.1), [ev], alpha=0.1, notes=notes
+        user_table([(*SOUND, 0.6)]), designs_for_data(["cv10x10"], Y, alpha=0.1), [ev], alpha=0.1, notes=notes
     )
     assert any("directions only up to alpha = 0.05; not used at alpha = 0.1" in n for n in notes)
     assert table["size"].tolist() == ["no evidence"]
@@ -198,7 +198,7 @@ def test_evidence_with_directions_only_at_its_own_alpha_is_not_used_at_a_larger_
         "No recommendation: the stored evidence gives the direction of a rejection only up to "
         "alpha = 0.05, so it cannot judge tests at alpha = 0.1."
     )
-    table, text = recommend(user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [ev])
+    table, text = recommend(user_table([(*SOUND, 0.6)]), designs_for_data(["cv10x10"], Y), [ev])
     assert text.startswith("Recommended")
 
 
@@ -211,7 +211,7 @@ def test_decisions_only_give_no_size_adjusted_power_to_a_conservative_test():
     row = evidence_table([ev], {SOUND}).iloc[0]
     assert row["size"] == "controls size" and np.isnan(row["adjusted_power"]) and np.isnan(row["rank"])
     assert row["calibrated_units"] == 100 and row["adjusted_units"] == 0
-    table, text = recommend(user_table([(*SOUND, 0.6)]), parse_designs(["cv10x10"], Y), [ev])
+    table, text = recommend(user_table([(*SOUND, 0.6)]), designs_for_data(["cv10x10"], Y), [ev])
     assert text.startswith("Recommended: `corrected_cv_t` with cv10x10.")
     assert "none of them has a size-adjusted power in the evidence" in text
 
@@ -279,7 +279,9 @@ def test_runs_without_rows_damaged_or_moved_aside_are_skipped_with_a_note(result
     assert any("bouckaert1/smoke: no rows stored yet" in n for n in notes)
     assert any("bouckaert_frank/quick: not used" in n for n in notes)
     assert not any("replaced" in n for n in notes)
-    table, text = recommend(user_table([("cv2x5", "kfold_cv", "paired_t", 0.6)]), parse_designs(["cv2x5"], Y), evidence)
+    table, text = recommend(
+        user_table([("cv2x5", "kfold_cv", "paired_t", 0.6)]), designs_for_data(["cv2x5"], Y), evidence
+    )
     assert text.startswith("No recommendation")
 
 

@@ -320,12 +320,12 @@ def test_resumption_gives_the_same_rows(tiny, tmp_path):
 
 
 def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
-    from simstudy.apps.proving.report import build_report
+    from simstudy.apps.proving.report import build_proving_report
     from simstudy.pipeline.plugins import load_plugin
 
     run_study(tiny, "tiny", out=tmp_path / "run", progress=False)
     run = load_run(tiny, profile="tiny", out=tmp_path / "run")
-    rep = build_report(run, plugins=[(EXAMPLE, load_plugin(EXAMPLE))], results=None, figures=False)
+    rep = build_proving_report(run, plugins=[(EXAMPLE, load_plugin(EXAMPLE))], results=None, figures=False)
     assert rep["markdown"].is_file() and rep["html"].is_file()
     board = rep["tables"]["leaderboard"]
     assert f"{EXAMPLE} [cv2x5]" in set(board["procedure"]) and f"{EXAMPLE} [resampled4]" in set(board["procedure"])
@@ -385,7 +385,7 @@ def twenty_percent(scores):
 
 
 def test_a_pseudo_random_test_rejecting_20_percent_never_controls_size(tiny, tmp_path):
-    from simstudy.apps.proving.report import build_report
+    from simstudy.apps.proving.report import build_proving_report
     from simstudy.pipeline.plugins import load_plugin
 
     plug = tmp_path / "pseudo.py"
@@ -393,7 +393,7 @@ def test_a_pseudo_random_test_rejecting_20_percent_never_controls_size(tiny, tmp
     ref = f"{plug}:twenty_percent"
     run_study(tiny, "tiny", out=tmp_path / "run", progress=False)
     run = load_run(tiny, profile="tiny", out=tmp_path / "run")
-    rep = build_report(run, plugins=[(ref, load_plugin(ref))], results=None, figures=False)
+    rep = build_proving_report(run, plugins=[(ref, load_plugin(ref))], results=None, figures=False)
     board = rep["tables"]["leaderboard"].set_index("procedure")
     rows = board[board.index.str.startswith(ref)]
     assert len(rows) == 3 and (rows["size"] != "controls size").all()
@@ -515,7 +515,7 @@ def tiny_holdout():
 
 def test_the_bayesian_test_in_both_forms_and_a_declined_holdout(tiny_holdout, tmp_path):
     """The example's two forms decide alike on the cv, both decline the holdout (one split per repeat)."""
-    from simstudy.apps.proving.report import build_report, plugin_rows
+    from simstudy.apps.proving.report import build_proving_report, plugin_rows
     from simstudy.pipeline.plugins import load_plugin
 
     run_study(tiny_holdout, "tiny", out=tmp_path / "run", progress=False)
@@ -527,7 +527,7 @@ def test_the_bayesian_test_in_both_forms_and_a_declined_holdout(tiny_holdout, tm
     assert decide.loc[cv, "decision_only"].all() and not post["decision_only"].any()
     np.testing.assert_array_equal(decide.loc[cv, "decision"].to_numpy(), post.loc[cv, "decision"].to_numpy())
     assert (decide.loc[cv, "decision"] != 0).any()  # it rejects: the proving ground no longer drops its decisions
-    rep = build_report(run, plugins=[(r, load_plugin(r)) for r in refs], results=None, figures=False)
+    rep = build_proving_report(run, plugins=[(r, load_plugin(r)) for r in refs], results=None, figures=False)
     board = rep["tables"]["leaderboard"].set_index("procedure")
     d, p = board.loc[f"{refs[0]} [cv2x5]"], board.loc[f"{refs[1]} [cv2x5]"]
     assert d["type1"] == p["type1"] and d["power"] == p["power"] and d["size"] == p["size"]

@@ -565,7 +565,7 @@ def test_proving_ground_on_a_full_disk_names_the_path(tmp_path, monkeypatch, cap
         path=out,
     )
     monkeypatch.setattr(engine_mod, "run_study", lambda *a, **kw: stored)  # the run is not what is tested here
-    monkeypatch.setattr(proving_report, "build_report", full)
+    monkeypatch.setattr(proving_report, "build_proving_report", full)
     monkeypatch.setattr(proving_report, "write_berrar_page", full)
     args = ["proving-ground", "--profile", "smoke", "--quiet", "--out", str(out)]
     assert main(args + (["--berrar-calibration"] if calibration else [])) == 2

@@ -21,7 +21,7 @@ import pytest
 
 from simstudy._worker import OUTPUT_CAP
 from simstudy.cli import main
-from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, open_plugin, run_scheme, run_test
+from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, open_plugin, run_plugin, run_scheme
 
 psutil = pytest.importorskip("psutil")
 
@@ -335,10 +335,10 @@ def test_results_in_the_worker_are_those_of_this_process(place):
 
     ref = f"{place / 'hostile.py'}:corrected"
     scores = _scores()
-    here = run_test(load_plugin(ref), scores, 0.05)
+    here = run_plugin(load_plugin(ref), scores, 0.05)
     with open_plugin(ref) as proc:
         for _ in range(3):  # one warm worker for every call
-            there = run_test(proc, scores, 0.05)
+            there = run_plugin(proc, scores, 0.05)
             for key in ("statistic", "pvalue", "decision"):
                 np.testing.assert_array_equal(here[key], there[key])
                 assert here[key].dtype == there[key].dtype
@@ -370,7 +370,7 @@ def test_a_worker_error_keeps_the_messages_of_this_process(place, tmp_path):
     for name, message in (("t", "called sys.exit(3)"), ("r", "raised RuntimeError: boom")):
         with pytest.raises(PluginError, match=rf"^--test '.*bad.py:{name}'.*{re.escape(message)}"):
             with open_plugin(f"{f}:{name}") as proc:
-                run_test(proc, _scores(), 0.05, timeout=5)
+                run_plugin(proc, _scores(), 0.05, timeout=5)
     f.write_text("import nosuchmodule\n")
     with pytest.raises(PluginError, match="importing it failed: ModuleNotFoundError"):
         with open_plugin(f"{f}:t"):

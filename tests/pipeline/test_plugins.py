@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_scheme, run_test
+from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_plugin, run_scheme
 from simstudy.statistics.significance import corrected_repeated_cv_t_test
 
 
@@ -37,7 +37,7 @@ def test_module_reference_and_result_object():
     def corrected(scores):
         return corrected_repeated_cv_t_test(scores.diffs, n_train=scores.n_train, n_test=scores.n_test)
 
-    out = run_test(corrected, _scores(), 0.05)
+    out = run_plugin(corrected, _scores(), 0.05)
     assert out["decision"].shape == (4,) and np.all(out["decision"] == 1)
     assert np.all(out["pvalue"] <= 0.05)
 
@@ -51,9 +51,9 @@ def test_file_reference_tuple_and_direction(tmp_path):
         "    return m, np.full(m.shape, 0.01)\n",
     )
     fn = load_plugin(f"{f}:t")
-    assert np.all(run_test(fn, _scores(shift=0.05), 0.05)["decision"] == 1)
-    assert np.all(run_test(fn, _scores(shift=-0.05), 0.05)["decision"] == -1)
-    assert np.all(run_test(fn, _scores(), 0.001)["decision"] == 0)
+    assert np.all(run_plugin(fn, _scores(shift=0.05), 0.05)["decision"] == 1)
+    assert np.all(run_plugin(fn, _scores(shift=-0.05), 0.05)["decision"] == -1)
+    assert np.all(run_plugin(fn, _scores(), 0.001)["decision"] == 0)
 
 
 def test_file_plugin_may_define_its_own_result_dataclass(tmp_path):
@@ -71,7 +71,7 @@ def test_file_plugin_may_define_its_own_result_dataclass(tmp_path):
         "    return Res(np.zeros(n), np.zeros(n), -np.ones(n))\n",
         name="own.py",
     )
-    assert np.all(run_test(load_plugin(f"{f}:t"), _scores(), 0.05)["decision"] == -1)
+    assert np.all(run_plugin(load_plugin(f"{f}:t"), _scores(), 0.05)["decision"] == -1)
 
 
 def test_decision_array_and_class_plugins(tmp_path):
@@ -86,9 +86,9 @@ def test_decision_array_and_class_plugins(tmp_path):
         "    def __call__(self, scores):\n"
         "        return np.where(scores.diffs.mean(axis=(-2, -1)) > self.cut, 1, 0)\n",
     )
-    out = run_test(load_plugin(f"{f}:always_b"), _scores(), 0.05)
+    out = run_plugin(load_plugin(f"{f}:always_b"), _scores(), 0.05)
     assert np.all(out["decision"] == -1) and np.all(np.isnan(out["pvalue"]))
-    assert np.all(run_test(load_plugin(f"{f}:Threshold"), _scores(), 0.05)["decision"] == 1)
+    assert np.all(run_plugin(load_plugin(f"{f}:Threshold"), _scores(), 0.05)["decision"] == 1)
 
 
 def test_none_declines_the_design_and_decisions_are_flagged(tmp_path):
@@ -104,12 +104,12 @@ def test_none_declines_the_design_and_decisions_are_flagged(tmp_path):
     )
     picky, t = load_plugin(f"{f}:picky"), load_plugin(f"{f}:t")
     one_split = PairedScores(np.ones((4, 1, 1)), np.zeros((4, 1, 1)), n_train=67, n_test=33)
-    out = run_test(picky, one_split, 0.05)
+    out = run_plugin(picky, one_split, 0.05)
     assert out["declined"] and not out["decision_only"] and not out["decision"].any()
     assert np.isnan(out["pvalue"]).all() and np.isnan(out["direction"]).all()
-    out = run_test(picky, _scores(), 0.05)
+    out = run_plugin(picky, _scores(), 0.05)
     assert out["decision_only"] and not out["declined"] and (out["direction"] == 1).all()
-    out = run_test(t, _scores(shift=-0.05), 0.05)  # no rejection at 0.05, but the direction is known
+    out = run_plugin(t, _scores(shift=-0.05), 0.05)  # no rejection at 0.05, but the direction is known
     assert not out["decision"].any() and (out["direction"] == -1).all()
     assert not out["decision_only"] and not out["declined"]
 
@@ -130,7 +130,7 @@ def test_none_declines_the_design_and_decisions_are_flagged(tmp_path):
 def test_bad_returns_name_the_plugin(tmp_path, body, message):
     f = _write(tmp_path, f"import numpy as np\ndef t(scores):\n    {body}\n")
     with pytest.raises(PluginError) as info:
-        run_test(load_plugin(f"{f}:t"), _scores(), 0.05)
+        run_plugin(load_plugin(f"{f}:t"), _scores(), 0.05)
     assert message in str(info.value) and "plug.py:t" in str(info.value)
 
 
@@ -192,7 +192,7 @@ def test_a_plugin_that_never_returns_is_stopped_by_the_time_limit(tmp_path, body
     threads = threading.active_count()
     start = time.monotonic()
     with pytest.raises(PluginError, match=r"--test '.*plug.py:t': did not finish within the time limit of 0.3 s"):
-        run_test(fn, _scores(), 0.05, timeout=0.3)
+        run_plugin(fn, _scores(), 0.05, timeout=0.3)
     assert time.monotonic() - start < 5
     # nothing left behind: the handler is back, no timer is running, no thread was started
     assert signal.getsignal(signal.SIGALRM) is handler
@@ -206,7 +206,7 @@ def test_time_limit_restores_a_running_timer_and_spares_fast_plugins(tmp_path):
     old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
     try:
         signal.setitimer(signal.ITIMER_REAL, 50.0)
-        assert np.all(run_test(fn, _scores(), 0.05, timeout=10)["decision"] == 1)
+        assert np.all(run_plugin(fn, _scores(), 0.05, timeout=10)["decision"] == 1)
         left, _ = signal.getitimer(signal.ITIMER_REAL)
         assert 40 < left <= 50
     finally:
@@ -231,7 +231,7 @@ def test_without_the_main_thread_the_plugin_runs_without_limit_and_says_so(tmp_p
     def worker():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            out["res"] = run_test(fn, _scores(), 0.05, timeout=1)
+            out["res"] = run_plugin(fn, _scores(), 0.05, timeout=1)
         out["warnings"] = [str(w.message) for w in caught]
 
     th = threading.Thread(target=worker)
@@ -244,12 +244,12 @@ def test_without_the_main_thread_the_plugin_runs_without_limit_and_says_so(tmp_p
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "10", True])
 def test_bad_timeout_is_refused(bad):
     with pytest.raises(ValueError, match="^timeout: "):
-        run_test(lambda s: 0, _scores(), 0.05, timeout=bad)
+        run_plugin(lambda s: 0, _scores(), 0.05, timeout=bad)
 
 
 def test_no_time_limit_with_none(tmp_path):
     fn = _plug(tmp_path, "    m = scores.diffs.mean(axis=(-2, -1))\n    return m, np.full(m.shape, 0.01)\n")
-    assert np.all(run_test(fn, _scores(), 0.05, timeout=None)["decision"] == 1)
+    assert np.all(run_plugin(fn, _scores(), 0.05, timeout=None)["decision"] == 1)
 
 
 @pytest.mark.parametrize(
@@ -262,14 +262,14 @@ def test_no_time_limit_with_none(tmp_path):
 )
 def test_a_scalar_is_not_spread_over_the_replications(tmp_path, body, message):
     with pytest.raises(PluginError, match=re.escape(message)):
-        run_test(_plug(tmp_path, body), _scores(), 0.05)
+        run_plugin(_plug(tmp_path, body), _scores(), 0.05)
 
 
 def test_a_single_replication_may_return_scalars(tmp_path):
     fn = _plug(tmp_path, "    return float(scores.diffs.mean()), 0.01\n")
     s = _scores()
     one = PairedScores(s.acc_a[0], s.acc_b[0], n_train=90, n_test=10)
-    assert run_test(fn, one, 0.05)["decision"] == 1
+    assert run_plugin(fn, one, 0.05)["decision"] == 1
 
 
 def test_nan_statistic_with_a_small_p_value_is_refused(tmp_path):
@@ -279,9 +279,9 @@ def test_nan_statistic_with_a_small_p_value_is_refused(tmp_path):
         match=r"statistic \(which gives the direction\) is NaN where the p-value is "
         r"<= alpha \(1 of 4 samples\)",
     ):
-        run_test(fn, _scores(), 0.05)
+        run_plugin(fn, _scores(), 0.05)
     # with large p-values it is harmless: nothing rejects
-    out = run_test(_plug(tmp_path, "    return np.full(4, np.nan), np.full(4, 0.5)\n", name="b.py"), _scores(), 0.05)
+    out = run_plugin(_plug(tmp_path, "    return np.full(4, np.nan), np.full(4, 0.5)\n", name="b.py"), _scores(), 0.05)
     assert np.all(out["decision"] == 0)
 
 
@@ -293,7 +293,7 @@ def test_nan_direction_with_a_small_p_value_is_refused(tmp_path):
         head=head,
     )
     with pytest.raises(PluginError, match="the direction is NaN where the p-value is <= alpha"):
-        run_test(fn, _scores(), 0.05)
+        run_plugin(fn, _scores(), 0.05)
     # a NaN statistic with an explicit direction is fine
     fn = _plug(
         tmp_path,
@@ -301,14 +301,14 @@ def test_nan_direction_with_a_small_p_value_is_refused(tmp_path):
         head=head,
         name="c.py",
     )
-    assert np.all(run_test(fn, _scores(), 0.05)["decision"] == 1)
+    assert np.all(run_plugin(fn, _scores(), 0.05)["decision"] == 1)
 
 
 @pytest.mark.parametrize("code", ["3", "0", "'bye'", ""])
 def test_sys_exit_inside_a_plugin_is_a_plugin_error(tmp_path, code):
     fn = _plug(tmp_path, f"    import sys\n    sys.exit({code})\n")
     with pytest.raises(PluginError, match=r"^--test '.*plug.py:t' called sys.exit\(.*\); a plug-in must return"):
-        run_test(fn, _scores(), 0.05)
+        run_plugin(fn, _scores(), 0.05)
     f = _write(tmp_path, "import sys\nsys.exit(3)\n", name="exits.py")
     with pytest.raises(PluginError, match=r"called sys.exit\(3\).*\(while importing it\)"):
         load_plugin(f"{f}:t")
@@ -317,7 +317,7 @@ def test_sys_exit_inside_a_plugin_is_a_plugin_error(tmp_path, code):
 def test_keyboard_interrupt_stays_an_interrupt(tmp_path):
     fn = _plug(tmp_path, "    raise KeyboardInterrupt\n")
     with pytest.raises(KeyboardInterrupt):
-        run_test(fn, _scores(), 0.05)
+        run_plugin(fn, _scores(), 0.05)
 
 
 @pytest.mark.parametrize(
@@ -332,7 +332,7 @@ def test_complex_results_are_refused(tmp_path, body):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no ComplexWarning on the way
         with pytest.raises(PluginError, match="complex"):
-            run_test(_plug(tmp_path, body), _scores(), 0.05)
+            run_plugin(_plug(tmp_path, body), _scores(), 0.05)
 
 
 def test_complex_scheme_sample_is_refused(tmp_path):
@@ -352,7 +352,7 @@ def test_plugin_output_goes_to_stderr_with_its_name(tmp_path, capfd):
         "    m = scores.diffs.mean(axis=(-2, -1))\n"
         "    return m, np.full(m.shape, 0.01)\n",
     )
-    assert np.all(run_test(fn, _scores(), 0.05)["decision"] == 1)
+    assert np.all(run_plugin(fn, _scores(), 0.05)["decision"] == 1)
     print("the table")
     out, err = capfd.readouterr()
     assert out == "the table\n"
@@ -366,7 +366,7 @@ def test_plugin_output_goes_to_stderr_with_its_name(tmp_path, capfd):
 def test_plugin_output_is_passed_on_even_when_it_fails(tmp_path, capfd):
     fn = _plug(tmp_path, "    print('about to fail')\n    raise RuntimeError('boom')\n")
     with pytest.raises(PluginError, match="boom"):
-        run_test(fn, _scores(), 0.05)
+        run_plugin(fn, _scores(), 0.05)
     out, err = capfd.readouterr()
     assert out == "" and f"{fn.__simstudy_ref__}: about to fail" in err
 

@@ -48,7 +48,7 @@ The package follows the steps of an assessment; each module imports only modules
 """
 
 from simstudy.apps.assess.assessment import SHIPPED, Assessment, LocalEvidence, baycomp_runs
-from simstudy.apps.assess.checks import check_learners, check_plan
+from simstudy.apps.assess.checks import check_budget, check_learners
 from simstudy.apps.assess.data import Dataset, as_dataset, check_metric_for, load_data
 from simstudy.apps.assess.designs import (
     DEFAULT_DESIGNS,
@@ -57,7 +57,7 @@ from simstudy.apps.assess.designs import (
     FULL_DESIGNS,
     FULL_REPEATS,
     DesignChoice,
-    parse_designs,
+    designs_for_data,
 )
 from simstudy.apps.assess.learners import LearnerChoice, named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import DEFAULT_FIT_TIMEOUT
@@ -76,7 +76,7 @@ __all__ = [
     "DesignChoice",
     "load_data",
     "parse_learner",
-    "parse_designs",
+    "designs_for_data",
     "assessment_study",
     "assess",
     "assessment_tables",
@@ -100,6 +100,6 @@ __all__ = [
     "DEFAULT_FIT_TIMEOUT",
     "check_learners",
     "check_metric_for",
-    "check_plan",
+    "check_budget",
     "wants_worker",
 ]

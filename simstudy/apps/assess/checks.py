@@ -1,7 +1,7 @@
 """What is refused before anything is written, on one line naming the option: a learner that is not a
 classifier, cannot take the data's attributes or missing values, or fails its trial fit on the whole data (in
 its worker when contained: :func:`_check_learnable`, :func:`check_learners`); a plan larger than the machine
-can carry out (:func:`check_plan`); a ROPE that is not a number >= 0 (:func:`check_rope`).
+can carry out (:func:`check_budget`); a ROPE that is not a number >= 0 (:func:`check_rope`).
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, de
 FIT_OVERHEAD = 2e-3
 
 
-def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+def check_budget(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
     """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates):
     :func:`simstudy.engine.capacity.check_capacity` with ``fit_seconds`` estimated from the trial fits."""
     timing = "fitting them would take about {} at the speed of the trial fits"
@@ -161,13 +161,13 @@ def check_plan(n_chunks: int, fit_seconds: float, out, *, what: str, option: str
 
 
 def _check_assess_plan(designs, n_repeats: int, seconds: float, data: Dataset, out) -> None:
-    """:func:`check_plan` of an assessment: one chunk per design and repeat, each split fitted by both learners
+    """:func:`check_budget` of an assessment: one chunk per design and repeat, each split fitted by both learners
     (``seconds``: both trial fits on all the data; a split's fit takes its share of the rows)."""
     n = data.y.size
     per_repeat = sum(d.n_runs * max(d.n_folds, 1) * (seconds * d.n_train / n + 2 * FIT_OVERHEAD) for d in designs)
     keys = ", ".join(d.key for d in designs)
     what = f"{n_repeats:,} repeats of {len(designs)} design(s) ({keys})"
-    check_plan(len(designs) * n_repeats, n_repeats * per_repeat, out, what=what)
+    check_budget(len(designs) * n_repeats, n_repeats * per_repeat, out, what=what)
 
 
 #: Scorers whose differences between two classifiers can exceed 1 in size: the widest difference (inf: unbounded).

@@ -85,7 +85,7 @@ class DesignChoice:
         return self.spec.label if self.spec is not None else self.key
 
 
-def parse_designs(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
+def designs_for_data(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
     """Designs from names such as ``cv10x10``, ``cv1x10`` (plain 10-fold cv), ``5x2cv``, ``resampled30``.
 
     Parameters

@@ -36,9 +36,9 @@ import numpy as np
 
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.assessment import baycomp_runs
-from simstudy.apps.assess.checks import FIT_OVERHEAD, check_learners, check_plan, check_rope
+from simstudy.apps.assess.checks import FIT_OVERHEAD, check_budget, check_learners, check_rope
 from simstudy.apps.assess.data import as_dataset, check_metric_for
-from simstudy.apps.assess.designs import parse_designs
+from simstudy.apps.assess.designs import designs_for_data
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout
 from simstudy.apps.assess.report import _html_prose, _md_prose, _md_table, md_text
@@ -93,7 +93,7 @@ def design_choices(datasets, design: str) -> dict:
     choices = {}
     for i, data in enumerate(datasets):
         try:
-            (choices[i],) = parse_designs([design], data.y, classes=data.classes)
+            (choices[i],) = designs_for_data([design], data.y, classes=data.classes)
         except ValueError as exc:
             raise InputError(f"{data.name}: {exc}") from None
     return choices
@@ -645,7 +645,7 @@ def assess_many(
         for d in (datasets[i],)
     )
     try:
-        check_plan(
+        check_budget(
             len(datasets) * n_repeats, fitting, out, what=f"{n_repeats:,} repeats on {len(datasets)} data set(s)"
         )
     except BaseException:

@@ -20,7 +20,7 @@ from simstudy.apps.assess.designs import (
     FULL_REPEATS,
     _check_designs,
     _check_tests,
-    parse_designs,
+    designs_for_data,
 )
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout
@@ -77,7 +77,7 @@ def assess(
         Instead of ``a`` and ``b``: ``{"logreg": ..., "forest": ...}`` (A
         first), named in the tables and figures, or two (name, learner) pairs.
     designs : sequence of str, optional
-        Design names (see :func:`parse_designs`); default :data:`DEFAULT_DESIGNS`
+        Design names (see :func:`designs_for_data`); default :data:`DEFAULT_DESIGNS`
         (the 5x2 cv alone: fast, and its corrected test controls size for
         learners of every stability class), or :data:`FULL_DESIGNS` with ``full``.
     tests : sequence of str, optional
@@ -211,7 +211,7 @@ def assess(
     cb = parse_learner(
         b, b_params, option="--b", contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
     )
-    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    chosen = designs_for_data(designs, data.y, alpha=alpha, classes=data.classes)
     _check_designs(chosen, _check_tests(tests, chosen), data, metric)
     digest = data.digest
     try:

@@ -15,7 +15,7 @@ from simstudy._lazy import lazy_module
 from simstudy.apps.assess.assessment import Assessment, _assessment, _score_names
 from simstudy.apps.assess.checks import check_rope
 from simstudy.apps.assess.data import as_dataset, check_metric_for
-from simstudy.apps.assess.designs import DEFAULT_DESIGNS, DEFAULT_REPEATS, parse_designs
+from simstudy.apps.assess.designs import DEFAULT_DESIGNS, DEFAULT_REPEATS, designs_for_data
 from simstudy.apps.assess.errors import _first_line
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.study import ASSESS_PROFILE, _comparisons, assessment_study
@@ -325,7 +325,7 @@ def load_assessment(
     # nothing is fitted: a learner given by reference is not even imported
     ca = parse_learner(a, a_params, option="--a", contained=wants_worker(a))
     cb = parse_learner(b, b_params, option="--b", contained=wants_worker(b))
-    chosen = parse_designs(designs, data.y, alpha=alpha, classes=data.classes)
+    chosen = designs_for_data(designs, data.y, alpha=alpha, classes=data.classes)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric, fitting=False)
     seed = DEFAULT_SEED if seed is None else seed
     _refuse_other_data(study, out, seed)

@@ -49,7 +49,7 @@ def plugin_rows(scores: pd.DataFrame, fn, ref: str, *, timeout=None) -> pd.DataF
 
 
 def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
-    from simstudy.pipeline.plugins import run_test
+    from simstudy.pipeline.plugins import run_plugin
     from simstudy.pipeline.scores import PairedScores
 
     parts = []
@@ -68,7 +68,7 @@ def _plugin_rows(scores: pd.DataFrame, fn, ref: str, timeout) -> pd.DataFrame:
             n_test=int(g["n_test"].iloc[0]),
             **counts,
         )
-        res = run_test(fn, ps, ALPHA_MAX, timeout=timeout)
+        res = run_plugin(fn, ps, ALPHA_MAX, timeout=timeout)
         p = res["pvalue"].ravel()
         sign = res["decision"].ravel().astype(np.int8)
         # a decision-only test decides by its own rule: its decisions are its decisions at every level

@@ -1,6 +1,6 @@
 """The proving ground's report: tables, figures and the papers' statements, from stored rows only.
 
-:func:`build_report` reads a stored run of the proving ground, applies any
+:func:`build_proving_report` reads a stored run of the proving ground, applies any
 plug-in tests to its stored paired scores (no refitting: the same data sets,
 partitions and fits the built-in tests saw), computes the tables of
 :mod:`simstudy.apps.proving.summary` and, when Berrar's studies are stored, the
@@ -72,7 +72,7 @@ else:
 
 __all__ = [
     "plugin_rows",
-    "build_report",
+    "build_proving_report",
     "write_berrar_page",
     "statements",
     "REPORT_NAME",
@@ -194,7 +194,7 @@ def _null_scores(run, key) -> pd.DataFrame:
         return pd.concat(run.table_chunks("scores", columns=cols, conditions=[key]), ignore_index=True)
 
 
-def build_report(
+def build_proving_report(
     run,
     *,
     plugins=(),
@@ -614,5 +614,5 @@ def why_no_rank(board: pd.DataFrame) -> str:
 
 def study_page(run, out, results) -> dict:
     """The proving ground's page for the reproduction page (:attr:`Publication.page`): the whole report in ``out``."""
-    rep = build_report(run, results=results, out=out)
+    rep = build_proving_report(run, results=results, out=out)
     return {"markdown": rep["markdown"], "html": rep["html"], "summary": summary_markdown(rep)}

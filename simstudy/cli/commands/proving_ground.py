@@ -217,11 +217,11 @@ def _run_and_report(args, study, out: Path, rule, tests, plugins) -> int:
     if run.manifest["status"] != "complete":
         print("the run is not complete; run the same command again to resume", file=sys.stderr)
         return 1
-    from simstudy.apps.proving.report import build_report
+    from simstudy.apps.proving.report import build_proving_report
 
     report_dir = run.path if args.report_dir is None else Path(args.report_dir)
     try:
-        rep = build_report(
+        rep = build_proving_report(
             run, plugins=plugins, tests=tests, results=args.results, out=report_dir, timeout=args.timeout, rule=rule
         )
     except OSError as exc:  # e.g. a full disk while the report is written: one line naming where
