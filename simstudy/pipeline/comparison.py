@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "seeded", "rescore", "all_tests"]
+__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "seeded", "rescore"]
 
 
 _SEED_HIGH = 2**31 - 1
@@ -165,7 +165,8 @@ class Comparison:
         designs themselves; with a mapping, the labels name the designs in the
         stored rows.
     tests : ``"all"``, sequence of str, mapping of label -> str, or mapping of design -> tests
-        ``"all"``: every registered test that runs on a design (:func:`all_tests`);
+        ``"all"``: every registered test that runs on a design
+        (:func:`~simstudy.pipeline.outcomes.all_tests`);
         names: each on the designs it runs on (:meth:`~simstudy.pipeline.outcomes.TestSpec.runs_on`:
         the design feeds its input and is of a kind it is made for; McNemar's
         test runs on holdout designs only), labelled by their names; a mapping:
@@ -355,7 +356,7 @@ class Comparison:
 
     def tests_for(self, key: str) -> dict[str, str]:
         """The tests run on the design labelled ``key``: ``{label: registered name}``."""
-        from simstudy.pipeline.outcomes import get_test
+        from simstudy.pipeline.outcomes import all_tests, get_test
 
         d = self.design(key)
         if isinstance(self.tests, str):
@@ -506,21 +507,6 @@ class Comparison:
         if self.keep_outputs:
             out["predictions"] = fits.predictions(y)
         return out
-
-
-def all_tests(design: DesignSpec) -> dict[str, str]:
-    """``{name: name}`` of every registered test that runs on ``design`` and belongs in "all" of it: the tests
-    in "all" (:attr:`~simstudy.pipeline.outcomes.TestSpec.in_all`), and those made for its kind (McNemar's
-    and the difference of proportions on a holdout), in registration order."""
-    from simstudy.pipeline.outcomes import get_test, test_names
-
-    out = {}
-    for n in test_names():
-        spec = get_test(n)
-        made_for = spec.designs is not None and design.kind in spec.designs
-        if spec.runs_on(design) and (spec.in_all or made_for):
-            out[n] = n
-    return out
 
 
 def _per_design(tests) -> Mapping | None:

@@ -50,6 +50,7 @@ __all__ = [
     "get_test",
     "test_names",
     "deciding_test",
+    "all_tests",
     "run_test",
     "outcome_rows",
     "INPUTS",
@@ -250,6 +251,18 @@ def test_names(takes: str | None = None, *, in_all: bool = False) -> list[str]:
     list of str
     """
     return [n for n, s in _REGISTRY.items() if (takes is None or s.takes == takes) and (s.in_all or not in_all)]
+
+
+def all_tests(design) -> dict[str, str]:
+    """``{name: name}`` of every registered test that runs on ``design`` and belongs in "all" of it: the tests
+    in "all" (:attr:`~simstudy.pipeline.outcomes.TestSpec.in_all`), and those made for its kind (McNemar's
+    and the difference of proportions on a holdout), in registration order."""
+    out = {}
+    for n, spec in _REGISTRY.items():
+        made_for = spec.designs is not None and design.kind in spec.designs
+        if spec.runs_on(design) and (spec.in_all or made_for):
+            out[n] = n
+    return out
 
 
 def deciding_test(design) -> TestSpec | None:

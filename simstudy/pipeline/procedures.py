@@ -79,9 +79,8 @@ def procedures_for(design: str, tests=None, schemes=None) -> list[Procedure]:
     """Every procedure a design gives: each test (default: every test in "all" of it) that runs on it, a
     sample test on an r x k cv once per scheme whose sample has two values or more there (default: every
     registered scheme)."""
-    from simstudy.pipeline.comparison import all_tests
     from simstudy.pipeline.designs import parse_design
-    from simstudy.pipeline.outcomes import get_test
+    from simstudy.pipeline.outcomes import all_tests, get_test
     from simstudy.pipeline.schemes import get_scheme, scheme_names
 
     d = parse_design(design)

@@ -6,9 +6,9 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
 from simstudy.errors import InputError
-from simstudy.pipeline.comparison import Comparison, all_tests
+from simstudy.pipeline.comparison import Comparison
 from simstudy.pipeline.designs import KINDS, DesignSpec, is_design_name, parse_design
-from simstudy.pipeline.outcomes import deciding_test, get_test
+from simstudy.pipeline.outcomes import all_tests, deciding_test, get_test
 from simstudy.pipeline.outcomes import test_names as registered_tests
 from simstudy.pipeline.procedures import Procedure, procedures_for
 from simstudy.pipeline.schemes import SCHEMES, get_scheme, scheme_names

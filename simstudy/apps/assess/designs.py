@@ -179,8 +179,7 @@ def _fitting_designs(names, smallest: int) -> str:
 
 def _tests_for(design: DesignChoice, tests) -> dict:
     """``{label: registered name}`` of the tests that run on ``design`` (default: :data:`DEFAULT_TESTS` of its kind)."""
-    from simstudy.pipeline.comparison import all_tests
-    from simstudy.pipeline.outcomes import get_test
+    from simstudy.pipeline.outcomes import all_tests, get_test
 
     spec = design.spec
     if tests is None:
