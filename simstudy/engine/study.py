@@ -267,10 +267,18 @@ class Provides:
         condition and the null condition that calibrates each alternative (see
         :mod:`simstudy.apps.evidence`).  Applications never read a study's own
         labels: a study without it provides no evidence.
+    forecasts : callable(RunData, str) -> (DataFrame, list of str), optional
+        The replication probabilities the study's models forecast, per
+        replication (columns ``study``, ``model``, ``group``, ``replication``,
+        ``significant``, ``P``: NaN where not significant), and notes on what is
+        missing; the proving ground's calibration of those models reads every
+        study that declares them (Berrar's studies 1 to 3).  The second argument
+        is the study's name, for the rows and notes.
     """
 
     paired_scores: Any = None
     evidence: Callable | None = None
+    forecasts: Callable | None = None
 
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")

@@ -127,7 +127,10 @@ def benchmark_declaration(starts: dict[int, int], n_datasets: int) -> dict:
         "setup": benchmark_setup,
         "summarize": partial(benchmark_summary, n_datasets=n_datasets),
         "settings": BenchmarkSettings,
-        "provides": Provides(paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",))),
+        "provides": Provides(
+            paired_scores=ScoreLayout(groups=("g",), axes=("dataset",), variants=("test",)),
+            forecasts=partial(benchmark_forecasts, n_datasets=n_datasets),
+        ),
         "cost": Cost(work=benchmark_work),
     }
 
@@ -416,3 +419,106 @@ def cv_summary(run, *, by: str, df: int) -> dict[str, pd.DataFrame]:
         )
     study["n_failures"] = int(len(run.failures)) if run.failures is not None else 0
     return {"t": table, "study": pd.DataFrame([study])}
+
+
+# -- what the proving ground's calibration of the models reads (Provides.forecasts) -----------------------------------
+
+
+def benchmark_forecasts(run, study: str, *, n_datasets: int) -> tuple[pd.DataFrame, list[str]]:
+    """Studies 1 and 2: per replication and model (binomial, Bayesian, Wilcoxon with s* and with s* = 1), the
+    group and the replication probability ``P`` forecast where the result is significant; and notes on what is
+    missing (see :attr:`simstudy.engine.Provides.forecasts`)."""
+    from simstudy.statistics.replication import bayesian_model, binomial_model, wilcoxon_model
+
+    out = run.table("outcomes")
+    notes, parts = [], []
+
+    def add(rows, model, P, group):
+        parts.append(
+            pd.DataFrame(
+                {
+                    "study": study,
+                    "model": model,
+                    "group": rows[group].to_numpy(),
+                    "replication": rows["replication"].to_numpy(),
+                    "significant": rows["decision"].to_numpy() == 1,
+                    "P": np.where(rows["decision"].to_numpy() == 1, P, np.nan),
+                }
+            )
+        )
+
+    n = n_datasets
+    b = out[out["test"] == "binomial"]
+    if len(b):
+        wins = b["wins"].to_numpy(int) if "wins" in b else np.rint(b["statistic"].to_numpy(float) * n).astype(int)
+        add(b, "binomial", np.asarray(binomial_model(wins, n, alpha=ALPHA).estimate, float), "g")
+        add(b, "Bayesian", np.asarray(bayesian_model(wins, n, alpha=ALPHA).estimate, float), "g")
+    else:
+        notes.append(f"{study}: no binomial rows")
+    w = out[out["test"] == "wilcoxon"]
+    if len(w):
+        z = w["statistic"].to_numpy(float)
+        boot = run.table("bootstrap") if "bootstrap" in run.tables() else None
+        if boot is not None and len(boot):
+            s_star = boot.groupby("g")["z"].std(ddof=1)
+            s = w["g"].map(s_star).to_numpy(float)
+            have = np.isfinite(s)
+            if not have.all():
+                notes.append(
+                    f"{study}: no bootstrapped s* for groups "
+                    f"{sorted(set(w['g'][~have]))}; the Wilcoxon model with s* left them out"
+                )
+            P = np.full(z.size, np.nan)
+            for g in np.unique(w["g"][have]):
+                m = w["g"].to_numpy() == g
+                P[m] = np.asarray(wilcoxon_model(z[m], float(s_star[g]), alpha=ALPHA).estimate, float)
+            add(w, "Wilcoxon (s*)", P, "g")
+        else:
+            notes.append(
+                f"{study}: no stored bootstrap table (profile without n_boot), so no s*: "
+                "only the Wilcoxon model with s* = 1"
+            )
+        add(w, "Wilcoxon (s* = 1)", np.asarray(wilcoxon_model(z, 1.0, alpha=ALPHA).estimate, float), "g")
+    else:
+        notes.append(f"{study}: no Wilcoxon rows")
+    rows = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame(columns=["study", "model", "group", "replication", "significant", "P"])
+    )
+    return rows, notes
+
+
+def cv_forecasts(run, study: str, *, df: int = 9) -> tuple[pd.DataFrame, list[str]]:
+    """Study 3: per replication, the non-central t model's replication probability of a significant corrected
+    t-test (``df`` degrees of freedom: 9 for a 10-fold cv), and notes on what is missing."""
+    from simstudy.statistics.replication import t_model
+
+    out = run.table("outcomes")
+    notes, parts = [], []
+
+    def add(rows, model, P, group):
+        parts.append(
+            pd.DataFrame(
+                {
+                    "study": study,
+                    "model": model,
+                    "group": rows[group].to_numpy(),
+                    "replication": rows["replication"].to_numpy(),
+                    "significant": rows["decision"].to_numpy() == 1,
+                    "P": np.where(rows["decision"].to_numpy() == 1, P, np.nan),
+                }
+            )
+        )
+
+    t = out[out["test"] == "corrected_t"]
+    if len(t):
+        add(t, "t", np.asarray(t_model(t["statistic"].to_numpy(float), df, alpha=ALPHA).estimate, float), "q")
+    else:
+        notes.append(f"{study}: no corrected t rows")
+    rows = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else pd.DataFrame(columns=["study", "model", "group", "replication", "significant", "P"])
+    )
+    return rows, notes

@@ -193,5 +193,8 @@ STUDY = Study(
             table1_row("q = 7", 0.00427, 0.91996, 0.96597, -0.04601, summary="t", models=("t",), group_column="q"),
         ),
     ),
-    provides=Provides(paired_scores=ScoreLayout(groups=("q",), axes=("fold",), variants=("test",), sizes=kfold_sizes)),
+    provides=Provides(
+        paired_scores=ScoreLayout(groups=("q",), axes=("fold",), variants=("test",), sizes=kfold_sizes),
+        forecasts=berrar.cv_forecasts,
+    ),
 )

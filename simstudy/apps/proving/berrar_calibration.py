@@ -47,8 +47,7 @@ else:
     pd = lazy_module("pandas")
 
 __all__ = [
-    "STUDIES",
-    "forecasts",
+    "forecasting_studies",
     "reliability",
     "brier_table",
     "berrar_calibration",
@@ -56,89 +55,8 @@ __all__ = [
     "reliability_figure",
 ]
 
-STUDIES = ("berrar1", "berrar2", "berrar3")
 BINS = np.linspace(0.0, 1.0, 11)
 N_BOOT = 200
-
-
-def _ok(rows):
-    return rows
-
-
-def forecasts(run, study: str) -> tuple[pd.DataFrame, list[str]]:
-    """Per significant replication and model: the group, ``P`` and the leave-one-out ``F``.
-
-    Returns the rows (``study``, ``model``, ``group``, ``replication``, ``P``,
-    ``significant``) for *every* replication (``P`` NaN where not significant)
-    and notes on what is missing.
-    """
-    from simstudy.protocols.berrar import ALPHA
-    from simstudy.statistics.replication import bayesian_model, binomial_model, t_model, wilcoxon_model
-
-    out = _ok(run.table("outcomes"))
-    notes, parts = [], []
-
-    def add(rows, model, P, group):
-        parts.append(
-            pd.DataFrame(
-                {
-                    "study": study,
-                    "model": model,
-                    "group": rows[group].to_numpy(),
-                    "replication": rows["replication"].to_numpy(),
-                    "significant": rows["decision"].to_numpy() == 1,
-                    "P": np.where(rows["decision"].to_numpy() == 1, P, np.nan),
-                }
-            )
-        )
-
-    if study in ("berrar1", "berrar2"):
-        n = 20 if study == "berrar1" else 44
-        b = out[out["test"] == "binomial"]
-        if len(b):
-            wins = b["wins"].to_numpy(int) if "wins" in b else np.rint(b["statistic"].to_numpy(float) * n).astype(int)
-            add(b, "binomial", np.asarray(binomial_model(wins, n, alpha=ALPHA).estimate, float), "g")
-            add(b, "Bayesian", np.asarray(bayesian_model(wins, n, alpha=ALPHA).estimate, float), "g")
-        else:
-            notes.append(f"{study}: no binomial rows")
-        w = out[out["test"] == "wilcoxon"]
-        if len(w):
-            z = w["statistic"].to_numpy(float)
-            boot = run.table("bootstrap") if "bootstrap" in run.tables() else None
-            if boot is not None and len(boot):
-                s_star = boot.groupby("g")["z"].std(ddof=1)
-                s = w["g"].map(s_star).to_numpy(float)
-                have = np.isfinite(s)
-                if not have.all():
-                    notes.append(
-                        f"{study}: no bootstrapped s* for groups "
-                        f"{sorted(set(w['g'][~have]))}; the Wilcoxon model with s* left them out"
-                    )
-                P = np.full(z.size, np.nan)
-                for g in np.unique(w["g"][have]):
-                    m = w["g"].to_numpy() == g
-                    P[m] = np.asarray(wilcoxon_model(z[m], float(s_star[g]), alpha=ALPHA).estimate, float)
-                add(w, "Wilcoxon (s*)", P, "g")
-            else:
-                notes.append(
-                    f"{study}: no stored bootstrap table (profile without n_boot), so no s*: "
-                    "only the Wilcoxon model with s* = 1"
-                )
-            add(w, "Wilcoxon (s* = 1)", np.asarray(wilcoxon_model(z, 1.0, alpha=ALPHA).estimate, float), "g")
-        else:
-            notes.append(f"{study}: no Wilcoxon rows")
-    else:
-        t = out[out["test"] == "corrected_t"]
-        if len(t):
-            add(t, "t", np.asarray(t_model(t["statistic"].to_numpy(float), 9, alpha=ALPHA).estimate, float), "q")
-        else:
-            notes.append(f"{study}: no corrected t rows")
-    rows = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else pd.DataFrame(columns=["study", "model", "group", "replication", "significant", "P"])
-    )
-    return rows, notes
 
 
 def _loo_rate(sig_by_group):
@@ -262,6 +180,14 @@ def brier_table(fc: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def forecasting_studies() -> list[str]:
+    """The registered studies that declare the replication probabilities their models forecast
+    (:attr:`simstudy.engine.Provides.forecasts`), in the order :func:`simstudy.engine.list_studies` gives."""
+    from simstudy.engine import get_study, list_studies
+
+    return [n for n in list_studies() if get_study(n).provides.forecasts is not None]
+
+
 def berrar_calibration(results=DEFAULT_ROOT, profile: str = "quick") -> dict:
     """Forecasts, reliability diagrams and Brier scores from the stored runs of Berrar's studies 1-3.
 
@@ -272,7 +198,7 @@ def berrar_calibration(results=DEFAULT_ROOT, profile: str = "quick") -> dict:
     from simstudy.engine import get_study, load_run
 
     notes, parts = [], []
-    for name in STUDIES:
+    for name in forecasting_studies():
         path = Path(results) / name / profile
         if not (path / "manifest.json").is_file():
             notes.append(f"{name}: no stored run in {path} (store it with `simstudy run {name} --profile {profile}`)")
@@ -284,7 +210,7 @@ def berrar_calibration(results=DEFAULT_ROOT, profile: str = "quick") -> dict:
             continue
         if not run.complete:
             notes.append(f"{name}: {path} is incomplete; used as far as stored")
-        fc, more = forecasts(run, name)
+        fc, more = get_study(name).provides.forecasts(run, name)
         notes += more
         parts.append(fc)
     fc = (
