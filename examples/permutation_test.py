@@ -20,7 +20,7 @@ Two variants for ``simstudy bench``:
 Try it on the stored quick runs (a few seconds each)::
 
     simstudy bench berrar4 --test examples/permutation_test.py:sign_flip
-    simstudy bench bouckaert-table1 --test examples/permutation_test.py:sign_flip_sorted_runs
+    simstudy bench bouckaert1 --test examples/permutation_test.py:sign_flip_sorted_runs
 """
 
 import itertools

@@ -40,16 +40,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["TARGETS", "bench"]
-
-# Names the command line accepted before every study could be benchmarked; kept as aliases.
-TARGETS = {
-    "bouckaert-table1": "bouckaert1",
-    "bouckaert-table2": "bouckaert2",
-    "berrar3": "berrar3",
-    "berrar4": "berrar4",
-    "bouckaert-frank": "bouckaert_frank",
-}
+__all__ = ["bench"]
 
 # What each kind of test input takes from a study that stores several designs per replication.
 _DEFAULT_DESIGNS = {"sample": "cv", "cv": "cv", "splits": "subsample", "5x2": "5x2"}
@@ -186,8 +177,7 @@ def bench(
     Parameters
     ----------
     target : str, path or Study
-        A study that declares ``paired_scores`` (name, path to a study file, or
-        one of the older target names in :data:`TARGETS`).
+        A study that declares ``paired_scores``: its name or the path of its file.
     test : str or callable
         A registered test's name, ``"all"``, or a plug-in (``module:name``,
         ``path/to/file.py:name``, or the function itself; see :mod:`simstudy.pipeline.plugins`).
@@ -239,7 +229,7 @@ def bench(
     from simstudy.engine import get_study
 
     alpha = check_alpha(alpha, "--alpha")
-    study = get_study(TARGETS.get(target, target) if isinstance(target, str) else target)
+    study = get_study(target)
     layout = study.provides.paired_scores
     if layout is None:
         raise InputError(
@@ -793,7 +783,7 @@ def _bench_text(
     from simstudy.engine.runs import locate_run
 
     path, profile = locate_run(
-        study, profile, out, root=results, spelled=target if isinstance(target, str) and target not in TARGETS else None
+        study, profile, out, root=results, spelled=target if isinstance(target, str) else None
     )
     run = load_run(study, profile=profile, out=path)
     if "scores" not in run.tables():

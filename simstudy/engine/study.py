@@ -316,18 +316,6 @@ def _default_summarize(run):
     return out
 
 
-#: Keywords of Study that moved into a declaration of their own, and where they went.
-_MOVED_KEYWORDS = {
-    "reference": "publication=Publication(values=..., interval_note=..., cross_study=...)",
-    "figures": "publication=Publication(figures=...)",
-    "notes": "publication=Publication(notes=...)",
-    "seconds_per_replication": "cost=Cost(seconds_per_replication=...)",
-    "compile_seconds": "cost=Cost(compile_seconds=...)",
-    "paired_scores": "provides=Provides(paired_scores=...)",
-    "evidence": "provides=Provides(evidence=...)",
-}
-
-
 @dataclass(frozen=True)
 class Study:
     """A Monte Carlo study: a grid of conditions, each replicated independently.
@@ -405,16 +393,6 @@ class Study:
     cost: Cost = field(default_factory=Cost)
     publication: Publication = field(default_factory=Publication)
     provides: Provides = field(default_factory=Provides)
-
-    def __new__(cls, *args, **kwargs):
-        # a keyword that moved into Cost, Publication or Provides is named with where it went, not left to
-        # Python's bare "unexpected keyword argument"
-        moved = sorted(set(kwargs) & set(_MOVED_KEYWORDS))
-        if moved:
-            raise TypeError(
-                "; ".join(f"{k} is now given as {_MOVED_KEYWORDS[k]}" for k in moved) + " (from simstudy.engine)"
-            )
-        return super().__new__(cls)
 
     def __post_init__(self):
         check_name(self.name, "name", "a study name, which names the folder results/NAME")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simstudy.apps.bench import TARGETS, bench
+from simstudy.apps.bench import bench
 from simstudy.cli import main
 from simstudy.engine import run_study
 from simstudy.pipeline.plugins import PairedScores, PluginError, load_plugin, run_plugin
@@ -68,7 +68,7 @@ def test_builtin_t_as_plugin_reproduces_table2(results):
     def t_sorted(scores):
         return paired_t_test(scheme_sample(scores.diffs, "average_over_sorted_runs"))
 
-    text = bench("bouckaert-table2", test=t_sorted, profile="smoke", results=results, write=False)
+    text = bench("bouckaert2", test=t_sorted, profile="smoke", results=results, write=False)
     cells = _diff_cells(text, "t / average_over_sorted_runs")
     assert cells == ["+0.0 [+0.0, +0.0]"] * 6
 
@@ -119,12 +119,12 @@ def test_example_on_both_targets_writes_only_beside_the_run(results, capsys):
     after = {k: v for k, v in _digest(results / "bouckaert1" / "smoke").items() if "bench" not in str(k)}
     assert before == after
     assert list((results / "bouckaert1" / "smoke" / "bench").glob("*.md"))
-    for target, fn in (("berrar3", "sign_flip"), ("bouckaert-table2", "sign_flip_sorted_runs")):
-        before = _digest(results / TARGETS[target] / "smoke")
+    for target, fn in (("berrar3", "sign_flip"), ("bouckaert2", "sign_flip_sorted_runs")):
+        before = _digest(results / target / "smoke")
         assert (
             main(["bench", target, "--test", f"{EXAMPLE}:{fn}", "--profile", "smoke", "--results", str(results)]) == 0
         )
-        after = _digest(results / TARGETS[target] / "smoke")
+        after = _digest(results / target / "smoke")
         assert {k: v for k, v in after.items() if "bench" not in str(k)} == before
 
 
@@ -185,7 +185,7 @@ def test_scheme_plugin_reaches_the_test(results, tmp_path):
         "    return paired_t_test(scores.sample)\n"
     )
     text = bench(
-        "bouckaert-table1",
+        "bouckaert1",
         test=f"{f}:t_on_sample",
         scheme=f"{f}:run_means",
         profile="smoke",

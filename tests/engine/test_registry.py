@@ -232,7 +232,7 @@ def test_two_files_of_the_same_name_do_not_collide(tmp_path):
         (
             "from simstudy.engine import Study\n"
             "STUDY = Study(name='old', title='t', conditions=[1], replicate=print, seconds_per_replication=1.0)\n",
-            "seconds_per_replication is now given as cost=Cost",
+            "unexpected keyword argument 'seconds_per_replication'",
         ),
     ],
 )

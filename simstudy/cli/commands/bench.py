@@ -69,8 +69,7 @@ def register(subparsers):
     p.add_argument(
         "target",
         metavar="STUDY",
-        help="a study that stores paired scores: its name or the path of its .py file (the older names "
-        "bouckaert-table1, bouckaert-table2 and bouckaert-frank are accepted)",
+        help="a study that stores paired scores: its name or the path of its .py file",
     )
     p.add_argument(
         "--test",
