@@ -782,9 +782,7 @@ def _bench_text(
     from simstudy.engine import load_run
     from simstudy.engine.runs import locate_run
 
-    path, profile = locate_run(
-        study, profile, out, root=results, spelled=target if isinstance(target, str) else None
-    )
+    path, profile = locate_run(study, profile, out, root=results, spelled=target if isinstance(target, str) else None)
     run = load_run(study, profile=profile, out=path)
     if "scores" not in run.tables():
         raise InputError(f"STUDY: the run in {path} has no stored scores")
