@@ -424,6 +424,28 @@ def cv_summary(run, *, by: str, df: int) -> dict[str, pd.DataFrame]:
 # -- what the proving ground's calibration of the models reads (Provides.forecasts) -----------------------------------
 
 
+_FORECAST_COLUMNS = ["study", "model", "group", "replication", "significant", "P"]
+
+
+def _forecast_rows(study: str, model: str, rows: pd.DataFrame, P, group: str) -> pd.DataFrame:
+    """One model's forecasts on outcome ``rows``: ``P`` where the result is significant, NaN elsewhere."""
+    significant = rows["decision"].to_numpy() == 1
+    return pd.DataFrame(
+        {
+            "study": study,
+            "model": model,
+            "group": rows[group].to_numpy(),
+            "replication": rows["replication"].to_numpy(),
+            "significant": significant,
+            "P": np.where(significant, P, np.nan),
+        }
+    )
+
+
+def _forecasts_frame(parts) -> pd.DataFrame:
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=_FORECAST_COLUMNS)
+
+
 def benchmark_forecasts(run, study: str, *, n_datasets: int) -> tuple[pd.DataFrame, list[str]]:
     """Studies 1 and 2: per replication and model (binomial, Bayesian, Wilcoxon with s* and with s* = 1), the
     group and the replication probability ``P`` forecast where the result is significant; and notes on what is
@@ -434,18 +456,7 @@ def benchmark_forecasts(run, study: str, *, n_datasets: int) -> tuple[pd.DataFra
     notes, parts = [], []
 
     def add(rows, model, P, group):
-        parts.append(
-            pd.DataFrame(
-                {
-                    "study": study,
-                    "model": model,
-                    "group": rows[group].to_numpy(),
-                    "replication": rows["replication"].to_numpy(),
-                    "significant": rows["decision"].to_numpy() == 1,
-                    "P": np.where(rows["decision"].to_numpy() == 1, P, np.nan),
-                }
-            )
-        )
+        parts.append(_forecast_rows(study, model, rows, P, group))
 
     n = n_datasets
     b = out[out["test"] == "binomial"]
@@ -481,12 +492,7 @@ def benchmark_forecasts(run, study: str, *, n_datasets: int) -> tuple[pd.DataFra
         add(w, "Wilcoxon (s* = 1)", np.asarray(wilcoxon_model(z, 1.0, alpha=ALPHA).estimate, float), "g")
     else:
         notes.append(f"{study}: no Wilcoxon rows")
-    rows = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else pd.DataFrame(columns=["study", "model", "group", "replication", "significant", "P"])
-    )
-    return rows, notes
+    return _forecasts_frame(parts), notes
 
 
 def cv_forecasts(run, study: str, *, df: int = 9) -> tuple[pd.DataFrame, list[str]]:
@@ -498,27 +504,11 @@ def cv_forecasts(run, study: str, *, df: int = 9) -> tuple[pd.DataFrame, list[st
     notes, parts = [], []
 
     def add(rows, model, P, group):
-        parts.append(
-            pd.DataFrame(
-                {
-                    "study": study,
-                    "model": model,
-                    "group": rows[group].to_numpy(),
-                    "replication": rows["replication"].to_numpy(),
-                    "significant": rows["decision"].to_numpy() == 1,
-                    "P": np.where(rows["decision"].to_numpy() == 1, P, np.nan),
-                }
-            )
-        )
+        parts.append(_forecast_rows(study, model, rows, P, group))
 
     t = out[out["test"] == "corrected_t"]
     if len(t):
         add(t, "t", np.asarray(t_model(t["statistic"].to_numpy(float), df, alpha=ALPHA).estimate, float), "q")
     else:
         notes.append(f"{study}: no corrected t rows")
-    rows = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else pd.DataFrame(columns=["study", "model", "group", "replication", "significant", "P"])
-    )
-    return rows, notes
+    return _forecasts_frame(parts), notes
