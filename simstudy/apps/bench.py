@@ -828,12 +828,18 @@ def _bench_text(
         rejected[name_of(lab, sch)] = rejected.get(name_of(lab, sch), False) or bool((rows["decision"] != 0).any())
     declined = [n for n in dict.fromkeys(name_of(lab, sch) for lab, sch, _ in found.declined)]
     decision_only = list(dict.fromkeys(name_of(lab, sch) for lab, sch, _, _, only in found.new if only))
-    for n in new_names:
-        if not rejected[n]:
-            notes.append(
-                f"`{n}` never rejects: it rejected on no replication of any group, so its zero Type I error says "
-                "nothing about its size (it is never counted as controlling size, nor ranked)."
-            )
+    silent = [n for n in new_names if not rejected[n]]
+    if len(silent) == 1:
+        notes.append(
+            f"`{silent[0]}` never rejects: it rejected on no replication of any group, so its zero Type I error "
+            "says nothing about its size (it is never counted as controlling size, nor ranked)."
+        )
+    elif silent:  # one line for them all, so that the notes that matter are not lost among them
+        notes.append(
+            f"{len(silent)} new tests never reject ({', '.join(f'`{n}`' for n in silent)}): they rejected on no "
+            "replication of any group, so their zero Type I error says nothing about their size (they are never "
+            "counted as controlling size, nor ranked)."
+        )
     for n in declined:
         where = "every design" if n not in new_names else "some groups"
         notes.append(f'`{n}` declined {where} (it returned None): its cells read "declined".')
