@@ -235,6 +235,7 @@ class Comparison:
     _seeded: tuple = field(init=False, repr=False, compare=False)
     _counts: bool = field(init=False, repr=False, compare=False)
     _schemes: tuple | None = field(init=False, repr=False, compare=False)
+    _tests: dict = field(init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, learners, procedures, **kwargs) -> "Comparison":
@@ -256,7 +257,6 @@ class Comparison:
         return cls(learners, designs=tuple(per_design), tests=per_design, schemes=tuple(schemes) or None, **kwargs)
 
     def __post_init__(self):
-        from simstudy.pipeline.outcomes import get_test, test_names
         from simstudy.pipeline.schemes import get_scheme
 
         learners = _learners(self.learners)
@@ -284,34 +284,7 @@ class Comparison:
                     f"metric: {self.metric!r}: discordant counts (and a holdout design's tests) count correct cases, "
                     "so they need metric='accuracy'"
                 )
-        keys = [k for k, _ in designs]
-        per_design = _per_design(self.tests)
-        if per_design is not None:
-            unknown = [k for k in per_design if k not in keys]
-            if unknown:
-                raise InputError(f"tests: {unknown[0]!r} is not one of the designs {', '.join(keys)}")
-            groups = [(dict(designs)[k], _as_mapping(t)) for k, t in per_design.items()]
-        elif not isinstance(self.tests, str):
-            groups = [(d, _as_mapping(self.tests)) for _, d in designs]
-        elif self.tests != "all":
-            raise InputError(
-                "tests: 'all', a list of test names, a mapping of label to name or of design to tests; "
-                f"got {self.tests!r}"
-            )
-        else:
-            groups = []
-        for _, chosen in groups:
-            for n in chosen.values():
-                try:
-                    get_test(n)
-                except ValueError:
-                    raise InputError(f"tests: unknown test {n!r}; registered: {', '.join(test_names())}") from None
-        for n in dict.fromkeys(n for _, chosen in groups for n in chosen.values()):
-            where = [d for d, chosen in groups if n in chosen.values()]
-            spec = get_test(n)
-            if not any(spec.runs_on(d) for d in where):
-                made = f" (it is made for {', '.join(spec.designs)} designs)" if spec.designs is not None else ""
-                raise InputError(f"tests: {n!r} runs on none of the designs {', '.join(d.key for d in where)}{made}")
+        object.__setattr__(self, "_tests", _tests_by_design(self.tests, designs))
         object.__setattr__(self, "_learners", learners)
         object.__setattr__(self, "_designs", designs)
         object.__setattr__(self, "_seeded", seeded)
@@ -355,15 +328,9 @@ class Comparison:
         return len(self._designs) > 1 if self.design_column is None else bool(self.design_column)
 
     def tests_for(self, key: str) -> dict[str, str]:
-        """The tests run on the design labelled ``key``: ``{label: registered name}``."""
-        from simstudy.pipeline.outcomes import all_tests, get_test
-
-        d = self.design(key)
-        if isinstance(self.tests, str):
-            return all_tests(d)
-        per_design = _per_design(self.tests)
-        chosen = _as_mapping(per_design.get(key, {}) if per_design is not None else self.tests)
-        return {label: n for label, n in chosen.items() if get_test(n).runs_on(d)}
+        """The tests run on the design labelled ``key``: ``{label: registered name}`` (resolved once, when the
+        comparison is made)."""
+        return dict(self._tests[key])
 
     def layout(self, groups=(), *, unit: str = "replication", sizes: Callable | None = None) -> ScoreLayout:
         """Where the stored scores of this comparison are (for ``simstudy bench`` and plug-in tests).
@@ -424,6 +391,13 @@ class Comparison:
             per_design[key] = (acc, n01, n10, d.mean_sizes(y) if self.mean_sizes else d.sizes(y))
         return Fits(self, per_design, outputs)
 
+    def _make(self, j: int, e: int, seeds) -> Callable:
+        """Learner ``j``'s factory in experiment ``e``: seeded with the experiment's seed of it if it takes one."""
+        lr = self._learners[j][1]
+        if not self._seeded[j]:
+            return lr.make
+        return seeded(lr.make, seeds[e, sum(self._seeded[:j])])
+
     def _fit_outputs(self, X, y, ids, E: int, seeds):
         """Scores ``(E * runs, folds, L)`` computed from every learner's outputs, and ``(ids, outputs)``."""
         from simstudy.pipeline.outputs import fold_outputs, needs_scores, outputs_scores
@@ -431,7 +405,6 @@ class Comparison:
         runs = ids.shape[0] // E
         keep = True if needs_scores(self.metric) else "auto"
         parts, outputs = [], []
-        column = 0
         for j, (name, lr) in enumerate(self._learners):
 
             def one(fold_ids, make, lr=lr):
@@ -441,8 +414,7 @@ class Comparison:
                 if not self._seeded[j]:
                     pred, sc, kind = one(ids, lr.make)
                 else:
-                    pieces = [one(ids[e * runs : (e + 1) * runs], seeded(lr.make, seeds[e, column])) for e in range(E)]
-                    column += 1
+                    pieces = [one(ids[e * runs : (e + 1) * runs], self._make(j, e, seeds)) for e in range(E)]
                     pred = np.concatenate([p for p, _, _ in pieces])
                     kinds = {k for _, _, k in pieces}
                     sc, kind = None, ""
@@ -465,19 +437,12 @@ class Comparison:
             runs = ids.shape[0] // E
             counted = []
             for e in range(E):
-                makes, column = [], 0
-                for j, (_, lr) in enumerate(self._learners):
-                    if self._seeded[j]:
-                        makes.append(seeded(lr.make, seeds[e, column]))
-                        column += 1
-                    else:
-                        makes.append(lr.make)
-                counted.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], tuple(makes), fit_predicts=fps))
+                makes = tuple(self._make(j, e, seeds) for j in range(len(self._learners)))
+                counted.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], makes, fit_predicts=fps))
             acc, n01, n10 = (np.concatenate([part[i] for part in counted]) for i in range(3))
             return acc, n01, n10
         runs = ids.shape[0] // E
         parts = []
-        column = 0
         for j, (name, lr) in enumerate(self._learners):
 
             def score(fold_ids, make, lr=lr):
@@ -491,10 +456,9 @@ class Comparison:
                 else:
                     parts.append(
                         np.concatenate(
-                            [score(ids[e * runs : (e + 1) * runs], seeded(lr.make, seeds[e, column])) for e in range(E)]
+                            [score(ids[e * runs : (e + 1) * runs], self._make(j, e, seeds)) for e in range(E)]
                         )
                     )
-                    column += 1
             except Exception as exc:
                 raise FitFailed(name, f"{type(exc).__name__}: {exc}") from exc
         return np.concatenate(parts, axis=-1), None, None
@@ -507,6 +471,38 @@ class Comparison:
         if self.keep_outputs:
             out["predictions"] = fits.predictions(y)
         return out
+
+
+def _tests_by_design(tests, designs) -> dict[str, dict[str, str]]:
+    """``{design label: {test label: registered name}}``: what each design runs (see :class:`Comparison`),
+    every named test checked to exist and to run on at least one of the designs it is given for."""
+    from simstudy.pipeline.outcomes import all_tests, get_test, test_names
+
+    if isinstance(tests, str):
+        if tests != "all":
+            raise InputError(
+                f"tests: 'all', a list of test names, a mapping of label to name or of design to tests; got {tests!r}"
+            )
+        return {k: all_tests(d) for k, d in designs}
+    keys = [k for k, _ in designs]
+    per_design = _per_design(tests)
+    if per_design is not None:
+        unknown = [k for k in per_design if k not in keys]
+        if unknown:
+            raise InputError(f"tests: {unknown[0]!r} is not one of the designs {', '.join(keys)}")
+        given = {k: _as_mapping(per_design.get(k, {})) for k in keys}
+    else:
+        given = {k: _as_mapping(tests) for k in keys}
+    for n in dict.fromkeys(n for chosen in given.values() for n in chosen.values()):
+        try:
+            spec = get_test(n)
+        except ValueError:
+            raise InputError(f"tests: unknown test {n!r}; registered: {', '.join(test_names())}") from None
+        where = [d for k, d in designs if n in given[k].values()]
+        if not any(spec.runs_on(d) for d in where):
+            made = f" (it is made for {', '.join(spec.designs)} designs)" if spec.designs is not None else ""
+            raise InputError(f"tests: {n!r} runs on none of the designs {', '.join(d.key for d in where)}{made}")
+    return {k: {label: n for label, n in given[k].items() if get_test(n).runs_on(d)} for k, d in designs}
 
 
 def _per_design(tests) -> Mapping | None:
