@@ -80,6 +80,70 @@ def decision_test(design) -> str | None:
     return spec.name if spec is not None else None
 
 
+def deciding_tests(design) -> list[str]:
+    """Every registered test a Conclusion may decide ``design`` by, least inflated first: the design's deciding
+    test (:func:`decision_test`), then the corrected tests whose correlation term is inflated for less stable
+    learners (:mod:`simstudy.pipeline.inflation`), smallest factor first."""
+    from simstudy.pipeline.inflation import inflation_factor
+    from simstudy.pipeline.outcomes import get_test, test_names
+
+    spec = getattr(design, "spec", None) or design
+    first = decision_test(design)
+    rest = [n for n in test_names() if n != first and get_test(n).decides and get_test(n).runs_on(spec)]
+    return ([first] if first else []) + sorted(rest, key=inflation_factor)
+
+
+def choose_deciding(design, table: pd.DataFrame) -> str | None:
+    """The test ``design`` is decided by: of :func:`deciding_tests` that were run (rows of ``table``, the
+    assessment table with its evidence columns), the first that controls size on the nearest evidence; when
+    none does, the first run (the Conclusion then says why the design cannot decide).
+
+    The choice rests on the evidence alone, never on the user's outcomes, so the
+    decision keeps the chosen test's size; and since the candidates are one
+    statistic with more and more inflated variance, the first that controls
+    size is the most powerful of them."""
+    rows = table[(table["design"] == design.key) & (table["scheme"] == "")]
+    run = [t for t in deciding_tests(design) if t in set(rows["test"])]
+    if not run:
+        return decision_test(design)
+    sizes = dict(zip(rows["test"], rows["size"] if "size" in rows else ["no evidence"] * len(rows)))
+    return next((t for t in run if sizes.get(t) == "controls size"), run[0])
+
+
+def class_procedure(design: str, n_repeats: int, klass: str | None, *, alpha: float = 0.05) -> dict | None:
+    """The procedure a design is decided by for learners of the stability class ``klass``, from the shipped
+    calibration (:func:`simstudy.pipeline.inflation.pooled_evidence`): of the corrected t over all
+    ``n_repeats`` repeats pooled and over the first repeat alone (each with the class's factor), those that
+    control size on the class's null scenarios, the one with the most power on its alternatives.
+
+    None (the Conclusion then decides by the deciding test over the repeats, :func:`choose_deciding`) when
+    the class is unknown (local evidence, or instability not measured), ``alpha`` is not the calibration's,
+    or no calibrated procedure of the design controls size for the class.
+    """
+    from simstudy.pipeline.inflation import load_inflation, pooled_evidence
+
+    if not klass or abs(float(alpha) - float(load_inflation()["alpha"])) > 1e-12:
+        return None
+    found = (pooled_evidence(design, r, klass) for r in dict.fromkeys((int(n_repeats), 1)))
+    usable = [e for e in found if e is not None and e["size"] == "controls size"]
+    return max(usable, key=lambda e: (e["power"], e["repeats"])) if usable else None
+
+
+def _procedure_how(proc: dict) -> str:
+    over = f" over {proc['repeats']} repeats pooled" if proc["repeats"] > 1 else " on the first repeat"
+    factor = "" if float(proc["factor"]) == 1 else f" with its term n_test/n_train x{float(proc['factor']):g}"
+    return over + factor
+
+
+def _procedure_size(proc: dict) -> str:
+    return (
+        f"{proc['size']} on the {int(proc['null_scenarios'])} null scenarios of the class, judged on "
+        f"{proc['judged_on']}: Type I error at most {proc['deciding_type1']:.1f}% [{proc['deciding_low']:.1f}, "
+        f"{proc['deciding_high']:.1f}] on {proc['deciding_scenario']}, {int(proc['deciding_n'])} data sets; power "
+        f"{proc['power']:.1f}% on its alternatives"
+    )
+
+
 @dataclass(frozen=True)
 class DesignDecision:
     """What the rules give on one design: its numbers, whether it may decide, its verdict and why."""
@@ -100,16 +164,22 @@ class DesignDecision:
     usable: bool
     verdict: str
     reason: str
+    power: float = float("nan")
+    passed_over: str = ""
+    how: str = ""
 
 
 @dataclass(frozen=True)
 class Conclusion:
-    """The Conclusion: ``verdict`` (one of :data:`VERDICTS`), the paragraph ``text``, and what it rests on."""
+    """The Conclusion: ``verdict`` (one of :data:`VERDICTS`), the short ``headline`` a page shows in bold (who
+    is better, by how much, with its interval), the paragraph ``text`` with the reasons, and what it rests on."""
 
     verdict: str
     text: str
     designs: tuple = ()
     not_for_decision: str = ""
+    headline: str = ""
+    pairs: tuple = ()
 
 
 def _names(rows: pd.DataFrame) -> str:
@@ -133,15 +203,65 @@ def _count(text) -> int:
     return int(str(text).split("/", 1)[0])
 
 
-def _design_decision(d, table: pd.DataFrame, effect: pd.DataFrame, rope: float) -> DesignDecision | None:
-    test = decision_test(d)
-    if test is None:
-        return None
-    row = table[(table["design"] == d.key) & (table["test"] == test) & (table["scheme"] == "")]
+def _passed_over(d, table: pd.DataFrame, test: str) -> str:
+    """The less inflated deciding tests of ``d`` that were run and do not control size, in words."""
+    rows = table[(table["design"] == d.key) & (table["scheme"] == "")]
+    before = []
+    for t in deciding_tests(d):
+        if t == test:
+            break
+        r = rows[rows["test"] == t]
+        if len(r):
+            before.append(f"`{t}` is {r.iloc[0].get('size', 'no evidence') or 'no evidence'} ({_size_text(r.iloc[0])})")
+    return "; ".join(before)
+
+
+def _pooled_decision(d, e, proc: dict, rope: float) -> DesignDecision:
+    """The decision of a design by a calibrated procedure (:func:`class_procedure`): its interval excludes 0
+    and the Bayesian correlated t-test on the same splits, with the same correlation term, gives that side
+    at least 0.95 beyond the ROPE."""
+    mean, low, high = float(e["decision: A - B"]), float(e["decision low"]), float(e["decision high"])
+    p_a, p_rope, p_b = (float(e[f"decision P({k})"]) for k in ("A better", "equivalent", "B better"))
+    repeats = int(str(e["interval above 0"]).split("/", 1)[1])
+    above, below = _count(e["interval above 0"]), _count(e["interval below 0"])
+    where = f"over {proc['repeats']} repeats pooled" if proc["repeats"] > 1 else "in the first repeat"
+    if low > 0 and p_a >= CERTAIN:
+        verdict, reason = "A better", f"the interval {where} lies above 0 and P(A better) reaches 0.95"
+    elif high < 0 and p_b >= CERTAIN:
+        verdict, reason = "B better", f"the interval {where} lies below 0 and P(B better) reaches 0.95"
+    elif p_rope >= CERTAIN:
+        verdict, reason = "equivalent within the ROPE", f"P(equivalent) reaches 0.95 (ROPE ±{rope:g})"
+    elif low > 0 or high < 0:
+        who, p = ("A", p_a) if low > 0 else ("B", p_b)
+        verdict = "not settled"
+        reason = (
+            f"the interval {where} excludes 0, but P({who} better) beyond the ROPE ±{rope:g} is {p:.2f}, short of 0.95"
+        )
+    else:
+        verdict = "not settled"
+        reason = f"the interval {where} covers 0 and no Bayesian probability reaches 0.95"
+    return DesignDecision(
+        d.key, "corrected_cv_t", proc["size"], _procedure_size(proc), repeats, above, below, mean, low, high,
+        p_a, p_rope, p_b, True, verdict, reason, float(proc["power"]), "", _procedure_how(proc),
+    )  # fmt: skip
+
+
+def _design_decision(
+    d, table: pd.DataFrame, effect: pd.DataFrame, rope: float, klass: str | None = None
+) -> DesignDecision | None:
     e = effect[effect["design"] == d.key]
     if e.empty or "first: A - B" not in e:
         return None
     e = e.iloc[0]
+    if "decided on" in e and isinstance(e["decided on"], str) and e["decided on"]:
+        repeats = int(str(e["interval above 0"]).split("/", 1)[1])
+        proc = class_procedure(d.key, repeats, klass)
+        if proc is not None:
+            return _pooled_decision(d, e, proc, rope)
+    test = str(e.get("decided by", "") or "") or decision_test(d)
+    if test is None:
+        return None
+    row = table[(table["design"] == d.key) & (table["test"] == test) & (table["scheme"] == "")]
     r = row.iloc[0] if len(row) else {}
     size = (r.get("size", "no evidence") if len(row) else "not run") or "no evidence"
     repeats = int(str(e["interval above 0"]).split("/", 1)[1])
@@ -174,21 +294,30 @@ def _design_decision(d, table: pd.DataFrame, effect: pd.DataFrame, rope: float) 
                 f"the interval lies {where} 0 in most repeats ({max(above, below)} of {repeats}), but P({who} better) "
                 f"beyond the ROPE ±{rope:g} is {p:.2f}, short of 0.95"
             )
+        elif side[0] >= CERTAIN:
+            reason = (
+                f"P({side[1]}) reaches {side[0]:.2f}, but the interval lies above 0 in {above} and below 0 in "
+                f"{below} of {repeats} repeats, where most repeats must agree"
+            )
         else:
             reason = (
                 f"the interval lies above 0 in {above}, below 0 in {below} of {repeats} repeats and no Bayesian "
                 f"probability reaches 0.95 (the largest: {side[1]} {side[0]:.2f})"
             )
+    power = float(r.get("power %", np.nan)) if len(row) else np.nan
     return DesignDecision(
         d.key, test, size, _size_text(r) if len(row) else size, repeats, above, below,
         float(e["first: A - B"]), float(e["low"]), float(e["high"]), p_a, p_rope, p_b, usable, verdict, reason,
+        power if np.isfinite(power) else np.nan, _passed_over(d, table, test),
     )  # fmt: skip
 
 
 def _numbers(x: DesignDecision, rope: float) -> str:
+    where = x.how.strip().split(" with ")[0] if x.how else "first repeat"
     return (
-        f"{x.design}: A - B = {x.mean:+.4f} [{x.low:+.4f}, {x.high:+.4f}] (first repeat, corrected 95% interval), "
-        f"above 0 in {x.above} and below 0 in {x.below} of {x.repeats} repeats; Bayesian correlated t-test with "
+        f"{x.design}: A - B = {x.mean:+.4f} [{x.low:+.4f}, {x.high:+.4f}] ({where}, corrected 95% interval), "
+        f"each repeat's interval above 0 in {x.above} and below 0 in {x.below} of {x.repeats}; Bayesian correlated "
+        "t-test with "
         f"ROPE ±{rope:g}: P(A better) {x.p_a:.2f}, P(equivalent) {x.p_rope:.2f}, P(B better) {x.p_b:.2f}"
     )
 
@@ -221,7 +350,9 @@ def not_for_decision(table: pd.DataFrame, deciding: set) -> str:
     return ("Not for the decision: " + "; ".join(parts) + ".") if parts else ""
 
 
-def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float, a: str, b: str, evidence: str):
+def conclude(
+    table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float, a: str, b: str, evidence: str, klass=None
+):
     """The Conclusion of one data set's assessment.
 
     Parameters
@@ -237,20 +368,34 @@ def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float,
         How the learners are named.
     evidence : str
         What "the nearest evidence" is (for the text).
+    klass : str, optional
+        The learners' stability class on the shipped evidence: where the shipped
+        calibration holds a procedure for it (:func:`class_procedure`), a design
+        is decided by that procedure (the numbers of ``effect``'s ``decision``
+        columns); otherwise by its deciding test over the repeats.
 
     Returns
     -------
     Conclusion
     """
-    decisions = [x for d in designs if (x := _design_decision(d, table, effect, rope)) is not None]
+    decisions = [x for d in designs if (x := _design_decision(d, table, effect, rope, klass)) is not None]
     used = [x for x in decisions if x.usable]
-    verdicts = {x.verdict for x in used}
-    if not used:
-        verdict = "not settled"
-    elif len(verdicts) == 1:
-        verdict = verdicts.pop()
+    # the design whose deciding test has the most power on the nearest evidence decides (chosen by the evidence,
+    # never by the outcomes, so the decision keeps that test's size); another design may only veto it
+    lead = max(used, key=lambda x: (np.nan_to_num(x.power, nan=-1.0), -used.index(x))) if used else None
+    contrary = [
+        x for x in used if x is not lead and x.verdict != "not settled" and lead is not None and x.verdict != lead.verdict
+    ]
+    verdict = lead.verdict if lead is not None and not contrary else "not settled"
+    if verdict in ("A better", "B better"):
+        who, other = (a, b) if verdict == "A better" else (b, a)
+        gap = abs(lead.mean)
+        low, high = (lead.low, lead.high) if verdict == "A better" else (-lead.high, -lead.low)
+        headline = f"{who} is better than {other} by {gap:.3f} [{low:+.3f}, {high:+.3f}] on this data ({lead.design})."
+    elif verdict == "equivalent within the ROPE":
+        headline = f"{a} and {b} are practically equivalent (within ±{rope:g}) on this data ({lead.design})."
     else:
-        verdict = "not settled"
+        headline = f"Not settled: {a} against {b} on this data."
     head = {
         "A better": f"A ({a}) is better than B ({b}) on this data.",
         "B better": f"B ({b}) is better than A ({a}) on this data.",
@@ -259,10 +404,15 @@ def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float,
         "not settled": "Not settled.",
     }[verdict]
     body = []
-    for x in used:
+    for x in sorted(used, key=lambda x: x is not lead):
+        role = "decided by" if x is lead else "checked by"
+        why = f"; it decides since it has the most power of the designs that may ({x.power:.1f}% on the evidence)" if (
+            x is lead and len(used) > 1 and np.isfinite(x.power)
+        ) else ""
+        over = f" (the less inflated {x.passed_over}, so it cannot decide)" if x.passed_over else ""
         body.append(
-            f"{_numbers(x, rope)}: {x.verdict}, since {x.reason}; decided by `{x.test}` on {x.design}, which "
-            f"controls size on the nearest evidence ({x.size_text})."
+            f"{_numbers(x, rope)}: {x.verdict}, since {x.reason}; {role} `{x.test}`{x.how} on {x.design}, which "
+            f"controls size on the nearest evidence ({x.size_text}){over}{why}."
         )
     if verdict == "not settled":
         if not decisions:
@@ -273,14 +423,14 @@ def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float,
                 + "; ".join(f"on {x.design} {x.reason} ({x.size_text})" for x in decisions)
                 + ")."
             )
-        elif len({x.verdict for x in used}) > 1:
+        elif contrary:
             body.append(
-                "The designs disagree ("
+                "The designs contradict each other ("
                 + ", ".join(f"{x.design}: {x.verdict}" for x in used)
                 + "); more data settles it, more repeats of the same data do not."
             )
         else:
-            body.append("More data settles it; more repeats of the same data do not.")
+            body.append("More data settles it; more repeats of the same data do not." + _equivalence_hint(lead, rope))
     left = [x for x in decisions if not x.usable]
     if used and left:
         body.append(
@@ -291,7 +441,31 @@ def conclude(table: pd.DataFrame, effect: pd.DataFrame, designs, *, rope: float,
     deciding = {f"{x.test} [{x.design}]" for x in used}
     nfd = not_for_decision(table, deciding)
     text = f"{head} {' '.join(body)} {nfd} Evidence: {evidence}.".replace("  ", " ")
-    return Conclusion(verdict, text.strip(), tuple(decisions), nfd)
+    return Conclusion(verdict, text.strip(), tuple(decisions), nfd, headline)
+
+
+def _equivalence_hint(x: DesignDecision | None, rope: float) -> str:
+    """When the interval is wider than the ROPE: about how many times more cases would let it fit inside.
+
+    The corrected interval's half-width shrinks roughly as one over the square root of the number of cases
+    (the test share stays the same), so at the observed variance an interval of half-width ``w`` around a
+    difference ``m`` with ``|m| < rope`` fits in the ROPE with about ``(w / (rope - |m|))^2`` times the cases."""
+    if x is None or not np.isfinite(x.low) or not np.isfinite(x.high):
+        return ""
+    half, m = (x.high - x.low) / 2, abs(x.mean)
+    if half <= rope or m >= rope:
+        if m >= rope:
+            return (
+                f" The difference ({x.mean:+.4f}) lies outside the ROPE ±{rope:g}, so more data cannot make the "
+                "learners equivalent; it can only settle which is better."
+            )
+        return ""
+    times = (half / (rope - m)) ** 2
+    return (
+        f" Equivalence within ±{rope:g} needs an interval inside the ROPE: at the observed variance, about "
+        f"{times:.0f} times as many cases (the interval's half-width {half:.4f} against a margin of "
+        f"{rope - m:.4f} left by the difference)."
+    )
 
 
 def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | None = None) -> Conclusion:

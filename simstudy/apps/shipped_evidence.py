@@ -142,7 +142,7 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
             f"({_fmt(stab['groups'][group][column])}, measured the same way), which puts them in its '{name}' class"
         )
     cls = data["classes"][name]
-    rows = pd.DataFrame(cls["procedures"])
+    rows = pd.concat([pd.DataFrame(cls["procedures"]), _held_out(name)], ignore_index=True)
     for col in _COLUMNS:
         if col not in rows:
             rows[col] = np.nan
@@ -168,6 +168,17 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
         "every design used takes its place, and any local run does with --local-evidence"
     )
     return ShippedEvidence(name, rows[_COLUMNS], float(prov["alpha"]), source, line, designs)
+
+
+def _held_out(name: str) -> pd.DataFrame:
+    """The inflated tests' evidence on the class ``name``, judged on the proving ground's data sets their
+    calibration did not see (:mod:`simstudy.pipeline.inflation`); the same columns, the source named."""
+    from simstudy.pipeline.inflation import load_inflation
+
+    rows = pd.DataFrame(load_inflation()["evidence"].get(name, []))
+    if len(rows):
+        rows = rows[[c for c in rows.columns if c in _COLUMNS]]
+    return rows
 
 
 # ------------------------------------------------------------------------- which evidence the Conclusion rests on

@@ -555,5 +555,9 @@ from simstudy.pipeline import calibrated as _calibrated  # noqa: E402 - it regis
 
 _calibrated.register(register_test)
 
+from simstudy.pipeline import inflation as _inflation  # noqa: E402 - registers through register_test, as above
+
+_inflation.register(register_test)
+
 #: The built-in tests (the others were registered by a user: :mod:`simstudy.pipeline.catalogue`).
 _BUILTIN = frozenset(_REGISTRY)

@@ -126,7 +126,7 @@ def test_a_better_needs_the_interval_in_most_repeats_and_the_bayesian_probabilit
         "above 0 in most repeats (8 of 10), but P(A better) beyond the ROPE ±0.01 is 0.90, short of 0.95" in short.text
     )
     c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.05, 4, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
-    assert c.verdict == "not settled" and "the interval lies above 0 in 4, below 0 in 0 of 10 repeats" in c.text
+    assert c.verdict == "not settled" and "the interval lies above 0 in 4 and below 0 in 0 of 10 repeats, where most repeats must agree" in c.text
 
 
 def test_equivalence_within_the_rope_and_disagreeing_designs():
@@ -135,7 +135,7 @@ def test_equivalence_within_the_rope_and_disagreeing_designs():
     assert c.verdict == "equivalent within the ROPE" and "equivalent within the ROPE of ±0.01" in c.text
     b = ("resampled10", "controls size", -0.03, -0.05, -0.01, 0, 9, 0.0, 0.02, 0.98)
     c = _conclude([eq, b], ["cv10x10", "resampled10"])
-    assert c.verdict == "not settled" and "The designs disagree (cv10x10: equivalent within the ROPE" in c.text
+    assert c.verdict == "not settled" and "The designs contradict each other (cv10x10: equivalent within the ROPE" in c.text
 
 
 def test_a_design_whose_corrected_test_is_liberal_does_not_decide():

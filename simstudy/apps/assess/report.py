@@ -252,7 +252,21 @@ def lucky_line(a) -> str:
 def conclusion_text(a) -> str:
     """The Conclusion paragraph (code spans as written), or '' for an assessment without one."""
     c = getattr(a, "conclusion", None)
-    return f"Conclusion: {c.text}" if c is not None else ""
+    if c is None:
+        return ""
+    return f"Conclusion: {c.headline}\n{c.text}" if getattr(c, "headline", "") else f"Conclusion: {c.text}"
+
+
+def conclusion_markdown(c) -> list[str]:
+    """The Conclusion as Markdown lines: its headline in bold, then the reasons."""
+    head = [f"**{md_text(c.headline)}**", ""] if getattr(c, "headline", "") else []
+    return ["## Conclusion", "", *head, _md_prose(c.text), ""]
+
+
+def conclusion_html(c) -> str:
+    """The HTML twin of :func:`conclusion_markdown`."""
+    head = f"<p><strong>{html.escape(c.headline)}</strong></p>" if getattr(c, "headline", "") else ""
+    return f"<h2>Conclusion</h2>{head}<p>{_html_prose(c.text)}</p>"
 
 
 def assessment_text(a) -> str:
@@ -342,7 +356,7 @@ def assessment_markdown(a, figure: str | None = None) -> str:
     parts = [
         f"# {md(a.a.shown)} against {md(a.b.shown)} on {md(a.data.name)}",
         "",
-        *(["## Conclusion", "", _md_prose(c.text), ""] if c is not None else []),
+        *(conclusion_markdown(c) if c is not None else []),
         *[f"- {line}" for line in _header(a, md)],
         "",
         "## Verdicts across repeats",
@@ -386,7 +400,7 @@ def assessment_html(a, figure: str | None = None) -> str:
     c = getattr(a, "conclusion", None)
     body = [
         f"<h1>{e(a.a.shown)} against {e(a.b.shown)} on {e(a.data.name)}</h1>",
-        *([f"<h2>Conclusion</h2><p>{_html_prose(c.text)}</p>"] if c is not None else []),
+        *([conclusion_html(c)] if c is not None else []),
         "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _header(a)) + "</ul>",
         "<h2>Verdicts across repeats</h2>",
         "<ul>" + "".join(f"<li>{e(v)}</li>" for v in a.verdicts) + "</ul>",

@@ -240,7 +240,9 @@ def assessment_tables(run) -> dict[str, pd.DataFrame]:
     return {"assessment": table, "effect": means}
 
 
-def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd.DataFrame:
+def effect_table(
+    run, designs, means: pd.DataFrame, *, rope: float = 0.01, deciding=None, klass: str | None = None, alpha=0.05
+) -> pd.DataFrame:
     """``means`` with, per design, the effect of the first repeat and how often the interval excluded 0.
 
     Per design: the first repeat's mean difference A - B with the 95%
@@ -251,7 +253,26 @@ def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd
     t-test's probabilities of A better, practically equivalent (within
     ``rope``) and B better, and in how many repeats the interval lay above 0
     (A better) or below it (B better).
+
+    ``deciding`` (``{design key: registered test}``, from
+    :func:`simstudy.apps.conclusion.choose_deciding`) names the test the
+    Conclusion decides a design by; for an inflated corrected test
+    (:mod:`simstudy.pipeline.inflation`) the interval and the Bayesian
+    correlated t-test take its inflated correlation term, so that they agree
+    with the test the decision rests on.  The column ``decided by`` names it.
+
+    ``klass``, the stability class of the learners on the shipped evidence,
+    chooses the procedure the Conclusion decides by where the shipped
+    calibration holds one (:func:`simstudy.apps.conclusion.class_procedure`):
+    the corrected t over the repeats pooled, or over the first repeat, with
+    the class's factor.  Its numbers go in ``decided on``, ``decision: A - B``,
+    ``decision low`` / ``decision high`` and ``decision P(A better)``,
+    ``decision P(equivalent)``, ``decision P(B better)``.
     """
+    from simstudy.apps.conclusion import class_procedure
+    from simstudy.apps.conclusion import decision_test
+    from simstudy.pipeline.inflation import inflated_sizes
+
     from simstudy.statistics.bayesian import correlated_t_test
     from simstudy.statistics.effect import corrected_difference_interval
 
@@ -264,11 +285,14 @@ def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd
         rows = scores[scores["condition"] == key].sort_values(["replication", "run", "fold"])
         reps = rows["replication"].nunique()
         diff = (rows[col_a].to_numpy(float) - rows[col_b].to_numpy(float)).reshape(reps, -1)
-        ci = corrected_difference_interval(diff, n_train=d.n_train, n_test=d.n_test)
+        test = (deciding or {}).get(key) or decision_test(d) or ""
+        n_train, n_test = inflated_sizes(test, d.n_train, d.n_test)
+        ci = corrected_difference_interval(diff, n_train=n_train, n_test=n_test)
         side = np.asarray(ci.excludes_zero())
-        first = correlated_t_test(diff[0], n_train=d.n_train, n_test=d.n_test, rope=rope)
+        first = correlated_t_test(diff[0], n_train=n_train, n_test=n_test, rope=rope)
         extra.append(
             {
+                "decided by": test,
                 "first: A - B": float(np.asarray(ci.mean)[0]),
                 "low": float(np.asarray(ci.low)[0]),
                 "high": float(np.asarray(ci.high)[0]),
@@ -278,6 +302,31 @@ def effect_table(run, designs, means: pd.DataFrame, *, rope: float = 0.01) -> pd
                 "P(B better)": float(first.p_b_better),
                 "interval above 0": f"{int((side > 0).sum())}/{reps}",
                 "interval below 0": f"{int((side < 0).sum())}/{reps}",
+                **_decision_numbers(diff, d, class_procedure(key, reps, klass, alpha=alpha), rope),
             }
         )
     return pd.concat([means.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
+
+
+def _decision_numbers(diff: np.ndarray, d, proc: dict | None, rope: float) -> dict:
+    """The interval and Bayesian probabilities of the procedure ``proc`` decides by (none: no columns):
+    the corrected t on the first ``proc["repeats"]`` repeats' splits pooled, its term ``n_test/n_train``
+    times ``proc["factor"]``."""
+    if proc is None:
+        return {}
+    from simstudy.statistics.bayesian import correlated_t_test
+    from simstudy.statistics.effect import corrected_difference_interval
+
+    values = diff[: proc["repeats"]].reshape(-1)
+    n_test = d.n_test * float(proc["factor"])
+    ci = corrected_difference_interval(values, n_train=d.n_train, n_test=n_test)
+    bay = correlated_t_test(values, n_train=d.n_train, n_test=n_test, rope=rope)
+    return {
+        "decided on": f"{proc['repeats']} repeats pooled" if proc["repeats"] > 1 else "first repeat",
+        "decision: A - B": float(ci.mean),
+        "decision low": float(ci.low),
+        "decision high": float(ci.high),
+        "decision P(A better)": float(bay.p_a_better),
+        "decision P(equivalent)": float(bay.p_rope),
+        "decision P(B better)": float(bay.p_b_better),
+    }
