@@ -384,7 +384,9 @@ def conclude(
     # never by the outcomes, so the decision keeps that test's size); another design may only veto it
     lead = max(used, key=lambda x: (np.nan_to_num(x.power, nan=-1.0), -used.index(x))) if used else None
     contrary = [
-        x for x in used if x is not lead and x.verdict != "not settled" and lead is not None and x.verdict != lead.verdict
+        x
+        for x in used
+        if x is not lead and x.verdict != "not settled" and lead is not None and x.verdict != lead.verdict
     ]
     verdict = lead.verdict if lead is not None and not contrary else "not settled"
     if verdict in ("A better", "B better"):
@@ -406,9 +408,11 @@ def conclude(
     body = []
     for x in sorted(used, key=lambda x: x is not lead):
         role = "decided by" if x is lead else "checked by"
-        why = f"; it decides since it has the most power of the designs that may ({x.power:.1f}% on the evidence)" if (
-            x is lead and len(used) > 1 and np.isfinite(x.power)
-        ) else ""
+        why = (
+            f"; it decides since it has the most power of the designs that may ({x.power:.1f}% on the evidence)"
+            if (x is lead and len(used) > 1 and np.isfinite(x.power))
+            else ""
+        )
         over = f" (the less inflated {x.passed_over}, so it cannot decide)" if x.passed_over else ""
         body.append(
             f"{_numbers(x, rope)}: {x.verdict}, since {x.reason}; {role} `{x.test}`{x.how} on {x.design}, which "
@@ -468,16 +472,56 @@ def _equivalence_hint(x: DesignDecision | None, rope: float) -> str:
     )
 
 
+def least_data_sets(learners: int, alpha: float, pairs: int | None = None) -> int:
+    """The fewest data sets with which the several-data-set rule can reach ``alpha`` at all (learners that rank
+    the same way on every data set).
+
+    Two learners: the exact two-sided Wilcoxon signed-rank test's smallest p, ``2 / 2**N``.  Three or more:
+    Friedman's test (Iman-Davenport F) must reject and Holm's step-down on mean ranks must reject its first
+    pair, whose p is compared with ``alpha / m`` for ``m`` pairs (``pairs``; default all of them): the largest
+    mean-rank difference, ``k - 1``, gives ``z = (k - 1) / sqrt(k (k + 1) / (6 N))``.
+    """
+    from scipy import stats
+
+    k = int(learners)
+    if k < 3:
+        return next(n for n in range(2, 64) if 2.0 / 2**n <= alpha)
+    m = pairs if pairs is not None else k * (k - 1) // 2
+    z = stats.norm.isf(alpha / m / 2)
+    for n in range(2, 10_000):
+        # perfect agreement: ranks 1..k on every data set
+        chi2 = 12 * n / (k * (k + 1)) * sum((j - (k + 1) / 2) ** 2 for j in range(1, k + 1))
+        f = (n - 1) * chi2 / (n * (k - 1) - chi2) if n * (k - 1) > chi2 else np.inf
+        p_f = stats.f.sf(f, k - 1, (k - 1) * (n - 1)) if np.isfinite(f) else 0.0
+        if p_f <= alpha and (k - 1) / np.sqrt(k * (k + 1) / (6 * n)) >= z:
+            return n
+    return 10_000
+
+
+def _pair_holm(tables: dict, a: str, b: str):
+    """The row of the page's Holm table (post-hoc on mean ranks) for the pair ``a``, ``b`` in either order."""
+    holm = tables.get("holm")
+    if holm is None or not len(holm):
+        return None
+    hit = holm[((holm["A"] == a) & (holm["B"] == b)) | ((holm["A"] == b) & (holm["B"] == a))]
+    return hit.iloc[0] if len(hit) else None
+
+
 def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | None = None) -> Conclusion:
     """The Conclusion of several learners on several data sets, per pair (see the module docstring).
 
-    ``tables`` are :func:`simstudy.apps.assess.many.many_tables`; its ``across`` table
-    must hold the Holm-adjusted Wilcoxon p (``Wilcoxon p (Holm)``).
+    ``tables`` are :func:`simstudy.apps.assess.many.many_tables`.  Two learners: the Wilcoxon signed-rank
+    test over the data sets decides the side.  Three or more: Friedman's test must reject, then the side of
+    a pair is decided by Holm's step-down post-hoc on mean ranks, the table the same page shows beneath (so
+    the Conclusion never contradicts it; Demsar 2006 recommends it after Friedman, where pairwise Wilcoxon
+    tests adjusted by Holm for every pair cannot reach 0.05 with few data sets: 6 pairs need p <= 0.05/6 and
+    7 data sets give at best 1/64).  Either way the Bayesian signed-rank test must give that side 0.95.
     """
     across = tables["across"]
     n_sets = int(across["data sets"].max()) if len(across) else 0
+    learners = len(set(across["A"]) | set(across["B"])) if len(across) else 0
     if "Wilcoxon p" not in across:  # fewer than two data sets: no test across them can be made
-        least = next(n for n in range(2, 64) if 2.0 / 2**n <= alpha)  # the exact Wilcoxon's smallest p, two-sided
+        least = least_data_sets(2, alpha)
         text = (
             f"Not settled: {n_sets} data set{'s' if n_sets != 1 else ''} completely assessed, and the tests across data "
             f"sets (each data set's mean score one observation) need several: the Wilcoxon signed-rank test can "
@@ -485,31 +529,46 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
             "data set, compare two learners with --a and --b: that Conclusion is about this data set."
         )
         nfd = "Not for the decision: each data set's own tests (they speak for that data set alone)."
-        return Conclusion("not settled", f"{text} {nfd}", (), nfd)
+        return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: too few data sets.")
     several = "friedman" in tables
-    lines = []
-    verdicts = []
+    m = len(across)
+    least = least_data_sets(learners if several else 2, alpha, m if several else None)
+    short = (
+        f" With {n_sets} data sets no pair can be decided whatever the scores: the rule needs at least {least} "
+        f"({'Friedman and Holm on mean ranks over ' + str(m) + ' pairs' if several else 'the Wilcoxon test'}, "
+        "learners ranked the same on every data set)."
+        if n_sets < least
+        else ""
+    )
     if several:
         f = tables["friedman"].iloc[0]
         if not f["p (F)"] <= alpha:
             text = (
                 f"Not settled: Friedman's test does not reject that the learners rank alike over the {n_sets} data "
                 f"sets (Iman-Davenport F = {f['Iman-Davenport F']:.2f}, p = {f['p (F)']:.3g} > {alpha:g}), so no "
-                "pair is compared further (Demsar 2006). More data sets settle it."
+                f"pair is compared further (Demsar 2006). More data sets settle it.{short}"
             )
             nfd = (
-                "Not for the decision: the pairwise p-values before Holm's adjustment, and each data set's own "
-                "tests (they speak for that data set alone)."
+                "Not for the decision: the pairwise Wilcoxon p-values (raw or Holm-adjusted), and each data set's "
+                "own tests (they speak for that data set alone)."
             )
-            return Conclusion("not settled", f"{text} {nfd}", (), nfd)
+            return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: the learners rank alike.")
+    lines, verdicts, pairs = [], [], []
     for _, r in across.iterrows():
-        p_holm = r.get("Wilcoxon p (Holm)", np.nan)
         p_a, p_rope, p_b = r.get("P(A better)", np.nan), r.get("P(equivalent)", np.nan), r.get("P(B better)", np.nan)
-        if not np.isfinite(p_holm):
-            v = "not settled"
-        elif p_holm <= alpha and p_a >= CERTAIN:
+        if several:
+            h = _pair_holm(tables, r["A"], r["B"])
+            p_dec = float(h["Holm p"]) if h is not None else np.nan
+            sig = bool(h["significant"]) if h is not None else False
+            test = "Holm on mean ranks"
+        else:
+            p_dec = float(r.get("Wilcoxon p", np.nan))
+            sig = np.isfinite(p_dec) and p_dec <= alpha
+            test = "Wilcoxon"
+        side = "A" if r["mean A - B"] > 0 else "B" if r["mean A - B"] < 0 else ""
+        if sig and side == "A" and p_a >= CERTAIN:
             v = "A better"
-        elif p_holm <= alpha and p_b >= CERTAIN:
+        elif sig and side == "B" and p_b >= CERTAIN:
             v = "B better"
         elif p_rope >= CERTAIN:
             v = "equivalent within the ROPE"
@@ -522,9 +581,27 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
             "equivalent within the ROPE": f"{r['A']} and {r['B']} are equivalent within the ROPE",
             "not settled": f"{r['A']} against {r['B']}: not settled",
         }[v]
+        why = ""
+        if v == "not settled":
+            if not sig:
+                why = f", since {test} does not reject (p {p_dec:.3g} > {alpha:g})"
+            else:
+                why = f", since {test} rejects but the Bayesian signed-rank test gives no side 0.95"
+        wilcoxon = f"; Wilcoxon p {r['Wilcoxon p']:.3g}" if several else ""
         lines.append(
-            f"{name} (Wilcoxon p {r['Wilcoxon p']:.3g}, Holm-adjusted {p_holm:.3g}; Bayesian signed-rank with ROPE "
+            f"{name}{why} ({test} p {p_dec:.3g}{wilcoxon}; Bayesian signed-rank with ROPE "
             f"±{rope:g}: P({r['A']} better) {p_a:.2f}, P(equivalent) {p_rope:.2f}, P({r['B']} better) {p_b:.2f})"
+        )
+        pairs.append(
+            {
+                "pair": f"{r['A']} vs {r['B']}",
+                "verdict": name if v != "not settled" else "not settled",
+                "mean A - B": float(r["mean A - B"]),
+                "wins A/B": f"{int(r['wins A'])}/{int(r['wins B'])}",
+                f"{test} p": p_dec,
+                "P(A better)": float(p_a),
+                "P(B better)": float(p_b),
+            }
         )
     decided = [v for v in verdicts if v != "not settled"]
     verdict = verdicts[0] if len(verdicts) == 1 else ("not settled" if not decided else "per pair")
@@ -533,10 +610,25 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
         f"Over the {n_sets} data sets (each data set's mean score one observation; the answer is about data sets "
         f"like these, not any one of them), per pair{scope}: "
     )
-    m = len(across)
     nfd = (
         "Not for the decision: "
-        + (f"the pairwise p-values before Holm's adjustment for the {m} comparisons; " if m > 1 else "")
+        + (
+            f"the pairwise Wilcoxon p-values, raw or Holm-adjusted for the {m} comparisons (the ranks' post-hoc "
+            "decides); "
+            if several
+            else ""
+        )
         + "each data set's own tests (they speak for that data set alone)."
     )
-    return Conclusion(verdict, head + "; ".join(lines) + ". " + nfd, (), nfd)
+    settled = [p["verdict"] for p in pairs if p["verdict"] != "not settled"]
+    headline = (
+        "; ".join(settled) + f" ({len(settled)} of {len(pairs)} pairs settled)."
+        if settled
+        else (
+            f"Not settled: no pair of the {len(pairs)} is decided over these {n_sets} data sets."
+            if len(pairs) > 1
+            else f"Not settled over these {n_sets} data sets."
+        )
+    )
+    text = head + "; ".join(lines) + "." + short + " " + nfd
+    return Conclusion(verdict, text, (), nfd, headline, tuple(pairs))

@@ -126,7 +126,8 @@ def test_a_better_needs_the_interval_in_most_repeats_and_the_bayesian_probabilit
         "above 0 in most repeats (8 of 10), but P(A better) beyond the ROPE ±0.01 is 0.90, short of 0.95" in short.text
     )
     c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.05, 4, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
-    assert c.verdict == "not settled" and "the interval lies above 0 in 4 and below 0 in 0 of 10 repeats, where most repeats must agree" in c.text
+    assert c.verdict == "not settled"
+    assert "the interval lies above 0 in 4 and below 0 in 0 of 10 repeats, where most repeats must agree" in c.text
 
 
 def test_equivalence_within_the_rope_and_disagreeing_designs():
@@ -135,7 +136,10 @@ def test_equivalence_within_the_rope_and_disagreeing_designs():
     assert c.verdict == "equivalent within the ROPE" and "equivalent within the ROPE of ±0.01" in c.text
     b = ("resampled10", "controls size", -0.03, -0.05, -0.01, 0, 9, 0.0, 0.02, 0.98)
     c = _conclude([eq, b], ["cv10x10", "resampled10"])
-    assert c.verdict == "not settled" and "The designs contradict each other (cv10x10: equivalent within the ROPE" in c.text
+    assert (
+        c.verdict == "not settled"
+        and "The designs contradict each other (cv10x10: equivalent within the ROPE" in c.text
+    )
 
 
 def test_a_design_whose_corrected_test_is_liberal_does_not_decide():
@@ -230,21 +234,48 @@ def test_several_data_sets_need_friedman_then_holm_and_the_bayesian_signed_rank(
 
     across = pd.DataFrame(
         [
-            {"A": "logreg", "B": "tree", "data sets": 12, "Wilcoxon p": 0.004, "Wilcoxon p (Holm)": 0.012,
-             "P(A better)": 0.97, "P(equivalent)": 0.02, "P(B better)": 0.01},
-            {"A": "logreg", "B": "bayes", "data sets": 12, "Wilcoxon p": 0.03, "Wilcoxon p (Holm)": 0.06,
-             "P(A better)": 0.96, "P(equivalent)": 0.03, "P(B better)": 0.01},
-            {"A": "tree", "B": "bayes", "data sets": 12, "Wilcoxon p": 0.9, "Wilcoxon p (Holm)": 0.9,
-             "P(A better)": 0.01, "P(equivalent)": 0.98, "P(B better)": 0.01},
+            {"A": "logreg", "B": "tree", "data sets": 12, "mean A - B": 0.05, "wins A": 11, "wins B": 1,
+             "Wilcoxon p": 0.004, "Wilcoxon p (Holm)": 0.012, "P(A better)": 0.97, "P(equivalent)": 0.02,
+             "P(B better)": 0.01},
+            {"A": "logreg", "B": "bayes", "data sets": 12, "mean A - B": 0.02, "wins A": 9, "wins B": 3,
+             "Wilcoxon p": 0.03, "Wilcoxon p (Holm)": 0.06, "P(A better)": 0.96, "P(equivalent)": 0.03,
+             "P(B better)": 0.01},
+            {"A": "tree", "B": "bayes", "data sets": 12, "mean A - B": 0.0, "wins A": 6, "wins B": 6,
+             "Wilcoxon p": 0.9, "Wilcoxon p (Holm)": 0.9, "P(A better)": 0.01, "P(equivalent)": 0.98,
+             "P(B better)": 0.01},
         ]
     )  # fmt: skip
+    # the page's post-hoc on mean ranks: the Conclusion follows it, never the pairwise Wilcoxon after Holm
+    holm = pd.DataFrame(
+        [
+            {"A": "tree", "B": "logreg", "p": 0.004, "Holm p": 0.012, "significant": True},
+            {"A": "bayes", "B": "logreg", "p": 0.04, "Holm p": 0.08, "significant": False},
+            {"A": "tree", "B": "bayes", "p": 0.8, "Holm p": 0.8, "significant": False},
+        ]
+    )
     rejects = pd.DataFrame([{"Iman-Davenport F": 6.1, "p (F)": 0.002}])
-    c = conclude_many({"across": across, "friedman": rejects}, alpha=0.05, rope=0.01)
-    assert "logreg is better than tree (Wilcoxon p 0.004, Holm-adjusted 0.012" in c.text
-    # significant before Holm's adjustment only: not settled
-    assert "logreg against bayes: not settled (Wilcoxon p 0.03, Holm-adjusted 0.06" in c.text
+    c = conclude_many({"across": across, "friedman": rejects, "holm": holm}, alpha=0.05, rope=0.01)
+    assert "logreg is better than tree (Holm on mean ranks p 0.012" in c.text
+    assert "logreg against bayes: not settled, since Holm on mean ranks does not reject (p 0.08 > 0.05)" in c.text
     assert "tree and bayes are equivalent within the ROPE" in c.text
-    assert "the pairwise p-values before Holm's adjustment for the 3 comparisons" in c.text
+    assert "the pairwise Wilcoxon p-values, raw or Holm-adjusted for the 3 comparisons" in c.text
+    assert c.headline.startswith("logreg is better than tree; tree and bayes are equivalent within the ROPE")
+    assert [p["verdict"] for p in c.pairs] == [
+        "logreg is better than tree",
+        "not settled",
+        "tree and bayes are equivalent within the ROPE",
+    ]
     calm = pd.DataFrame([{"Iman-Davenport F": 1.2, "p (F)": 0.32}])
     c = conclude_many({"across": across, "friedman": calm}, alpha=0.05, rope=0.01)
     assert c.verdict == "not settled" and c.text.startswith("Not settled: Friedman's test does not reject")
+
+
+def test_the_fewest_data_sets_a_several_data_set_verdict_can_rest_on():
+    from simstudy.apps.conclusion import least_data_sets
+
+    # two learners: the exact Wilcoxon's smallest two-sided p is 2 / 2**N, so 6 data sets (1/32) reach 0.05
+    assert least_data_sets(2, 0.05) == 6
+    # four learners over all 6 pairs: Friedman and Holm on mean ranks can decide from 3 data sets, where the
+    # pairwise Wilcoxon tests adjusted by Holm cannot with 7 (6 x 2/2**7 = 0.094)
+    assert least_data_sets(4, 0.05) == 3
+    assert least_data_sets(4, 0.001) > least_data_sets(4, 0.05)

@@ -26,7 +26,12 @@ def test_every_test_carries_what_the_applications_judge_it_by():
         assert spec.correction in ("uncorrected", "corrected", "5x2cv", "calibrated", "one split"), name
         assert spec.label
     assert get_test("corrected_cv_t").decides and get_test("corrected_resampled_t").decides
-    assert [n for n in registered_tests() if get_test(n).decides] == ["corrected_cv_t", "corrected_resampled_t"]
+    assert [n for n in registered_tests() if get_test(n).decides] == [
+        "corrected_cv_t",
+        "corrected_resampled_t",
+        "inflated_cv_t_moderately_stable",  # the corrected 10x10 cv t calibrated per stability class
+        "inflated_cv_t_unstable",
+    ]
     assert get_test("calibrated_t_average_over_sorted_runs").correction == "calibrated"
     assert get_test("mcnemar").correction == "one split" and get_test("mcnemar").designs == ("holdout",)
     for name, decider in (

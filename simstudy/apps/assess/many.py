@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -130,6 +131,7 @@ def many_study(
     -------
     simstudy.engine.Study
     """
+    from simstudy.apps.assess.tables import warning_rows
     from simstudy.engine import Cost, Profile, Study
     from simstudy.pipeline.comparison import Comparison
 
@@ -155,7 +157,13 @@ def many_study(
             index_dtype=np.int16,
             mean_sizes=True,
         )
-        return comparison.run(data.X, data.y, rng)
+        # the learners' warnings are counted per repeat and said once in the pages (warning_summary), not printed
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = comparison.run(data.X, data.y, rng)
+        if caught:
+            out["warnings"] = warning_rows(caught)
+        return out
 
     settings = {
         "data": [d.name for d in datasets],
@@ -435,12 +443,13 @@ def many_text(a: ManyAssessment) -> str:
     fmt = {"float_format": lambda v: f"{v:.4g}"}
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_colwidth", 40):
         lines = [
-            *([f"Conclusion: {a.conclusion.text}", ""] if a.conclusion is not None else []),
+            *(_conclusion_lines(a.conclusion) if a.conclusion is not None else []),
             f"{len(a.labels)} learners on {len(a.datasets)} data sets: {a.design} on each, "
             f"{a.run.table('scores')['replication'].nunique()} repeat(s); score {a.metric}; ROPE ±{a.rope:g}; "
             f"alpha {a.alpha}; root seed {a.run.manifest['root_seed']}",
             f"Learners: {', '.join(a.labels)}",
             f"Stored in {a.run.path}",
+            *_warning_lines(a),
             "",
             f"Mean {a.metric} per data set (every split of every repeat):",
             t["means"].to_string(index=False, **fmt),
@@ -679,7 +688,19 @@ def many_markdown(a: ManyAssessment, figure: str | None = None) -> str:
     parts = [
         f"# {len(a.labels)} learners on {len(a.datasets)} data sets",
         "",
-        *(["## Conclusion", "", _md_prose(a.conclusion.text), ""] if a.conclusion is not None else []),
+        *(
+            [
+                "## Conclusion",
+                "",
+                f"**{md_text(a.conclusion.headline)}**",
+                "",
+                *_pairs_md(a.conclusion),
+                _md_prose(a.conclusion.text),
+                "",
+            ]
+            if a.conclusion is not None
+            else []
+        ),
         f"- Learners: {', '.join(md_text(x) for x in a.labels)}",
         f"- Data sets: {', '.join(md_text(d.name) for d in a.datasets)}",
         f"- Design {md_text(a.design)}; score {md_text(a.metric)}; ROPE ±{a.rope:g}; alpha {a.alpha}; root seed "
@@ -725,7 +746,15 @@ def many_html(a: ManyAssessment, figure: str | None = None) -> str:
     t = a.tables
     body = [
         f"<h1>{len(a.labels)} learners on {len(a.datasets)} data sets</h1>",
-        *([f"<h2>Conclusion</h2><p>{_html_prose(a.conclusion.text)}</p>"] if a.conclusion is not None else []),
+        *(
+            [
+                f"<h2>Conclusion</h2><p><strong>{html.escape(a.conclusion.headline)}</strong></p>"
+                + (table(pd.DataFrame(list(a.conclusion.pairs))) if a.conclusion.pairs else "")
+                + f"<p>{_html_prose(a.conclusion.text)}</p>"
+            ]
+            if a.conclusion is not None
+            else []
+        ),
         "<ul>",
         f"<li>Learners: {e(', '.join(a.labels))}</li>",
         f"<li>Data sets: {e(', '.join(d.name for d in a.datasets))}</li>",
@@ -763,28 +792,63 @@ def many_html(a: ManyAssessment, figure: str | None = None) -> str:
 
 def write_many(a: ManyAssessment, directory=None) -> dict:
     """Write ``assessment.md`` and ``assessment.html``, the tables as CSV, the per-split ``scores.csv`` (for
-    baycomp's hierarchical model and other packages) and (three or more learners) ``critical_difference.png``."""
+    baycomp's hierarchical model and other packages) and (three or more learners) ``critical_difference.png``;
+    scored by another metric than accuracy, every name carries it (``assessment-METRIC.md``, ``scores-METRIC.csv``),
+    so scoring again with ``--metric`` writes beside the earlier files."""
     import io
 
     from simstudy._files import write_atomic
+    from simstudy.apps.assess.report import page_stem
 
     d = Path(directory) if directory is not None else Path(a.run.path)
     d.mkdir(parents=True, exist_ok=True)
     paths = {}
+    # scored by another metric: every file named for it, beside the pages of the first scoring, never over them
+    stem = page_stem(a.metric)
+    tag = "" if stem == "assessment" else f"-{a.metric}"
     fig = a.plot()
     if fig is not None:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=150, bbox_inches="tight")
-        paths["figure"] = d / "critical_difference.png"
+        paths["figure"] = d / f"critical_difference{tag}.png"
         write_atomic(paths["figure"], buf.getvalue())
     figure = paths["figure"].name if fig is not None else None
-    paths["markdown"] = d / "assessment.md"
+    paths["markdown"] = d / f"{stem}.md"
     write_atomic(paths["markdown"], many_markdown(a, figure).encode())
-    paths["html"] = d / "assessment.html"
+    paths["html"] = d / f"{stem}.html"
     write_atomic(paths["html"], many_html(a, figure).encode())
     for name, table in a.tables.items():
-        paths[name] = d / f"{name}.csv"
+        paths[name] = d / f"{name}{tag}.csv"
         write_atomic(paths[name], table.to_csv(index=False).encode())
-    paths["scores"] = d / "scores.csv"
+    paths["scores"] = d / f"scores{tag}.csv"
     write_atomic(paths["scores"], a.scores().to_csv(index=False).encode())
     return paths
+
+
+def _conclusion_lines(c) -> list[str]:
+    """The Conclusion for the terminal: the headline, one line per pair, then the reasons."""
+    lines = [f"Conclusion: {c.headline}"]
+    for p in c.pairs:
+        lines.append(f"  {p['pair']}: {p['verdict']} (mean A - B {p['mean A - B']:+.4f}, wins {p['wins A/B']})")
+    return [*lines, c.text, ""]
+
+
+def _pairs_md(c) -> list[str]:
+    """One Markdown table row per pair of the Conclusion (none for a Conclusion without pairs)."""
+    if not c.pairs:
+        return []
+    return [_md_table(pd.DataFrame(list(c.pairs))), ""]
+
+
+def _warning_lines(a: ManyAssessment) -> list[str]:
+    """The learners' warnings over every data set and repeat, each said once with its count."""
+    from simstudy.apps.assess.tables import warning_summary
+
+    w = warning_summary(a.run)
+    if w.empty:
+        return []
+    lines = ["Warnings from the learners' fits (counted, not printed as they came):"]
+    lines += [
+        f"  {r['category']}: {r['count']} times in {r['repeats']} repeat(s): {r['message']}" for _, r in w.iterrows()
+    ]
+    return lines

@@ -269,10 +269,8 @@ def effect_table(
     ``decision low`` / ``decision high`` and ``decision P(A better)``,
     ``decision P(equivalent)``, ``decision P(B better)``.
     """
-    from simstudy.apps.conclusion import class_procedure
-    from simstudy.apps.conclusion import decision_test
+    from simstudy.apps.conclusion import class_procedure, decision_test
     from simstudy.pipeline.inflation import inflated_sizes
-
     from simstudy.statistics.bayesian import correlated_t_test
     from simstudy.statistics.effect import corrected_difference_interval
 
