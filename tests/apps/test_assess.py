@@ -109,6 +109,22 @@ def test_estimator_that_needs_numbers_or_no_missing_values_is_refused(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_a_pipeline_that_imputes_takes_data_with_missing_values(tmp_path):
+    # scikit-learn leaves a pipeline's allow_nan tag False whatever its first step: the trial fit decides
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.utils import get_tags
+
+    path = tmp_path / "d.csv"
+    rows = [f"{i % 7},{'' if i % 5 == 0 else 1.5 + (i % 3)},{'yes' if i % 2 else 'no'}" for i in range(40)]
+    path.write_text("x,size,label\n" + "\n".join(rows) + "\n")
+    imputing = make_pipeline(SimpleImputer(), LogisticRegression())
+    assert not get_tags(imputing).input_tags.allow_nan
+    a = assess(path, None, ("imputed", imputing), "NB", out=tmp_path / "o", **SMALL)
+    assert a.conclusion is not None
+
+
 def test_designs_are_checked():
     y = np.repeat([0, 1], [20, 4])
     with pytest.raises(ValueError, match="--designs: unknown design 'loo'"):
@@ -359,3 +375,13 @@ def test_the_command_states_the_library_defaults():
     assert f"(default {' '.join(DEFAULT_DESIGNS)})" in help_text
     assert f"(with --full: {' '.join(FULL_DESIGNS)})" in help_text
     assert f"(default {DEFAULT_REPEATS}; with --full {FULL_REPEATS};" in help_text
+
+
+def test_scoring_again_with_another_metric_writes_beside_the_first_pages(tmp_path, iris_csv):
+    out = tmp_path / "o"
+    first = assess(iris_csv, None, "NB", "C4.5", out=out, **SMALL).save(out)
+    before = first["markdown"].read_bytes()
+    again = assess(iris_csv, None, "NB", "C4.5", out=out, metric="balanced_accuracy", **SMALL).save(out)
+    assert again["markdown"].name == "assessment-balanced_accuracy.md" and first["markdown"].name == "assessment.md"
+    assert first["markdown"].read_bytes() == before  # the accuracy pages are left as they were
+    assert {p.name for p in again.values()}.isdisjoint(p.name for p in first.values())

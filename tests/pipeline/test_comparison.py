@@ -204,3 +204,17 @@ def test_every_random_step_of_a_pipeline_is_seeded():
     assert seed_parameters(pipe) == ["randomforestclassifier__random_state"]
     est = seeded(lambda: pipe, 11)()
     assert est.get_params()["randomforestclassifier__random_state"] == 11
+
+
+def test_a_random_state_the_user_set_is_replaced_by_the_experiments_seed():
+    # docs/howto/practitioners.rst says so: every repeat trains on its own draw
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from simstudy.pipeline.comparison import seeded
+
+    def make():
+        return make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=3, random_state=7))
+
+    assert seeded(make, 11)().get_params()["randomforestclassifier__random_state"] == 11

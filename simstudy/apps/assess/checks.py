@@ -52,6 +52,9 @@ def _trial(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float
     except FitStopped as exc:
         raise InputError(f"{option}: {choice.label}{where}: {exc}") from None
     except Exception as exc:  # whatever the learner raises: one line, before anything is stored
+        missing = _missing_refusal(data, choice, option, exc)
+        if missing is not None:
+            raise missing from None
         raise InputError(f"{option}: {choice.label} cannot learn from {data.name}: {_one_line(exc)}") from None
     _check_classifier(fitted, choice, option, fitted=True, y=data.y)
     return fitted["seconds"]
@@ -62,8 +65,8 @@ def _check_learnable(
 ) -> float:
     """Refuse, before anything is written, data the learner cannot take (one line); the seconds of one fit.
 
-    A scikit-learn estimator must be a classifier and get numbers and, unless
-    it declares that it takes them, no missing values; then every learner is
+    A scikit-learn estimator must be a classifier and get numbers (missing
+    values are judged by the fit itself, not by a tag); every learner is
     fitted once on the whole data, so that a learner that cannot learn from it
     fails here, not in every split.  A contained learner is loaded, checked and
     fitted in its worker process (see :func:`assess`), each step stopped hard
@@ -140,13 +143,21 @@ def _check_estimator_input(data: Dataset, choice: LearnerChoice, option: str, de
             f"{option}: {choice.label} needs numbers, but column(s) {', '.join(map(repr, nominal[:5]))} "
             f"of {data.name} are not numeric; encode them first or use a built-in learner"
         )
-    if data.has_missing and not desc["allow_nan"]:
-        cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
-        raise InputError(
-            f"{option}: {choice.label} cannot take missing values, and column(s) "
-            f"{', '.join(map(repr, cols[:5]))} of {data.name} have some; impute them first or use a learner "
-            "that handles them (e.g. NB, C4.5)"
-        )
+    # missing values: judged by the trial fit (_trial), not by the estimator's allow_nan tag, which a pipeline
+    # whose first step imputes leaves False
+
+
+def _missing_refusal(data: Dataset, choice: LearnerChoice, option: str, exc: BaseException) -> InputError | None:
+    """The one line for a learner whose trial fit failed on missing values (None: it failed for another reason)."""
+    text = str(exc)
+    if not data.has_missing or not ("NaN" in text or "missing value" in text.lower()):
+        return None
+    cols = [c for c, miss in zip(data.columns, np.isnan(data.X).any(axis=0)) if miss]
+    return InputError(
+        f"{option}: {choice.label} cannot take missing values (its trial fit says: {_one_line(exc)}), and column(s) "
+        f"{', '.join(map(repr, cols[:5]))} of {data.name} have some; impute them in the learner (e.g. "
+        "make_pipeline(SimpleImputer(), ...)) or use a learner that handles them (e.g. NB, C4.5)"
+    )
 
 
 #: Seconds one fit costs beyond the learner's own time (a worker's round trip, the splitting), an estimate.

@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import os
+import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,7 +159,7 @@ def _mostly_numbers(s: pd.Series, name: str, column) -> None:
     )
     raise InputError(
         f"DATA: {name}: column {str(column)!r} holds numbers but for {bad.size} cell(s), in data row(s) {shown}; "
-        f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {column}"
+        f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {shlex.quote(str(column))}"
     )
 
 

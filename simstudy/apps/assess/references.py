@@ -48,13 +48,25 @@ def _load_learner(spec: str):
     for part in name.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise InputError(f"learner {spec!r}: {where} has no {name!r}")
+            raise InputError(f"learner {spec!r}: {where} has no {name!r}{_candidates(mod)}")
     if not (inspect.isclass(obj) or callable(obj) or hasattr(obj, "fit")):
         raise InputError(
             f"learner {spec!r}: {name!r} is a {type(obj).__name__}, not an estimator class, an estimator "
             "or a factory of estimators"
         )
     return obj
+
+
+def _candidates(mod) -> str:
+    """``; it has: ...``: the names in ``mod`` that could be a learner (classes, estimators, factories defined or
+    made there, not imported modules or private names), or ``""`` when there are none."""
+    names = []
+    for key, value in vars(mod).items():
+        if key.startswith("_") or inspect.ismodule(value):
+            continue
+        if hasattr(value, "fit") or (callable(value) and getattr(value, "__module__", None) == mod.__name__):
+            names.append(key)
+    return f"; it has: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}" if names else ""
 
 
 # A file reference as given -> the module imported for it in this process: a relative path is resolved once, at

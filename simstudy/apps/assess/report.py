@@ -514,8 +514,16 @@ def _pvalue_figure(a):
     return fig
 
 
+def page_stem(metric: str) -> str:
+    """The pages' file stem for a metric: ``assessment``, or ``assessment-METRIC`` for any other than accuracy."""
+    return "assessment" if metric == "accuracy" else f"assessment-{metric}"
+
+
 def write_assessment(a, directory=None, *, written: list | None = None) -> dict[str, Path]:
     """Write ``assessment.md``, ``assessment.html``, ``assessment.png`` and ``assessment.csv`` into the run directory.
+
+    Scored by another metric than accuracy, the pages are ``assessment-METRIC.*`` (:func:`page_stem`): scoring
+    a finished assessment again with ``--metric`` writes beside the earlier pages, never over them.
 
     A file that already holds exactly what would be written is left alone, so
     re-summarising a finished assessment writes nothing and also works in a
@@ -542,11 +550,12 @@ def write_assessment(a, directory=None, *, written: list | None = None) -> dict[
     from simstudy._files import write_atomic
 
     d = Path(directory) if directory is not None else Path(a.run.path)
+    stem = page_stem(_metric(a))
     paths = {
-        "figure": d / "assessment.png",
-        "markdown": d / "assessment.md",
-        "html": d / "assessment.html",
-        "csv": d / "assessment.csv",
+        "figure": d / f"{stem}.png",
+        "markdown": d / f"{stem}.md",
+        "html": d / f"{stem}.html",
+        "csv": d / f"{stem}.csv",
     }
     pages = {
         "figure": _pvalue_png(a),
