@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 OUT = ROOT / "simstudy" / "pipeline" / "data" / "inflation.json"
 CSV = ROOT / "docs" / "reproduction" / "proving-ground" / "inflation.csv"
+PAGE = CSV.with_suffix(".md")
 SHIPPED = ROOT / "simstudy" / "apps" / "proving" / "shipped_evidence.json"
 TRUTH = ROOT / "simstudy" / "apps" / "proving" / "truth.json"
 GRID = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, 3.5, 4.0, 5.0)
@@ -164,6 +165,36 @@ def _evidence(pools, nulls, alts, truth, key, factor, parity, m, design, test) -
     }
 
 
+def _page(table, out: dict) -> str:
+    """The Markdown page of the calibration: what was done, and the procedures of 1, 5 and 10 repeats pooled."""
+    prov = out["provenance"]
+    shown = table[table["repeats pooled"].isin([1, 5, 10])]
+    cols = ["design", "repeats pooled", "class", "factor", "size", "judged on", "Type I %", "low %", "high %",
+            "deciding scenario", "power %", "uninflated power %"]  # fmt: skip
+    lines = [
+        "# The corrected t pooled over repeats, and inflated per stability class",
+        "",
+        f"Made by `{out['made_by']}` from the stored rows of the proving ground's {prov['profile']} profile (root "
+        f"seed {prov['root_seed']}, code fingerprint `{prov['code_fingerprint']}`, rows stored {prov['rows_stored']}); "
+        "nothing was simulated again. Per design, number of repeats pooled into one corrected t-test and stability "
+        "class of the learners: the published corrected test (factor 1) where it controls size on every data set "
+        "of the class's null scenarios; otherwise the smallest factor of the grid that keeps every null scenario's "
+        "Type I error at most alpha and in control on the data sets with an even replication number, judged on "
+        "those with an odd one"
+        + ". Power: rejections in the true direction on the class's alternative scenarios (the same data sets as "
+        "the Type I error). An inflated test is the corrected statistic rescaled, so its size-adjusted power is the "
+        "corrected test's on the same design (`power.csv`); what the factor changes is where it rejects at "
+        f"alpha = {out['alpha']:g}. `assess` decides a design by the most powerful of these that controls size for "
+        "the learners' class. Every row, all numbers of repeats: `inflation.csv`.",
+        "",
+        "| " + " | ".join(cols) + " |",
+        "|" + "---|" * len(cols),
+    ]
+    for _, r in shown.iterrows():
+        lines.append("| " + " | ".join(str(r[c]) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     import pandas as pd
 
@@ -259,6 +290,7 @@ def main(argv=None) -> int:
     OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     table = pd.DataFrame(rows)
     table.to_csv(CSV, index=False)
+    PAGE.write_text(_page(table, out))
     with pd.option_context("display.width", 250, "display.max_rows", 500):
         print(table[table["repeats pooled"].isin([1, 5, 10])].to_string(index=False))
     return 0

@@ -246,6 +246,23 @@ def _pooled_decision(d, e, proc: dict, rope: float) -> DesignDecision:
     )  # fmt: skip
 
 
+def _calibration_short(design: str, repeats: int, klass: str | None) -> str:
+    """Why no calibrated procedure of ``design`` decides for the class (none calibrated: ``""``)."""
+    from simstudy.pipeline.inflation import pooled_evidence
+
+    if not klass:
+        return ""
+    found = [e for r in dict.fromkeys((int(repeats), 1)) if (e := pooled_evidence(design, r, klass)) is not None]
+    if not found:
+        return ""
+    e = min(found, key=lambda e: e["deciding_high"])
+    how = _procedure_how(e).strip()
+    return (
+        f", and its calibrated form for {klass} learners ({how}) is {e['size']} on {e['judged_on']} "
+        f"({e['deciding_type1']:.1f}% [{e['deciding_low']:.1f}, {e['deciding_high']:.1f}] on {e['deciding_scenario']})"
+    )
+
+
 def _design_decision(
     d, table: pd.DataFrame, effect: pd.DataFrame, rope: float, klass: str | None = None
 ) -> DesignDecision | None:
@@ -277,7 +294,7 @@ def _design_decision(
             "never rejects": "without a size verdict on the nearest evidence (it rejects on none of its data sets)",
             "declined": "without a size verdict on the nearest evidence (declined on every data set)",
         }.get(size, size)
-        verdict, reason = "not settled", f"`{test}` is {why}"
+        verdict, reason = "not settled", f"`{test}` is {why}{_calibration_short(d.key, repeats, klass)}"
     elif above * 2 > repeats and p_a >= CERTAIN:
         verdict, reason = "A better", "the interval lies above 0 in most repeats and P(A better) reaches 0.95"
     elif below * 2 > repeats and p_b >= CERTAIN:
@@ -460,8 +477,8 @@ def _equivalence_hint(x: DesignDecision | None, rope: float) -> str:
     if half <= rope or m >= rope:
         if m >= rope:
             return (
-                f" The difference ({x.mean:+.4f}) lies outside the ROPE ±{rope:g}, so more data cannot make the "
-                "learners equivalent; it can only settle which is better."
+                f" The difference ({x.mean:+.4f}) lies outside the ROPE ±{rope:g}: unless it shrinks, more data "
+                "settles which is better rather than equivalence."
             )
         return ""
     times = (half / (rope - m)) ** 2

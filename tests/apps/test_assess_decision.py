@@ -279,3 +279,81 @@ def test_the_fewest_data_sets_a_several_data_set_verdict_can_rest_on():
     # pairwise Wilcoxon tests adjusted by Holm cannot with 7 (6 x 2/2**7 = 0.094)
     assert least_data_sets(4, 0.05) == 3
     assert least_data_sets(4, 0.001) > least_data_sets(4, 0.05)
+
+
+def test_the_numbers_the_practitioners_page_gives_for_the_decision_come_from_the_calibration():
+    from pathlib import Path
+
+    from simstudy.apps.conclusion import class_procedure, least_data_sets
+    from simstudy.pipeline.inflation import pooled_evidence
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "howto" / "practitioners.rst").read_text()
+    page = " ".join(page.split())
+    pooled = class_procedure("5x2cv", 5, "moderately stable")
+    one = pooled_evidence("5x2cv", 1, "moderately stable")
+    assert pooled["repeats"] == 5 and float(pooled["factor"]) == 1.0
+    assert f"pooling gives {pooled['power']:.1f}% power where one repeat gives {one['power']:.1f}%" in page
+    assert f"Type I error of at most {pooled['deciding_type1']:.1f}% on its nine null scenarios" in page
+    assert pooled["null_scenarios"] == 9
+    unstable = pooled_evidence("cv10x10", 1, "unstable")
+    assert unstable["size"] == "controls size" and f"inflated x{float(unstable['factor']):g}" in page
+    assert unstable["power"] > pooled_evidence("5x2cv", 5, "unstable")["power"]
+    assert f"(two models: {least_data_sets(2, 0.05)}; four: {least_data_sets(4, 0.05)})" in page
+
+
+def test_not_settled_says_what_would_settle_equivalence_and_the_headline_is_short():
+    # the interval +0.002 [-0.018, +0.022] is wider than the ROPE: about (0.02 / 0.008)^2 = 6 times the cases
+    c = _conclude([("cv10x10", "controls size", 0.002, -0.018, 0.022, 0, 0, 0.3, 0.6, 0.1)], ["cv10x10"])
+    assert c.verdict == "not settled" and c.headline == "Not settled: logreg against forest on this data."
+    assert "about 6 times as many cases" in c.text
+    # a difference outside the ROPE: more data can only tell which is better
+    c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.07, 3, 0, 0.9, 0.05, 0.05)], ["cv10x10"])
+    assert "unless it shrinks, more data settles which is better rather than equivalence" in c.text
+    better = _conclude([("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.97, 0.03, 0.0)], ["cv10x10"])
+    assert better.headline == "logreg is better than forest by 0.030 [+0.010, +0.050] on this data (cv10x10)."
+
+
+def test_the_most_powerful_design_decides_and_another_may_only_veto():
+    import pandas as pd
+
+    from simstudy.apps.conclusion import conclude
+
+    y = np.repeat([0, 1], 100)
+    designs = designs_for_data(["cv10x10", "5x2cv"], y)
+    strong = ("cv10x10", "controls size", 0.03, 0.01, 0.05, 8, 0, 0.97, 0.03, 0.0)
+    weak = ("5x2cv", "controls size", 0.03, -0.02, 0.08, 2, 0, 0.8, 0.1, 0.1)
+    table, effect = _tables([strong, weak])
+    table = table.assign(**{"power %": np.where(table["design"] == "cv10x10", 50.0, 30.0)})
+    c = conclude(table, effect, designs, rope=0.01, a="logreg", b="forest", evidence="the test's")
+    assert c.verdict == "A better" and "it decides since it has the most power of the designs that may (50.0%" in c.text
+    contrary = ("5x2cv", "controls size", -0.05, -0.08, -0.02, 0, 9, 0.0, 0.01, 0.99)
+    table, effect = _tables([strong, contrary])
+    table = table.assign(**{"power %": np.where(table["design"] == "cv10x10", 50.0, 30.0)})
+    c = conclude(table, effect, designs, rope=0.01, a="logreg", b="forest", evidence="the test's")
+    assert c.verdict == "not settled" and "The designs contradict each other" in c.text
+    assert isinstance(effect, pd.DataFrame)
+
+
+def test_an_assessment_decides_by_the_calibrated_procedure_of_its_class(tmp_path, data):
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    from simstudy.apps.conclusion import class_procedure
+    from simstudy.statistics.effect import corrected_difference_interval
+
+    X, y = data
+    a = assess(X, y, ("tree", DecisionTreeClassifier()), ("1nn", KNeighborsClassifier(1)), n_repeats=5,
+               evidence=tmp_path / "no-results")  # fmt: skip
+    proc = class_procedure("5x2cv", 5, a.shipped.name)
+    assert proc is not None and proc["size"] == "controls size"
+    e = a.effect.set_index("design").loc["5x2cv"]
+    assert e["decided on"] == (f"{proc['repeats']} repeats pooled" if proc["repeats"] > 1 else "first repeat")
+    scores = a.run.table("scores")
+    s = scores[scores["condition"] == "5x2cv"].sort_values(["replication", "run", "fold"])
+    diff = (s["acc_a"] - s["acc_b"]).to_numpy().reshape(5, -1)[: proc["repeats"]].reshape(-1)
+    d = a.designs[0]
+    ci = corrected_difference_interval(diff, n_train=d.n_train, n_test=d.n_test * proc["factor"])
+    assert float(ci.low) == pytest.approx(e["decision low"]) and float(ci.high) == pytest.approx(e["decision high"])
+    decision = a.conclusion.designs[0]
+    assert decision.usable and decision.test == "corrected_cv_t" and decision.low == pytest.approx(e["decision low"])
+    assert f"judged on {proc['judged_on']}" in a.conclusion.text

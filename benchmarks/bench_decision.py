@@ -1,0 +1,197 @@
+"""The assess Conclusion against known truth: false decisions and "not settled", beside the corrected t and
+baycomp's correlated t-test on a 10x10 cv.
+
+Every case is a source of data sets whose truth is known, and two learners:
+
+* ``lda-1nn``: LDA against 1-nearest neighbour on two Gaussian classes (5 attributes, positives shifted by
+  ``mu`` in each; n = 300 cases): LDA is the Bayes rule there, so A is better; the true gap at the 10x10 cv's
+  training size (270 cases) is measured once on ``--truth-cases`` fresh test cases over ``--truth-sets``
+  training sets and printed;
+* the proving ground's two-view Gaussian worlds (``simstudy/apps/proving/truth.json``): the same learner
+  on two views, null (``e0``) or with view A more informative (``e0.5``), for a stable learner (LDA), a
+  moderately stable one (1-NN) and an unstable one (a decision tree).  Their data sets here are new (this
+  script's seed), though the scenarios are those the Conclusion's procedures were calibrated on.
+
+On every data set the script runs ``assess`` twice: with its defaults (the Conclusion a practitioner
+reads) and on one 10x10 cv, from which it takes the corrected t-test (decides when p <= 0.05) and the
+Bayesian correlated t-test as baycomp computes it (decides when a side beyond the ROPE of 0.01 gets 0.95).
+A *false decision* is a side (A or B better) on a null case, or the wrong side or "equivalent" on an
+alternative.  Per method the table counts ``right`` (the true side; on a null case, no side), ``false``,
+and ``not settled`` (on a null case: "equivalent", which is right too).
+
+    .venv/bin/python benchmarks/bench_decision.py --data-sets 40 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ROPE = 0.01
+
+
+def _lda_1nn_source(mu: float):
+    from simstudy.pipeline.sources import GaussianClasses
+
+    return GaussianClasses(5, mu, 1.0)
+
+
+def _learners(case: str, n_attributes: int):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.neighbors import KNeighborsClassifier
+
+    if case.startswith("lda-1nn"):
+        return ("lda", LinearDiscriminantAnalysis()), ("1nn", KNeighborsClassifier(1))
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    from simstudy.apps.proving.scenarios import scenario
+
+    # the scenario's learner on each view, as scikit-learn estimators (unpruned CART for the tree)
+    make = {"lda": LinearDiscriminantAnalysis, "1nn": lambda: KNeighborsClassifier(1), "tree": DecisionTreeClassifier}
+    kind = case.split("-")[1]
+    m = scenario(case).world.n_view
+    views = (list(range(m)), list(range(m, 2 * m)))
+    return tuple(
+        (name, make_pipeline(ColumnTransformer([("view", "passthrough", cols)]), make[kind]()))
+        for name, cols in zip(("A", "B"), views)
+    )
+
+
+def _data(case: str, mu: float, rng):
+    if case.startswith("lda-1nn"):
+        return _lda_1nn_source(mu).sample(300, rng)
+    from simstudy.apps.proving.scenarios import scenario
+
+    return scenario(case).data(rng)
+
+
+def _truth(case: str) -> str:
+    if case.startswith("lda-1nn"):
+        return "A"
+    import json
+
+    from simstudy.apps.proving.scenarios import __file__ as here
+
+    truth = json.loads((Path(here).with_name("truth.json")).read_text())["scenarios"]
+    return truth[case]["truth"]
+
+
+def true_gap(mu: float, sets: int, cases: int, seed: int = 1) -> float:
+    """LDA's minus 1-NN's expected accuracy when trained on 270 cases of the lda-1nn source."""
+    rng = np.random.default_rng(seed)
+    src = _lda_1nn_source(mu)
+    gaps = []
+    for _ in range(sets):
+        X, y = src.sample(270, rng)
+        Xt, yt = src.sample(cases, rng)
+        (_, a), (_, b) = _learners("lda-1nn", 5)
+        gaps.append(a.fit(X, y).score(Xt, yt) - b.fit(X, y).score(Xt, yt))
+    return float(np.mean(gaps))
+
+
+def one(case: str, mu: float, index: int, seed: int) -> dict:
+    """The three verdicts on one data set of ``case``."""
+    import warnings
+
+    from simstudy.apps.assess import assess
+    from simstudy.statistics.bayesian import correlated_t_test
+    from simstudy.statistics.significance import corrected_repeated_cv_t_test
+
+    rng = np.random.default_rng([seed, index, zlib.crc32(case.encode())])  # the same data sets in every run
+    X, y = _data(case, mu, rng)
+    a, b = _learners(case, X.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        default = assess(X, y, a, b, seed=int(rng.integers(2**31)), in_process=True)
+        seconds = time.perf_counter() - t0
+        cv = assess(X, y, a, b, designs=("cv10x10",), n_repeats=1, seed=int(rng.integers(2**31)), in_process=True)
+    scores = cv.run.table("scores").sort_values(["run", "fold"])
+    cols = [c for c in scores.columns if c.startswith("acc_") or c in (a[0], b[0])]
+    sa, sb = scores[cols[0]].to_numpy(float), scores[cols[1]].to_numpy(float)
+    d = (sa - sb).reshape(10, 10)
+    n_test = int(round(len(y) / 10))
+    t = corrected_repeated_cv_t_test(d, n_train=len(y) - n_test, n_test=n_test)
+    bay = correlated_t_test(d.reshape(-1), n_train=len(y) - n_test, n_test=n_test, rope=ROPE)
+    corrected = ("A" if t.direction > 0 else "B") if t.pvalue <= 0.05 else "not settled"
+    baycomp = (
+        "A"
+        if bay.p_a_better >= 0.95
+        else "B"
+        if bay.p_b_better >= 0.95
+        else ("equivalent" if bay.p_rope >= 0.95 else "not settled")
+    )
+    conclusion = {"A better": "A", "B better": "B", "equivalent within the ROPE": "equivalent"}.get(
+        default.conclusion.verdict, "not settled"
+    )
+    return {"case": case, "conclusion": conclusion, "corrected 10x10": corrected, "baycomp 10x10": baycomp,
+            "seconds": seconds}  # fmt: skip
+
+
+def main(argv=None) -> int:
+    import pandas as pd
+    from joblib import Parallel, delayed
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-sets", type=int, default=40, help="data sets per case (default 40)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--seed", type=int, default=20261205)
+    p.add_argument("--mu", type=float, default=0.45, help="shift of the lda-1nn source's positives (default 0.45)")
+    p.add_argument("--truth-sets", type=int, default=100)
+    p.add_argument("--truth-cases", type=int, default=20000)
+    p.add_argument("--cases", nargs="*", default=None)
+    args = p.parse_args(argv)
+    cases = args.cases or [
+        "lda-1nn",
+        "gauss-lda-n300-rho0-e0",
+        "gauss-1nn-n300-rho0-e0",
+        "gauss-tree-n300-rho0-e0",
+        "gauss-lda-n300-rho0-e0.5",
+        "gauss-1nn-n300-rho0-e0.5",
+        "gauss-tree-n300-rho0-e0.5",
+    ]
+    gap = true_gap(args.mu, args.truth_sets, args.truth_cases)
+    print(f"lda-1nn: true gap at 270 training cases {100 * gap:.1f} points (mu = {args.mu:g})", flush=True)
+    t0 = time.perf_counter()
+    rows = Parallel(n_jobs=args.jobs)(
+        delayed(one)(c, args.mu, i, args.seed) for c in cases for i in range(args.data_sets)
+    )
+    df = pd.DataFrame(rows)
+    out = []
+    for case, g in df.groupby("case", sort=False):
+        truth = _truth(case)
+        row = {"case": case, "truth": truth, "data sets": len(g)}
+        for col in ("conclusion", "corrected 10x10", "baycomp 10x10"):
+            v = g[col]
+            right = int((v == truth).sum()) if truth in ("A", "B") else int((v == "not settled").sum())
+            false = (
+                int((v.isin(["A", "B", "equivalent"]) & (v != truth)).sum())
+                if truth in ("A", "B")
+                else int(v.isin(["A", "B"]).sum())
+            )
+            row[f"{col}: right"] = right
+            row[f"{col}: false"] = false
+            row[f"{col}: not settled"] = (
+                int((v == "not settled").sum()) if truth in ("A", "B") else int((v == "equivalent").sum())
+            )
+        out.append(row)
+    table = pd.DataFrame(out)
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
+        print(table.to_string(index=False))
+    print(
+        f"{len(df)} data sets in {time.perf_counter() - t0:.0f} s; default assess {df['seconds'].median():.1f} s median"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
