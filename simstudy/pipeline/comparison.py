@@ -441,14 +441,19 @@ class Comparison:
                 counted.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], makes, fit_predicts=fps))
             acc, n01, n10 = (np.concatenate([part[i] for part in counted]) for i in range(3))
             return acc, n01, n10
+        from simstudy.pipeline.outputs import _fitted
+
         runs = ids.shape[0] // E
         parts = []
         for j, (name, lr) in enumerate(self._learners):
 
             def score(fold_ids, make, lr=lr):
                 if self.metric == "accuracy":
-                    return cv_accuracies(X, y, fold_ids, (make,), fit_predict=lr.fit_predict)
-                return cv_scores(X, y, fold_ids, (make,), self.metric, fit_score=lr.fit_score)
+                    out = cv_accuracies(X, y, fold_ids, (make,), fit_predict=lr.fit_predict)
+                else:
+                    out = cv_scores(X, y, fold_ids, (make,), self.metric, fit_score=lr.fit_score)
+                _fitted(int(out.shape[0]) * int(out.shape[1]))  # a progress bar per fit counts them (on_fit)
+                return out
 
             try:
                 if not self._seeded[j]:

@@ -154,3 +154,13 @@ def test_the_checks_before_work_run_before_a_stored_assessment_is_rescored(tmp_p
     with pytest.raises(ValueError, match=r"^--metric: 'r2' is a regression scorer"):
         load_assessment(out, as_dataset(X, y), LEARNERS, None, metric="r2", **kw)
     assert sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*")) == before
+
+
+def test_several_data_sets_show_progress_per_fit_too(tmp_path, data, capsys):
+    # the bar moves with every learner's fits, not only when a data set's whole repeat is stored
+    from simstudy.apps.assess.many import assess_many
+
+    X, y = data
+    assess_many({"one": (X, y), "two": (X[::-1], y[::-1])}, LEARNERS, design="cv2x5", progress=True, out=tmp_path / "m")
+    err = capsys.readouterr().err
+    assert "assess 00-one, 01-two" in err and "40/40" in err and "fit" in err

@@ -661,7 +661,17 @@ def assess_many(
         _close_fit_workers()
         raise
     try:
-        run = run_study(study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress, fresh=fresh)
+        from simstudy.apps.assess.run import _fit_progress
+
+        per = {
+            c.key: len(learners) * splits[c.position].n_runs * max(splits[c.position].n_folds, 1)
+            for c in study.conditions
+        }
+        show = progress and jobs == 1
+        with _fit_progress(study, per, n_repeats, out, seed, show=show, fresh=fresh, profile=MANY_PROFILE) as bar:
+            run = run_study(
+                study, MANY_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress and not bar, fresh=fresh
+            )
     finally:
         _close_fit_workers()
     failures = run.table("failures")

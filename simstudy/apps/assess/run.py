@@ -249,7 +249,8 @@ def assess(
                 data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
             )
             _check_assess_plan(chosen, n_repeats, seconds, data, out)
-            with _fit_progress(study, chosen, n_repeats, out, seed, show=progress and jobs == 1, fresh=fresh) as bar:
+            per = {d.key: 2 * d.n_runs * max(d.n_folds, 1) for d in chosen}
+            with _fit_progress(study, per, n_repeats, out, seed, show=progress and jobs == 1, fresh=fresh) as bar:
                 run = run_study(
                     study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress and not bar, fresh=fresh
                 )
@@ -261,12 +262,17 @@ def assess(
 
 
 class _fit_progress:
-    """A progress bar per fit for an assessment run in this process (``--jobs 1``): its estimate of the time left
-    is steady however the designs' costs differ, where a bar per repeat jumps (a 10x10 cv repeat is ten times a
-    5x2 cv's).  Fits of repeats already stored count as done.  Entered as False when not shown."""
+    """A progress bar per fit for an assessment run in this process (``--jobs 1``): it moves from the first fit
+    on, and its estimate of the time left is steady however the conditions' costs differ, where a bar per repeat
+    waits for a whole repeat and then jumps (a 10x10 cv repeat is ten times a 5x2 cv's; a repeat of several
+    learners on one data set can take minutes).  ``per`` is the fits of one repeat of each condition, by its key.
+    Fits of repeats already stored count as done.  Entered as False when not shown."""
 
-    def __init__(self, study, designs, n_repeats: int, out, seed: int, *, show: bool, fresh: bool = False):
-        self.show, self.fresh, self.args = show, fresh, (study, designs, n_repeats, out, seed)
+    def __init__(
+        self, study, per: dict, n_repeats: int, out, seed: int, *, show: bool, fresh: bool = False, profile=None
+    ):
+        self.show, self.fresh, self.args = show, fresh, (study, per, n_repeats, out, seed)
+        self.profile = profile or ASSESS_PROFILE
         self.bar = self.hook = None
 
     def __enter__(self):
@@ -278,15 +284,14 @@ class _fit_progress:
 
         from simstudy.pipeline.outputs import on_fit
 
-        study, designs, n_repeats, out, seed = self.args
-        per = {d.key: 2 * d.n_runs * max(d.n_folds, 1) for d in designs}
+        study, per, n_repeats, out, seed = self.args
         done = 0
         try:
             from simstudy.engine.runner import plan_run
             from simstudy.engine.store import RunStore
 
             manifest = None if self.fresh else RunStore(Path(out)).read_manifest()
-            if manifest is not None and manifest.get("config_hash") == plan_run(study, ASSESS_PROFILE, seed)[3]:
+            if manifest is not None and manifest.get("config_hash") == plan_run(study, self.profile, seed)[3]:
                 done = sum(
                     per.get(str(v.get("condition", "")), 0) * (int(v["stop"]) - int(v["start"]))
                     for v in _stored_chunks(manifest)
@@ -297,7 +302,7 @@ class _fit_progress:
             total=sum(per.values()) * n_repeats,
             initial=min(done, sum(per.values()) * n_repeats),
             unit="fit",
-            desc=f"assess {', '.join(per)}",
+            desc=f"assess {', '.join(per)}" if len(per) <= 3 else f"assess {len(per)} data sets",
             dynamic_ncols=True,
             file=sys.stderr,
             mininterval=0.5 if sys.stderr.isatty() else 15.0,
