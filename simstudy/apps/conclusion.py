@@ -138,7 +138,7 @@ def _procedure_how(proc: dict) -> str:
 def _procedure_size(proc: dict) -> str:
     return (
         f"{proc['size']} on the {int(proc['null_scenarios'])} null scenarios of the class, judged on "
-        f"{proc['judged_on']}: Type I error at most {proc['deciding_type1']:.1f}% [{proc['deciding_low']:.1f}, "
+        f"{proc['judged_on']}: Type I error {proc['deciding_type1']:.1f}% [{proc['deciding_low']:.1f}, "
         f"{proc['deciding_high']:.1f}] on {proc['deciding_scenario']}, {int(proc['deciding_n'])} data sets; power "
         f"{proc['power']:.1f}% on its alternatives"
     )

@@ -293,7 +293,10 @@ def test_the_numbers_the_practitioners_page_gives_for_the_decision_come_from_the
     one = pooled_evidence("5x2cv", 1, "moderately stable")
     assert pooled["repeats"] == 5 and float(pooled["factor"]) == 1.0
     assert f"pooling gives {pooled['power']:.1f}% power where one repeat gives {one['power']:.1f}%" in page
-    assert f"Type I error of at most {pooled['deciding_type1']:.1f}% on its nine null scenarios" in page
+    assert (
+        f"Type I error of {pooled['deciding_type1']:.1f}% [{pooled['deciding_low']:.1f}, "
+        f"{pooled['deciding_high']:.1f}] on the deciding one of its nine null scenarios" in page
+    )
     assert pooled["null_scenarios"] == 9
     unstable = pooled_evidence("cv10x10", 1, "unstable")
     assert unstable["size"] == "controls size" and f"inflated x{float(unstable['factor']):g}" in page
