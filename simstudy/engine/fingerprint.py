@@ -60,7 +60,6 @@ NUMERIC_PACKAGES = (
     "pandas",
     "numba",
     "llvmlite",
-    "pgmpy",
     "scikit-learn-intelex",
     "daal",
 )

@@ -426,3 +426,27 @@ def test_class_variable_missing_from_file_names_file(tmp_path):
     path.write_text(_xmlbif())
     with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: class_variable: 'y' is not a node"):
         read_source(path, class_variable="y")
+
+
+def test_the_shipped_networks_read_without_pgmpy_as_pgmpy_reads_them(monkeypatch):
+    # the studies' networks need no pgmpy (an optional extra); its reading of every file is the same source
+    import sys
+    from pathlib import Path
+
+    from simstudy.pipeline.sources.bayesnet import NETWORKS_DIR, read_source
+
+    files = sorted(Path(NETWORKS_DIR).glob("*.xml"))
+    assert files
+    pgmpy = pytest.importorskip("pgmpy")
+    from pgmpy.readwrite import XMLBIFReader
+
+    expected = {f.name: BayesNetSource.from_pgmpy(XMLBIFReader(str(f)).get_model()) for f in files}
+    monkeypatch.setitem(sys.modules, "pgmpy", None)  # import pgmpy now fails
+    for f in files:
+        src = read_source(f)
+        old = expected[f.name]
+        assert (src.names, src.cardinalities, src.parents) == (old.names, old.cardinalities, old.parents), f.name
+        assert all(np.array_equal(a, b) for a, b in zip(src._cpts, old._cpts)), f.name
+    with pytest.raises(ValueError, match=r"needs pgmpy: pip install 'simstudy\[bif\]'"):
+        src.to_pgmpy()
+    assert pgmpy is not None

@@ -426,7 +426,17 @@ class BayesNetSource:
         return cls(tuple(names), tuple(cards), tuple(parents), tuple(tables))
 
 
+def _pgmpy(what: str):
+    """``import pgmpy`` for ``what``, or one line naming the extra that installs it."""
+    try:
+        import pgmpy
+    except ImportError:
+        raise InputError(f"{what} needs pgmpy: pip install 'simstudy[bif]'") from None
+    return pgmpy
+
+
 def _pgmpy_classes():
+    _pgmpy("a pgmpy network (to_pgmpy)")
     from pgmpy.factors.discrete import TabularCPD
 
     try:
@@ -798,14 +808,15 @@ def search_source(
 
 
 def write_source(source: BayesNetSource, path) -> None:
-    """Write the network to ``path`` in XMLBIF 0.3 (pgmpy's ``XMLBIFWriter``)."""
+    """Write the network to ``path`` in XMLBIF 0.3 (pgmpy's ``XMLBIFWriter``; ``pip install 'simstudy[bif]'``)."""
+    _pgmpy("write_source")
     from pgmpy.readwrite import XMLBIFWriter
 
     XMLBIFWriter(source.to_pgmpy()).write(str(path))
 
 
 def read_source(path, class_variable: str = "class", attributes=None) -> BayesNetSource:
-    """Read an XMLBIF (``.xml``/``.xmlbif``) or BIF (``.bif``) network with pgmpy's readers.
+    """Read an XMLBIF (``.xml``/``.xmlbif``) network, or a BIF (``.bif``) one with pgmpy's reader.
 
     States are coded by their position in the file's outcome list; see
     :meth:`BayesNetSource.from_pgmpy` for ``class_variable`` and ``attributes``.
@@ -821,16 +832,18 @@ def read_source(path, class_variable: str = "class", attributes=None) -> BayesNe
         refuses is reported with the path in front.
     """
     path = Path(path)
+    if path.suffix.lower() != ".bif":
+        # XMLBIF: read here, as checked (the studies' networks need no other package)
+        network = _check_xmlbif(path)
+        try:
+            return _from_xmlbif(network, class_variable, attributes)
+        except ValueError as exc:
+            raise InputError(f"{path}: {exc}") from None
     try:
-        if path.suffix.lower() == ".bif":
-            from pgmpy.readwrite import BIFReader
+        _pgmpy(f"{path}: reading the BIF format (XMLBIF needs nothing)")
+        from pgmpy.readwrite import BIFReader
 
-            model = BIFReader(str(path)).get_model()
-        else:
-            from pgmpy.readwrite import XMLBIFReader
-
-            _check_xmlbif(path)
-            model = XMLBIFReader(str(path)).get_model()
+        model = BIFReader(str(path)).get_model()
     except (OSError, ValueError) as exc:
         if isinstance(exc, OSError) or str(exc).startswith(f"{path}: "):
             raise
@@ -843,8 +856,10 @@ def read_source(path, class_variable: str = "class", attributes=None) -> BayesNe
         raise InputError(f"{path}: {exc}") from None
 
 
-def _check_xmlbif(path: Path) -> None:
+def _check_xmlbif(path: Path) -> dict:
     """Check an XMLBIF file's structure; raise ``ValueError("<path>: ...")`` naming the variable at fault.
+    Returns what it read: ``cards`` (variable -> number of outcomes, in the file's order), ``given`` (variable
+    -> its parents) and ``tables`` (variable -> its probabilities, one row per parent configuration).
 
     Refused: XML that is not well-formed, no ``<NETWORK>``, a variable without
     a name, declared twice or with fewer than two (or repeated) outcomes, a
@@ -864,7 +879,7 @@ def _check_xmlbif(path: Path) -> None:
     network = root.find("NETWORK")
     if network is None:
         raise InputError(f"{path}: no <NETWORK> element (not an XMLBIF file)")
-    cards = {}
+    cards, given_by, tables = {}, {}, {}
     for k, var in enumerate(network.findall("VARIABLE"), 1):
         name = (var.findtext("NAME") or "").strip()
         if not name:
@@ -909,9 +924,32 @@ def _check_xmlbif(path: Path) -> None:
             raise InputError(f"{path}: variable {name!r}: <TABLE> has negative or non-finite probabilities")
         if np.any(np.abs(values.reshape(n_cfg, cards[name]).sum(axis=1) - 1.0) > 1e-6):
             raise InputError(f"{path}: variable {name!r}: the probabilities of a parent configuration do not sum to 1")
+        given_by[name], tables[name] = tuple(given), values.reshape(n_cfg, cards[name])
     missing = [name for name in cards if name not in defined]
     if missing:
         raise InputError(f"{path}: variable {missing[0]!r} has no <DEFINITION>")
+    return {"cards": cards, "given": given_by, "tables": tables}
+
+
+def _from_xmlbif(network: dict, class_variable: str = "class", attributes=None) -> BayesNetSource:
+    """A source from :func:`_check_xmlbif`'s parse, as :meth:`BayesNetSource.from_pgmpy` builds it from pgmpy's
+    reading of the same file: a state's code is its position among the variable's outcomes, a table has one row
+    per parent configuration (in the order of the ``<GIVEN>`` parents, the last varying fastest)."""
+    nodes = list(network["cards"])
+    if class_variable not in nodes:
+        raise InputError(f"class_variable: {class_variable!r} is not a node of the model")
+    if attributes is None:
+        attributes = sorted((v for v in nodes if v != class_variable), key=_natural_key)
+    else:
+        attributes = [str(a) for a in attributes]
+        if sorted(attributes) != sorted(v for v in nodes if v != class_variable):
+            raise InputError("attributes: must list every node except the class exactly once")
+    names = [*attributes, class_variable]
+    pos = {n: i for i, n in enumerate(names)}
+    cards = tuple(network["cards"][n] for n in names)
+    parents = tuple(tuple(pos[g] for g in network["given"][n]) for n in names)
+    tables = tuple(network["tables"][n] for n in names)
+    return BayesNetSource(tuple(names), cards, parents, tables)
 
 
 def stored_sources() -> dict:
