@@ -414,7 +414,13 @@ def conclude(
     elif verdict == "equivalent within the ROPE":
         headline = f"{a} and {b} are practically equivalent (within ±{rope:g}) on this data ({lead.design})."
     else:
-        headline = f"Not settled: {a} against {b} on this data."
+        shown = lead or (decisions[0] if decisions else None)
+        headline = (
+            f"Not settled: {a} - {b} = {shown.mean:+.3f} [{shown.low:+.3f}, {shown.high:+.3f}] on this data "
+            f"({shown.design})."
+            if shown is not None and np.isfinite(shown.mean)
+            else f"Not settled: {a} against {b} on this data."
+        )
     head = {
         "A better": f"A ({a}) is better than B ({b}) on this data.",
         "B better": f"B ({b}) is better than A ({a}) on this data.",

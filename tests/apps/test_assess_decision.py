@@ -307,7 +307,10 @@ def test_the_numbers_the_practitioners_page_gives_for_the_decision_come_from_the
 def test_not_settled_says_what_would_settle_equivalence_and_the_headline_is_short():
     # the interval +0.002 [-0.018, +0.022] is wider than the ROPE: about (0.02 / 0.008)^2 = 6 times the cases
     c = _conclude([("cv10x10", "controls size", 0.002, -0.018, 0.022, 0, 0, 0.3, 0.6, 0.1)], ["cv10x10"])
-    assert c.verdict == "not settled" and c.headline == "Not settled: logreg against forest on this data."
+    assert (
+        c.verdict == "not settled"
+        and c.headline == "Not settled: logreg - forest = +0.002 [-0.018, +0.022] on this data (cv10x10)."
+    )
     assert "about 6 times as many cases" in c.text
     # a difference outside the ROPE: more data can only tell which is better
     c = _conclude([("cv10x10", "controls size", 0.03, -0.01, 0.07, 3, 0, 0.9, 0.05, 0.05)], ["cv10x10"])
