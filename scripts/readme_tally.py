@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from simstudy.outputs.agreement import replace_block, tally_block
+from simstudy.outputs.tables import replace_block, tally_block
 
 ROOT = Path(__file__).resolve().parents[1]
 

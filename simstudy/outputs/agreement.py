@@ -219,26 +219,3 @@ def tally_sentence(row) -> str:
     parts = [f"{int(row[c])} {c}" for c in CATEGORIES if int(row[c])]
     n = int(row["distinct"])
     return f"{n} distinct published value{'s' if n != 1 else ''}: " + (", ".join(parts) if parts else "none")
-
-
-#: The markers between which the README carries the tally of the reproduction page.
-README_MARKERS = ("<!-- tally of the reproduction page: begin -->", "<!-- tally of the reproduction page: end -->")
-
-
-def tally_block(tally_csv) -> str:
-    """The README's block between :data:`README_MARKERS`, made from the page's ``csv/tally.csv``.
-
-    One Markdown table: per paper, its distinct published values and how many
-    fall in each category (a category that no paper has is left out).
-    """
-    from simstudy.outputs.tables import markdown_table
-
-    frame = pd.read_csv(tally_csv)
-    keep = [c for c in frame.columns if c not in CATEGORIES or frame[c].sum() > 0]
-    return "\n".join([README_MARKERS[0], "", markdown_table(frame[keep]), "", README_MARKERS[1]])
-
-
-def replace_block(text: str, block: str) -> str:
-    """``text`` with the part between :data:`README_MARKERS` (markers included) replaced by ``block``."""
-    start, end = text.index(README_MARKERS[0]), text.index(README_MARKERS[1]) + len(README_MARKERS[1])
-    return text[:start] + block + text[end:]

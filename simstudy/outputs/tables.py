@@ -50,6 +50,9 @@ else:
     pd = lazy_module("pandas")
 
 __all__ = [
+    "README_MARKERS",
+    "tally_block",
+    "replace_block",
     "Published",
     "compare",
     "comparison_view",
@@ -971,3 +974,28 @@ def comparison_markdown(title: str, comparison: pd.DataFrame, *, notes: str = ""
     rules = f"\n\n{INSIDE_RULE} {NO_VERDICT_RULE} {REDUCED_RULE} Missing values read {NA}.\n"
     table = markdown_table(comparison_view(comparison, reduced=bool(reduced)), merge_intervals=False)
     return head + "\n" + table + rules + ("\n" + notes.strip() + "\n" if notes else "")
+
+
+# -- the README's tally (written from the reproduction page's csv/tally.csv by scripts/readme_tally.py) ------
+
+#: The markers between which the README carries the tally of the reproduction page.
+README_MARKERS = ("<!-- tally of the reproduction page: begin -->", "<!-- tally of the reproduction page: end -->")
+
+
+def tally_block(tally_csv) -> str:
+    """The README's block between :data:`README_MARKERS`, made from the page's ``csv/tally.csv``.
+
+    One Markdown table: per paper, its distinct published values and how many
+    fall in each category (a category that no paper has is left out).
+    """
+    from simstudy.outputs.agreement import CATEGORIES
+
+    frame = pd.read_csv(tally_csv)
+    keep = [c for c in frame.columns if c not in CATEGORIES or frame[c].sum() > 0]
+    return "\n".join([README_MARKERS[0], "", markdown_table(frame[keep]), "", README_MARKERS[1]])
+
+
+def replace_block(text: str, block: str) -> str:
+    """``text`` with the part between :data:`README_MARKERS` (markers included) replaced by ``block``."""
+    start, end = text.index(README_MARKERS[0]), text.index(README_MARKERS[1]) + len(README_MARKERS[1])
+    return text[:start] + block + text[end:]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simstudy.outputs.agreement import README_MARKERS, replace_block, tally_block
+from simstudy.outputs.tables import README_MARKERS, replace_block, tally_block
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "reproduction"
