@@ -37,7 +37,6 @@ __all__ = [
     "inflated_cv_t_test",
     "inflation_factor",
     "inflated_sizes",
-    "test_for",
     "pooled_evidence",
 ]
 
@@ -70,23 +69,12 @@ def inflated_cv_t_test(x, *, n_train, n_test, factor: float) -> h.SignificanceRe
 
 def inflation_factor(test: str) -> float:
     """The factor of a registered inflated test (1.0 for any other test)."""
-    for name, factor in load_inflation()["tests"].items():
-        if name == test:
-            return float(factor)
-    return 1.0
+    return float(load_inflation()["tests"].get(test, 1.0))
 
 
 def inflated_sizes(test: str, n_train, n_test) -> tuple[float, float]:
     """``(n_train, n_test)`` that give ``test``'s variance to an interval or Bayesian test of the corrected form."""
     return float(n_train), float(n_test) * inflation_factor(test)
-
-
-def test_for(klass: str) -> str | None:
-    """The inflated test calibrated for the stability class ``klass`` (None: no class of that name)."""
-    for name in load_inflation()["tests"]:
-        if name == f"inflated_cv_t_{klass.replace(' ', '_')}":
-            return name
-    return None
 
 
 def pooled_evidence(design: str, repeats: int, klass: str) -> dict | None:

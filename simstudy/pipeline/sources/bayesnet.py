@@ -403,16 +403,7 @@ class BayesNetSource:
         -----
         A variable's code is the position of its state in the CPD's ``state_names``.
         """
-        nodes = [str(v) for v in model.nodes()]
-        if class_variable not in nodes:
-            raise InputError(f"class_variable: {class_variable!r} is not a node of the model")
-        if attributes is None:
-            attributes = sorted((v for v in nodes if v != class_variable), key=_natural_key)
-        else:
-            attributes = [str(a) for a in attributes]
-            if sorted(attributes) != sorted(v for v in nodes if v != class_variable):
-                raise InputError("attributes: must list every node except the class exactly once")
-        names = [*attributes, class_variable]
+        names = _node_order([str(v) for v in model.nodes()], class_variable, attributes)
         pos = {n: i for i, n in enumerate(names)}
         cards, parents, tables = [], [], []
         for name in names:
@@ -424,6 +415,20 @@ class BayesNetSource:
             parents.append(tuple(pos[v] for v in ev))
             tables.append(np.asarray(cpd.get_values(), dtype=float).T)
         return cls(tuple(names), tuple(cards), tuple(parents), tuple(tables))
+
+
+def _node_order(nodes: list, class_variable: str, attributes) -> list:
+    """The source's variable order: the attributes (``attributes``, or by default every node but the class in
+    natural order of their names, "a2" before "a10"), then the class."""
+    if class_variable not in nodes:
+        raise InputError(f"class_variable: {class_variable!r} is not a node of the model")
+    if attributes is None:
+        attributes = sorted((v for v in nodes if v != class_variable), key=_natural_key)
+    else:
+        attributes = [str(a) for a in attributes]
+        if sorted(attributes) != sorted(v for v in nodes if v != class_variable):
+            raise InputError("attributes: must list every node except the class exactly once")
+    return [*attributes, class_variable]
 
 
 def _pgmpy(what: str):
@@ -935,16 +940,7 @@ def _from_xmlbif(network: dict, class_variable: str = "class", attributes=None) 
     """A source from :func:`_check_xmlbif`'s parse, as :meth:`BayesNetSource.from_pgmpy` builds it from pgmpy's
     reading of the same file: a state's code is its position among the variable's outcomes, a table has one row
     per parent configuration (in the order of the ``<GIVEN>`` parents, the last varying fastest)."""
-    nodes = list(network["cards"])
-    if class_variable not in nodes:
-        raise InputError(f"class_variable: {class_variable!r} is not a node of the model")
-    if attributes is None:
-        attributes = sorted((v for v in nodes if v != class_variable), key=_natural_key)
-    else:
-        attributes = [str(a) for a in attributes]
-        if sorted(attributes) != sorted(v for v in nodes if v != class_variable):
-            raise InputError("attributes: must list every node except the class exactly once")
-    names = [*attributes, class_variable]
+    names = _node_order(list(network["cards"]), class_variable, attributes)
     pos = {n: i for i, n in enumerate(names)}
     cards = tuple(network["cards"][n] for n in names)
     parents = tuple(tuple(pos[g] for g in network["given"][n]) for n in names)
