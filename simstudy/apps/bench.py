@@ -806,8 +806,8 @@ def _bench_text(
         )
     names = ", ".join(spec.name for spec in tests)
     notes: list[str] = []
-    if layout.design_column:
-        ran = "; ".join(f"`{k}` on {', '.join(v)}" for k, v in found.ran_on.items())
+    ran = "; ".join(f"`{k}` on {', '.join(v)}" for k, v in found.ran_on.items())
+    if layout.design_column and ran:  # a test that gave no result is said so below, with why
         notes.append(
             f"Designs: {ran} (the stored design each test's input comes from"
             + ("" if design is not None else "; choose another with `design=`, on the command line `--design`")

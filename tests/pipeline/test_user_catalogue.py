@@ -119,6 +119,11 @@ def test_a_users_scheme_and_design_everywhere(tmp_path, catalogue_kept, capsys):
     assert "median_over_runs" in text and "Designs: `paired_t` on ucv2x5" in text
     assert "`5x2cv_t` gave no result: its input does not fit design ucv2x5" in text
     assert "No size verdicts: 'my_catalogue' does not say which of its conditions are null" in text
+    # a test that runs on no stored design says why, and no empty list of designs precedes it
+    bench = ["bench", str(study), "--profile", "smoke", "--test", "inflated_cv_t_unstable", "--out"]
+    assert main([*bench, str(tmp_path / "run1")]) == 0
+    text = capsys.readouterr().out
+    assert "`inflated_cv_t_unstable` gave no result:" in text and "Designs:" not in text
     assert (
         main(
             [
