@@ -80,43 +80,13 @@ def decision_test(design) -> str | None:
     return spec.name if spec is not None else None
 
 
-def deciding_tests(design) -> list[str]:
-    """Every registered test a Conclusion may decide ``design`` by, least inflated first: the design's deciding
-    test (:func:`decision_test`), then the corrected tests whose correlation term is inflated for less stable
-    learners (:mod:`simstudy.pipeline.inflation`), smallest factor first."""
-    from simstudy.pipeline.inflation import inflation_factor
-    from simstudy.pipeline.outcomes import get_test, test_names
-
-    spec = getattr(design, "spec", None) or design
-    first = decision_test(design)
-    rest = [n for n in test_names() if n != first and get_test(n).decides and get_test(n).runs_on(spec)]
-    return ([first] if first else []) + sorted(rest, key=inflation_factor)
-
-
-def choose_deciding(design, table: pd.DataFrame) -> str | None:
-    """The test ``design`` is decided by: of :func:`deciding_tests` that were run (rows of ``table``, the
-    assessment table with its evidence columns), the first that controls size on the nearest evidence; when
-    none does, the first run (the Conclusion then says why the design cannot decide).
-
-    The choice rests on the evidence alone, never on the user's outcomes, so the
-    decision keeps the chosen test's size; and since the candidates are one
-    statistic with more and more inflated variance, the first that controls
-    size is the most powerful of them."""
-    rows = table[(table["design"] == design.key) & (table["scheme"] == "")]
-    run = [t for t in deciding_tests(design) if t in set(rows["test"])]
-    if not run:
-        return decision_test(design)
-    sizes = dict(zip(rows["test"], rows["size"] if "size" in rows else ["no evidence"] * len(rows)))
-    return next((t for t in run if sizes.get(t) == "controls size"), run[0])
-
-
 def class_procedure(design: str, n_repeats: int, klass: str | None, *, alpha: float = 0.05) -> dict | None:
     """The procedure a design is decided by for learners of the stability class ``klass``, from the shipped
     calibration (:func:`simstudy.pipeline.inflation.pooled_evidence`): of the corrected t over all
     ``n_repeats`` repeats pooled and over the first repeat alone (each with the class's factor), those that
     control size on the class's null scenarios, the one with the most power on its alternatives.
 
-    None (the Conclusion then decides by the deciding test over the repeats, :func:`choose_deciding`) when
+    None (the Conclusion then decides by the design's deciding test over the repeats, :func:`decision_test`) when
     the class is unknown (local evidence, or instability not measured), ``alpha`` is not the calibration's,
     or no calibrated procedure of the design controls size for the class.
     """
@@ -165,7 +135,6 @@ class DesignDecision:
     verdict: str
     reason: str
     power: float = float("nan")
-    passed_over: str = ""
     how: str = ""
 
 
@@ -203,19 +172,6 @@ def _count(text) -> int:
     return int(str(text).split("/", 1)[0])
 
 
-def _passed_over(d, table: pd.DataFrame, test: str) -> str:
-    """The less inflated deciding tests of ``d`` that were run and do not control size, in words."""
-    rows = table[(table["design"] == d.key) & (table["scheme"] == "")]
-    before = []
-    for t in deciding_tests(d):
-        if t == test:
-            break
-        r = rows[rows["test"] == t]
-        if len(r):
-            before.append(f"`{t}` is {r.iloc[0].get('size', 'no evidence') or 'no evidence'} ({_size_text(r.iloc[0])})")
-    return "; ".join(before)
-
-
 def _pooled_decision(d, e, proc: dict, rope: float) -> DesignDecision:
     """The decision of a design by a calibrated procedure (:func:`class_procedure`): its interval excludes 0
     and the Bayesian correlated t-test on the same splits, with the same correlation term, gives that side
@@ -242,7 +198,7 @@ def _pooled_decision(d, e, proc: dict, rope: float) -> DesignDecision:
         reason = f"the interval {where} covers 0 and no Bayesian probability reaches 0.95"
     return DesignDecision(
         d.key, "corrected_cv_t", proc["size"], _procedure_size(proc), repeats, above, below, mean, low, high,
-        p_a, p_rope, p_b, True, verdict, reason, float(proc["power"]), "", _procedure_how(proc),
+        p_a, p_rope, p_b, True, verdict, reason, float(proc["power"]), _procedure_how(proc),
     )  # fmt: skip
 
 
@@ -275,7 +231,7 @@ def _design_decision(
         proc = class_procedure(d.key, repeats, klass)
         if proc is not None:
             return _pooled_decision(d, e, proc, rope)
-    test = str(e.get("decided by", "") or "") or decision_test(d)
+    test = decision_test(d)
     if test is None:
         return None
     row = table[(table["design"] == d.key) & (table["test"] == test) & (table["scheme"] == "")]
@@ -325,7 +281,7 @@ def _design_decision(
     return DesignDecision(
         d.key, test, size, _size_text(r) if len(row) else size, repeats, above, below,
         float(e["first: A - B"]), float(e["low"]), float(e["high"]), p_a, p_rope, p_b, usable, verdict, reason,
-        power if np.isfinite(power) else np.nan, _passed_over(d, table, test),
+        power if np.isfinite(power) else np.nan,
     )  # fmt: skip
 
 
@@ -436,10 +392,9 @@ def conclude(
             if (x is lead and len(used) > 1 and np.isfinite(x.power))
             else ""
         )
-        over = f" (the less inflated {x.passed_over}, so it cannot decide)" if x.passed_over else ""
         body.append(
             f"{_numbers(x, rope)}: {x.verdict}, since {x.reason}; {role} `{x.test}`{x.how} on {x.design}, which "
-            f"controls size on the nearest evidence ({x.size_text}){over}{why}."
+            f"controls size on the nearest evidence ({x.size_text}){why}."
         )
     if verdict == "not settled":
         if not decisions:

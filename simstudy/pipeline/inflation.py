@@ -16,8 +16,8 @@ sets the calibration did not see ship in ``simstudy/pipeline/data/inflation.json
 made by ``scripts/calibrate_inflation.py`` from a stored paper-profile proving
 ground; they were calibrated on a 10 x 10 cv, and the registered tests
 ``inflated_cv_t_CLASS`` refuse another shape.  Equivalent to the corrected test
-with ``n_test`` multiplied by ``c`` (:func:`inflated_sizes`), which is how an
-interval or the Bayesian correlated t-test takes the same correction.
+with ``n_test`` multiplied by ``c``, which is how an interval or the Bayesian
+correlated t-test takes the same correction (``simstudy.apps.assess.tables``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,6 @@ __all__ = [
     "INFLATION_FILE",
     "load_inflation",
     "inflated_cv_t_test",
-    "inflation_factor",
-    "inflated_sizes",
     "pooled_evidence",
 ]
 
@@ -65,16 +63,6 @@ def inflated_cv_t_test(x, *, n_train, n_test, factor: float) -> h.SignificanceRe
     if not np.isfinite(factor) or factor < 1:
         raise InputError(f"factor: must be a finite number >= 1, got {factor!r}")
     return h.corrected_repeated_cv_t_test(x, n_train=n_train, n_test=float(n_test) * float(factor))
-
-
-def inflation_factor(test: str) -> float:
-    """The factor of a registered inflated test (1.0 for any other test)."""
-    return float(load_inflation()["tests"].get(test, 1.0))
-
-
-def inflated_sizes(test: str, n_train, n_test) -> tuple[float, float]:
-    """``(n_train, n_test)`` that give ``test``'s variance to an interval or Bayesian test of the corrected form."""
-    return float(n_train), float(n_test) * inflation_factor(test)
 
 
 def pooled_evidence(design: str, repeats: int, klass: str) -> dict | None:

@@ -177,7 +177,7 @@ def baycomp_runs(design: DesignChoice) -> int:
 def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 0.01) -> Assessment:
     _check_failures(run, a, b)
     tables = assessment_tables(run)
-    from simstudy.apps.conclusion import choose_deciding, conclude
+    from simstudy.apps.conclusion import conclude
     from simstudy.apps.shipped_evidence import EvidenceChoice, choose_evidence, evidence_named, shipped_evidence
     from simstudy.apps.stability import stored_instability
 
@@ -206,11 +206,8 @@ def _assessment(study, run, designs, evidence, alpha, data, a, b, rope: float = 
         notes.append(shipped.provenance)
     table, text = recommend(tables["assessment"], designs, ev, alpha=alpha, notes=notes, shipped=shipped)
     where = evidence_named(choice, shipped)
-    deciding = {d.key: choose_deciding(d, table) for d in designs}
     klass = shipped.name if shipped is not None else None
-    tables["effect"] = effect_table(
-        run, designs, tables["effect"], rope=rope, deciding=deciding, klass=klass, alpha=alpha
-    )
+    tables["effect"] = effect_table(run, designs, tables["effect"], rope=rope, klass=klass, alpha=alpha)
     conclusion = conclude(
         table, tables["effect"], designs, rope=rope, a=a.shown, b=b.shown, evidence=where, klass=klass
     )

@@ -241,7 +241,7 @@ def assessment_tables(run) -> dict[str, pd.DataFrame]:
 
 
 def effect_table(
-    run, designs, means: pd.DataFrame, *, rope: float = 0.01, deciding=None, klass: str | None = None, alpha=0.05
+    run, designs, means: pd.DataFrame, *, rope: float = 0.01, klass: str | None = None, alpha=0.05
 ) -> pd.DataFrame:
     """``means`` with, per design, the effect of the first repeat and how often the interval excluded 0.
 
@@ -254,13 +254,6 @@ def effect_table(
     ``rope``) and B better, and in how many repeats the interval lay above 0
     (A better) or below it (B better).
 
-    ``deciding`` (``{design key: registered test}``, from
-    :func:`simstudy.apps.conclusion.choose_deciding`) names the test the
-    Conclusion decides a design by; for an inflated corrected test
-    (:mod:`simstudy.pipeline.inflation`) the interval and the Bayesian
-    correlated t-test take its inflated correlation term, so that they agree
-    with the test the decision rests on.  The column ``decided by`` names it.
-
     ``klass``, the stability class of the learners on the shipped evidence,
     chooses the procedure the Conclusion decides by where the shipped
     calibration holds one (:func:`simstudy.apps.conclusion.class_procedure`):
@@ -269,8 +262,7 @@ def effect_table(
     ``decision low`` / ``decision high`` and ``decision P(A better)``,
     ``decision P(equivalent)``, ``decision P(B better)``.
     """
-    from simstudy.apps.conclusion import class_procedure, decision_test
-    from simstudy.pipeline.inflation import inflated_sizes
+    from simstudy.apps.conclusion import class_procedure
     from simstudy.statistics.bayesian import correlated_t_test
     from simstudy.statistics.effect import corrected_difference_interval
 
@@ -283,14 +275,11 @@ def effect_table(
         rows = scores[scores["condition"] == key].sort_values(["replication", "run", "fold"])
         reps = rows["replication"].nunique()
         diff = (rows[col_a].to_numpy(float) - rows[col_b].to_numpy(float)).reshape(reps, -1)
-        test = (deciding or {}).get(key) or decision_test(d) or ""
-        n_train, n_test = inflated_sizes(test, d.n_train, d.n_test)
-        ci = corrected_difference_interval(diff, n_train=n_train, n_test=n_test)
+        ci = corrected_difference_interval(diff, n_train=d.n_train, n_test=d.n_test)
         side = np.asarray(ci.excludes_zero())
-        first = correlated_t_test(diff[0], n_train=n_train, n_test=n_test, rope=rope)
+        first = correlated_t_test(diff[0], n_train=d.n_train, n_test=d.n_test, rope=rope)
         extra.append(
             {
-                "decided by": test,
                 "first: A - B": float(np.asarray(ci.mean)[0]),
                 "low": float(np.asarray(ci.low)[0]),
                 "high": float(np.asarray(ci.high)[0]),
