@@ -42,7 +42,7 @@ from simstudy.apps.assess.data import as_dataset, check_metric_for
 from simstudy.apps.assess.designs import designs_for_data
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout
-from simstudy.apps.assess.report import _html_prose, _md_prose, _md_table, md_text
+from simstudy.apps.assess.report import _md_table, conclusion_html, conclusion_markdown, md_text
 from simstudy.apps.assess.stored import _absolute
 from simstudy.errors import InputError
 
@@ -698,19 +698,7 @@ def many_markdown(a: ManyAssessment, figure: str | None = None) -> str:
     parts = [
         f"# {len(a.labels)} learners on {len(a.datasets)} data sets",
         "",
-        *(
-            [
-                "## Conclusion",
-                "",
-                f"**{md_text(a.conclusion.headline)}**",
-                "",
-                *_pairs_md(a.conclusion),
-                _md_prose(a.conclusion.text),
-                "",
-            ]
-            if a.conclusion is not None
-            else []
-        ),
+        *(conclusion_markdown(a.conclusion) if a.conclusion is not None else []),
         f"- Learners: {', '.join(md_text(x) for x in a.labels)}",
         f"- Data sets: {', '.join(md_text(d.name) for d in a.datasets)}",
         f"- Design {md_text(a.design)}; score {md_text(a.metric)}; ROPE ±{a.rope:g}; alpha {a.alpha}; root seed "
@@ -756,15 +744,7 @@ def many_html(a: ManyAssessment, figure: str | None = None) -> str:
     t = a.tables
     body = [
         f"<h1>{len(a.labels)} learners on {len(a.datasets)} data sets</h1>",
-        *(
-            [
-                f"<h2>Conclusion</h2><p><strong>{html.escape(a.conclusion.headline)}</strong></p>"
-                + (table(pd.DataFrame(list(a.conclusion.pairs))) if a.conclusion.pairs else "")
-                + f"<p>{_html_prose(a.conclusion.text)}</p>"
-            ]
-            if a.conclusion is not None
-            else []
-        ),
+        *([conclusion_html(a.conclusion)] if a.conclusion is not None else []),
         "<ul>",
         f"<li>Learners: {e(', '.join(a.labels))}</li>",
         f"<li>Data sets: {e(', '.join(d.name for d in a.datasets))}</li>",
@@ -841,13 +821,6 @@ def _conclusion_lines(c) -> list[str]:
     for p in c.pairs:
         lines.append(f"  {p['pair']}: {p['verdict']} (mean A - B {p['mean A - B']:+.4f}, wins {p['wins A/B']})")
     return [*lines, c.text, ""]
-
-
-def _pairs_md(c) -> list[str]:
-    """One Markdown table row per pair of the Conclusion (none for a Conclusion without pairs)."""
-    if not c.pairs:
-        return []
-    return [_md_table(pd.DataFrame(list(c.pairs))), ""]
 
 
 def _warning_lines(a: ManyAssessment) -> list[str]:

@@ -258,15 +258,20 @@ def conclusion_text(a) -> str:
 
 
 def conclusion_markdown(c) -> list[str]:
-    """The Conclusion as Markdown lines: its headline in bold, then the reasons."""
+    """The Conclusion as Markdown lines: its headline in bold, its table of pairs (several data sets), then the
+    reasons."""
     head = [f"**{md_text(c.headline)}**", ""] if getattr(c, "headline", "") else []
-    return ["## Conclusion", "", *head, _md_prose(c.text), ""]
+    pairs = [_md_table(pd.DataFrame(list(c.pairs))), ""] if getattr(c, "pairs", ()) else []
+    return ["## Conclusion", "", *head, *pairs, _md_prose(c.text), ""]
 
 
 def conclusion_html(c) -> str:
     """The HTML twin of :func:`conclusion_markdown`."""
+    from simstudy.outputs.tables import html_table
+
     head = f"<p><strong>{html.escape(c.headline)}</strong></p>" if getattr(c, "headline", "") else ""
-    return f"<h2>Conclusion</h2>{head}<p>{_html_prose(c.text)}</p>"
+    pairs = html_table(pd.DataFrame(list(c.pairs))) if getattr(c, "pairs", ()) else ""
+    return f"<h2>Conclusion</h2>{head}{pairs}<p>{_html_prose(c.text)}</p>"
 
 
 def assessment_text(a) -> str:
