@@ -28,14 +28,20 @@ def folder_option(value, option: str) -> Path:
     return Path(value)
 
 
-def folder_below(root, *parts, option: str = "--out") -> Path:
+def folder_below(root, *parts, option: str | None = None) -> Path:
     """``root/parts...``, created where missing; never reached through a symbolic link below ``root``.
 
     ``root`` itself may be a link (the user chose it); what lies below it is
     data, as in a run folder: a component that is a symbolic link (or not a
-    folder) raises :class:`LinkRefused` naming it, before anything is written.
+    folder) raises :class:`LinkRefused` naming it, before anything is written.  Messages start with
+    ``option``, the argument ``root`` came from (default ``out``, ``--out`` on the command line).
     """
     import stat
+
+    if option is None:  # named as the caller sees it, now
+        from simstudy.errors import option as named
+
+        option = named("out")
 
     path = Path(root)
     for part in parts:
@@ -89,7 +95,7 @@ def check_writable(folders, *, what: str = "") -> None:
             except OSError as exc:
                 raise InputError(
                     f"{option}: cannot write {what + ' ' if what else ''}to {path} ({exc.strerror or exc}); "
-                    f"choose a writable directory with {option}"
+                    f"choose a writable directory for {option}"
                 ) from None
     except ValueError:
         for p in reversed(made):  # the deepest first

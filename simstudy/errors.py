@@ -22,9 +22,17 @@
 
 Library code raises the first two; an exception of another type that escapes is
 a bug (ours, or in code a study runs).
+
+A message names an argument through :func:`option`, so that one message reads
+right wherever it is raised: ``designs: ...`` or ``pass fresh=True`` to a
+Python caller, ``--designs: ...`` or ``pass --fresh`` on the command line,
+which sets :func:`command_line` around each command.
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
 
 __all__ = [
     "SimstudyError",
@@ -34,6 +42,9 @@ __all__ = [
     "EXIT_INPUT",
     "EXIT_STORED",
     "EXIT_INTERNAL",
+    "option",
+    "command_line",
+    "on_command_line",
 ]
 
 #: Exit status of the command line for an :class:`InputError` (as argparse's).
@@ -66,3 +77,44 @@ class InternalError(SimstudyError):
     """A failure of simstudy itself."""
 
     exit_status = EXIT_INTERNAL
+
+
+_COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("simstudy_command_line", default=False)
+_UNSET = object()
+
+
+def option(name: str, value=_UNSET, *, flag: str | None = None) -> str:
+    """How a message names the argument ``name`` (a Python parameter), with ``value`` if given.
+
+    In Python: ``name`` or ``name='quick'``; on the command line (inside
+    :func:`command_line`): ``--name`` or ``--name quick``, where the option is
+    ``flag`` if given, else ``name`` with ``_`` spelled ``-``.  A value of
+    ``True`` is a switch: ``fresh=True`` in Python, ``--fresh`` on the command line.
+    """
+    if _COMMAND_LINE.get():
+        spelled = "--" + (flag if flag is not None else name.replace("_", "-"))
+        if value is _UNSET or value is True:
+            return spelled
+        return f"{spelled} {value}"
+    if value is _UNSET:
+        return name
+    return f"{name}={value!r}"
+
+
+def on_command_line() -> bool:
+    """Whether :func:`option` names arguments as command-line options here and now."""
+    return _COMMAND_LINE.get()
+
+
+@contextlib.contextmanager
+def command_line(on: bool = True):
+    """Within this block, :func:`option` names arguments as command-line options (as Python's if not ``on``).
+
+    A worker process that serves a command passes ``on_command_line()`` of its caller, so that its messages
+    read as the caller's would.
+    """
+    token = _COMMAND_LINE.set(bool(on))
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)

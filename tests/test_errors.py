@@ -32,3 +32,62 @@ def test_an_error_nobody_raised_on_purpose_is_an_internal_failure(monkeypatch, c
     err = capsys.readouterr().err
     assert "Traceback" in err and f"simstudy: internal error: {type(raised).__name__}" in err
     assert "not of the command's input" in err and "please report" in err.lower()
+
+
+def test_option_names_a_python_argument_or_a_command_line_option():
+    from simstudy.errors import command_line, option
+
+    assert (option("jobs"), option("profile", "quick"), option("fresh", True)) == (
+        "jobs",
+        "profile='quick'",
+        "fresh=True",
+    )
+    with command_line():
+        assert option("max_evaluations") == "--max-evaluations"
+        assert option("profile", "quick") == "--profile quick" and option("fresh", True) == "--fresh"
+        assert option("tests", flag="test") == "--test"
+    assert option("jobs") == "jobs"  # the block is over
+
+
+def _message_text(node) -> str:
+    """The literal text of a message argument, its f-string fields as ``{}``."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    if isinstance(node, ast.BinOp):
+        return _message_text(node.left) + _message_text(node.right)
+    return ""
+
+
+def test_no_library_message_names_a_command_line_option():
+    """A Python caller never reads about a flag they did not pass: messages name arguments through ``option``.
+
+    A whole command in backticks (``simstudy run X --profile quick``) is a command to type, and stays.
+    """
+    import ast
+    import re
+    from pathlib import Path
+
+    import simstudy
+
+    root = Path(simstudy.__file__).parent
+    flag = re.compile(r"(?<![\w`-])--[a-z][a-z-]+")
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "cli" in path.relative_to(root).parts:
+            continue  # the command line names its own options
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if not (name.endswith(("Error", "Refused", "Mismatch", "Locked", "Failed")) or name == "warn"):
+                continue
+            for arg in node.args:
+                text = re.sub(r"`[^`]*`", "", _message_text(arg))
+                if flag.search(text):
+                    found.append(f"{path.relative_to(root)}:{node.lineno}: {text[:90]}")
+    assert not found, "\n".join(found)

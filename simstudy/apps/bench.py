@@ -27,7 +27,7 @@ import numpy as np
 
 from simstudy._files import DEFAULT_ROOT, folder_below, write_atomic
 from simstudy._lazy import lazy_module
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 from simstudy.outputs.tables import markdown_table
 from simstudy.pipeline.outcomes import get_test, run_test, test_names
 from simstudy.pipeline.scores import PairedScores
@@ -154,7 +154,8 @@ def _new_tests(test, scheme, timeout, alpha: float, workers: contextlib.ExitStac
         return [as_test(plugin_of(test, "test"), alpha=alpha, timeout=timeout, scheme=scheme_fn)]
     if scheme is not None:
         raise InputError(
-            "--scheme: a plug-in scheme goes with a plug-in test; registered tests run on the study's own schemes"
+            f"{option('scheme')}: a plug-in scheme goes with a plug-in test; registered tests run on the study's own "
+            "schemes"
         )
     return [get_test(n) for n in names]
 
@@ -228,7 +229,7 @@ def bench(
     from simstudy._validation import check_alpha
     from simstudy.engine import get_study
 
-    alpha = check_alpha(alpha, "--alpha")
+    alpha = check_alpha(alpha, option("alpha"))
     study = get_study(target)
     layout = study.provides.paired_scores
     if layout is None:
@@ -802,7 +803,8 @@ def _bench_text(
     if not found.rows:
         why = "; ".join(f"{k}: {v}" for k, v in found.not_run.items())
         raise InputError(
-            f"--test: {test!r} does not apply to the designs {study.name!r} stores" + (f" ({why})" if why else "")
+            f"{option('test')}: {test!r} does not apply to the designs {study.name!r} stores"
+            + (f" ({why})" if why else "")
         )
     names = ", ".join(spec.name for spec in tests)
     notes: list[str] = []
@@ -810,7 +812,7 @@ def _bench_text(
     if layout.design_column and ran:  # a test that gave no result is said so below, with why
         notes.append(
             f"Designs: {ran} (the stored design each test's input comes from"
-            + ("" if design is not None else "; choose another with `design=`, on the command line `--design`")
+            + ("" if design is not None else f"; choose another with {option('design')}")
             + ")."
         )
     for label, why in found.not_run.items():
@@ -919,7 +921,8 @@ def _bench_text(
     if write:  # beside the run, never into its chunks or manifest; a read-only store just skips this
         stem = _saved_name(study, names, scheme, alpha)
         try:
-            outdir = folder_below(run.path, "bench")  # a link there is refused, never written through
+            # a link there is refused, never written through
+            outdir = folder_below(run.path, "bench", option=option("out"))
             write_atomic(outdir / f"{stem}.md", text + "\n")
             if found.new:  # the new tests' outcome rows, as the study's own are stored
                 buf = io.BytesIO()

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -246,7 +247,7 @@ def _design_decision(
             "liberal": "liberal on the nearest evidence",
             "unresolved": "unresolved on the nearest evidence (too few null data sets to tell)",
             "no evidence": "without evidence on its size",
-            "not run": "not among the tests run (--tests)",
+            "not run": f"not among the tests run ({option('tests')})",
             "never rejects": "without a size verdict on the nearest evidence (it rejects on none of its data sets)",
             "declined": "without a size verdict on the nearest evidence (declined on every data set)",
         }.get(size, size)
@@ -504,7 +505,7 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
             f"Not settled: {n_sets} data set{'s' if n_sets != 1 else ''} completely assessed, and the tests across data "
             f"sets (each data set's mean score one observation) need several: the Wilcoxon signed-rank test can "
             f"reach p <= {alpha:g} from {least} data sets on (before Holm's adjustment for several pairs). For one "
-            "data set, compare two learners with --a and --b: that Conclusion is about this data set."
+            f"data set, compare two learners with {option('a')} and {option('b')}: that Conclusion is about this data set."
         )
         nfd = "Not for the decision: each data set's own tests (they speak for that data set alone)."
         return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: too few data sets.")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_option
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 __all__ = ["reproduce", "reproduction_plan", "PlannedStudy"]
 
@@ -79,7 +79,7 @@ def reproduction_plan(profile: str, *, results=DEFAULT_ROOT, jobs: int = 1, stud
         except FileNotFoundError:
             manifest = None
         except (OSError, ValueError) as exc:
-            raise InputError(f"--results: cannot read {where / 'manifest.json'} ({exc})") from None
+            raise InputError(f"{option('results')}: cannot read {where / 'manifest.json'} ({exc})") from None
         low, high = st.wall_range(prof, jobs)
         complete = False
         if manifest is None:
@@ -176,14 +176,14 @@ def reproduce(
     from simstudy.engine import run_study
     from simstudy.outputs.report import build_report
 
-    results = folder_option(results, "--results")
-    out = folder_option(out, "--out") if out is not None else results / "reproduction" / profile
+    results = folder_option(results, option("results"))
+    out = folder_option(out, option("out")) if out is not None else results / "reproduction" / profile
     plan = reproduction_plan(profile, results=results, jobs=jobs, studies=studies)
     if backend == "dask" and scheduler:  # an unreachable scheduler is refused before any folder is made
         from simstudy.engine.runner import _connect
 
         _connect(scheduler).close()
-    check_writable([("--results", results), ("--out", out)])  # before hours of work, not after
+    check_writable([(option("results"), results), (option("out"), out)])  # before hours of work, not after
     # every stored run goes through run_study, which verifies its chunks (a complete one computes nothing when
     # they are intact); only what --keep keeps is taken as it is
     todo = [p for p in plan if not (keep and _kept(p))]

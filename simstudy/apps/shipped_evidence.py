@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.errors import on_command_line, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -153,10 +154,11 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
     for col in ("deciding_scenario", "sim_r2_scenario"):
         rows[col] = rows[col].fillna("")
     designs = tuple(sorted({p.split(" [", 1)[1].split(",")[0].rstrip("]") for p in rows["procedure"]}))
+    where = option("evidence", flag="results")
     instead = (
-        "the runs stored under --results hold fewer null data sets for the designs used"
+        f"the runs stored under {where} hold fewer null data sets for the designs used"
         if passed_over
-        else "no stored run under --results"
+        else f"no stored run under {where}"
     )
     line = (
         f"shipped with simstudy ({instead}): the proving ground's {prov['profile']} profile "
@@ -164,8 +166,8 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
         f"{prov['scenarios']} scenarios, {prov['null_data_sets']} of them from {prov['null_scenarios']} null "
         f"scenarios), published in docs/reproduction/proving-ground/ and reduced by {prov['made_by']}; {why}: "
         f"{len(cls['null_scenarios'])} null and {len(cls['scenarios']) - len(cls['null_scenarios'])} other scenarios; "
-        "a local run (simstudy proving-ground, stored under --results) with at least as many null data sets on "
-        "every design used takes its place, and any local run does with --local-evidence"
+        f"a local run (simstudy proving-ground, stored under {where}) with at least as many null data sets on "
+        f"every design used takes its place, and any local run does with {local_option()}"
     )
     return ShippedEvidence(name, rows[_COLUMNS], float(prov["alpha"]), source, line, designs)
 
@@ -256,7 +258,7 @@ def choose_evidence(local, designs, *, alpha: float) -> EvidenceChoice:
     line = (
         f"a smaller local run{'s' if len(local) > 1 else ''} passed over ("
         + ", ".join(f"{d}: {_count(held[d])} against the shipped {shipped[d]:,}" for d in short)
-        + f"): {local_runs_named(local)}; --local-evidence uses {'them' if len(local) > 1 else 'it'}"
+        + f"): {local_runs_named(local)}; {local_option()} uses {'them' if len(local) > 1 else 'it'}"
     )
     return EvidenceChoice((), line)
 
@@ -286,3 +288,9 @@ def evidence_named(choice: EvidenceChoice, shipped: ShippedEvidence | None) -> s
     if choice.local:
         return local_runs_named(choice.local)
     return "none (no stored or shipped simulation runs were used)"
+
+
+def local_option() -> str:
+    """How a message names the choice of the local runs whatever they hold: ``--local-evidence`` on the command
+    line, ``evidence=LocalEvidence(root)`` in Python."""
+    return option("local_evidence", True) if on_command_line() else "evidence=LocalEvidence(root)"

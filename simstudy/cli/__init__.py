@@ -82,7 +82,14 @@ import importlib  # noqa: E402
 
 from simstudy import __version__  # noqa: E402
 from simstudy.cli.commands import COMMAND_MODULES  # noqa: E402
-from simstudy.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_STORED, InputError, StoredDataError  # noqa: E402
+from simstudy.errors import (  # noqa: E402
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_STORED,
+    InputError,
+    StoredDataError,
+    command_line,
+)
 
 
 class UsageError(InputError):
@@ -383,6 +390,11 @@ def _refuse_empty_folders(args) -> None:
 
 
 def _command(argv) -> int:
+    with command_line():
+        return _run_command(argv)
+
+
+def _run_command(argv) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from simstudy._lazy import lazy_module
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,8 +77,12 @@ class AdaptiveRule:
             or not isinstance(self.target_mcse, numbers.Real)
             or not (0 < self.target_mcse < math.inf)
         ):
-            raise InputError(f"--target-mcse: must be a positive number, got {self.target_mcse!r}")
-        for name, value in (("--max-replications", self.max_replications), ("first", self.first), ("step", self.step)):
+            raise InputError(f"{option('target_mcse')}: must be a positive number, got {self.target_mcse!r}")
+        for name, value in (
+            (option("max_replications"), self.max_replications),
+            ("first", self.first),
+            ("step", self.step),
+        ):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise InputError(f"{name}: must be a positive integer, got {value!r}")
 
@@ -159,7 +163,9 @@ def stage_decisions(study, run, counts: dict, rule: AdaptiveRule) -> dict:
         ``{condition: {"replications", "max_mcse", "quantity", "converged", "capped"}}``.
     """
     if "outcomes" not in run.tables():
-        raise InputError(f"--target-mcse: study {study.name!r} stores no outcome rows to measure precision on")
+        raise InputError(
+            f"{option('target_mcse')}: study {study.name!r} stores no outcome rows to measure precision on"
+        )
     state = {}
     for key, n in counts.items():
         # one condition's rows at a time: a large run's whole table need not fit in memory

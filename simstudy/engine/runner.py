@@ -79,7 +79,7 @@ from simstudy.engine.threads import (
     native_threads_plugin,
     one_thread_per_kernel,
 )
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -122,11 +122,11 @@ def _check_int(value, name, minimum):
 
 def _check_jobs(jobs, local: bool) -> int:
     """``--jobs`` must be >= 1 and, for workers on this machine, at most MAX_JOBS_PER_CPU per CPU."""
-    jobs = _check_int(jobs, "--jobs", 1)
+    jobs = _check_int(jobs, option("jobs"), 1)
     cap = MAX_JOBS_PER_CPU * (os.cpu_count() or 1)
     if local and jobs > cap:
         raise InputError(
-            f"--jobs: at most {cap} workers on this machine ({MAX_JOBS_PER_CPU} per CPU, "
+            f"{option('jobs')}: at most {cap} workers on this machine ({MAX_JOBS_PER_CPU} per CPU, "
             f"{os.cpu_count()} CPUs), got {jobs}"
         )
     return jobs
@@ -139,7 +139,9 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
     try:
         from dask.distributed import Client
     except ImportError:  # pragma: no cover - depends on the extra
-        raise InputError("--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')") from None
+        raise InputError(
+            f"{option('backend', 'dask')}: needs the distributed extra (pip install 'simstudy[distributed]')"
+        ) from None
     loggers = [
         logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.core", "distributed.comm")
     ]
@@ -151,7 +153,7 @@ def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
     except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address, ...
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(
-            f"--scheduler: cannot reach the dask scheduler at {scheduler} within {timeout:g} s ({msg})"
+            f"{option('scheduler')}: cannot reach the dask scheduler at {scheduler} within {timeout:g} s ({msg})"
         ) from None
     finally:
         for lg, level in zip(loggers, levels):
@@ -338,7 +340,7 @@ def _worker_refusal(info: dict, *, computed: bool = True, edited=()) -> WorkerCo
         return WorkerCodeMismatch(
             f"the code changed during the run: {'; '.join(edited[:3])}{more} edited since it started, and worker "
             f"{worker} ran the edited code; {'its rows were not stored' if computed else 'nothing was computed'}: "
-            "restore the file to finish this run, or start it anew with the edited code (--fresh)"
+            f"restore the file to finish this run, or start it anew with the edited code ({option('fresh', True)})"
         )
     if info.get("stale"):
         return WorkerCodeMismatch(
@@ -395,7 +397,8 @@ def _executor(jobs: int, backend: str, client=None):
                     from dask.distributed import Client, LocalCluster
                 except ImportError:  # pragma: no cover - depends on the extra
                     raise InputError(
-                        "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
+                        f"{option('backend', 'dask')}: needs the distributed extra "
+                        "(pip install 'simstudy[distributed]')"
                     ) from None
                 cluster = LocalCluster(
                     n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
@@ -487,14 +490,15 @@ def check_workers(client, study: Study, expect: dict) -> dict:
     """
     if not client.scheduler_info().get("workers"):
         raise InputError(
-            "--scheduler: the scheduler has no workers; start some (dask worker ADDRESS) and run the same command again"
+            f"{option('scheduler')}: the scheduler has no workers; start some (dask worker ADDRESS) and run the "
+            "same command again"
         )
     try:
         client.run(evict_stale_modules)
         found = client.run(_check_here, study, expect)
     except Exception as exc:  # a worker that cannot even run the check (another simstudy, a broken environment)
         raise WorkerCodeMismatch(
-            f"--scheduler: a worker cannot check its code against this run ({type(exc).__name__}: "
+            f"{option('scheduler')}: a worker cannot check its code against this run ({type(exc).__name__}: "
             f"{' '.join(str(exc).split())[:200]}); nothing was computed: start the workers from this environment"
         ) from None
     for address, (info, differs) in sorted(found.items()):
@@ -564,30 +568,30 @@ def run_study(
         if own:
             target_mcse, max_replications = own["target_mcse"], own["max_replications"]
     if backend not in BACKENDS:
-        raise InputError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InputError(f"{option('backend')}: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
-        raise InputError("--scheduler: only meaningful with --backend dask")
+        raise InputError(f"{option('scheduler')}: only meaningful with {option('backend', 'dask')}")
     jobs = _check_jobs(jobs, local=not scheduler)
-    seed = _check_int(seed, "--seed", 0)
+    seed = _check_int(seed, option("seed"), 0)
     rule = None
     if target_mcse is not None or max_replications is not None:
         from simstudy.engine.adaptive import AdaptiveRule
 
         if target_mcse is None:
-            raise InputError("--max-replications: only meaningful with --target-mcse")
+            raise InputError(f"{option('max_replications')}: only meaningful with {option('target_mcse')}")
         n0 = study.profile(profile).n_replications
         cap = max_replications if max_replications is not None else 10 * n0
         if step is not None:
             if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 1:
-                raise InputError(f"--step: must be a positive integer, got {step!r}")
+                raise InputError(f"{option('step')}: must be a positive integer, got {step!r}")
             n0 = step
         rule = AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
     elif step is not None:
-        raise InputError("--step: only meaningful with --target-mcse")
+        raise InputError(f"{option('step')}: only meaningful with {option('target_mcse')}")
     conds, plan, config, digest = plan_run(
         study, profile, seed, adaptive=rule.as_config() if rule is not None else None
     )
-    path = folder_option(out, "--out") if out is not None else default_out(study.name, profile)
+    path = folder_option(out, option("out")) if out is not None else default_out(study.name, profile)
     store = RunStore(path)
     store.check_target()
     check_folder_names(path, sorted({c["condition"] for c in plan}))
@@ -597,7 +601,7 @@ def run_study(
             import distributed  # noqa: F401
         except ImportError:
             raise InputError(
-                "--backend dask: needs the distributed extra (pip install 'simstudy[distributed]')"
+                f"{option('backend', 'dask')}: needs the distributed extra (pip install 'simstudy[distributed]')"
             ) from None
     prov = provenance(study)
     remove_orphaned_shared_memory()  # what runs killed with their workers left behind (nothing of a live one)
@@ -788,9 +792,9 @@ def _run_locked(
             else "; resuming"
         )
         raise ConfigMismatch(
-            f"--out: {path} holds rows computed by other code or package versions (changed: "
-            f"{', '.join(changes)}){why} would mix them: use --fresh to move that run aside and "
-            "start again, or another --out"
+            f"{option('out')}: {path} holds rows computed by other code or package versions (changed: "
+            f"{', '.join(changes)}){why} would mix them: use {option('fresh', True)} to move that run aside and "
+            f"start again, or another {option('out')}"
         )
     manifest["provenance"] = run_prov
     for c in todo:
@@ -947,15 +951,16 @@ def replay(study, condition: str, replication: int, *, profile: str = "quick", s
     conds = {condition_key(c): c for c in study.conditions_for(prof)}
     if condition not in conds:
         raise InputError(
-            f"--condition: {condition!r} is not a condition of {study.name}/{profile}; choose one of {', '.join(conds)}"
+            f"{option('condition')}: {condition!r} is not a condition of {study.name}/{profile}; "
+            f"choose one of {', '.join(conds)}"
         )
     cond = conds[condition]
     n = n_replications_of(cond, prof)
     if isinstance(replication, numbers.Integral) and not isinstance(replication, bool) and not 0 <= replication < n:
         raise InputError(
-            f"--replication: {replication} is out of range; condition {condition} of "
+            f"{option('replication')}: {replication} is out of range; condition {condition} of "
             f"{study.name}/{profile} has replications 0 to {n - 1}"
         )
-    replication = _check_int(replication, "--replication", 0)
+    replication = _check_int(replication, option("replication"), 0)
     tables, _, _ = run_replication(study, cond, replication, seed, _setup_state(study, cond, seed))
     return tables

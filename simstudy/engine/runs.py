@@ -16,7 +16,7 @@ from pathlib import Path
 from simstudy._files import DEFAULT_PROFILE, DEFAULT_ROOT
 from simstudy.engine.runner import plan_run
 from simstudy.engine.store import ConfigMismatch, RunData, RunStore, default_out
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 __all__ = ["DEFAULT_ROOT", "DEFAULT_PROFILE", "default_out", "stored_profiles", "locate_run", "check_plan", "load_run"]
 
@@ -28,7 +28,7 @@ def check_plan(manifest: dict, study, profile: str, path) -> None:
     recorded hash, or its plan or config differ from the study's) and a study
     whose conditions changed since the run.
     """
-    where = f"--out: {path}"
+    where = f"{option('out')}: {path}"
     recorded = hashlib.sha256(json.dumps(manifest["config"], sort_keys=True).encode()).hexdigest()
     if recorded != manifest["config_hash"]:
         raise ConfigMismatch(f"{where}: the manifest's config does not match its own hash (edited by hand?)")
@@ -101,7 +101,7 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
     if profile is None:
         profile = manifest["profile"]
     if manifest.get("study") != name:
-        raise InputError(f"--out: {path} holds study {manifest.get('study')!r}, not {name!r}")
+        raise InputError(f"{option('out')}: {path} holds study {manifest.get('study')!r}, not {name!r}")
     if verify_plan:
         check_plan(manifest, study if isinstance(study, Study) else get_study(study), profile, path)
     return RunData(path, manifest)
@@ -149,15 +149,15 @@ def locate_run(study, profile: str | None, out=None, *, root=DEFAULT_ROOT, spell
         manifest = RunStore(path).read_manifest()
         if manifest is None:
             raise InputError(
-                f"--out: no stored run in {path}; store one with `simstudy run {spelled} "
+                f"{option('out')}: no stored run in {path}; store one with `simstudy run {spelled} "
                 f"--profile {profile or DEFAULT_PROFILE} --out {path}`"
             )
         if profile is None:
             profile = manifest.get("profile", DEFAULT_PROFILE)
         elif manifest.get("profile") != profile:
             raise InputError(
-                f"--out: {path} holds profile {manifest.get('profile')!r}, not {profile!r}; "
-                f"pass --profile {manifest.get('profile')} or another --out"
+                f"{option('out')}: {path} holds profile {manifest.get('profile')!r}, not {profile!r}; "
+                f"pass {option('profile', manifest.get('profile'))} or another {option('out')}"
             )
         return path, profile
     profile = profile or DEFAULT_PROFILE
@@ -166,8 +166,8 @@ def locate_run(study, profile: str | None, out=None, *, root=DEFAULT_ROOT, spell
         stored = stored_profiles(study, root)
         if stored:
             raise InputError(
-                f"--profile: study {study.name!r} has no run stored at profile {profile!r} ({path}); "
-                f"stored at: {', '.join(stored)}; pass --profile {stored[0]}, or run "
+                f"{option('profile')}: study {study.name!r} has no run stored at profile {profile!r} ({path}); "
+                f"stored at: {', '.join(stored)}; pass {option('profile', stored[0])}, or run "
                 f"`simstudy run {spelled} --profile {profile}` first"
             )
         raise InputError(

@@ -77,7 +77,7 @@ import numpy as np
 from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.engine.capacity import check_capacity
-from simstudy.errors import InputError
+from simstudy.errors import InputError, command_line, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -369,7 +369,10 @@ class SolveResult:
                 f"estimate {c.get('estimate', float('nan')):.4g} (MCSE {c.get('mcse', float('nan')):.2g}); {tail}"
             )
         if self.status == "unresolved":
-            return f"{head}: unresolved: {self.note}; {tail}. A larger --max-evaluations (or --block) may resolve it"
+            return (
+                f"{head}: unresolved: {self.note}; {tail}. A larger {option('max_evaluations')} "
+                f"(or {option('block')}) may resolve it"
+            )
         text = (
             f"{head}: {self.knob} = {self.value:g} (evaluated: {self._at(self.value)}), 95% interval "
             f"[{self.low:.6g}, {self.high:.6g}] (its ends evaluated on either side of the target beyond error), "
@@ -378,8 +381,8 @@ class SolveResult:
         )
         if not self.within_tolerance:
             text += (
-                f". The interval is wider than the tolerance {self.tolerance:g}: a larger --max-evaluations "
-                "(or --block) narrows it"
+                f". The interval is wider than the tolerance {self.tolerance:g}: a larger {option('max_evaluations')} "
+                f"(or {option('block')}) narrows it"
             )
         return text
 
@@ -390,7 +393,7 @@ def knob_of(study, name: str) -> Knob:
     if name not in knobs:
         have = ", ".join(f"{k} ({v.description})" if v.description else k for k, v in knobs.items())
         raise InputError(
-            f"--knob: study {study.name!r} declares no knob {name!r}; "
+            f"{option('knob')}: study {study.name!r} declares no knob {name!r}; "
             + (f"its knobs: {have}" if knobs else "it declares none")
         )
     return knobs[name]
@@ -434,7 +437,7 @@ class _Search:
             keys = {condition_key(c): c for c in conds}
             if condition not in keys:
                 raise InputError(
-                    f"--condition: {condition!r} is not a condition of {study.name}/{profile}; "
+                    f"{option('condition')}: {condition!r} is not a condition of {study.name}/{profile}; "
                     f"choose one of {', '.join(keys)}"
                 )
             self.base = keys[condition]
@@ -607,7 +610,7 @@ def _resolve_quantity(knob: Knob, name: str, table: pd.DataFrame) -> str:
     if name not in known:
         aliases = ", ".join(f"{a} (= {q})" for a, q in knob.aliases.items())
         raise InputError(
-            f"--target: unknown quantity {name!r}; the quantities are: {', '.join(known)}"
+            f"{option('target')}: unknown quantity {name!r}; the quantities are: {', '.join(known)}"
             + (f"; short names: {aliases}" if aliases else "")
         )
     return name
@@ -620,7 +623,8 @@ def _check_target_range(knob: Knob, name: str, goal: float) -> None:
     if bounds is not None and not bounds[0] <= goal <= bounds[1]:
         shown = quantity if quantity == name else f"{name} ({quantity})"
         raise InputError(
-            f"--target: {shown} takes values in [{bounds[0]:g}, {bounds[1]:g}], so {goal:g} can never be reached"
+            f"{option('target')}: {shown} takes values in [{bounds[0]:g}, {bounds[1]:g}], "
+            f"so {goal:g} can never be reached"
         )
 
 
@@ -996,44 +1000,48 @@ def solve(
     study = get_study(study)
     k = knob_of(study, knob)
     if not (isinstance(target, tuple) and len(target) == 2 and isinstance(target[0], str)):
-        raise InputError(f"--target: expected QUANTITY=VALUE, got {target!r}")
-    quantity_name, goal = target[0].strip(), _check_number(target[1], "--target")
+        raise InputError(f"{option('target')}: expected a tuple (QUANTITY, VALUE), got {target!r}")
+    quantity_name, goal = target[0].strip(), _check_number(target[1], option("target"))
     _check_target_range(k, quantity_name, goal)
     lo, hi = (
         (k.interval or (k.low, k.high))
         if interval is None
-        else (_check_number(interval[0], "--interval"), _check_number(interval[1], "--interval"))
+        else (_check_number(interval[0], option("interval")), _check_number(interval[1], option("interval")))
     )
     if not lo < hi:
-        raise InputError(f"--interval: must have LO < HI, got [{lo:g}, {hi:g}]")
+        raise InputError(f"{option('interval')}: must have LO < HI, got [{lo:g}, {hi:g}]")
     if k.kind == "int":
         if not (float(lo).is_integer() and float(hi).is_integer()):
-            raise InputError(f"--interval: knob {k.name!r} takes integers, got [{lo:g}, {hi:g}]")
+            raise InputError(f"{option('interval')}: knob {k.name!r} takes integers, got [{lo:g}, {hi:g}]")
         if hi - lo < 1:
-            raise InputError(f"--interval: [{lo:g}, {hi:g}] holds fewer than two integers")
+            raise InputError(f"{option('interval')}: [{lo:g}, {hi:g}] holds fewer than two integers")
     if lo < k.low or hi > k.high:
-        raise InputError(f"--interval: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]")
+        raise InputError(
+            f"{option('interval')}: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]"
+        )
     tol = (
         (max(1.0, 0.02 * (hi - lo)) if k.kind == "int" else 0.02 * (hi - lo))
         if tolerance is None
-        else _check_number(tolerance, "--tolerance")
+        else _check_number(tolerance, option("tolerance"))
     )
     if not tol > 0:
-        raise InputError(f"--tolerance: must be positive, got {tol:g}")
+        raise InputError(f"{option('tolerance')}: must be positive, got {tol:g}")
     if k.kind == "int" and tol < 1:
-        raise InputError(f"--tolerance: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}")
+        raise InputError(
+            f"{option('tolerance')}: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}"
+        )
     if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, numbers.Integral) or max_evaluations < 1:
-        raise InputError(f"--max-evaluations: must be a positive integer, got {max_evaluations!r}")
+        raise InputError(f"{option('max_evaluations')}: must be a positive integer, got {max_evaluations!r}")
     if backend not in BACKENDS:
-        raise InputError(f"--backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InputError(f"{option('backend')}: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     _check_jobs(jobs, local=True)
-    seed = DEFAULT_SEED if seed is None else _check_int(seed, "--seed", 0)
+    seed = DEFAULT_SEED if seed is None else _check_int(seed, option("seed"), 0)
     prof = study.profile(profile)
     search_out = Path(out) if out is not None else DEFAULT_ROOT / study.name / f"solve-{k.name}"
     search = _Search(study, k, profile, search_out, 0, seed, jobs, backend, progress, condition)
     n_block = n_replications_of(search.base, prof) if block is None else block
     if isinstance(n_block, bool) or not isinstance(n_block, numbers.Integral) or n_block < 2:
-        raise InputError(f"--block: needs at least 2 replications per block, got {n_block!r}")
+        raise InputError(f"{option('block')}: needs at least 2 replications per block, got {n_block!r}")
     search.block = int(n_block)
     if k.nested:
         search.nested_values = tuple(range(int(lo), int(hi) + 1))
@@ -1044,13 +1052,14 @@ def solve(
     if len(grid) < 2:
         why = search._refusal.get("first")
         raise InputError(
-            f"--interval: the study accepts fewer than two values of knob {k.name!r} in [{lo:g}, {hi:g}]"
+            f"{option('interval')}: the study accepts fewer than two values of knob {k.name!r} in [{lo:g}, {hi:g}]"
             + (f" (its validate: {why})" if why else "")
         )
     first_cost = 1 if k.nested else len(grid)
     if max_evaluations < first_cost:
         raise InputError(
-            f"--max-evaluations: the first grid alone takes {first_cost} blocks ({', '.join(map(_label, grid))}), "
+            f"{option('max_evaluations')}: the first grid alone takes {first_cost} blocks "
+            f"({', '.join(map(_label, grid))}), "
             f"got {max_evaluations}"
         )
     work = (
@@ -1108,13 +1117,15 @@ def _check_budget(study, conditions, block: int, budget: int, out) -> None:
         per = 0.0
     chunks = -(-block // min(study.chunk_size, block))
     timing = "running them would take about {} at the study's estimated seconds per replication"
-    check_capacity(chunks, block * per, out, what=f"{block:,} replications per block", option="--block", timing=timing)
+    check_capacity(
+        chunks, block * per, out, what=f"{block:,} replications per block", option=option("block"), timing=timing
+    )
     check_capacity(
         budget * chunks,
         budget * block * per,
         out,
         what=f"{budget:,} blocks of {block:,} replications",
-        option="--max-evaluations",
+        option=option("max_evaluations"),
         timing=timing,
     )
 
@@ -1141,7 +1152,9 @@ def _write_request(out: Path, study, knob, quantity, goal, lo, hi, tol, block, b
         same = {k: old.get(k) for k in ("study", "knob", "condition", "seed", "profile", "block")}
         if same != {k: request[k] for k in same}:
             differ = ", ".join(f"{k} {old.get(k)!r} -> {request[k]!r}" for k in same if old.get(k) != request[k])
-            raise InputError(f"--out: {out} holds a solve of another set-up ({differ}); choose another --out")
+            raise InputError(
+                f"{option('out')}: {out} holds a solve of another set-up ({differ}); choose another {option('out')}"
+            )
     else:
         out.mkdir(parents=True, exist_ok=True)
         previous = {}
@@ -1158,13 +1171,13 @@ def _read_record(path: Path) -> dict | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"--out: cannot read {path}: {exc.strerror or exc}") from None
+        raise StoreError(f"{option('out')}: cannot read {path}: {exc.strerror or exc}") from None
     except StoreError:
         raise
     except ValueError as exc:
-        raise StoreError(f"--out: {path} is not a valid solve record ({exc})") from None
+        raise StoreError(f"{option('out')}: {path} is not a valid solve record ({exc})") from None
     if not isinstance(record, dict):
-        raise StoreError(f"--out: {path} is not a valid solve record (a JSON {type(record).__name__})")
+        raise StoreError(f"{option('out')}: {path} is not a valid solve record (a JSON {type(record).__name__})")
     return record
 
 
@@ -1192,6 +1205,8 @@ def _plain(value):
 def _write_answer(out: Path, result: SolveResult):
     path = out / "solve.json"
     record = _read_record(path) or {}
+    with command_line():  # the record's text is the same whoever solves (a re-read writes nothing)
+        text = result.describe()
     record["answer"] = {
         "status": result.status,
         "reached": result.reached,
@@ -1205,6 +1220,6 @@ def _write_answer(out: Path, result: SolveResult):
         "quantity": result.quantity,
         "evaluations": result.evaluations.to_dict("records"),
         "blocks": result.n_evaluations,
-        "text": result.describe(),
+        "text": text,
     }
     _write_json(path, record)

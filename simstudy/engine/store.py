@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 
 from simstudy._files import DEFAULT_ROOT, write_atomic
 from simstudy._lazy import lazy_module
-from simstudy.errors import InputError, StoredDataError
+from simstudy.errors import InputError, StoredDataError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,7 +84,7 @@ class RunLocked(StoreError):
 
 
 def os_error(
-    exc: OSError, path, *, what: str = "the results", option: str = "--out", resume: bool = True
+    exc: OSError, path, *, what: str = "the results", option: str | None = None, resume: bool = True
 ) -> StoreError:
     """A one-line error for a failed read or write under ``path`` (e.g. read-only, disk full).
 
@@ -98,14 +98,18 @@ def os_error(
         if exc.errno == errno.ENOSPC
         else ""
     )
+    if option is None:  # named as the caller sees it, now (``out``, or ``--out`` on the command line)
+        from simstudy.errors import option as named
+
+        option = named("out")
     return StoreError(f"{option}: cannot write {what} in {path}: {reason} ({where}){hint}")
 
 
 def symlink_error(path) -> StoreError:
     """The one-line refusal of a symbolic link found in a run directory."""
     return StoreError(
-        f"--out: {path} is a symbolic link; a run folder is data and simstudy never reads or "
-        "writes through a link in it (remove the link, or use another --out)"
+        f"{option('out')}: {path} is a symbolic link; a run folder is data and simstudy never reads or "
+        f"writes through a link in it (remove the link, or use another {option('out')})"
     )
 
 
@@ -125,8 +129,8 @@ def _open_regular(path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise StoreError(
-            f"--out: {path} is not a regular file; a run folder holds only its own files "
-            "(remove it, or use another --out)"
+            f"{option('out')}: {path} is not a regular file; a run folder holds only its own files "
+            f"(remove it, or use another {option('out')})"
         )
     return fd
 
@@ -158,11 +162,11 @@ def lstat_below(root, path) -> os.stat_result | None:
     try:
         parts = path.relative_to(root).parts
     except ValueError:
-        raise StoreError(f"--out: {path} lies outside the folder {root}") from None
+        raise StoreError(f"{option('out')}: {path} lies outside the folder {root}") from None
     p, st = root, None
     for part in parts:
         if part in (".", ".."):
-            raise StoreError(f"--out: {path} leaves the folder {root}")
+            raise StoreError(f"{option('out')}: {path} leaves the folder {root}")
         p = p / part
         try:
             st = os.lstat(p)
@@ -228,8 +232,8 @@ def _open_lock(path: Path, flags: int) -> int:
     if os.fstat(fd).st_nlink > 1:
         os.close(fd)
         raise StoreError(
-            f"--out: {path} has other hard links; a run folder's lock must be its own file "
-            "(remove it, or use another --out)"
+            f"{option('out')}: {path} has other hard links; a run folder's lock must be its own file "
+            f"(remove it, or use another {option('out')})"
         )
     return fd
 
@@ -271,9 +275,9 @@ class RunLock:
                     holder = _read_holder(fd)
                     os.close(fd)
                     raise RunLocked(
-                        f"--out: {self.directory} is in use by another run "
+                        f"{option('out')}: {self.directory} is in use by another run "
                         f"({_holder_text(holder)}); wait for it to finish "
-                        "or stop it, or choose another --out"
+                        f"or stop it, or choose another {option('out')}"
                     ) from None
                 time.sleep(0.05)
         self._fd = fd
@@ -363,7 +367,7 @@ def check_manifest_shape(manifest, path) -> dict:
     """Return ``manifest`` if it has the fields and types the engine relies on, else raise StoreError."""
 
     def bad(what):
-        return StoreError(f"--out: {path} is not a valid simstudy manifest ({what})")
+        return StoreError(f"{option('out')}: {path} is not a valid simstudy manifest ({what})")
 
     if not isinstance(manifest, dict):
         raise bad(f"a JSON {type(manifest).__name__}, not an object")
@@ -404,7 +408,7 @@ class RunStore:
         real = path.resolve()
         if real != root and root not in real.parents:
             raise StoreError(
-                f"--out: {path} resolves to {real}, outside the run folder {root}; "
+                f"{option('out')}: {path} resolves to {real}, outside the run folder {root}; "
                 "simstudy writes only below the run folder"
             )
         return path
@@ -420,7 +424,7 @@ class RunStore:
         for p in (self.path, *self.path.parents):
             if p.exists():
                 if not p.is_dir():
-                    raise StoreError(f"--out: {p} is a file, not a directory")
+                    raise StoreError(f"{option('out')}: {p} is a file, not a directory")
                 break
 
     def read_manifest(self) -> dict | None:
@@ -430,13 +434,13 @@ class RunStore:
         except FileNotFoundError:
             return None
         except NotADirectoryError:
-            raise StoreError(f"--out: {self.path} is a file, not a directory") from None
+            raise StoreError(f"{option('out')}: {self.path} is a file, not a directory") from None
         except OSError as exc:
-            raise StoreError(f"--out: cannot read {self.manifest_path}: {exc.strerror}") from None
+            raise StoreError(f"{option('out')}: cannot read {self.manifest_path}: {exc.strerror}") from None
         try:
             manifest = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise StoreError(f"--out: {self.manifest_path} is not a valid manifest ({exc})") from None
+            raise StoreError(f"{option('out')}: {self.manifest_path} is not a valid manifest ({exc})") from None
         return check_manifest_shape(manifest, self.manifest_path)
 
     def write_manifest(self, manifest: dict, *, fsync: bool = False):
@@ -459,7 +463,8 @@ class RunStore:
         if old is None:
             if self.path.exists() and any(p.name != LOCK for p in self.path.iterdir()):
                 raise ConfigMismatch(
-                    f"--out: {self.path} is not empty and holds no simstudy manifest; choose another directory"
+                    f"{option('out')}: {self.path} is not empty and holds no simstudy manifest; "
+                    "choose another directory"
                 )
             return
         if old.get("config_hash") != config_hash:
@@ -478,9 +483,9 @@ class RunStore:
 
             diffs = differ(config, old.get("config", {}))
             raise ConfigMismatch(
-                f"--out: {self.path} holds a run of {old.get('study')!r} (profile {old.get('profile')!r}) "
+                f"{option('out')}: {self.path} holds a run of {old.get('study')!r} (profile {old.get('profile')!r}) "
                 f"with a different configuration (differs in: {', '.join(diffs) or 'hash'}); "
-                "use another --out, or --fresh to move that run aside"
+                f"use another {option('out')}, or {option('fresh', True)} to move that run aside"
             )
 
     def move_aside(self) -> Path | None:
@@ -523,7 +528,7 @@ class RunStore:
             ``condition`` is not a single path component.
         """
         if not safe_name(condition):
-            raise StoreError(f"--out: condition {condition!r} cannot name a folder of {self.path}")
+            raise StoreError(f"{option('out')}: condition {condition!r} cannot name a folder of {self.path}")
         return self.path / "chunks" / condition / chunk_name(start, stop)
 
     def chunk_meta(self, condition: str, start: int, stop: int) -> dict | None:
@@ -930,8 +935,9 @@ def check_folder_names(path, conditions) -> None:
     for part in path.parts:
         if len(os.fsencode(part)) > limit:
             raise StoreError(
-                f"--out: the folder name {part[:40]}... is {len(os.fsencode(part))} bytes long; this file system "
-                f"takes at most {limit} (a study's name names its folder under results/: shorten it, or give --out)"
+                f"{option('out')}: the folder name {part[:40]}... is {len(os.fsencode(part))} bytes long; this "
+                f"file system takes at most {limit} (a study's name names its folder under results/: shorten it, "
+                f"or give {option('out')})"
             )
     for key in conditions:
         if len(os.fsencode(key)) > limit:

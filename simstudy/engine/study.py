@@ -26,7 +26,7 @@ from typing import Any, Callable
 from simstudy._codeload import HashedSourceLoader
 from simstudy.engine.processes import ExitCalled as _ExitCalled
 from simstudy.engine.processes import exit_refused as _exit_refused
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 __all__ = [
     "Profile",
@@ -184,7 +184,7 @@ class Cost:
         if missing:
             raise InputError(
                 f"Cost: no seconds per unit measured for {', '.join(missing)} (condition {condition_key(condition)}); "
-                "measure them with benchmarks/bench_estimates.py --fit RUN ... --write"
+                "measure them with `benchmarks/bench_estimates.py --fit RUN ... --write`"
             )
         return float(sum(units * rates[unit] for unit, units in work.items()))
 
@@ -454,7 +454,8 @@ class Study:
             return self.profiles[name]
         except KeyError:
             raise InputError(
-                f"--profile: study {self.name!r} has no profile {name!r}; choose one of {', '.join(self.profiles)}"
+                f"{option('profile')}: study {self.name!r} has no profile {name!r}; "
+                f"choose one of {', '.join(self.profiles)}"
             ) from None
 
     def conditions_for(self, profile: Profile) -> list:

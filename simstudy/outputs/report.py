@@ -22,7 +22,7 @@ from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_below, folder_option
 from simstudy.engine.fingerprint import source_commit
-from simstudy.errors import StoredDataError
+from simstudy.errors import StoredDataError, option
 from simstudy.outputs.published import cross_study_comparison, cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
     INSIDE_RULE,
@@ -330,7 +330,7 @@ def _study_section(st, profile: str, results: Path, out: Path) -> dict:
     ]
     page = None
     if st.publication.page is not None:  # the study's own page, in a folder of its own beside this one
-        folder = folder_below(out, st.publication.page_folder or st.name)
+        folder = folder_below(out, st.publication.page_folder or st.name, option=option("out"))
         written = st.publication.page(run, folder, results)
         page = {
             "summary": written.get("summary", ""),
@@ -372,7 +372,7 @@ def _write_csvs(out: Path, sections: list, extra: dict) -> None:
     for s in sections:
         if s["csv"] is not None:
             write_atomic(folder / f"{s['name']}.csv", s["csv"].to_csv(index=False))
-        mine = folder_below(folder, s["name"])
+        mine = folder_below(folder, s["name"], option=option("out"))
         for name, df in s["tables"].items():
             write_atomic(mine / f"{name}.csv", df.to_csv(index=False))
     for name, df in extra.items():
@@ -523,10 +523,10 @@ def build_report(
 
     from simstudy.engine import list_studies
 
-    results = folder_option(results, "--results")
-    out = folder_option(out, "--out") if out is not None else results / "report" / profile
+    results = folder_option(results, option("results"))
+    out = folder_option(out, option("out")) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
-    check_writable([("--out", out)], what="the report")
+    check_writable([(option("out"), out)], what="the report")
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []
     for st in chosen:
         prof = largest_stored_profile(st, results) if profile == LARGEST else profile

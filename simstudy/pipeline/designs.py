@@ -36,7 +36,7 @@ from typing import Callable
 import numpy as np
 
 from simstudy._validation import check_positive
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 from simstudy.pipeline.splits import repeated_fold_ids
 
 __all__ = [
@@ -413,14 +413,14 @@ def is_design_name(name) -> bool:
 def _percent(name: str, text: str) -> float:
     share = int(text) / 100.0
     if not 0.05 <= share <= 0.5:
-        raise InputError(f"--designs: {name}: the test share must be 5 to 50 percent, got {text}")
+        raise InputError(f"{option('designs')}: {name}: the test share must be 5 to 50 percent, got {text}")
     return share
 
 
 def _cv(m) -> DesignSpec:
     r, k = int(m.group(1)), int(m.group(2))
     if r < 1 or k < 2:
-        raise InputError(f"--designs: {m.group(0)}: needs at least 1 run and 2 folds")
+        raise InputError(f"{option('designs')}: {m.group(0)}: needs at least 1 run and 2 folds")
     return DesignSpec(m.group(0), "5x2" if (r, k) == (5, 2) else "cv", r, k)
 
 
@@ -431,7 +431,7 @@ def _five_by_two(m) -> DesignSpec:
 def _resampled(m) -> DesignSpec:
     name, r = m.group(0), int(m.group(1))
     if r < 2:
-        raise InputError(f"--designs: {name}: needs at least 2 splits")
+        raise InputError(f"{option('designs')}: {name}: needs at least 2 splits")
     return DesignSpec(name, "resampled", r, 1, TEST_SHARE if m.group(2) is None else _percent(name, m.group(2)))
 
 
@@ -463,9 +463,11 @@ def parse_design(name) -> DesignSpec:
         if m:
             spec = family.build(m)
             if not isinstance(spec, DesignSpec):
-                raise InputError(f"--designs: {name}: its family built {type(spec).__name__}, not a DesignSpec")
+                raise InputError(
+                    f"{option('designs')}: {name}: its family built {type(spec).__name__}, not a DesignSpec"
+                )
             return spec
-    raise InputError(f"--designs: unknown design {name!r}; {grammar()}")
+    raise InputError(f"{option('designs')}: unknown design {name!r}; {grammar()}")
 
 
 def parse_designs(names) -> tuple[DesignSpec, ...]:
@@ -498,10 +500,10 @@ def parse_designs(names) -> tuple[DesignSpec, ...]:
         names = [n for n in names.replace(",", " ").split() if n]
     out = tuple(parse_design(n) for n in names)
     if not out:
-        raise InputError("--designs: no design given")
+        raise InputError(f"{option('designs')}: no design given")
     keys = [d.key for d in out]
     if len(set(keys)) < len(keys):
-        raise InputError(f"--designs: a design is named twice ({', '.join(keys)})")
+        raise InputError(f"{option('designs')}: a design is named twice ({', '.join(keys)})")
     if sum(d.kind == "5x2" and d.make_splitter is None for d in out) > 1:
-        raise InputError("--designs: 5x2cv and cv5x2 are the same design; name it once")
+        raise InputError(f"{option('designs')}: 5x2cv and cv5x2 are the same design; name it once")
     return out

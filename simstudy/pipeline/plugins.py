@@ -94,7 +94,7 @@ import numpy as np
 
 from simstudy import _codeload
 from simstudy._worker import write_prefixed
-from simstudy.errors import InputError
+from simstudy.errors import InputError, command_line, on_command_line, option
 from simstudy.pipeline.scores import PairedScores
 from simstudy.statistics.significance import SignificanceResult
 
@@ -229,7 +229,7 @@ def _guarded(thunk, what: str, ref: str, timeout):
 
     Messages name the plug-in as ``--<what> '<ref>'``, e.g. ``--test 'file.py:t'``.
     """
-    label = f"--{what} {ref!r}"
+    label = _label(what, ref)
     with _output_to_stderr(ref):
         try:
             return _with_time_limit(thunk, timeout)
@@ -274,12 +274,12 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
     """
     timeout = _check_timeout(timeout)
     if not isinstance(ref, str) or ":" not in ref:
-        raise PluginError(f"--{what} {ref!r}: expected 'package.module:function' or 'path/to/file.py:function'")
+        raise PluginError(f"{_label(what, ref)}: expected 'package.module:function' or 'path/to/file.py:function'")
     where, _, name = ref.rpartition(":")
     if where.endswith(".py") or "/" in where:
         path = Path(where)
         if not path.is_file():
-            raise PluginError(f"--{what} {ref!r}: no such file {where}")
+            raise PluginError(f"{_label(what, ref)}: no such file {where}")
 
         def load():
             spec = _codeload.file_spec(f"simstudy_plugin_{path.stem}", path)  # never from a stale .pyc
@@ -302,7 +302,7 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
     except PluginError as exc:  # the user's module failed to import
         cause = exc.__cause__
         if cause is not None and not isinstance(cause, PluginError):
-            raise PluginError(f"--{what} {ref!r}: importing it failed: {type(cause).__name__}: {cause}") from cause
+            raise PluginError(f"{_label(what, ref)}: importing it failed: {type(cause).__name__}: {cause}") from cause
         raise PluginError(f"{exc} (while importing it)") from None
     fn = getattr(module, name, None)
     if isinstance(fn, type):  # a small class: one instance, called like a function
@@ -312,11 +312,11 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
             cause = exc.__cause__
             if cause is not None and not isinstance(cause, PluginError):
                 raise PluginError(
-                    f"--{what} {ref!r}: creating an instance failed: {type(cause).__name__}: {cause}"
+                    f"{_label(what, ref)}: creating an instance failed: {type(cause).__name__}: {cause}"
                 ) from cause
             raise PluginError(f"{exc} (while creating an instance)") from None
     if not callable(fn):
-        raise PluginError(f"--{what} {ref!r}: {where} has no callable {name!r}")
+        raise PluginError(f"{_label(what, ref)}: {where} has no callable {name!r}")
     try:
         fn.__simstudy_ref__ = ref
     except AttributeError:  # e.g. a builtin or an instance with __slots__
@@ -368,7 +368,7 @@ class PluginProcess:
                 self._worker.start(
                     timeout=None if timeout is None else max(timeout, START_TIMEOUT), preload=(__name__,)
                 )
-                self._worker.call(_serve_load, ref, what, timeout=timeout)
+                self._worker.call(_serve_load, ref, what, on_command_line(), timeout=timeout)
         except BaseException:
             self.close()
             raise
@@ -376,7 +376,7 @@ class PluginProcess:
     @property
     def label(self) -> str:
         """How messages name the plug-in, e.g. ``--test 'file.py:t'``."""
-        return f"--{self.what} {self.__simstudy_ref__!r}"
+        return _label(self.what, self.__simstudy_ref__)
 
     @contextlib.contextmanager
     def _failures(self, during: str = ""):
@@ -398,11 +398,11 @@ class PluginProcess:
 
     def test(self, scores: PairedScores, alpha: float, timeout) -> dict[str, Any]:
         """:func:`run_plugin` in the worker."""
-        return self._ask(_serve_test, self.__simstudy_ref__, scores, alpha, timeout=timeout)
+        return self._ask(_serve_test, self.__simstudy_ref__, scores, alpha, on_command_line(), timeout=timeout)
 
     def scheme(self, diffs: np.ndarray, timeout) -> np.ndarray:
         """:func:`run_scheme` in the worker."""
-        return self._ask(_serve_scheme, self.__simstudy_ref__, diffs, timeout=timeout)
+        return self._ask(_serve_scheme, self.__simstudy_ref__, diffs, on_command_line(), timeout=timeout)
 
     def close(self) -> None:
         """End the worker process (killed after half a second if it is busy), passing on what it printed."""
@@ -456,18 +456,27 @@ def open_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
 _LOADED: dict = {}
 
 
-def _serve_load(ref: str, what: str) -> None:
+def _serve_load(ref: str, what: str, cli: bool = False) -> None:
     global _IN_WORKER
     _IN_WORKER = True
-    _LOADED[ref, what] = load_plugin(ref, what, timeout=None)
+    with command_line(cli):
+        _LOADED[ref, what] = load_plugin(ref, what, timeout=None)
 
 
-def _serve_test(ref: str, scores: PairedScores, alpha: float) -> dict[str, Any]:
-    return run_plugin(_LOADED[ref, "test"], scores, alpha, timeout=None)
+def _serve_test(ref: str, scores: PairedScores, alpha: float, cli: bool = False) -> dict[str, Any]:
+    with command_line(cli):
+        return run_plugin(_LOADED[ref, "test"], scores, alpha, timeout=None)
 
 
-def _serve_scheme(ref: str, diffs: np.ndarray) -> np.ndarray:
-    return run_scheme(_LOADED[ref, "scheme"], diffs, timeout=None)
+def _serve_scheme(ref: str, diffs: np.ndarray, cli: bool = False) -> np.ndarray:
+    with command_line(cli):
+        return run_scheme(_LOADED[ref, "scheme"], diffs, timeout=None)
+
+
+def _label(what: str, ref: str) -> str:
+    """How a message names the plug-in ``ref`` given as ``what`` (``"test"`` or ``"scheme"``), e.g.
+    ``test 'file.py:t'`` in Python, ``--test 'file.py:t'`` on the command line."""
+    return f"{option(what)} {ref!r}"
 
 
 def _ref(fn) -> str:
@@ -510,13 +519,11 @@ def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
     timeout = _check_timeout(timeout)
     if isinstance(fn, PluginProcess):
         return fn.scheme(diffs, timeout)
-    label = f"--scheme {_ref(fn)!r}"
+    label = _label("scheme", _ref(fn))
     out = _guarded(lambda: fn(diffs), "scheme", _ref(fn), timeout)
     sample = _real_array(out, "the sample", label)
     if sample.ndim < 1 or sample.shape[:-1] != diffs.shape[:-2]:
-        raise PluginError(
-            f"--scheme {_ref(fn)!r}: expected an array of shape {diffs.shape[:-2]} + (m,), got shape {sample.shape}"
-        )
+        raise PluginError(f"{label}: expected an array of shape {diffs.shape[:-2]} + (m,), got shape {sample.shape}")
     return sample
 
 
@@ -563,7 +570,7 @@ def run_plugin(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOU
         return fn.test(scores, alpha, timeout)
     lead = scores.acc_a.shape[:-2]
     ref = _ref(fn)
-    label = f"--test {ref!r}"
+    label = _label("test", ref)
 
     def call():
         with np.errstate(all="ignore"):
@@ -596,7 +603,7 @@ def run_plugin(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOU
         }
     else:
         raise PluginError(
-            f"--test {ref!r}: must return an object with statistic and pvalue, a tuple "
+            f"{label}: must return an object with statistic and pvalue, a tuple "
             f"(statistic, pvalue), a decision array, or None to decline the design, got {type(res).__name__}"
         )
     stat = _real_array(stat, "the statistic", label)
@@ -606,18 +613,18 @@ def run_plugin(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOU
     for what, arr in (("statistic", stat), ("pvalue", p), ("direction", direction)):
         if arr.shape != lead:
             raise PluginError(
-                f"--test {ref!r}: statistic and pvalue must be numbers of shape {lead} "
+                f"{label}: statistic and pvalue must be numbers of shape {lead} "
                 f"(one per replication), got {what} of shape {arr.shape}"
             )
     if np.isnan(p).any():
-        raise PluginError(f"--test {ref!r}: returned NaN p-values for {int(np.isnan(p).sum())} of {p.size} samples")
+        raise PluginError(f"{label}: returned NaN p-values for {int(np.isnan(p).sum())} of {p.size} samples")
     if ((p < 0) | (p > 1)).any():
-        raise PluginError(f"--test {ref!r}: p-values must lie in [0, 1]")
+        raise PluginError(f"{label}: p-values must lie in [0, 1]")
     unknown = (p <= alpha) & np.isnan(direction)
     if unknown.any():
         what = "direction" if given_direction else "statistic (which gives the direction)"
         raise PluginError(
-            f"--test {ref!r}: the {what} is NaN where the p-value is <= alpha "
+            f"{label}: the {what} is NaN where the p-value is <= alpha "
             f"({int(unknown.sum())} of {p.size} samples): the direction of the rejection is unknown"
         )
     decision = np.where(p <= alpha, np.nan_to_num(direction), 0).astype(np.int8)
@@ -632,17 +639,18 @@ def run_plugin(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOU
 
 
 def _decisions(res, lead, ref) -> np.ndarray:
+    label = _label("test", ref)
     d = np.asarray(res)
     if d.dtype.kind == "c":
-        raise PluginError(f"--test {ref!r}: decisions must be -1, 0 or +1, got complex values")
+        raise PluginError(f"{label}: decisions must be -1, 0 or +1, got complex values")
     if d.shape != lead:
-        raise PluginError(f"--test {ref!r}: a decision array must have shape {lead}, got {d.shape}")
+        raise PluginError(f"{label}: a decision array must have shape {lead}, got {d.shape}")
     if d.dtype == bool:
-        raise PluginError(f"--test {ref!r}: decisions must be -1, 0 or +1 (direction matters), not booleans")
+        raise PluginError(f"{label}: decisions must be -1, 0 or +1 (direction matters), not booleans")
     with np.errstate(invalid="ignore"):
         ok = np.isin(d, (-1, 0, 1))
     if not np.all(ok):
-        raise PluginError(f"--test {ref!r}: decisions must be -1, 0 or +1")
+        raise PluginError(f"{label}: decisions must be -1, 0 or +1")
     return d.astype(np.int8)
 
 

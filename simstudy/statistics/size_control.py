@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,7 +112,9 @@ class SizeRule:
         if not 0.0 < self.alpha < 1.0:
             raise InputError(f"alpha: must lie strictly between 0 and 1, got {self.alpha!r}")
         if self.tolerance is not None and not self.alpha <= self.tolerance < 1.0:
-            raise InputError(f"--tolerance: must lie in [alpha, 1) = [{self.alpha:g}, 1), got {self.tolerance!r}")
+            raise InputError(
+                f"{option('tolerance')}: must lie in [alpha, 1) = [{self.alpha:g}, 1), got {self.tolerance!r}"
+            )
         if not 0.5 <= self.level < 1.0:
             raise InputError(f"level: must lie in [0.5, 1), got {self.level!r}")
 

@@ -68,7 +68,7 @@ def test_names_in_text_and_refusals():
     c = parse_learner("bayes=NB", option="--a")
     assert (c.spec, c.name, c.shown) == ("NB", "bayes", "bayes")
     assert parse_learner("sklearn.naive_bayes:GaussianNB").name == ""
-    with pytest.raises(ValueError, match="--learners: the name\\(s\\) 'x' are given to more than one learner"):
+    with pytest.raises(ValueError, match="^learners: the name\\(s\\) 'x' are given to more than one learner"):
         named_learners([("x", "NB"), ("x", "C4.5")])
     with pytest.raises(ValueError, match="--a: a learner's name must be a non-empty line"):
         parse_learner(("  ", "NB"), option="--a")

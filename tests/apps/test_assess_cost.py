@@ -85,7 +85,7 @@ def test_the_default_is_one_design_and_few_repeats_and_one_repeat_is_allowed(tmp
     one = assess(X, y, learners=LEARNERS, designs=("cv2x5",), n_repeats=1, evidence=None)
     assert one.table["repeats"].max() == 1 and one.conclusion is not None
     assert np.isnan(one.table["R2"]).all()
-    with pytest.raises(ValueError, match="--repeats: must be an integer >= 1"):
+    with pytest.raises(ValueError, match="^n_repeats: must be an integer >= 1"):
         assess(X, y, learners=LEARNERS, n_repeats=0, evidence=None)
 
 
@@ -145,13 +145,13 @@ def test_the_checks_before_work_run_before_a_stored_assessment_is_rescored(tmp_p
     out = tmp_path / "run"
     assess(X, y, learners=LEARNERS, out=out, designs=("cv2x5",), n_repeats=2, evidence=None)
     before = sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*"))
-    with pytest.raises(ValueError, match=r"^--metric: 'r2' is a regression scorer"):
+    with pytest.raises(ValueError, match=r"^metric: 'r2' is a regression scorer"):
         assess(X, y, learners=LEARNERS, out=out, designs=("cv2x5",), n_repeats=2, evidence=None, metric="r2")
     from simstudy.apps.assess import as_dataset, load_assessment
 
     kw = dict(designs=("cv2x5",), n_repeats=2, evidence=None)
     assert load_assessment(out, as_dataset(X, y), LEARNERS, None, metric="balanced_accuracy", **kw).conclusion
-    with pytest.raises(ValueError, match=r"^--metric: 'r2' is a regression scorer"):
+    with pytest.raises(ValueError, match=r"^metric: 'r2' is a regression scorer"):
         load_assessment(out, as_dataset(X, y), LEARNERS, None, metric="r2", **kw)
     assert sorted((p.relative_to(out), p.stat().st_mtime_ns) for p in out.rglob("*")) == before
 

@@ -243,9 +243,9 @@ def test_regressors_are_refused_in_python_too(tmp_path):
     from sklearn.linear_model import LinearRegression
 
     path = _csv(tmp_path / "d.csv")
-    with pytest.raises(ValueError, match="--a: .*LinearRegression.* is a regressor, not a classifier"):
+    with pytest.raises(ValueError, match="^a: .*LinearRegression.* is a regressor, not a classifier"):
         assess(path, None, LinearRegression(), "NB", out=tmp_path / "run", **TINY_KW)
-    with pytest.raises(ValueError, match="--b: .* does not look like a classifier: after a fit it has neither"):
+    with pytest.raises(ValueError, match="^b: .* does not look like a classifier: after a fit it has neither"):
         assess(path, None, "NB", lambda: _PlainRegressor(), out=tmp_path / "run", **TINY_KW)  # a factory
     assert not (tmp_path / "run").exists()
     data = load_data(path)
@@ -287,7 +287,7 @@ def test_a_small_class_names_the_designs_that_fit(tmp_path, capsys):
     with pytest.raises(
         ValueError,
         match=r"cv10x10: 10 folds but the smallest class has 3 cases \('c'\).*"
-        r"--designs cv10x3 5x2cv resampled10$",
+        r"designs=\['cv10x3', '5x2cv', 'resampled10'\]$",
     ):
         designs_for_data(["cv10x10", "5x2cv", "resampled10"], y, classes=("a", "b", "c"))
     # every design is checked, the resampled one included: one case of a class
@@ -389,7 +389,7 @@ def test_a_learner_failing_in_the_splits_is_one_line_and_its_failures_are_kept(t
     assert rows["error"].str.startswith(f"LearnerFailed: learner B ({flaky}) failed: ValueError").all()
     assert rows["traceback"].str.contains("needs 30 rows").all()
     # the same from Python, also when the stored run is read again
-    with pytest.raises(ValueError, match=f"--b: {flaky} failed in 2 of 2 repeats"):
+    with pytest.raises(ValueError, match=f"^b: {flaky} failed in 2 of 2 repeats"):
         assess(path, None, "NB", flaky, out=out, **TINY_KW)
 
 
@@ -444,7 +444,7 @@ def test_a_column_of_numbers_with_a_few_other_cells_is_refused_naming_them(tmp_p
     # declared nominal, the column is taken as it is: one level per value
     data = load_data(path, nominal=["x1"])
     assert data.nominal == (True, False) and data.n_categories[0] == 40
-    with pytest.raises(ValueError, match=r"^--nominal: .* has no column 'x9'"):
+    with pytest.raises(ValueError, match=r"^nominal: .* has no column 'x9'"):
         load_data(path, nominal=["x9"])
     # a column of words with a few numbers stays nominal: most of its cells are not numbers
     words = tmp_path / "words.csv"
@@ -521,7 +521,7 @@ def test_a_design_no_test_can_give_a_result_on_is_refused_before_anything_is_wri
 
     path = _csv(tmp_path / "d.csv")
     monkeypatch.setattr(module, "_schemes_for", lambda design: SCHEMES)  # the schemes as they were
-    with pytest.raises(ValueError, match=r"^--designs: cv1x10 cannot give a result on .*d\.csv: test 'paired_t' "):
+    with pytest.raises(ValueError, match=r"^designs: cv1x10 cannot give a result on .*d\.csv: test 'paired_t' "):
         assess(path, None, "NB", "C4.5", designs=("cv1x10",), n_repeats=2, out=tmp_path / "never", evidence=None)
     assert not (tmp_path / "never").exists()
 
@@ -547,7 +547,7 @@ def test_a_plan_larger_than_the_machine_is_refused_with_its_estimates(tmp_path, 
 def test_a_plan_refused_for_its_time_alone(tmp_path):
     from simstudy.apps.assess import check_budget
 
-    with pytest.raises(ValueError, match=r"^--repeats: 3 repeats make 3 stored chunks, .*fitting them would take "
+    with pytest.raises(ValueError, match=r"^n_repeats: 3 repeats make 3 stored chunks, .*fitting them would take "
                        r"about 2\.0 years at the speed of the trial fits \(more than the year"):  # fmt: skip
         check_budget(3, 2 * 365 * 86400.0, tmp_path, what="3 repeats")
     check_budget(3, 60.0, tmp_path, what="3 repeats")  # a minute: carried out
@@ -735,7 +735,7 @@ def test_a_rope_within_an_unbounded_metrics_range_is_accepted():
 
     assert check_rope(5.0, "neg_log_loss") == 5.0
     assert check_rope(1.5, "matthews_corrcoef") == 1.5
-    with pytest.raises(ValueError, match="--rope: 1 is at least the largest difference of accuracy"):
+    with pytest.raises(ValueError, match="^rope: 1 is at least the largest difference of accuracy"):
         check_rope(1, "accuracy")
 
 

@@ -131,7 +131,7 @@ def test_control_learner_and_per_split_export_for_the_hierarchical_model(tmp_pat
     if importlib.util.find_spec("stan") is not None:  # baycomp's hierarchical model runs on pystan
         assert len(baycomp.two_on_multiple(x, y, rope=0.01, runs=runs, nsamples=200)) == 3
     assert len(baycomp.two_on_multiple(x.mean(axis=1), y.mean(axis=1), rope=0.01)) == 3  # the signed-rank test
-    with pytest.raises(ValueError, match="--control: 'knn' is not one of the learners"):
+    with pytest.raises(ValueError, match="^control: 'knn' is not one of the learners"):
         assess_many(SETS, LEARNERS, out=three.run.path, control="knn", **SMALL)
     paths = __import__("simstudy.apps.assess.many", fromlist=["write_many"]).write_many(m, tmp_path / "pages")
     assert {"html", "scores", "markdown", "across"} <= set(paths)

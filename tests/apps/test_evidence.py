@@ -360,12 +360,12 @@ def test_a_smoke_proving_ground_under_results_does_not_replace_the_shipped_evide
     assert "No design can decide" not in text and "which controls size on the nearest evidence" in text
     passed = (
         "a smaller local run passed over (5x2cv: 6 null data sets against the shipped 22,800): the local run at "
-        f"{root / 'proving_ground' / 'smoke'} (proving_ground, profile smoke, 9 data sets); --local-evidence uses it"
+        f"{root / 'proving_ground' / 'smoke'} (proving_ground, profile smoke, 9 data sets); evidence=LocalEvidence(root) uses it"
     )
     assert text.endswith(f"; {passed}.")
     assert passed in a.evidence_notes
     line = next(n for n in a.evidence_notes if n.startswith("shipped with simstudy"))
-    assert "(the runs stored under --results hold fewer null data sets for the designs used)" in line
+    assert "(the runs stored under evidence hold fewer null data sets for the designs used)" in line
 
 
 def test_a_smaller_local_run_of_another_study_does_not_replace_it_either(results, tmp_path):

@@ -136,7 +136,7 @@ def test_designs_parse():
     assert d[2].n_runs == 15 and d[2].n_folds == 1 and d[2].test_share == 0.1
     assert d[4].n_runs == 30 and d[4].test_share == 0.33 and d[5].n_runs == 1 and d[5].test_share == 0.33
     assert d[0].train_share == 0.9 and d[1].train_share == 0.5 and round(d[5].train_share, 2) == 0.67
-    with pytest.raises(ValueError, match="--designs: holdout80"):
+    with pytest.raises(ValueError, match="^designs: holdout80"):
         parse_designs(["holdout80"])
 
 

@@ -58,9 +58,9 @@ def test_dask_stops_at_the_same_counts_with_the_same_rows(tmp_path):
 
 def test_the_rule_is_part_of_the_configuration(tmp_path):
     run_study("demo", "smoke", out=tmp_path / "r", **KW)
-    with pytest.raises(StoredDataError, match="--fresh"):
+    with pytest.raises(StoredDataError, match="fresh=True"):
         run_study("demo", "smoke", out=tmp_path / "r", progress=False, target_mcse=0.05, max_replications=60)
-    with pytest.raises(StoredDataError, match="--fresh"):
+    with pytest.raises(StoredDataError, match="fresh=True"):
         run_study("demo", "smoke", out=tmp_path / "r", progress=False)
 
 
@@ -99,7 +99,7 @@ def test_bad_targets_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
 
 
 def test_rule_checks():
-    with pytest.raises(ValueError, match="--target-mcse"):
+    with pytest.raises(ValueError, match="^target_mcse: "):
         AdaptiveRule(float("nan"), 10, 5, 5)
 
 
@@ -133,9 +133,9 @@ def test_step_sets_the_stages_and_a_fixed_size_condition_keeps_its_count(tmp_pat
     assert counts[boot] == 7, "a condition of fixed size is neither cut to the first stage nor grown"
     assert counts[exp] % 10 == 0 and 10 < counts[exp] <= 200
     assert run.manifest["adaptive"]["first"] == 10 and run.manifest["adaptive"]["step"] == 10
-    with pytest.raises(ValueError, match="--step: only meaningful with --target-mcse"):
+    with pytest.raises(ValueError, match="^step: only meaningful with target_mcse"):
         run_study(study, "smoke", out=tmp_path / "t", progress=False, step=10)
-    with pytest.raises(ValueError, match="--step: must be a positive integer"):
+    with pytest.raises(ValueError, match="^step: must be a positive integer"):
         run_study(study, "smoke", out=tmp_path / "t", progress=False, target_mcse=0.1, step=0)
 
 

@@ -561,6 +561,6 @@ def test_a_helper_edited_during_a_run_is_named_as_the_cause_not_the_workers_envi
     info = {"worker": {"host": "node1", "pid": 7}, "differs": edited}
     text = str(_worker_refusal(info, edited=edited))
     assert text.startswith("the code changed during the run: module " + project.helper), text
-    assert "edited since it started" in text and "--fresh" in text and "this environment" not in text
+    assert "edited since it started" in text and "(fresh=True)" in text and "this environment" not in text
     # a worker whose own files differ while this machine's are the run's: its environment is named
     assert "start the workers from this environment" in str(_worker_refusal(info))

@@ -142,7 +142,7 @@ def test_a_failing_learner_is_named():
 def test_arguments_are_checked_by_name():
     for kwargs, words in [
         ({"learners": (GaussianNB(),)}, "learners"),
-        ({"learners": (GaussianNB(), GaussianNB()), "designs": ("cv1x1",)}, "--designs"),
+        ({"learners": (GaussianNB(), GaussianNB()), "designs": ("cv1x1",)}, "^designs: "),
         ({"learners": (GaussianNB(), GaussianNB()), "tests": ["nope"]}, "tests: unknown test"),
         ({"learners": (GaussianNB(), GaussianNB()), "tests": ["5x2cv_t"]}, "runs on none"),
         ({"learners": (GaussianNB(), GaussianNB()), "n_experiments": 0}, "n_experiments"),

@@ -311,7 +311,7 @@ def test_proving_ground_rows_stop_a_hostile_plugin(place, name):
         plugin_rows(_stored_scores(), ref, ref, timeout=1)
     assert time.monotonic() - start < 20
     message = str(info.value)
-    assert message.startswith(f"--test {ref!r}: ") and STOPPED[name] in message and "\n" not in message
+    assert message.startswith(f"test {ref!r}: ") and STOPPED[name] in message and "\n" not in message
     _no_children()
 
 
@@ -368,7 +368,7 @@ def test_a_worker_error_keeps_the_messages_of_this_process(place, tmp_path):
     f = tmp_path / "bad.py"
     f.write_text("import sys\ndef t(scores):\n    sys.exit(3)\ndef r(scores):\n    raise RuntimeError('boom')\n")
     for name, message in (("t", "called sys.exit(3)"), ("r", "raised RuntimeError: boom")):
-        with pytest.raises(PluginError, match=rf"^--test '.*bad.py:{name}'.*{re.escape(message)}"):
+        with pytest.raises(PluginError, match=rf"^test '.*bad.py:{name}'.*{re.escape(message)}"):
             with open_plugin(f"{f}:{name}") as proc:
                 run_plugin(proc, _scores(), 0.05, timeout=5)
     f.write_text("import nosuchmodule\n")

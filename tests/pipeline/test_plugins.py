@@ -158,7 +158,7 @@ def test_scheme_plugin(tmp_path):
     )
     diffs = _scores().diffs
     assert run_scheme(load_plugin(f"{f}:runs", "scheme"), diffs).shape == (4, 2)
-    with pytest.raises(PluginError, match=r"--scheme .*plug.py:wrong.*expected an array of shape"):
+    with pytest.raises(PluginError, match=r"^scheme .*plug.py:wrong.*expected an array of shape"):
         run_scheme(load_plugin(f"{f}:wrong", "scheme"), diffs)
 
 
@@ -191,7 +191,7 @@ def test_a_plugin_that_never_returns_is_stopped_by_the_time_limit(tmp_path, body
     handler = signal.getsignal(signal.SIGALRM)
     threads = threading.active_count()
     start = time.monotonic()
-    with pytest.raises(PluginError, match=r"--test '.*plug.py:t': did not finish within the time limit of 0.3 s"):
+    with pytest.raises(PluginError, match=r"^test '.*plug.py:t': did not finish within the time limit of 0.3 s"):
         run_plugin(fn, _scores(), 0.05, timeout=0.3)
     assert time.monotonic() - start < 5
     # nothing left behind: the handler is back, no timer is running, no thread was started
@@ -217,7 +217,7 @@ def test_time_limit_restores_a_running_timer_and_spares_fast_plugins(tmp_path):
 
 def test_time_limit_applies_to_schemes_and_imports(tmp_path):
     f = _write(tmp_path, "def s(diffs):\n    while True:\n        pass\n", name="scheme.py")
-    with pytest.raises(PluginError, match=r"--scheme .*scheme.py:s.*time limit of 0.2 s"):
+    with pytest.raises(PluginError, match=r"^scheme .*scheme.py:s.*time limit of 0.2 s"):
         run_scheme(load_plugin(f"{f}:s", "scheme"), _scores().diffs, timeout=0.2)
     f = _write(tmp_path, "while True:\n    pass\ndef t(scores):\n    return 0\n", name="slow_import.py")
     with pytest.raises(PluginError, match=r"time limit of 0.2 s \(while importing it\)"):
@@ -307,7 +307,7 @@ def test_nan_direction_with_a_small_p_value_is_refused(tmp_path):
 @pytest.mark.parametrize("code", ["3", "0", "'bye'", ""])
 def test_sys_exit_inside_a_plugin_is_a_plugin_error(tmp_path, code):
     fn = _plug(tmp_path, f"    import sys\n    sys.exit({code})\n")
-    with pytest.raises(PluginError, match=r"^--test '.*plug.py:t' called sys.exit\(.*\); a plug-in must return"):
+    with pytest.raises(PluginError, match=r"^test '.*plug.py:t' called sys.exit\(.*\); a plug-in must return"):
         run_plugin(fn, _scores(), 0.05)
     f = _write(tmp_path, "import sys\nsys.exit(3)\n", name="exits.py")
     with pytest.raises(PluginError, match=r"called sys.exit\(3\).*\(while importing it\)"):

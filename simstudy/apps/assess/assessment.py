@@ -18,7 +18,7 @@ from simstudy.apps.assess.learners import LearnerChoice
 from simstudy.apps.assess.recommendation import recommend, verdicts
 from simstudy.apps.assess.study import LearnerFailed, _failed_text
 from simstudy.apps.assess.tables import _score_columns, assessment_tables, effect_table, stored_metric, warning_summary
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -250,14 +250,14 @@ def _check_failures(run, a: LearnerChoice, b: LearnerChoice):
     where = f"design {first['condition']} repeat {first['replication']}"
     kept = (
         f"no verdict is drawn from the other repeats; the failure rows, with their tracebacks, are kept in "
-        f"{run.path} (chunks/*/*/failures.parquet); once fixed, rerun with --fresh"
+        f"{run.path} (chunks/*/*/failures.parquet); once fixed, rerun with {option('fresh', True)}"
     )
     for side, choice in (("A", a), ("B", b)):
         prefix = f"{LearnerFailed.__name__}: {_failed_text(side, choice)}"
         if error.startswith(prefix):
             of_learner = int(failures["error"].astype(str).str.startswith(prefix).sum())
             raise InputError(
-                f"--{side.lower()}: {choice.label} failed in {of_learner} of {planned} repeats; "
+                f"{option(side.lower())}: {choice.label} failed in {of_learner} of {planned} repeats; "
                 f"first: {where}: {_first_line(error[len(prefix) :])}; {kept}"
             )
     raise InputError(f"assess: {n_fail} of {planned} repeats failed; first: {where}: {_first_line(error)}; {kept}")

@@ -12,11 +12,12 @@ import numpy as np
 
 from simstudy.apps.assess.data import Dataset
 from simstudy.apps.assess.errors import FitStopped, _first_line, _LearnerError, _one_line
-from simstudy.apps.assess.learners import LearnerChoice
+from simstudy.apps.assess.learners import LearnerChoice, _params_option
 from simstudy.apps.assess.limits import _close_fit_workers, _fit_limit
 from simstudy.apps.assess.worker import _describe, _trial_fit
 from simstudy.engine.capacity import check_capacity
 from simstudy.errors import InputError
+from simstudy.errors import option as _option
 
 
 def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None) -> dict:
@@ -32,7 +33,7 @@ def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: flo
         if exc.kind in ("ValueError", "InputError") and text.startswith("learner "):
             raise InputError(f"{option}: {text}") from None
         if exc.kind in ("ValueError", "InputError") and text.startswith("params: "):
-            raise InputError(f"{option}-params: {choice.label}: {text[len('params: ') :]}") from None
+            raise InputError(f"{_params_option(option)}: {choice.label}: {text[len('params: ') :]}") from None
         raise InputError(f"{option}: {choice.label}: loading it raised {_one_line(exc)}") from None
     _check_classifier(profile, choice, option)
     if not choice.registered:
@@ -42,7 +43,7 @@ def _profile(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: flo
 
 def _trial(data: Dataset, choice: LearnerChoice, option: str, fit_timeout: float | None, digest=None) -> float:
     """The learner fitted once on all of ``data`` (in its worker when contained) and checked; its seconds."""
-    where = f" (on {data.name})" if option == "--learners" else ""
+    where = f" (on {data.name})" if option == _option("learners") else ""
     try:
         limit = _fit_limit(choice, option, fit_timeout)
         if limit is not None:
@@ -77,14 +78,16 @@ def _check_learnable(
     return _trial(data, choice, option, fit_timeout, digest)
 
 
-def check_learners(datasets, choices, option: str = "--learners", *, fit_timeout: float | None = None) -> dict:
+def check_learners(datasets, choices, option: str | None = None, *, fit_timeout: float | None = None) -> dict:
     """:func:`_check_learnable` for every learner on every data set, before anything is written.
 
     First what needs no fit (a classifier, numbers, missing values) for every
     pair, then one fit of each learner on each data set; the first failure is
     one line naming the learner and the data set, and the fit workers are
-    closed.  Returns the seconds of each fit by (data set position, learner position).
+    closed.  Returns the seconds of each fit by (data set position, learner position).  ``option``: the
+    argument the messages name (default ``learners``).
     """
+    option = _option("learners") if option is None else option
     try:
         for data in datasets:
             for choice in choices:
@@ -164,9 +167,11 @@ def _missing_refusal(data: Dataset, choice: LearnerChoice, option: str, exc: Bas
 FIT_OVERHEAD = 2e-3
 
 
-def check_budget(n_chunks: int, fit_seconds: float, out, *, what: str, option: str = "--repeats") -> None:
+def check_budget(n_chunks: int, fit_seconds: float, out, *, what: str, option: str | None = None) -> None:
     """Refuse, before anything is written, a plan the machine cannot carry out (one line, with the estimates):
-    :func:`simstudy.engine.capacity.check_capacity` with ``fit_seconds`` estimated from the trial fits."""
+    :func:`simstudy.engine.capacity.check_capacity` with ``fit_seconds`` estimated from the trial fits;
+    ``option``: the argument the message names (default ``n_repeats``)."""
+    option = _option("n_repeats", flag="repeats") if option is None else option
     timing = "fitting them would take about {} at the speed of the trial fits"
     check_capacity(n_chunks, fit_seconds, out, what=what, option=option, timing=timing)
 
@@ -199,11 +204,13 @@ def check_rope(rope, metric: str | None = None) -> float:
     metric's scores allow is refused too: every comparison would fall inside it.
     """
     if isinstance(rope, bool) or not isinstance(rope, (int, float, np.floating)) or not np.isfinite(rope) or rope < 0:
-        raise InputError(f"--rope: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}")
+        raise InputError(
+            f"{_option('rope')}: must be a number >= 0 in score units (0.01: one point of accuracy), got {rope!r}"
+        )
     span = _DIFFERENCE_SPAN.get(metric, 1.0) if metric is not None else math.inf
     if rope >= span:
         raise InputError(
-            f"--rope: {rope:g} is at least the largest difference of {metric} scores ({span:g}), so every comparison "
+            f"{_option('rope')}: {rope:g} is at least the largest difference of {metric} scores ({span:g}), so every comparison "
             "would be called equivalent; a ROPE is a small margin in score units (0.01: one point of accuracy)"
         )
     return float(rope)

@@ -14,7 +14,6 @@ import hashlib
 import json
 import math
 import os
-import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +22,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.apps.assess.errors import _one_line
+from simstudy.apps.assess.errors import _listed, _one_line
 from simstudy.engine.capacity import available_memory, bytes_text
 from simstudy.errors import InputError
+from simstudy.errors import option as _option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,7 +159,7 @@ def _mostly_numbers(s: pd.Series, name: str, column) -> None:
     )
     raise InputError(
         f"DATA: {name}: column {str(column)!r} holds numbers but for {bad.size} cell(s), in data row(s) {shown}; "
-        f"correct them (an empty cell is a missing value), or declare the column nominal with --nominal {shlex.quote(str(column))}"
+        f"correct them (an empty cell is a missing value), or declare the column nominal with {_listed('nominal', [column])}"
     )
 
 
@@ -173,12 +173,13 @@ def _from_frame(df: pd.DataFrame, name: str, class_column, as_nominal=()) -> Dat
         class_column = df.columns[-1]
     elif class_column not in df.columns:
         raise InputError(
-            f"--class: {name} has no column {class_column!r}; its columns: {', '.join(map(str, df.columns))}"
+            f"{_option('class_column', flag='class')}: {name} has no column {class_column!r}; "
+            f"its columns: {', '.join(map(str, df.columns))}"
         )
     unknown = [c for c in as_nominal if c not in df.columns]
     if unknown:
         raise InputError(
-            f"--nominal: {name} has no column {unknown[0]!r}; its columns: {', '.join(map(str, df.columns))}"
+            f"{_option('nominal')}: {name} has no column {unknown[0]!r}; its columns: {', '.join(map(str, df.columns))}"
         )
     y = df[class_column].to_numpy(dtype=object)
     y = np.array([None if (v is None or (isinstance(v, float) and math.isnan(v))) else v for v in y], dtype=object)
@@ -488,7 +489,9 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     path = Path(text)
     if not path.exists() and text in uci_datasets():
         if nominal:
-            raise InputError(f"--nominal: {text} is a shipped ARFF data set, which declares its attribute types")
+            raise InputError(
+                f"{_option('nominal')}: {text} is a shipped ARFF data set, which declares its attribute types"
+            )
         arff = load_uci(text)
         return _arff_dataset(arff, text, class_column)
     if not path.exists():
@@ -503,7 +506,9 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     try:
         if suffix == ".arff":
             if nominal:
-                raise InputError(f"--nominal: {text} is an ARFF file, which declares the type of every attribute")
+                raise InputError(
+                    f"{_option('nominal')}: {text} is an ARFF file, which declares the type of every attribute"
+                )
             _check_arff_width(path, text)
             return _arff_dataset(read_arff(path), text, class_column)
         if suffix in (".parquet", ".pq"):
@@ -556,7 +561,20 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     raise InputError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
 
 
-def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> str:
+def _check_metric(metric) -> str:
+    """:func:`simstudy.pipeline.scores.check_metric`, its refusal naming the argument as the caller gave it."""
+    from simstudy.pipeline.scores import check_metric
+
+    try:
+        return check_metric(metric)
+    except ValueError as exc:
+        text = str(exc)
+        if text.startswith("metric:"):
+            text = _option("metric") + text[len("metric") :]
+        raise InputError(text) from None
+
+
+def check_metric_for(metric: str, data: Dataset, option: str | None = None) -> str:
     """Refuse, before anything is fitted, a scorer that does not score classifiers on ``data`` (one line).
 
     Only scikit-learn's classification scorers compare classifiers (a
@@ -564,11 +582,12 @@ def check_metric_for(metric: str, data: Dataset, option: str = "--metric") -> st
     (``roc_auc``, ``f1``, ``precision``, ...) is refused on data with more,
     naming its multi-class variants to choose from: each scorer is tried on a
     trivial classifier of the data's classes, so what fails here would have
-    failed in every split.
+    failed in every split.  ``option``: the argument the messages name (default ``metric``).
     """
     from sklearn.dummy import DummyClassifier
     from sklearn.metrics import get_scorer, get_scorer_names
 
+    option = _option("metric") if option is None else option
     scorer = get_scorer(metric)
     module = getattr(getattr(scorer, "_score_func", None), "__module__", "") or ""
     classification = module.endswith(("_classification", "_ranking")) or metric in (
@@ -608,7 +627,8 @@ def _arff_dataset(arff, name, class_column) -> Dataset:
     if class_column is not None and class_column != class_name:
         if class_column not in names:
             raise InputError(
-                f"--class: {name} has no attribute {class_column!r}; its attributes: {', '.join([*names, class_name])}"
+                f"{_option('class_column', flag='class')}: {name} has no attribute {class_column!r}; "
+                f"its attributes: {', '.join([*names, class_name])}"
             )
         j = names.index(class_column)
         # the named attribute becomes the class, the file's last attribute an ordinary one

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simstudy.apps.assess.data import Dataset
-from simstudy.apps.assess.errors import _one_line
-from simstudy.errors import InputError
+from simstudy.apps.assess.errors import _listed, _one_line
+from simstudy.errors import InputError, option
 from simstudy.pipeline.designs import TEST_SHARE, DesignSpec
 
 #: The fast default: one design, whose corrected test controls size for learners of every stability class of
@@ -113,7 +113,15 @@ def designs_for_data(names, y, *, alpha: float = 0.05, classes=None) -> tuple[De
         one to train on); the message names the class and the ``--designs``
         that fit the data.
     """
+    return _choose_designs(names, y, alpha=alpha, classes=classes)
+
+
+def _choose_designs(names, y, *, alpha: float = 0.05, classes=None, argument: str = "designs"):
+    """:func:`designs_for_data`, its messages naming ``argument``: ``designs`` (of :func:`assess`) or ``design``
+    (one design, of :func:`assess_many`); ``--designs`` on the command line."""
     from simstudy.pipeline.designs import parse_designs as grammar
+
+    named = option(argument, flag="designs")
 
     specs = grammar(names)
     names = [d.key for d in specs]
@@ -129,24 +137,24 @@ def designs_for_data(names, y, *, alpha: float = 0.05, classes=None) -> tuple[De
             f" and {single.size - 5} more" if single.size > 5 else ""
         )
         raise InputError(
-            f"--designs: {single.size} class(es) have a single case ({shown}); every design must "
+            f"{named}: {single.size} class(es) have a single case ({shown}); every design must "
             "train on each class and test it in every split, which takes at least 2 cases of each: "
             "remove or merge these classes first"
         )
     for d in specs:
         if d.kind == "holdout":
             raise InputError(
-                f"--designs: {d.key}: assess compares learners over repeated splits; use resampledR-TT "
+                f"{named}: {d.key}: assess compares learners over repeated splits; use resampledR-TT "
                 f"(e.g. resampled30-{round(100 * d.test_share)}) for splits that hold out the same share"
             )
         if d.kind in ("cv", "5x2"):
             if d.n_folds > n:
-                raise InputError(f"--designs: {d.key}: needs at least 1 run and 2 to {n} folds")
+                raise InputError(f"{named}: {d.key}: needs at least 1 run and 2 to {n} folds")
             if d.n_folds > smallest:
                 raise InputError(
-                    f"--designs: {d.key}: {d.n_folds} folds but the smallest class has {smallest} cases "
-                    f"({small}), so some folds would miss it; use at most {smallest} folds: --designs "
-                    f"{_fitting_designs(names, smallest)}"
+                    f"{named}: {d.key}: {d.n_folds} folds but the smallest class has {smallest} cases "
+                    f"({small}), so some folds would miss it; use at most {smallest} folds: "
+                    f"{_fitting_designs(names, smallest, argument)}"
                 )
         kind = {"5x2": "5x2cv"}.get(d.kind, d.kind)
         out.append(
@@ -163,8 +171,9 @@ def designs_for_data(names, y, *, alpha: float = 0.05, classes=None) -> tuple[De
     return tuple(out)
 
 
-def _fitting_designs(names, smallest: int) -> str:
-    """``names`` with every cv design's folds cut to ``smallest`` (a duplicate dropped): the ``--designs`` to use."""
+def _fitting_designs(names, smallest: int, argument: str = "designs") -> str:
+    """``names`` with every cv design's folds cut to ``smallest`` (a duplicate dropped): the designs to use, as
+    the argument ``argument`` (see :func:`_choose_designs`) takes them."""
     from simstudy.pipeline.designs import parse_design
 
     fitted = []
@@ -174,7 +183,9 @@ def _fitting_designs(names, smallest: int) -> str:
             name = f"cv{d.n_runs}x{smallest}"
         if name not in fitted:
             fitted.append(name)
-    return " ".join(fitted)
+    if argument == "design" and len(fitted) == 1:
+        return option(argument, fitted[0], flag="designs")
+    return _listed(argument, fitted, flag="designs")
 
 
 def _tests_for(design: DesignChoice, tests) -> dict:
@@ -249,8 +260,8 @@ def _check_designs(designs, tests, data: Dataset, metric: str = "accuracy") -> N
                     culprit = f" test {label!r}"
                     break
             raise InputError(
-                f"--designs: {cond.key} cannot give a result on {data.name}:{culprit} {_one_line(exc)}; "
-                "choose another design or other --tests"
+                f"{option('designs')}: {cond.key} cannot give a result on {data.name}:{culprit} {_one_line(exc)}; "
+                f"choose another design or other {option('tests')}"
             ) from None
 
 
@@ -267,9 +278,11 @@ def _check_tests(tests, designs) -> tuple | None:
         try:
             get_test(t)
         except ValueError:
-            raise InputError(f"--tests: unknown test {t!r}; registered: {', '.join(test_names())}") from None
+            raise InputError(f"{option('tests')}: unknown test {t!r}; registered: {', '.join(test_names())}") from None
     tests = tuple(tests)
     for t in tests:
         if not any(t in _tests_for(d, tests) for d in designs):
-            raise InputError(f"--tests: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}")
+            raise InputError(
+                f"{option('tests')}: {t!r} applies to none of the designs {', '.join(d.key for d in designs)}"
+            )
     return tests

@@ -4,6 +4,10 @@ limit, or raising there) and the one-line texts every check prints of an excepti
 
 from __future__ import annotations
 
+import shlex
+
+from simstudy.errors import on_command_line, option
+
 
 class FitStopped(RuntimeError):
     """A contained learner was stopped at its time limit, or its worker process ended (while loading or fitting)."""
@@ -31,3 +35,12 @@ def _one_line(exc, limit: int = 300) -> str:
 def _first_line(text: str, limit: int = 300) -> str:
     text = str(text).strip()
     return (text.splitlines()[0] if text else "")[:limit]
+
+
+def _listed(name: str, values, *, flag: str | None = None) -> str:
+    """:func:`~simstudy.errors.option` with a list of values: ``name=['a', 'b']`` in Python, ``--name a b`` (each
+    value quoted for the shell as needed) on the command line."""
+    values = list(values)
+    if on_command_line():
+        return option(name, " ".join(shlex.quote(str(v)) for v in values), flag=flag)
+    return option(name, values, flag=flag)

@@ -17,6 +17,7 @@ from simstudy.apps.assess.data import Dataset
 from simstudy.apps.assess.references import _check_reference, _load_learner
 from simstudy.apps.assess.worker import _RefFactory
 from simstudy.errors import InputError
+from simstudy.errors import option as _option
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class LearnerChoice:
         return self.template is None and self.spec in learner_names(aliases=True)
 
 
-def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = False) -> LearnerChoice:
+def parse_learner(spec, params=None, *, option: str | None = None, contained: bool = False) -> LearnerChoice:
     """A :class:`LearnerChoice` from a name, a ``module:Class`` path, a class or an estimator.
 
     Parameters
@@ -99,8 +100,9 @@ def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = F
         the tables and figures (:attr:`LearnerChoice.name`).
     params : dict or str, optional
         Parameters for a name or a class, as a dict or JSON object text (``--a-params``).
-    option : str
-        The option the errors name.
+    option : str, optional
+        The argument the errors name (default ``a``, ``--a`` on the command
+        line; see :func:`simstudy.errors.option`).
     contained : bool
         Load and fit a learner that is not a registered one in a worker
         process (:attr:`LearnerChoice.contained`): a ``module:NAME`` or
@@ -121,6 +123,7 @@ def parse_learner(spec, params=None, *, option: str = "--a", contained: bool = F
     """
     import dataclasses
 
+    option = _option("a") if option is None else option
     spec, name = _named(spec, option)
     choice = _parse_learner(spec, params, option, contained)
     return dataclasses.replace(choice, name=name) if name else choice
@@ -144,11 +147,13 @@ def _named(spec, option: str) -> tuple[object, str]:
     return spec, ""
 
 
-def named_learners(learners, option: str = "--learners") -> list:
+def named_learners(learners, option: str | None = None) -> list:
     """The learners of a mapping ``{name: learner}``, of ``(name, learner)`` pairs or of a plain sequence, as a
-    list that :func:`parse_learner` takes (a name kept with its learner); duplicate names are refused."""
+    list that :func:`parse_learner` takes (a name kept with its learner); duplicate names are refused, naming
+    ``option`` (default ``learners``)."""
     from collections.abc import Mapping
 
+    option = _option("learners") if option is None else option
     items = list(learners.items()) if isinstance(learners, Mapping) else list(learners)
     names = [_named(x, option)[1] for x in items]
     given = [n for n in names if n]
@@ -156,6 +161,11 @@ def named_learners(learners, option: str = "--learners") -> list:
     if dup:
         raise InputError(f"{option}: the name(s) {', '.join(map(repr, dup))} are given to more than one learner")
     return items
+
+
+def _params_option(option: str) -> str:
+    """The parameters' argument of the learner argument ``option``: ``a_params`` of ``a``, ``--a-params`` of ``--a``."""
+    return f"{option}-params" if option.startswith("--") else f"{option}_params"
 
 
 def _parse_learner(spec, params, option: str, contained: bool = False) -> LearnerChoice:
@@ -168,11 +178,11 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
         try:
             params = json.loads(params) if params.strip() else {}
         except json.JSONDecodeError as exc:
-            raise InputError(f"{option}-params: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise InputError(f"{_params_option(option)}: not valid JSON ({exc.msg} at column {exc.colno})") from None
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise InputError(f"{option}-params: expected a JSON object such as '{{\"C\": 10}}', got {params!r}")
+        raise InputError(f"{_params_option(option)}: expected a JSON object such as '{{\"C\": 10}}', got {params!r}")
     canonical = json.dumps(params, sort_keys=True)
     if isinstance(spec, str):
         if spec not in learner_names(aliases=True) and ":" not in spec:
@@ -193,7 +203,7 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
                     as_learner_factory(obj, **params)
                 elif params:
                     raise InputError(
-                        f"{option}-params: not allowed with {spec!r}, which is an estimator or a factory "
+                        f"{_params_option(option)}: not allowed with {spec!r}, which is an estimator or a factory "
                         "(set its parameters in the file)"
                     )
                 else:
@@ -212,7 +222,7 @@ def _parse_learner(spec, params, option: str, contained: bool = False) -> Learne
             return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical, template=template, contained=True)
         return LearnerChoice(f"{spec.__module__}:{spec.__qualname__}", canonical)
     if params:
-        raise InputError(f"{option}-params: not allowed with an estimator instance (set them on the instance)")
+        raise InputError(f"{_params_option(option)}: not allowed with an estimator instance (set them on the instance)")
     try:
         as_learner_factory(spec)
     except ValueError as exc:

@@ -24,6 +24,8 @@ from simstudy.apps.assess.worker import (
     _serve_load,
     _serve_trial_fit,
 )
+from simstudy.errors import command_line, on_command_line
+from simstudy.errors import option as _option
 
 #: Seconds one fit (or the loading) of a contained learner may take unless ``--fit-timeout`` says otherwise.
 DEFAULT_FIT_TIMEOUT = 3600.0
@@ -32,11 +34,12 @@ DEFAULT_FIT_TIMEOUT = 3600.0
 START_TIMEOUT = 60.0
 
 
-def check_fit_timeout(seconds, option: str = "--fit-timeout") -> float | None:
-    """None (the default limit) or a positive finite number of seconds, as float; one line naming ``option``."""
+def check_fit_timeout(seconds, option: str | None = None) -> float | None:
+    """None (the default limit) or a positive finite number of seconds, as float; one line naming ``option``
+    (default ``fit_timeout``)."""
     from simstudy.pipeline.plugins import _check_timeout
 
-    return _check_timeout(seconds, option)
+    return _check_timeout(seconds, _option("fit_timeout") if option is None else option)
 
 
 #: What a fit worker imports before it loads a learner (their time is not the learner's); the last, the module of
@@ -97,7 +100,7 @@ class _FitLimit:
         try:
             return method(*args, timeout=timeout)
         except WorkerFailed as exc:
-            self.stopped = f"{exc} (--fit-timeout {self.seconds:g} s)"
+            self.stopped = f"{exc} ({_option('fit_timeout', _seconds(self.seconds))} s)"
             raise FitStopped(f"{what} {self.stopped}") from None
         except RemoteError as exc:  # the learner raised, as it would have in this process
             raise _LearnerError(exc.kind, exc.message) from None
@@ -139,6 +142,11 @@ class _FitLimit:
         self._worker.close()
 
 
+def _seconds(seconds: float):
+    """``seconds`` as a message names the limit: a number printed as ``:g`` prints it (an int when whole)."""
+    return int(seconds) if float(seconds).is_integer() else float(f"{seconds:g}")
+
+
 def _limits(choice: LearnerChoice) -> bool:
     """Whether ``choice`` is loaded and fitted in a worker process (see :func:`_fit_limit`)."""
     from simstudy._worker import available
@@ -176,15 +184,20 @@ class _LimitedFits:
     def __init__(self, choice: LearnerChoice, option: str, seconds: float | None, data: Dataset):
         self.args = (choice, option, seconds)
         self.digest, self.X, self.y = data.digest, data.X, data.y
+        # its messages name options as the process that made it does, in whichever process it fits
+        self.cli = on_command_line()
 
     def __call__(self, make, train, test):
-        return _fit_limit(*self.args).fit_predict(self.digest, self.X, self.y, make, train, test)
+        with command_line(self.cli):
+            return _fit_limit(*self.args).fit_predict(self.digest, self.X, self.y, make, train, test)
 
     def score(self, make, train, test, metric):
-        return _fit_limit(*self.args).fit_score(self.digest, self.X, self.y, make, train, test, metric)
+        with command_line(self.cli):
+            return _fit_limit(*self.args).fit_score(self.digest, self.X, self.y, make, train, test, metric)
 
     def outputs(self, make, train, test):
-        return _fit_limit(*self.args).fit_outputs(self.digest, self.X, self.y, make, train, test)
+        with command_line(self.cli):
+            return _fit_limit(*self.args).fit_outputs(self.digest, self.X, self.y, make, train, test)
 
 
 def _learner(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, *, fitting: bool = True):

@@ -38,13 +38,13 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.assessment import baycomp_runs
 from simstudy.apps.assess.checks import FIT_OVERHEAD, check_budget, check_learners, check_rope
-from simstudy.apps.assess.data import as_dataset, check_metric_for
-from simstudy.apps.assess.designs import designs_for_data
+from simstudy.apps.assess.data import _check_metric, as_dataset, check_metric_for
+from simstudy.apps.assess.designs import _choose_designs
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout
 from simstudy.apps.assess.report import _md_table, conclusion_html, conclusion_markdown, md_text
 from simstudy.apps.assess.stored import _absolute
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,7 +94,7 @@ def design_choices(datasets, design: str) -> dict:
     choices = {}
     for i, data in enumerate(datasets):
         try:
-            (choices[i],) = designs_for_data([design], data.y, classes=data.classes)
+            (choices[i],) = _choose_designs([design], data.y, classes=data.classes, argument="design")
         except ValueError as exc:
             raise InputError(f"{data.name}: {exc}") from None
     return choices
@@ -136,10 +136,11 @@ def many_study(
     from simstudy.pipeline.comparison import Comparison
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise InputError(f"--repeats: must be an integer >= 1, got {n_repeats!r}")
+        raise InputError(f"{option('n_repeats', flag='repeats')}: must be an integer >= 1, got {n_repeats!r}")
     datasets, learners = tuple(datasets), tuple(learners)
+    named = option("learners")  # fixed here: the fits of a repeat may run in another process
     if len(learners) < 2:
-        raise InputError(f"--learners: give at least two learners, got {len(learners)}")
+        raise InputError(f"{named}: give at least two learners, got {len(learners)}")
     if len(datasets) < 1:
         raise InputError("DATA: give at least one data set")
     choices = design_choices(datasets, design)
@@ -150,7 +151,7 @@ def many_study(
         data = datasets[cond.position]
         d = choices[cond.position]
         comparison = Comparison(
-            {n: _learner(c, "--learners", fit_timeout, data) for n, c in zip(names, learners)},
+            {n: _learner(c, named, fit_timeout, data) for n, c in zip(names, learners)},
             designs=(d.key,),
             tests=[_CORRECTED[d.design]],
             metric=metric,
@@ -406,9 +407,9 @@ class ManyAssessment:
         correlation is ``runs / len(x[0])``: the design's test share, as
         :func:`simstudy.apps.assess.baycomp_runs` chooses it.
         """
-        for name, option in ((a, "a"), (b, "b")):
+        for name, argument in ((a, "a"), (b, "b")):
             if name not in self.labels:
-                raise InputError(f"{option}: {name!r} is not one of the learners ({', '.join(self.labels)})")
+                raise InputError(f"{argument}: {name!r} is not one of the learners ({', '.join(self.labels)})")
         s = self.scores()
         s = s[s["repeat"] == repeat]
         if s.empty:
@@ -599,27 +600,28 @@ def assess_many(
     """
     from simstudy._validation import check_alpha
     from simstudy.engine import DEFAULT_SEED, run_study
-    from simstudy.pipeline.scores import check_metric
 
-    alpha = check_alpha(alpha, "--alpha")
+    alpha = check_alpha(alpha, option("alpha"))
     out, out_root = _absolute(out), _absolute(out_root)  # before a learner can change the working directory
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
-        raise InputError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
-    try:
-        metric = check_metric(metric)
-    except ValueError as exc:
-        raise InputError(f"--{exc}") from None
+        raise InputError(
+            f"{option('in_process')}: a learner fitted in simstudy's process cannot be stopped; "
+            f"drop {option('fit_timeout')}"
+        )
+    metric = _check_metric(metric)
     rope = check_rope(rope, metric)
     datasets = as_datasets(data, class_column=class_column, nominal=nominal)
     for d in datasets:
         check_metric_for(metric, d)
     learners = named_learners(learners)
     if len(learners) < 2:
-        raise InputError(f"--learners: give at least two learners, got {len(learners)}")
+        raise InputError(f"{option('learners')}: give at least two learners, got {len(learners)}")
     choices = tuple(
         parse_learner(
-            spec, option="--learners", contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout)
+            spec,
+            option=option("learners"),
+            contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout),
         )
         for spec in learners
     )
@@ -627,9 +629,10 @@ def assess_many(
     position = None
     if control is not None:
         if control not in labels:
-            raise InputError(f"--control: {control!r} is not one of the learners ({', '.join(labels)})")
+            raise InputError(f"{option('control')}: {control!r} is not one of the learners ({', '.join(labels)})")
         position = labels.index(control)
-    seconds = check_learners(datasets, choices, "--learners", fit_timeout=fit_timeout)  # before anything is written
+    # before anything is written
+    seconds = check_learners(datasets, choices, option("learners"), fit_timeout=fit_timeout)
     try:
         study = many_study(datasets, choices, design, n_repeats=n_repeats, metric=metric, fit_timeout=fit_timeout)
     except BaseException:

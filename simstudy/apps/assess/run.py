@@ -12,7 +12,7 @@ from pathlib import Path
 from simstudy._files import DEFAULT_ROOT
 from simstudy.apps.assess.assessment import SHIPPED, LocalEvidence, _assessment
 from simstudy.apps.assess.checks import _check_assess_plan, _check_learnable, check_rope
-from simstudy.apps.assess.data import as_dataset, check_metric_for
+from simstudy.apps.assess.data import _check_metric, as_dataset, check_metric_for
 from simstudy.apps.assess.designs import (
     DEFAULT_DESIGNS,
     DEFAULT_REPEATS,
@@ -26,7 +26,7 @@ from simstudy.apps.assess.learners import named_learners, parse_learner, wants_w
 from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout
 from simstudy.apps.assess.stored import _absolute, _finished_run, _other_metric, _refuse_other_data, _stored_chunks
 from simstudy.apps.assess.study import ASSESS_PROFILE, assessment_study
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 
 def assess(
@@ -172,7 +172,7 @@ def assess(
     from simstudy._validation import check_alpha
     from simstudy.engine import DEFAULT_SEED, run_study
 
-    alpha = check_alpha(alpha, "--alpha")
+    alpha = check_alpha(alpha, option("alpha"))
     rope = check_rope(rope)
     # where it is stored and the evidence it reads, fixed before a learner can change the working directory
     out, out_root = _absolute(out), _absolute(out_root)
@@ -191,25 +191,23 @@ def assess(
             raise InputError(f"learners: one comparison takes exactly two learners, got {len(pair)}")
         a, b = pair
     elif a is not None and b is not None:
-        named_learners([a, b], "--a/--b")
+        named_learners([a, b], f"{option('a')}/{option('b')}")
     if a is None or b is None:
-        raise InputError("--a/--b: both learners are needed")
-    from simstudy.pipeline.scores import check_metric
-
-    try:
-        metric = check_metric(metric)
-    except ValueError as exc:
-        raise InputError(f"--{exc}") from None
+        raise InputError(f"{option('a')}/{option('b')}: both learners are needed")
+    metric = _check_metric(metric)
     check_metric_for(metric, data)
     rope = check_rope(rope, metric)
     fit_timeout = check_fit_timeout(fit_timeout)
     if in_process and fit_timeout is not None:
-        raise InputError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+        raise InputError(
+            f"{option('in_process')}: a learner fitted in simstudy's process cannot be stopped; "
+            f"drop {option('fit_timeout')}"
+        )
     ca = parse_learner(
-        a, a_params, option="--a", contained=wants_worker(a, in_process=in_process, fit_timeout=fit_timeout)
+        a, a_params, option=option("a"), contained=wants_worker(a, in_process=in_process, fit_timeout=fit_timeout)
     )
     cb = parse_learner(
-        b, b_params, option="--b", contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
+        b, b_params, option=option("b"), contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
     )
     chosen = designs_for_data(designs, data.y, alpha=alpha, classes=data.classes)
     _check_designs(chosen, _check_tests(tests, chosen), data, metric)
@@ -243,8 +241,8 @@ def assess(
             # fitted for another metric: scored again from its stored outputs
             study, run = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, seed, metric) or (study, None)
         if run is None:  # a finished assessment was checked when it was made; a new one is checked now
-            seconds = _check_learnable(data, ca, "--a", fit_timeout=fit_timeout, digest=digest)
-            seconds += _check_learnable(data, cb, "--b", fit_timeout=fit_timeout, digest=digest)
+            seconds = _check_learnable(data, ca, option("a"), fit_timeout=fit_timeout, digest=digest)
+            seconds += _check_learnable(data, cb, option("b"), fit_timeout=fit_timeout, digest=digest)
             study = assessment_study(
                 data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
             )

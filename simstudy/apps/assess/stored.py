@@ -14,13 +14,13 @@ from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.assessment import Assessment, _assessment, _score_names
 from simstudy.apps.assess.checks import check_rope
-from simstudy.apps.assess.data import as_dataset, check_metric_for
+from simstudy.apps.assess.data import _check_metric, as_dataset, check_metric_for
 from simstudy.apps.assess.designs import DEFAULT_DESIGNS, DEFAULT_REPEATS, designs_for_data
 from simstudy.apps.assess.errors import _first_line
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.study import ASSESS_PROFILE, _comparisons, assessment_study
 from simstudy.apps.assess.tables import _score_columns, stored_metric
-from simstudy.errors import InputError, StoredDataError
+from simstudy.errors import InputError, StoredDataError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,15 +103,15 @@ def _refuse_other_data(study, out, seed) -> None:
     if old.get("data") == new.get("data"):
         what = (
             f"replaced data: it holds an assessment of {new.get('data')} as its content was then "
-            f"(sha256 {then}...), and that content has changed since (now {now}...); use another --out, or --fresh "
-            "to move that assessment aside and assess the data as it is now"
+            f"(sha256 {then}...), and that content has changed since (now {now}...); use another {option('out')}, or "
+            f"{option('fresh', True)} to move that assessment aside and assess the data as it is now"
         )
     else:
         what = (
             f"other data: it holds an assessment of {old.get('data')} (sha256 {then}...), not of {new.get('data')}; "
-            "use another --out, or --fresh to move that assessment aside"
+            f"use another {option('out')}, or {option('fresh', True)} to move that assessment aside"
         )
-    raise ConfigMismatch(f"--out: {out}: {what}")
+    raise ConfigMismatch(f"{option('out')}: {out}: {what}")
 
 
 def _unreadable(study, out, manifest: dict) -> str:
@@ -201,17 +201,18 @@ def _other_metric(data, a, b, designs, n_repeats, tests, out, seed, metric):
     if run is None or "predictions" not in run.tables():
         why = _unreadable(study, out, manifest) if run is None else "it holds no predictions table"
         raise InputError(
-            f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
-            f"stored outputs: {why}; the same command with --metric {stored} recomputes what is missing or "
-            f"damaged (then {metric} scores it without fitting), or --fresh fits it again for {metric}"
+            f"{option('metric')}: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} "
+            f"from its stored outputs: {why}; the same assessment with {option('metric', stored)} recomputes what is "
+            f"missing or damaged (then {metric} scores it without fitting), or {option('fresh', True)} fits it again "
+            f"for {metric}"
         )
     try:
         comparisons = _comparisons(data, a, b, designs, tests, metric, fitting=False)
         return study, RescoredRun(run, comparisons, data.y.size, metric)
     except ValueError as exc:
         raise InputError(
-            f"--metric: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} from its "
-            f"stored outputs ({_first_line(exc)}); --fresh fits it again for {metric}"
+            f"{option('metric')}: the assessment in {out} was fitted for {stored} and cannot be scored by {metric} "
+            f"from its stored outputs ({_first_line(exc)}); {option('fresh', True)} fits it again for {metric}"
         ) from None
 
 
@@ -312,19 +313,15 @@ def load_assessment(
     Assessment
     """
     from simstudy.engine import DEFAULT_SEED, load_run
-    from simstudy.pipeline.scores import check_metric
 
     data = as_dataset(data, class_column=class_column)
-    try:
-        metric = check_metric(metric)
-    except ValueError as exc:
-        raise InputError(f"--{exc}") from None
+    metric = _check_metric(metric)
     check_metric_for(metric, data)  # a metric it is scored again by: checked as a new one would be
     if isinstance(a, dict) and b is None:  # the learners= mapping of assess
         a, b = named_learners(a, "learners")
     # nothing is fitted: a learner given by reference is not even imported
-    ca = parse_learner(a, a_params, option="--a", contained=wants_worker(a))
-    cb = parse_learner(b, b_params, option="--b", contained=wants_worker(b))
+    ca = parse_learner(a, a_params, option=option("a"), contained=wants_worker(a))
+    cb = parse_learner(b, b_params, option=option("b"), contained=wants_worker(b))
     chosen = designs_for_data(designs, data.y, alpha=alpha, classes=data.classes)
     study = assessment_study(data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, metric=metric, fitting=False)
     seed = DEFAULT_SEED if seed is None else seed

@@ -15,7 +15,7 @@ from simstudy.apps.assess.errors import _error_text
 from simstudy.apps.assess.learners import LearnerChoice
 from simstudy.apps.assess.limits import _learner
 from simstudy.apps.assess.tables import assessment_tables, warning_rows
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 ASSESS_PROFILE = "assess"
 
@@ -68,7 +68,10 @@ def assessment_study(
     from simstudy.pipeline.comparison import FitFailed
 
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise InputError(f"--repeats: must be an integer >= 1 (replicability compares two or more), got {n_repeats!r}")
+        raise InputError(
+            f"{option('n_repeats', flag='repeats')}: must be an integer >= 1 (replicability compares two or more), "
+            f"got {n_repeats!r}"
+        )
     tests = _check_tests(tests, designs)
     X, y = data.X, data.y
     sides = {"a": ("A", a), "b": ("B", b)}
@@ -123,7 +126,9 @@ def _comparisons(
     """
     from simstudy.pipeline.comparison import Comparison
 
-    learners = {k: _learner(choice, f"--{k}", fit_timeout, data, fitting=fitting) for k, choice in (("a", a), ("b", b))}
+    learners = {
+        k: _learner(choice, option(k), fit_timeout, data, fitting=fitting) for k, choice in (("a", a), ("b", b))
+    }
     return {
         cond.key: Comparison(
             learners,

@@ -63,7 +63,7 @@ from simstudy.apps.proving.summary import (
     replicability_table,
     size_table,
 )
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -169,11 +169,11 @@ def write_berrar_page(results, profile: str, out) -> dict:
     cal = berrar_calibration(results, profile)
     if not len(cal["forecasts"]):
         raise InputError(
-            f"--results: none of Berrar's studies 1-3 is stored at profile {profile!r} under "
+            f"{option('results')}: none of Berrar's studies 1-3 is stored at profile {profile!r} under "
             f"{results} ({'; '.join(cal['notes'])})"
         )
     out.mkdir(parents=True, exist_ok=True)
-    fig = draw_reliability(cal, folder_below(out, "figures", option="--report-dir"))
+    fig = draw_reliability(cal, folder_below(out, "figures", option=option("out")))
     text, page = _render(
         f"Calibration of Berrar's replication probability ({profile})",
         [("Reliability and Brier score", _berrar_items(cal, fig))],
@@ -240,7 +240,7 @@ def build_proving_report(
     rule = rule or SizeRule(alpha=ALPHA)
     out = Path(out) if out is not None else Path(run.path)
     out.mkdir(parents=True, exist_ok=True)
-    figdir = folder_below(out, "figures", option="--report-dir")  # never written through a link
+    figdir = folder_below(out, "figures", option=option("out", flag="report-dir"))  # never written through a link
     outcomes = load_outcomes(run, tests)
     extra = []
     if plugins:
@@ -251,7 +251,7 @@ def build_proving_report(
     pr = procedures(outcomes, extra)
     del outcomes
     if not pr.p:
-        raise InputError("--tests: no stored test is left to report")
+        raise InputError(f"{option('tests')}: no stored test is left to report")
     sizes = size_table(pr, rule)
     board = leaderboard(pr, rule=rule, sizes=sizes)
     cal = calibration(pr)
