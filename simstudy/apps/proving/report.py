@@ -23,6 +23,7 @@ Their public names stay importable from here.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -194,6 +195,112 @@ def _null_scores(run, key) -> pd.DataFrame:
         return pd.concat(run.table_chunks("scores", columns=cols, conditions=[key]), ignore_index=True)
 
 
+@dataclass(frozen=True)
+class _Tables:
+    """Every table of the page, computed from the stored rows (and the plug-ins' rows) before anything is drawn."""
+
+    pr: object  # summary.Procedures
+    sizes: pd.DataFrame
+    board: pd.DataFrame
+    cal: pd.DataFrame
+    pdist: pd.DataFrame
+    power: pd.DataFrame
+    repl: pd.DataFrame
+    named: dict
+    checks: pd.DataFrame
+    diag: pd.DataFrame
+    factors: pd.DataFrame
+    measured: pd.DataFrame
+
+    def controlling_procedures(self) -> dict:
+        """The named procedures whose test accounts for the dependence of splits (label -> procedure), as their
+        registered kind of correction says (the per-scenario table of the size section)."""
+        from simstudy.pipeline.outcomes import get_test
+
+        tests = dict(zip(self.pr.info["procedure"], self.pr.info["test"]))
+        out = {}
+        for label, proc in self.named.items():
+            try:
+                kind = get_test(tests[proc]).correction
+            except (KeyError, ValueError):  # a plug-in: no registered kind
+                continue
+            if kind != "uncorrected":
+                out[label] = proc
+        return out
+
+
+def _tables(run, plugins, tests, timeout, rule) -> _Tables:
+    """The tables of the page (see :class:`_Tables`), the diagnostics one null scenario's scores at a time."""
+    from simstudy.apps.proving.diagnostics import corrected_with_measured_factor, sample_factors, split_diagnostics
+    from simstudy.apps.proving.scenarios import BANK
+
+    outcomes = load_outcomes(run, tests)
+    extra = None
+    if plugins:
+        scores = run.table("scores")
+        extra = pd.concat([plugin_rows(scores, fn, ref, timeout=timeout) for ref, fn in plugins], ignore_index=True)
+        del scores
+    pr = procedures(outcomes, extra)
+    del outcomes
+    if not pr.p:
+        raise InputError(f"{option('tests')}: no stored test is left to report")
+    sizes = size_table(pr, rule)
+    board = leaderboard(pr, rule=rule, sizes=sizes)
+    named = named_procedures(pr.info, extra_tests=[ref for ref, _ in plugins])
+    nulls = [k for k in pd.unique(pr.units["condition"]) if k in BANK and BANK[k].null_by_construction]
+    diag, factors, measured = [], [], []
+    for key in nulls:
+        part = _null_scores(run, key)
+        diag.append(split_diagnostics(part))
+        factors.append(sample_factors(part))
+        measured.append(corrected_with_measured_factor(part, [key]))
+    diag, factors, measured = (
+        pd.concat(x, ignore_index=True) if x else pd.DataFrame() for x in (diag, factors, measured)
+    )
+    return _Tables(
+        pr=pr,
+        sizes=sizes,
+        board=board,
+        cal=calibration(pr),
+        pdist=pvalue_distribution(pr),
+        power=power_table(pr),
+        repl=replicability_table(pr),
+        named=named,
+        checks=statements(pr, board, named, sizes=sizes),
+        diag=diag,
+        factors=factors,
+        measured=measured,
+    )
+
+
+def _figures(t: _Tables, figdir) -> dict:
+    """The page's figures, drawn into ``figdir``."""
+    return {
+        "leaderboard": _figure_leaderboard(t.board, figdir),
+        "size_power": _figure_size_power(t.board, t.named, figdir),
+        "calibration": _figure_calibration(t.cal, t.named, figdir),
+        "pvalues": _figure_pvalues(t.pdist, t.named, figdir),
+        "power": _gaussian_panels(
+            t.power,
+            "rejecting",
+            t.named,
+            figdir,
+            "power",
+            "rejections in the true direction, %",
+            "Power against the true gap (Gaussian worlds; effect 0 = null: Type I error)",
+        ),
+        "replicability": _gaussian_panels(
+            t.repl,
+            "r2",
+            t.named,
+            figdir,
+            "replicability",
+            "mean R2, %",
+            "Replicability R2 of the repeats against the true gap (Gaussian worlds)",
+        ),
+    }
+
+
 def build_proving_report(
     run,
     *,
@@ -233,332 +340,263 @@ def build_proving_report(
         ``markdown`` and ``html`` paths, the paths of the CSV tables (``*_csv``), ``figures``, ``tables`` and
         ``text`` (the Markdown).
     """
-    from simstudy.apps.proving.diagnostics import corrected_with_measured_factor, sample_factors, split_diagnostics
-    from simstudy.apps.proving.scenarios import BANK
     from simstudy.statistics.size_control import SizeRule
 
     rule = rule or SizeRule(alpha=ALPHA)
     out = Path(out) if out is not None else Path(run.path)
     out.mkdir(parents=True, exist_ok=True)
     figdir = folder_below(out, "figures", option=option("out", flag="report-dir"))  # never written through a link
-    outcomes = load_outcomes(run, tests)
-    extra = []
-    if plugins:
-        scores = run.table("scores")
-        for ref, fn in plugins:
-            extra.append(plugin_rows(scores, fn, ref, timeout=timeout))
-    extra = pd.concat(extra, ignore_index=True) if extra else None
-    pr = procedures(outcomes, extra)
-    del outcomes
-    if not pr.p:
-        raise InputError(f"{option('tests')}: no stored test is left to report")
-    sizes = size_table(pr, rule)
-    board = leaderboard(pr, rule=rule, sizes=sizes)
-    cal = calibration(pr)
-    pdist = pvalue_distribution(pr)
-    power = power_table(pr)
-    repl = replicability_table(pr)
-    named = named_procedures(pr.info, extra_tests=[ref for ref, _ in plugins])
-    checks = statements(pr, board, named, sizes=sizes)
-    nulls = [k for k in pd.unique(pr.units["condition"]) if k in BANK and BANK[k].null_by_construction]
-    diag, factors, measured = [], [], []
-    for key in nulls:  # one null scenario's scores at a time
-        part = _null_scores(run, key)
-        diag.append(split_diagnostics(part))
-        factors.append(sample_factors(part))
-        measured.append(corrected_with_measured_factor(part, [key]))
-    diag, factors, measured = (
-        pd.concat(x, ignore_index=True) if x else pd.DataFrame() for x in (diag, factors, measured)
-    )
-    draw = figures
-    figures = (
-        {}
-        if not draw
-        else {
-            "leaderboard": _figure_leaderboard(board, figdir),
-            "size_power": _figure_size_power(board, named, figdir),
-            "calibration": _figure_calibration(cal, named, figdir),
-            "pvalues": _figure_pvalues(pdist, named, figdir),
-            "power": _gaussian_panels(
-                power,
-                "rejecting",
-                named,
-                figdir,
-                "power",
-                "rejections in the true direction, %",
-                "Power against the true gap (Gaussian worlds; effect 0 = null: Type I error)",
-            ),
-            "replicability": _gaussian_panels(
-                repl,
-                "r2",
-                named,
-                figdir,
-                "replicability",
-                "mean R2, %",
-                "Replicability R2 of the repeats against the true gap (Gaussian worlds)",
-            ),
-        }
-    )
+    t = _tables(run, plugins, tests, timeout, rule)
+    drawn = _figures(t, figdir) if figures else {}
     berrar = None
     if results is not None:
         from simstudy.apps.proving.berrar_calibration import berrar_calibration, draw_reliability
 
         berrar = berrar_calibration(results, berrar_profile or run.manifest["profile"])
-        figures["berrar"] = draw_reliability(berrar, figdir) if draw and berrar["reliability"] else None
+        drawn["berrar"] = draw_reliability(berrar, figdir) if figures and berrar["reliability"] else None
+    sections = [
+        _what_was_run(run, t, plugins),
+        ("The papers' statements, checked", [("md", _STATEMENTS_TEXT), ("table", t.checks)]),
+        _size_section(t, rule),
+        _leaderboard_section(t, drawn),
+        _diagnosis_section(t),
+        _calibration_section(t, drawn),
+        _power_section(t, drawn),
+        _replicability_section(t, drawn),
+    ]
+    if berrar is not None:
+        sections.append(("Calibration of Berrar's replication probability", _berrar_items(berrar, drawn.get("berrar"))))
+    text, page = _render(f"Proving ground ({run.manifest['profile']})", sections, out)
+    paths = _write_pages(out, text, page, t)
+    return {
+        **paths,
+        "figures": drawn,
+        "text": text,
+        "tables": {
+            "leaderboard": t.board,
+            "size": t.sizes,
+            "calibration": t.cal,
+            "pvalues": t.pdist,
+            "power": t.power,
+            "replicability": t.repl,
+            "statements": t.checks,
+            "diagnostics": t.diag,
+            "factors": t.factors,
+            "measured_factor": t.measured,
+            "berrar": berrar,
+        },
+    }
 
-    prof = run.manifest["profile"]
-    n_exp = pr.n_experiments
-    units = pr.units
+
+def _write_pages(out: Path, text: str, page: str, t: _Tables) -> dict:
+    """Write the Markdown and HTML pages and the CSV tables beside them; their paths."""
+    from simstudy._files import write_atomic
+
+    paths = {"markdown": out / f"{REPORT_NAME}.md", "html": out / f"{REPORT_NAME}.html"}
+    write_atomic(paths["markdown"], text + "\n")
+    write_atomic(paths["html"], page)
+    for name, table in (
+        ("leaderboard", t.board),
+        ("calibration", t.cal),
+        ("size", t.sizes),
+        ("diagnostics", t.diag),
+        ("power", t.power),
+        ("replicability", t.repl),
+    ):
+        paths[f"{name}_csv"] = out / f"{name}.csv"
+        write_atomic(paths[f"{name}_csv"], table.to_csv(index=False))
+    return paths
+
+
+# ------------------------------------------------------------------------------------------ the sections
+
+
+def _what_was_run(run, t: _Tables, plugins):
+    units = t.pr.units
     n_null = int((units["truth"] == "null").sum())
     n_alt = int(units["truth"].isin(["A", "B"]).sum())
     n_unclear = int((units["truth"] == "unclear").sum())
     per_null = units[units["truth"] == "null"].groupby("condition").size()
-    named_rows = [n for n in named.values()]
-    corrected = {
-        k: v
-        for k, v in named.items()
-        if k.startswith("corrected") or k.startswith("5x2cv t") or k.startswith("McNemar")
-    }
-    sections = []  # (title, [("md"/"table"/"figure", payload)])
     adaptive = run.manifest.get("adaptive")
-    sections.append(
-        (
-            "What was run",
-            [
-                (
-                    "md",
-                    (
-                        f"Profile `{prof}`: {units['condition'].nunique()} scenarios, {len(units)} data sets ({n_null} from "
-                        f"{per_null.size} null scenarios, {per_null.min() if len(per_null) else 0} to "
-                        f"{per_null.max() if len(per_null) else 0} each; {n_alt} from alternatives, {n_unclear} from scenarios whose "
-                        f"truth is unclear), every design repeated {n_exp} times per data set; {len(pr.p)} procedures (test x design "
-                        "x scheme)"
-                        + (f", plug-ins: {', '.join(f'`{r}`' for r, _ in plugins)}" if plugins else "")
-                        + ". "
-                        "Every procedure saw the same data sets, partitions and fits. "
-                        + (
-                            f"Null scenarios got data sets until every procedure's size verdict was decided or its interval narrow "
-                            f"enough ({adaptive['rule']}). "
-                            if adaptive
-                            else ""
-                        )
-                        + "Intervals of power and R2 are 95% Monte Carlo intervals over data sets (the repeats on one data set "
-                        "averaged first). Truth: `simstudy/apps/proving/truth.json`. " + _origin(run)
-                    ),
-                )
-            ],
+    text = (
+        f"Profile `{run.manifest['profile']}`: {units['condition'].nunique()} scenarios, {len(units)} data sets "
+        f"({n_null} from {per_null.size} null scenarios, {per_null.min() if len(per_null) else 0} to "
+        f"{per_null.max() if len(per_null) else 0} each; {n_alt} from alternatives, {n_unclear} from scenarios whose "
+        f"truth is unclear), every design repeated {t.pr.n_experiments} times per data set; {len(t.pr.p)} procedures "
+        "(test x design x scheme)"
+        + (f", plug-ins: {', '.join(f'`{r}`' for r, _ in plugins)}" if plugins else "")
+        + ". Every procedure saw the same data sets, partitions and fits. "
+        + (
+            f"Null scenarios got data sets until every procedure's size verdict was decided or its interval narrow "
+            f"enough ({adaptive['rule']}). "
+            if adaptive
+            else ""
         )
+        + "Intervals of power and R2 are 95% Monte Carlo intervals over data sets (the repeats on one data set "
+        "averaged first). Truth: `simstudy/apps/proving/truth.json`. " + _origin(run)
     )
-    sections.append(
-        (
-            "The papers' statements, checked",
-            [
-                (
-                    "md",
-                    "Statements about size hold only where every null scenario's simultaneous interval decides in "
-                    "their favour, and do not hold where one interval decides against them; otherwise they are "
-                    "unresolved. Statements about power and replicability rest on the paired interval of the "
-                    "difference over data sets (unresolved: it covers 0).",
-                ),
-                ("table", checks),
-            ],
-        )
-    )
-    sections.append(
-        (
-            "Size: verdicts per null scenario",
-            [
-                (
-                    "md",
-                    f"How size is judged: {rule.describe()}. The intervals are Clopper-Pearson intervals on an "
-                    "effective number of trials: the data set is the unit, its repeats count only as far as they "
-                    "disagree (`simstudy.statistics.size_control`). The deciding scenario is the liberal one with the highest "
-                    "lower end, or else the one with the highest upper end.",
-                ),
-                (
-                    "md",
-                    "The procedures the papers name, per null scenario: verdict, Type I error % [simultaneous interval], "
-                    "data sets.",
-                ),
-                ("table", _scenario_verdicts(sizes, corrected)),
-                ("md", "Every procedure's per-scenario verdicts are in `size.csv`."),
-            ],
-        )
-    )
-    sections.append(
-        (
-            "Leaderboard",
-            [
-                (
-                    "md",
-                    f"Ranked at alpha = {ALPHA:g}: only procedures that control size on every null scenario are ranked, "
-                    "by *size-adjusted* power: on each alternative data set whose scenario has a null twin (the same "
-                    "learners, size and designs without the effect), a rejection in the true direction at the threshold "
-                    "that gives the procedure a Type I error of at most alpha on the twin. A liberal test cannot buy "
-                    "power there, and a test that is a monotone rescaling of another gets the same number. Procedure i "
-                    "beats j when the 95% interval of the paired difference of their per-data-set size-adjusted power "
-                    "lies above 0; rank = 1 + the number of procedures that beat it, so procedures whose paired interval "
-                    "covers 0 are tied (`tied with` counts them). Raw power is shown beside it; the size-adjusted "
-                    "intervals are conditional on the calibrated thresholds. Procedures that are liberal or unresolved "
-                    'follow, unranked; then those that reject on no data set at all ("never rejects": zero '
-                    "rejections control size trivially and are never ranked), and plug-ins that declined a design "
-                    '("declined"). A plug-in that gives decisions only is judged by its decisions (size verdict, '
-                    'raw power, R2) and has no size-adjusted power and no rank ("n/a: no p-values").',
-                ),
-                (
-                    "figure",
-                    (
-                        figures.get("leaderboard"),
-                        "Leaderboard: the 20 best-ranked procedures that control size; "
-                        "size-adjusted and raw power, and the deciding null scenario's Type I "
-                        "error with its simultaneous interval",
-                    ),
-                ),
-                (
-                    "figure",
-                    (figures.get("size_power"), "Size against power for every procedure, raw and size-adjusted"),
-                ),
-                *([("md", empty)] if (empty := why_no_rank(board)) else []),
-                ("table", _view_board(board)),
-            ],
-        )
-    )
-    diag_view = (
-        diag[diag["design"].map(lambda d: d.startswith("cv") or d.startswith("resampled"))] if len(diag) else diag
-    )
-    sections.append(
-        (
-            "Why tests are liberal: the correlation of splits",
-            [
-                (
-                    "md",
-                    "The corrected t-tests assume that the differences of two splits of one data set correlate by "
-                    "n_test/n (0.1 for 90/10 splits) and multiply the variance by 1/m + n_test/n_train; the uncorrected "
-                    "ones assume no correlation (1/m). Measured per null scenario from the stored scores: the "
-                    "correlation between splits of different partitions (the variance of a data set's expected "
-                    "difference, as a share of a split's) and within one partition (disjoint test sets), the variance "
-                    "factor the whole design's mean needs (Var(mean) / E[S^2]), the training-set share of a split's "
-                    "variance (the fitted models' population gap; the rest is the test set's, measured from the "
-                    "discordant cases), and the Type I error of the corrected t with the measured factor (cross-fitted "
-                    "over data sets). 95% bootstrap intervals over data sets (`simstudy.apps.proving.diagnostics`). A stable "
-                    "learner's results on disjoint test sets hardly correlate; an unstable learner's prediction for a "
-                    "case depends on the particular cases near it, which the data set's other splits train on too, so "
-                    "results of different cases correlate within and between partitions beyond n_test/n.",
-                ),
-                ("table", _diagnosis_view(diag_view, factors, measured, sizes, named)),
-                ("md", "Every liberal verdict of a named procedure, and what the diagnostics say about it:"),
-                ("table", _explanations(sizes, pr, diag, factors, named)),
-            ],
-        )
-    )
-    sections.append(
-        (
-            "Calibration",
-            [
-                (
-                    "md",
-                    "Type I error (%) on the null data sets pooled, at each level, for the procedures the papers name; "
-                    "every procedure's curve is in `calibration.csv`. Pooling averages over scenarios, so it can hide a "
-                    "liberal one: the verdicts above are per scenario.",
-                ),
-                (
-                    "figure",
-                    (
-                        figures.get("calibration"),
-                        "Type I error against alpha, log scales, 95% bands; the dashed line is "
-                        "a perfectly calibrated test",
-                    ),
-                ),
-                ("table", _calibration_wide(cal, named_rows)),
-                (
-                    "figure",
-                    (
-                        figures.get("pvalues"),
-                        "Empirical distribution of the p-values under the null against the uniform's diagonal",
-                    ),
-                ),
-                ("table", pdist[pdist["procedure"].isin(named_rows)].drop(columns="ecdf")),
-            ],
-        )
-    )
-    sections.append(
-        (
-            "Power",
-            [
-                (
-                    "figure",
-                    (
-                        figures.get("power"),
-                        "Rejections in the true direction against the measured gap, per learner pair "
-                        "and sample size; solid rho = 0, dotted rho = 0.6",
-                    ),
-                ),
-                (
-                    "md",
-                    f"Per procedure and scenario, with 95% Monte Carlo intervals: `power.csv` ({len(power)} rows; the "
-                    "rejections in the true direction (on a null scenario: every rejection), the same at the "
-                    "size-adjusted threshold where the scenario has a null twin, and those in the wrong direction).",
-                ),
-            ],
-        )
-    )
-    sections.append(
-        (
-            "Replicability and consistency",
-            [
-                ("figure", (figures.get("replicability"), "Mean R2 of the repeats against the measured gap")),
-                (
-                    "md",
-                    f"Per procedure and scenario, with 95% Monte Carlo intervals: `replicability.csv` ({len(repl)} rows; "
-                    "the mean R2 of a data set's repeats and the share of data sets whose repeats all agree).",
-                ),
-            ],
-        )
-    )
-    if berrar is not None:
-        sections.append(
-            ("Calibration of Berrar's replication probability", _berrar_items(berrar, figures.get("berrar")))
-        )
+    return ("What was run", [("md", text)])
 
-    text, page = _render(f"Proving ground ({prof})", sections, out)
-    from simstudy._files import write_atomic
 
-    paths = {
-        "markdown": out / f"{REPORT_NAME}.md",
-        "html": out / f"{REPORT_NAME}.html",
-        "leaderboard_csv": out / "leaderboard.csv",
-        "calibration_csv": out / "calibration.csv",
-        "size_csv": out / "size.csv",
-        "diagnostics_csv": out / "diagnostics.csv",
-        "power_csv": out / "power.csv",
-        "replicability_csv": out / "replicability.csv",
-    }
-    write_atomic(paths["markdown"], text + "\n")
-    write_atomic(paths["html"], page)
-    write_atomic(paths["leaderboard_csv"], board.to_csv(index=False))
-    write_atomic(paths["calibration_csv"], cal.to_csv(index=False))
-    write_atomic(paths["size_csv"], sizes.to_csv(index=False))
-    write_atomic(paths["diagnostics_csv"], diag.to_csv(index=False))
-    write_atomic(paths["power_csv"], power.to_csv(index=False))
-    write_atomic(paths["replicability_csv"], repl.to_csv(index=False))
-    return {
-        **paths,
-        "figures": figures,
-        "text": text,
-        "tables": {
-            "leaderboard": board,
-            "size": sizes,
-            "calibration": cal,
-            "pvalues": pdist,
-            "power": power,
-            "replicability": repl,
-            "statements": checks,
-            "diagnostics": diag,
-            "factors": factors,
-            "measured_factor": measured,
-            "berrar": berrar,
-        },
-    }
+_STATEMENTS_TEXT = (
+    "Statements about size hold only where every null scenario's simultaneous interval decides in "
+    "their favour, and do not hold where one interval decides against them; otherwise they are "
+    "unresolved. Statements about power and replicability rest on the paired interval of the "
+    "difference over data sets (unresolved: it covers 0)."
+)
+
+
+def _size_section(t: _Tables, rule):
+    return (
+        "Size: verdicts per null scenario",
+        [
+            (
+                "md",
+                f"How size is judged: {rule.describe()}. The intervals are Clopper-Pearson intervals on an "
+                "effective number of trials: the data set is the unit, its repeats count only as far as they "
+                "disagree (`simstudy.statistics.size_control`). The deciding scenario is the liberal one with the highest "
+                "lower end, or else the one with the highest upper end.",
+            ),
+            (
+                "md",
+                "The procedures the papers name whose test accounts for the dependence of splits, per null scenario: "
+                "verdict, Type I error % [simultaneous interval], data sets.",
+            ),
+            ("table", _scenario_verdicts(t.sizes, t.controlling_procedures())),
+            ("md", "Every procedure's per-scenario verdicts are in `size.csv`."),
+        ],
+    )
+
+
+def _leaderboard_section(t: _Tables, drawn: dict):
+    return (
+        "Leaderboard",
+        [
+            (
+                "md",
+                f"Ranked at alpha = {ALPHA:g}: only procedures that control size on every null scenario are ranked, "
+                "by *size-adjusted* power: on each alternative data set whose scenario has a null twin (the same "
+                "learners, size and designs without the effect), a rejection in the true direction at the threshold "
+                "that gives the procedure a Type I error of at most alpha on the twin. A liberal test cannot buy "
+                "power there, and a test that is a monotone rescaling of another gets the same number. Procedure i "
+                "beats j when the 95% interval of the paired difference of their per-data-set size-adjusted power "
+                "lies above 0; rank = 1 + the number of procedures that beat it, so procedures whose paired interval "
+                "covers 0 are tied (`tied with` counts them). Raw power is shown beside it; the size-adjusted "
+                "intervals are conditional on the calibrated thresholds. Procedures that are liberal or unresolved "
+                'follow, unranked; then those that reject on no data set at all ("never rejects": zero '
+                "rejections control size trivially and are never ranked), and plug-ins that declined a design "
+                '("declined"). A plug-in that gives decisions only is judged by its decisions (size verdict, '
+                'raw power, R2) and has no size-adjusted power and no rank ("n/a: no p-values").',
+            ),
+            (
+                "figure",
+                (
+                    drawn.get("leaderboard"),
+                    "Leaderboard: the 20 best-ranked procedures that control size; "
+                    "size-adjusted and raw power, and the deciding null scenario's Type I "
+                    "error with its simultaneous interval",
+                ),
+            ),
+            ("figure", (drawn.get("size_power"), "Size against power for every procedure, raw and size-adjusted")),
+            *([("md", empty)] if (empty := why_no_rank(t.board)) else []),
+            ("table", _view_board(t.board)),
+        ],
+    )
+
+
+def _diagnosis_section(t: _Tables):
+    diag = t.diag
+    view = diag[diag["design"].map(lambda d: d.startswith("cv") or d.startswith("resampled"))] if len(diag) else diag
+    return (
+        "Why tests are liberal: the correlation of splits",
+        [
+            (
+                "md",
+                "The corrected t-tests assume that the differences of two splits of one data set correlate by "
+                "n_test/n (0.1 for 90/10 splits) and multiply the variance by 1/m + n_test/n_train; the uncorrected "
+                "ones assume no correlation (1/m). Measured per null scenario from the stored scores: the "
+                "correlation between splits of different partitions (the variance of a data set's expected "
+                "difference, as a share of a split's) and within one partition (disjoint test sets), the variance "
+                "factor the whole design's mean needs (Var(mean) / E[S^2]), the training-set share of a split's "
+                "variance (the fitted models' population gap; the rest is the test set's, measured from the "
+                "discordant cases), and the Type I error of the corrected t with the measured factor (cross-fitted "
+                "over data sets). 95% bootstrap intervals over data sets (`simstudy.apps.proving.diagnostics`). A stable "
+                "learner's results on disjoint test sets hardly correlate; an unstable learner's prediction for a "
+                "case depends on the particular cases near it, which the data set's other splits train on too, so "
+                "results of different cases correlate within and between partitions beyond n_test/n.",
+            ),
+            ("table", _diagnosis_view(view, t.factors, t.measured, t.sizes, t.named)),
+            ("md", "Every liberal verdict of a named procedure, and what the diagnostics say about it:"),
+            ("table", _explanations(t.sizes, t.pr, diag, t.factors, t.named)),
+        ],
+    )
+
+
+def _calibration_section(t: _Tables, drawn: dict):
+    named_rows = list(t.named.values())
+    return (
+        "Calibration",
+        [
+            (
+                "md",
+                "Type I error (%) on the null data sets pooled, at each level, for the procedures the papers name; "
+                "every procedure's curve is in `calibration.csv`. Pooling averages over scenarios, so it can hide a "
+                "liberal one: the verdicts above are per scenario.",
+            ),
+            (
+                "figure",
+                (
+                    drawn.get("calibration"),
+                    "Type I error against alpha, log scales, 95% bands; the dashed line is a perfectly calibrated test",
+                ),
+            ),
+            ("table", _calibration_wide(t.cal, named_rows)),
+            (
+                "figure",
+                (
+                    drawn.get("pvalues"),
+                    "Empirical distribution of the p-values under the null against the uniform's diagonal",
+                ),
+            ),
+            ("table", t.pdist[t.pdist["procedure"].isin(named_rows)].drop(columns="ecdf")),
+        ],
+    )
+
+
+def _power_section(t: _Tables, drawn: dict):
+    return (
+        "Power",
+        [
+            (
+                "figure",
+                (
+                    drawn.get("power"),
+                    "Rejections in the true direction against the measured gap, per learner pair "
+                    "and sample size; solid rho = 0, dotted rho = 0.6",
+                ),
+            ),
+            (
+                "md",
+                f"Per procedure and scenario, with 95% Monte Carlo intervals: `power.csv` ({len(t.power)} rows; the "
+                "rejections in the true direction (on a null scenario: every rejection), the same at the "
+                "size-adjusted threshold where the scenario has a null twin, and those in the wrong direction).",
+            ),
+        ],
+    )
+
+
+def _replicability_section(t: _Tables, drawn: dict):
+    return (
+        "Replicability and consistency",
+        [
+            ("figure", (drawn.get("replicability"), "Mean R2 of the repeats against the measured gap")),
+            (
+                "md",
+                f"Per procedure and scenario, with 95% Monte Carlo intervals: `replicability.csv` ({len(t.repl)} rows; "
+                "the mean R2 of a data set's repeats and the share of data sets whose repeats all agree).",
+            ),
+        ],
+    )
 
 
 def summary_markdown(rep) -> str:
