@@ -7,6 +7,7 @@ with the evidence.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT
@@ -169,13 +170,53 @@ def assess(
     ``out`` is read back without taking the run directory's lock, so it can be
     re-summarised from a read-only folder.
     """
+    from simstudy.engine import DEFAULT_SEED
+
+    # where it is stored, fixed before a learner can change the working directory
+    out, out_root = _absolute(out), _absolute(out_root)
+    q = _request(
+        X, y, a, b, learners, designs, tests, n_repeats, full, alpha, class_column, a_params, b_params,
+        evidence, fit_timeout, metric, rope, in_process, nominal,
+    )  # fmt: skip
+    seed = DEFAULT_SEED if seed is None else seed
+    try:
+        out, scratch = _run_folder(q, out, out_root)
+        study, run = _stored(q, out, seed, fresh)
+        if run is None:
+            study, run = _run(q, out, seed, jobs=jobs, progress=progress, fresh=fresh)
+    finally:
+        _close_fit_workers()
+    result = _assessment(study, run, q.chosen, q.evidence, q.alpha, q.data, q.a, q.b, rope=q.rope)
+    result.scratch = scratch
+    return result
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What :func:`assess` was asked, checked: the data, the two learners, the designs and the settings."""
+
+    data: object  # Dataset
+    a: object  # LearnerChoice
+    b: object
+    chosen: tuple
+    n_repeats: int
+    tests: object
+    alpha: float
+    rope: float
+    metric: str
+    fit_timeout: float | None
+    evidence: object
+
+
+def _request(
+    X, y, a, b, learners, designs, tests, n_repeats, full, alpha, class_column, a_params, b_params,
+    evidence, fit_timeout, metric, rope, in_process, nominal,
+) -> _Request:  # fmt: skip
+    """Check every argument of :func:`assess` before anything is fitted or written (one line naming it)."""
     from simstudy._validation import check_alpha
-    from simstudy.engine import DEFAULT_SEED, run_study
 
     alpha = check_alpha(alpha, option("alpha"))
     rope = check_rope(rope)
-    # where it is stored and the evidence it reads, fixed before a learner can change the working directory
-    out, out_root = _absolute(out), _absolute(out_root)
     if isinstance(evidence, (str, os.PathLike)) and evidence != SHIPPED:
         evidence = _absolute(evidence)
     elif isinstance(evidence, LocalEvidence):
@@ -183,17 +224,7 @@ def assess(
     designs = designs if designs is not None else (FULL_DESIGNS if full else DEFAULT_DESIGNS)
     n_repeats = n_repeats if n_repeats is not None else (FULL_REPEATS if full else DEFAULT_REPEATS)
     data = as_dataset(X, y, class_column=class_column, nominal=nominal)
-    if learners is not None:
-        if a is not None or b is not None:
-            raise InputError("learners: give the two learners either as learners= or as a and b, not both")
-        pair = named_learners(learners, "learners")
-        if len(pair) != 2:
-            raise InputError(f"learners: one comparison takes exactly two learners, got {len(pair)}")
-        a, b = pair
-    elif a is not None and b is not None:
-        named_learners([a, b], f"{option('a')}/{option('b')}")
-    if a is None or b is None:
-        raise InputError(f"{option('a')}/{option('b')}: both learners are needed")
+    a, b = _two_learners(a, b, learners)
     metric = _check_metric(metric)
     check_metric_for(metric, data)
     rope = check_rope(rope, metric)
@@ -203,60 +234,88 @@ def assess(
             f"{option('in_process')}: a learner fitted in simstudy's process cannot be stopped; "
             f"drop {option('fit_timeout')}"
         )
-    ca = parse_learner(
-        a, a_params, option=option("a"), contained=wants_worker(a, in_process=in_process, fit_timeout=fit_timeout)
-    )
-    cb = parse_learner(
-        b, b_params, option=option("b"), contained=wants_worker(b, in_process=in_process, fit_timeout=fit_timeout)
+    ca, cb = (
+        parse_learner(
+            learner,
+            params,
+            option=option(name),
+            contained=wants_worker(learner, in_process=in_process, fit_timeout=fit_timeout),
+        )
+        for learner, params, name in ((a, a_params, "a"), (b, b_params, "b"))
     )
     chosen = designs_for_data(designs, data.y, alpha=alpha, classes=data.classes)
     _check_designs(chosen, _check_tests(tests, chosen), data, metric)
-    digest = data.digest
-    try:
-        # to find a stored assessment, read only: a contained learner is loaded (and checked) when it is fitted
-        study = assessment_study(
-            data,
-            ca,
-            cb,
-            chosen,
-            n_repeats=n_repeats,
-            tests=tests,
-            fit_timeout=fit_timeout,
-            metric=metric,
-            fitting=False,
-        )
-        scratch = None
-        if out is None and out_root is not None:
-            names = [c.name or Path(c.spec).name for c in (ca, cb)]
-            out = Path(out_root) / "assess" / _slug(f"{Path(data.name).stem}-{names[0]}-{names[1]}")
-        elif out is None:
-            import tempfile
+    return _Request(data, ca, cb, chosen, n_repeats, tests, alpha, rope, metric, fit_timeout, evidence)
 
-            scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
-            out = Path(scratch.name) / "run"
-        seed = DEFAULT_SEED if seed is None else seed
-        run = None if fresh else _finished_run(study, out, seed)
-        if run is None and not fresh:
-            _refuse_other_data(study, out, seed)  # named here: run_study would say only that a setting differs
-            # fitted for another metric: scored again from its stored outputs
-            study, run = _other_metric(data, ca, cb, chosen, n_repeats, tests, out, seed, metric) or (study, None)
-        if run is None:  # a finished assessment was checked when it was made; a new one is checked now
-            seconds = _check_learnable(data, ca, option("a"), fit_timeout=fit_timeout, digest=digest)
-            seconds += _check_learnable(data, cb, option("b"), fit_timeout=fit_timeout, digest=digest)
-            study = assessment_study(
-                data, ca, cb, chosen, n_repeats=n_repeats, tests=tests, fit_timeout=fit_timeout, metric=metric
-            )
-            _check_assess_plan(chosen, n_repeats, seconds, data, out)
-            per = {d.key: 2 * d.n_runs * max(d.n_folds, 1) for d in chosen}
-            with _fit_progress(study, per, n_repeats, out, seed, show=progress and jobs == 1, fresh=fresh) as bar:
-                run = run_study(
-                    study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress and not bar, fresh=fresh
-                )
-    finally:
-        _close_fit_workers()
-    result = _assessment(study, run, chosen, evidence, alpha, data, ca, cb, rope=rope)
-    result.scratch = scratch
-    return result
+
+def _two_learners(a, b, learners):
+    """The two learners, given as ``a`` and ``b`` or as ``learners``."""
+    if learners is not None:
+        if a is not None or b is not None:
+            raise InputError("learners: give the two learners either as learners= or as a and b, not both")
+        pair = named_learners(learners, "learners")
+        if len(pair) != 2:
+            raise InputError(f"learners: one comparison takes exactly two learners, got {len(pair)}")
+        return pair
+    if a is not None and b is not None:
+        named_learners([a, b], f"{option('a')}/{option('b')}")
+    if a is None or b is None:
+        raise InputError(f"{option('a')}/{option('b')}: both learners are needed")
+    return a, b
+
+
+def _run_folder(q: _Request, out, out_root):
+    """The run folder (given, under ``out_root``, or a temporary one) and the temporary folder to keep alive."""
+    if out is not None:
+        return out, None
+    if out_root is not None:
+        names = [c.name or Path(c.spec).name for c in (q.a, q.b)]
+        return Path(out_root) / "assess" / _slug(f"{Path(q.data.name).stem}-{names[0]}-{names[1]}"), None
+    import tempfile
+
+    scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
+    return Path(scratch.name) / "run", scratch
+
+
+def _study(q: _Request, *, fitting: bool = True):
+    return assessment_study(
+        q.data, q.a, q.b, q.chosen, n_repeats=q.n_repeats, tests=q.tests, fit_timeout=q.fit_timeout,
+        metric=q.metric, fitting=fitting,
+    )  # fmt: skip
+
+
+def _stored(q: _Request, out, seed: int, fresh: bool):
+    """``(study, run)`` of the finished assessment stored in ``out`` (run None: nothing to re-read).
+
+    Read only: a contained learner is loaded (and checked) when it is fitted.  An assessment of the same
+    learners on the same data fitted for another metric is scored again from its stored outputs.
+    """
+    study = _study(q, fitting=False)
+    if fresh:
+        return study, None
+    run = _finished_run(study, out, seed)
+    if run is None:
+        _refuse_other_data(study, out, seed)  # named here: run_study would say only that a setting differs
+        found = _other_metric(q.data, q.a, q.b, q.chosen, q.n_repeats, q.tests, out, seed, q.metric)
+        if found is not None:
+            return found
+    return study, run
+
+
+def _run(q: _Request, out, seed: int, *, jobs: int, progress: bool, fresh: bool):
+    """Check that both learners learn from the data and the plan fits, then run the assessment's study."""
+    from simstudy.engine import run_study
+
+    seconds = _check_learnable(q.data, q.a, option("a"), fit_timeout=q.fit_timeout, digest=q.data.digest)
+    seconds += _check_learnable(q.data, q.b, option("b"), fit_timeout=q.fit_timeout, digest=q.data.digest)
+    study = _study(q)
+    _check_assess_plan(q.chosen, q.n_repeats, seconds, q.data, out)
+    per = {d.key: 2 * d.n_runs * max(d.n_folds, 1) for d in q.chosen}
+    with _fit_progress(study, per, q.n_repeats, out, seed, show=progress and jobs == 1, fresh=fresh) as bar:
+        run = run_study(
+            study, ASSESS_PROFILE, out=out, jobs=jobs, seed=seed, progress=progress and not bar, fresh=fresh
+        )
+    return study, run
 
 
 class _fit_progress:
