@@ -37,6 +37,23 @@ def test_tables_from_stored_rows(three):
     assert (excludes == (pairs["p"] <= 0.05)).all()
 
 
+def test_the_5x2cv_p_value_is_the_test_its_interval_inverts(tmp_path):
+    # the p-value came from the 5x2cv t-test, whose verdict can differ from the corrected t's interval beside it
+    a = assess_many(["iris", "labor"], ["NB", "stump"], design="5x2cv", out=tmp_path / "o")
+    pairs = a.tables["pairs"]
+    assert set(pairs["corrected test"]) == {"corrected_cv_t"}
+    assert (((pairs["low"] > 0) | (pairs["high"] < 0)) == (pairs["p"] <= 0.05)).all()
+
+
+def test_a_design_no_registered_test_decides_on_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    import simstudy.pipeline.outcomes as outcomes
+
+    monkeypatch.setattr(outcomes, "deciding_test", lambda design: None)  # as for a user's design of its own kind
+    with pytest.raises(ValueError, match=r"^design: no registered test decides on 'cv1x3'; register one"):
+        assess_many(["iris", "labor"], ["NB", "stump"], design="cv1x3", out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
+
+
 def test_same_rows_with_two_workers_and_resumed(tmp_path, three):
     two = assess_many(SETS, LEARNERS, out=tmp_path / "two", jobs=2, **SMALL)
     pd.testing.assert_frame_equal(three.run.table("scores"), two.run.table("scores"))

@@ -56,8 +56,6 @@ __all__ = ["assess_many", "as_datasets", "ManyAssessment", "many_study", "many_t
 MANY_PROFILE = "assess"
 #: Half-width of the region of practical equivalence: differences of at most one point of accuracy do not matter.
 DEFAULT_ROPE = 0.01
-# the corrected test of each kind of design, whose variance the interval uses
-_CORRECTED = {"cv": "corrected_cv_t", "5x2cv": "5x2cv_t", "resampled": "corrected_resampled_t"}
 # Monte Carlo samples of the Bayesian signed-rank test, and the stream they come from (results are reproducible)
 _BSR_SAMPLES = 50_000
 _BSR_SEED = 20170101
@@ -97,7 +95,23 @@ def design_choices(datasets, design: str) -> dict:
             (choices[i],) = _choose_designs([design], data.y, classes=data.classes, argument="design")
         except ValueError as exc:
             raise InputError(f"{data.name}: {exc}") from None
+    if choices:  # a design no registered test decides on is refused before anything runs
+        _deciding(choices[0])
     return choices
+
+
+def _deciding(choice) -> str:
+    """The registered test a data set's interval and p-value come from: the design's deciding test (the
+    corrected t whose variance the interval uses), as the catalogue says (:func:`deciding_test`)."""
+    from simstudy.pipeline.outcomes import deciding_test
+
+    found = deciding_test(choice.spec)
+    if found is None:
+        raise InputError(
+            f"{option('design')}: no registered test decides on {choice.key!r}; register one that runs on it "
+            "with decides=True (a corrected t-test whose variance the interval uses)"
+        )
+    return found.name
 
 
 def many_study(
@@ -153,7 +167,7 @@ def many_study(
         comparison = Comparison(
             {n: _learner(c, named, fit_timeout, data) for n, c in zip(names, learners)},
             designs=(d.key,),
-            tests=[_CORRECTED[d.design]],
+            tests=[_deciding(d)],
             metric=metric,
             index_dtype=np.int16,
             mean_sizes=True,
@@ -256,7 +270,7 @@ def many_tables(
                     "mean A - B": float(ci.mean),
                     "low": float(ci.low),
                     "high": float(ci.high),
-                    "corrected test": _CORRECTED[d.design],
+                    "corrected test": _deciding(d),
                     "p": float(test["pvalue"].iloc[0]) if len(test) else np.nan,
                     "ROPE": f"±{rope:g}",
                     "P(A better)": float(bayes.p_a_better),
