@@ -3,7 +3,9 @@
 A study may declare ``evidence(run) -> Evidence`` (:attr:`simstudy.engine.Provides.evidence`):
 its stored rows translated into one long format that applications such as
 ``simstudy assess`` read without knowing the study.  No library module names a
-study or parses a study's labels; each study translates its own.
+study or parses a study's labels; each study translates its own, most simply by
+declaring them (:class:`LabelledOutcomes`: which procedure each of its test
+labels is, and which data source is the null).
 
 The rows (:data:`EVIDENCE_COLUMNS`) are those of :func:`simstudy.apps.proving.summary.procedures`:
 one per data set (``condition``, ``replication``), repeat (``experiment``) and
@@ -28,7 +30,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -43,6 +45,7 @@ else:
 
 __all__ = [
     "Evidence",
+    "LabelledOutcomes",
     "collect_evidence",
     "EVIDENCE_COLUMNS",
     "TRUTHS",
@@ -161,6 +164,94 @@ class Evidence:
             p + str(k): {**v, "twin": (p + str(v["twin"])) if v.get("twin") else ""} for k, v in self.truths.items()
         }
         return dataclasses.replace(self, rows=self.rows.assign(condition=cond), truths=truths, source=source)
+
+
+@dataclass(frozen=True)
+class LabelledOutcomes:
+    """Evidence declared by a study whose outcome rows name tests by the paper's labels.
+
+    An instance is the study's :attr:`~simstudy.engine.Provides.evidence`:
+    called with a stored run, it gives the :class:`Evidence` of its outcome
+    rows.  Each row whose ``test`` is a label of :attr:`procedures` becomes one
+    row per procedure the label stands for; every other row is left out.  Rows
+    hold decisions at the study's level only, so a non-significant row's sign
+    is NaN.
+
+    Attributes
+    ----------
+    source : str
+        The evidence's source (the study's name).
+    procedures : callable
+        ``procedures(fields) -> [(label, design, scheme, test), ...]``: the
+        procedures of the conditions whose outcome columns :attr:`by` have the
+        values ``fields`` (a dict); ``scheme`` None takes the row's own
+        ``scheme`` column.  Designs in the grammar of :mod:`simstudy.apps.evidence`,
+        tests by registered name.
+    by : tuple of str
+        The outcome columns the procedures depend on (the design's runs, say).
+    source_column, null : str
+        The column that names each condition's data source, and the source
+        without an effect: its conditions are null; every other is an
+        alternative on which A is better, calibrated by the null's condition.
+    alpha : float
+        The level when the rows store none.
+    keep : (column, value), optional
+        Only the rows whose ``column`` is ``value`` (or, when no row is, holds
+        the first row's value): one pair of learners of several.
+    """
+
+    source: str
+    procedures: Callable
+    null: str
+    alpha: float
+    by: tuple = ()
+    source_column: str = "source"
+    keep: tuple | None = None
+
+    def __call__(self, run) -> Evidence:
+        out = run.table("outcomes")
+        if self.keep is not None and self.keep[0] in out:
+            col, value = self.keep
+            have = out[col].astype(str)
+            out = out[have == (value if (have == value).any() else have.iloc[0])]
+        parts, used = [], []
+        for values, g in out.groupby(list(self.by), sort=False) if self.by else [((), out)]:
+            values = values if isinstance(values, tuple) else (values,)
+            fields = {c: (v.item() if hasattr(v, "item") else v) for c, v in zip(self.by, values)}
+            declared = pd.DataFrame(
+                list(self.procedures(fields)), columns=["label", "declared_design", "declared_scheme", "declared_test"]
+            )
+            g = g.assign(label=g["test"].astype(str)).merge(declared, on="label")
+            used.append(g)
+            own = g["scheme"].fillna("").astype(str).to_numpy(object) if "scheme" in g else np.full(len(g), "", object)
+            scheme = g["declared_scheme"].to_numpy(object)
+            decision = g["decision"].to_numpy(dtype=float)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "condition": g["condition"].astype(str).to_numpy(),
+                        "replication": g["replication"].to_numpy(),
+                        "experiment": g["experiment"].to_numpy(),
+                        "design": g["declared_design"].to_numpy(),
+                        "scheme": np.where(pd.isna(scheme), own, scheme),
+                        "test": g["declared_test"].to_numpy(),
+                        "pvalue": g["pvalue"].to_numpy(dtype=float),
+                        "sign": np.where(decision != 0, decision, np.nan),
+                    }
+                )
+            )
+        key = ["condition", "replication", "experiment", "design", "scheme", "test"]
+        rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=EVIDENCE_COLUMNS)
+        rows = rows.drop_duplicates(key).reset_index(drop=True)
+        per = out[["condition", self.source_column]].astype(str).drop_duplicates("condition")
+        twin = next((c for c, src in zip(per["condition"], per[self.source_column]) if src == self.null), "")
+        truths = {
+            c: ({"truth": "null", "twin": ""} if src == self.null else {"truth": "A", "twin": twin})
+            for c, src in zip(per["condition"], per[self.source_column])
+        }
+        used = pd.concat(used, ignore_index=True) if used else out.iloc[:0]
+        alpha = float(used["alpha"].min()) if "alpha" in used and len(used) else self.alpha
+        return Evidence(rows, truths, alpha, self.source)
 
 
 def _labels(col) -> list[str]:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simstudy._lazy import lazy_module
+from simstudy.apps.evidence import LabelledOutcomes
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.errors import InputError
@@ -251,48 +252,21 @@ PUBLISHED = [
 ]
 
 
-def evidence(run):
-    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.apps.evidence`).
+def _procedures(fields: dict) -> list:
+    """The registered test of each of the paper's test labels (:data:`TESTS`) on the conditions' r x k cv, on the
+    scheme each row names."""
+    design = f"cv{int(fields['n_runs'])}x{int(fields['n_folds'])}"
+    return [(label, design, None, test) for label, test in TESTS.items()]
 
-    Design ``cvRxK`` from the conditions' runs and folds, the six schemes, the
-    tests by registered name (:data:`TESTS`).  Source 1 has no dependence
-    between any variables: the null, every rejection a Type I error.  On
-    sources 2-4 C4.5 (A) beats naive Bayes (B); each is calibrated by source 1,
-    its null twin.  The rows keep decisions at alpha only: a significant row
-    gives its direction, a non-significant one none (NaN), so decisions can be
-    re-made at any level up to alpha, and size-adjusted power is available only
-    where no rejection below the calibrated threshold lacks a direction.
-    """
-    from simstudy.apps.evidence import Evidence
 
-    out = run.table("outcomes")
-    out = out[out["test"].isin(list(TESTS))]
-    cond = out["condition"].astype(str)
-    per = pd.DataFrame(
-        {"condition": cond, "source": out["source"].astype(str), "n_runs": out["n_runs"], "n_folds": out["n_folds"]}
-    ).drop_duplicates("condition")
-    design = {c: f"cv{int(r)}x{int(k)}" for c, r, k in zip(per["condition"], per["n_runs"], per["n_folds"])}
-    decision = out["decision"].to_numpy(dtype=float)
-    rows = pd.DataFrame(
-        {
-            "condition": cond.to_numpy(),
-            "replication": out["replication"].to_numpy(),
-            "experiment": out["experiment"].to_numpy(),
-            "design": cond.map(design).to_numpy(),
-            "scheme": out["scheme"].fillna("").astype(str).to_numpy(),
-            "test": out["test"].map(TESTS).to_numpy(),
-            "pvalue": out["pvalue"].to_numpy(dtype=float),
-            "sign": np.where(decision != 0, decision, np.nan),
-        }
-    )
-    null = SOURCES[0]
-    twin = next((c for c, src in zip(per["condition"], per["source"]) if src == null), "")
-    truths = {
-        c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
-        for c, src in zip(per["condition"], per["source"])
-    }
-    alpha = float(out["alpha"].min()) if "alpha" in out and len(out) else Settings.alpha
-    return Evidence(rows, truths, alpha, "bouckaert1")
+#: The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.apps.evidence`).
+#: Design ``cvRxK`` from the conditions' runs and folds, the six schemes, the tests by registered name
+#: (:data:`TESTS`).  Source 1 has no dependence between any variables: the null, every rejection a Type I error.
+#: On sources 2-4 C4.5 (A) beats naive Bayes (B); each is calibrated by source 1, its null twin.  The rows keep
+#: decisions at alpha only: a significant row gives its direction, a non-significant one none (NaN), so decisions
+#: can be re-made at any level up to alpha, and size-adjusted power is available only where no rejection below
+#: the calibrated threshold lacks a direction.
+evidence = LabelledOutcomes("bouckaert1", _procedures, null=SOURCES[0], alpha=Settings.alpha, by=("n_runs", "n_folds"))
 
 
 STUDY = Study(

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simstudy._lazy import lazy_module
+from simstudy.apps.evidence import LabelledOutcomes
 from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.errors import InputError
@@ -122,76 +123,40 @@ def summarize(run) -> dict[str, pd.DataFrame]:
     return {"claims": claims, **tables}
 
 
-def evidence(run):
-    """The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.apps.evidence`).
+def _procedures(fields: dict) -> list:
+    """The procedures of the paper's test labels (see :data:`evidence`), for a set-up's resamples and cv runs."""
+    n_res, n_cv = int(fields["n_resamples"]), int(fields["n_cv_runs"])
+    labels = [
+        ("5x2cv t", "5x2cv", "", "5x2cv_t"),
+        ("5x2cv F", "5x2cv", "", "5x2cv_f"),
+        ("10-fold cv", f"cv{n_cv}x10", "kfold_cv", "paired_t"),
+        ("10-fold cv", "cv1x10", "kfold_cv", "paired_t"),
+        ("corrected 1x10 cv", "cv1x10", "", "corrected_cv_t"),
+        (f"{n_cv}x10 cv", f"cv{n_cv}x10", "", "cv_t"),
+        (f"corrected {n_cv}x10 cv", f"cv{n_cv}x10", "", "corrected_cv_t"),
+    ]
+    return labels + [
+        (f"{c}resampled {r}x", f"resampled{r}", "", t)
+        for r in range(2, n_res + 1)
+        for c, t in (("", "resampled_t"), ("corrected ", "corrected_resampled_t"))
+    ]
 
-    The first pair of learners (C4.5 as A, naive Bayes as B).  Its tests as
-    designs of the grammar: ``5x2cv t`` / ``F`` on ``5x2cv``; ``resampled Rx``
-    and ``corrected resampled Rx`` on ``resampledR`` (90/10 splits); the
-    ``Rx10 cv`` tests (``cv_t``, ``corrected_cv_t``) on ``cvRx10``; the
-    ``10-fold cv`` t-test is the paired t-test on the first run of that cv, the
-    ``kfold_cv`` scheme of ``cvRx10`` and of ``cv1x10``, and ``corrected 1x10
-    cv`` the corrected cv t-test on ``cv1x10``.  Source 1 is the null (no
-    dependence); on sources 2-4 C4.5 is better, each calibrated by source 1.
-    Only decisions at alpha are stored: the sign of a non-significant row is NaN.
-    """
-    import numpy as np
 
-    from simstudy.apps.evidence import Evidence
-
-    out = run.table("outcomes")
-    pair = next(iter(PAIRS))
-    if "pair" in out:
-        out = out[
-            out["pair"].astype(str) == (pair if (out["pair"].astype(str) == pair).any() else str(out["pair"].iloc[0]))
-        ]
-    parts = []
-    for (n_res, n_cv), g in out.groupby(["n_resamples", "n_cv_runs"], sort=False):
-        n_res, n_cv = int(n_res), int(n_cv)
-        labels = [
-            ("5x2cv t", "5x2cv", "", "5x2cv_t"),
-            ("5x2cv F", "5x2cv", "", "5x2cv_f"),
-            ("10-fold cv", f"cv{n_cv}x10", "kfold_cv", "paired_t"),
-            ("10-fold cv", "cv1x10", "kfold_cv", "paired_t"),
-            ("corrected 1x10 cv", "cv1x10", "", "corrected_cv_t"),
-            (f"{n_cv}x10 cv", f"cv{n_cv}x10", "", "cv_t"),
-            (f"corrected {n_cv}x10 cv", f"cv{n_cv}x10", "", "corrected_cv_t"),
-        ]
-        labels += [
-            (f"{c}resampled {r}x", f"resampled{r}", "", t)
-            for r in range(2, n_res + 1)
-            for c, t in (("", "resampled_t"), ("corrected ", "corrected_resampled_t"))
-        ]
-        names = pd.DataFrame(labels, columns=["label", "design", "scheme", "name"])
-        g = g.assign(label=g["test"].astype(str)).merge(names, on="label")
-        decision = g["decision"].to_numpy(dtype=float)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "condition": g["condition"].astype(str).to_numpy(),
-                    "replication": g["replication"].to_numpy(),
-                    "experiment": g["experiment"].to_numpy(),
-                    "design": g["design"].to_numpy(),
-                    "scheme": g["scheme"].to_numpy(),
-                    "test": g["name"].to_numpy(),
-                    "pvalue": g["pvalue"].to_numpy(dtype=float),
-                    "sign": np.where(decision != 0, decision, np.nan),
-                }
-            )
-        )
-    cols = ["condition", "replication", "experiment", "design", "scheme", "test", "pvalue", "sign"]
-    rows = (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)).drop_duplicates(
-        ["condition", "replication", "experiment", "design", "scheme", "test"]
-    )
-    per = out[["condition", "source"]].astype(str).drop_duplicates("condition")
-    null = SOURCES[0]
-    twin = next((c for c, src in zip(per["condition"], per["source"]) if src == null), "")
-    truths = {
-        c: ({"truth": "null", "twin": ""} if src == null else {"truth": "A", "twin": twin})
-        for c, src in zip(per["condition"], per["source"])
-    }
-    alpha = float(out["alpha"].min()) if "alpha" in out and len(out) else FrankCondition.alpha
-    return Evidence(rows, truths, alpha, "bouckaert_frank")
+#: The stored rows as evidence for applications such as ``simstudy assess`` (:mod:`simstudy.apps.evidence`).
+#: The first pair of learners (C4.5 as A, naive Bayes as B).  Its tests as designs of the grammar: ``5x2cv t`` /
+#: ``F`` on ``5x2cv``; ``resampled Rx`` and ``corrected resampled Rx`` on ``resampledR`` (90/10 splits); the
+#: ``Rx10 cv`` tests (``cv_t``, ``corrected_cv_t``) on ``cvRx10``; the ``10-fold cv`` t-test is the paired t-test
+#: on the first run of that cv, the ``kfold_cv`` scheme of ``cvRx10`` and of ``cv1x10``, and ``corrected 1x10 cv``
+#: the corrected cv t-test on ``cv1x10``.  Source 1 is the null (no dependence); on sources 2-4 C4.5 is better,
+#: each calibrated by source 1.  Only decisions at alpha are stored: the sign of a non-significant row is NaN.
+evidence = LabelledOutcomes(
+    "bouckaert_frank",
+    _procedures,
+    null=SOURCES[0],
+    alpha=FrankCondition.alpha,
+    by=("n_resamples", "n_cv_runs"),
+    keep=("pair", next(iter(PAIRS))),
+)
 
 
 STUDY = Study(

@@ -417,3 +417,47 @@ def test_the_user_may_ask_for_the_smaller_local_run(proving_runs, tmp_path, caps
     argv += ["--out", tmp_path / "cli", "--results", root, "--local-evidence"]
     assert main(list(map(str, argv))) == 0
     assert named in capsys.readouterr().out
+
+
+def test_labelled_outcomes_declare_a_studys_evidence():
+    from types import SimpleNamespace
+
+    from simstudy.apps.evidence import LabelledOutcomes
+
+    rows = pd.DataFrame(
+        {
+            "condition": ["s1", "s1", "s1", "s2", "s2", "s2"],
+            "source": ["null", "null", "null", "net", "net", "net"],
+            "pair": ["x-y", "x-y", "z-w", "x-y", "x-y", "x-y"],
+            "n_runs": [2, 2, 2, 2, 2, 2],
+            "replication": [0, 0, 0, 0, 0, 0],
+            "experiment": [0, 0, 0, 0, 0, 0],
+            "test": ["t", "paper's own", "t", "t", "both", "ignored"],
+            "scheme": ["use_all_data", "", "use_all_data", "sorted_runs", "", ""],
+            "pvalue": [0.5, 0.01, 0.2, 0.01, 0.02, 0.03],
+            "decision": [0, 1, 0, 1, -1, 1],
+            "alpha": [0.05] * 6,
+        }
+    )
+
+    def procedures(fields):
+        design = f"cv{fields['n_runs']}x10"
+        return [
+            ("t", design, None, "paired_t"),  # on the scheme the row names
+            ("paper's own", design, "", "cv_t"),
+            ("both", design, "", "cv_t"),
+            ("both", "cv1x10", "kfold_cv", "paired_t"),
+        ]
+
+    declared = LabelledOutcomes("mine", procedures, null="null", alpha=0.1, by=("n_runs",), keep=("pair", "x-y"))
+    ev = declared(SimpleNamespace(table=lambda name: rows))
+    got = ev.rows[["condition", "design", "scheme", "test"]].assign(sign=ev.rows["sign"].map(str)).values.tolist()
+    assert got == [
+        ["s1", "cv2x10", "use_all_data", "paired_t", "nan"],
+        ["s1", "cv2x10", "", "cv_t", "1.0"],
+        ["s2", "cv2x10", "sorted_runs", "paired_t", "1.0"],
+        ["s2", "cv2x10", "", "cv_t", "-1.0"],
+        ["s2", "cv1x10", "kfold_cv", "paired_t", "-1.0"],
+    ]  # the other pair's row and the label nobody declared are left out
+    assert ev.truths == {"s1": {"truth": "null", "twin": ""}, "s2": {"truth": "A", "twin": "s1"}}
+    assert ev.alpha == 0.05 and ev.source == "mine"
