@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Profile, Provides, Study
 from simstudy.engine.study import settings_of
 from simstudy.errors import InputError
+from simstudy.pipeline.comparison import Comparison
 from simstudy.pipeline.designs import RepeatedKFold
 from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import SCHEMES
-from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, kfold_sizes, scores_frame
+from simstudy.pipeline.scores import ScoreLayout, kfold_sizes
 from simstudy.pipeline.sources import GaussianClasses
 
 pd = lazy_module("pandas")
@@ -66,31 +65,21 @@ class DemoCondition:
         return RepeatedKFold(self.n_runs, self.n_folds)
 
 
-class _Majority:
-    def fit(self, X, y):
-        values, counts = np.unique(y, return_counts=True)
-        self.label_ = values[np.argmax(counts)]
-        return self
-
-    def predict(self, X):
-        return np.full(X.shape[0], self.label_)
-
-
 def conditions(profile: Profile):
     s = settings_of(profile, Settings)
     return [DemoCondition(mu, fail_every=s.fail_every) for mu in s.mu]
 
 
 def replicate(cond: DemoCondition, rng):
+    from sklearn.dummy import DummyClassifier
     from sklearn.naive_bayes import GaussianNB
 
     if cond.fail_every and rng is not None and _should_fail(cond, rng):
         raise RuntimeError("injected failure")
     X, y = GaussianClasses(cond.n_features, mu=cond.mu).sample(cond.n_cases, rng)
-    ids = cond.design.fold_ids(y, rng)
-    acc = cv_accuracies(X, y, ids, (GaussianNB, _Majority))  # (runs, folds, 2)
-    n_train, n_test = cond.design.sizes(y)
-    scores = PairedScores(acc[..., 0], acc[..., 1], n_train=n_train, n_test=n_test)
+    majority = DummyClassifier(strategy="most_frequent")  # B: the majority class of its training set
+    fits = Comparison((GaussianNB, majority), designs=(f"cv{cond.n_runs}x{cond.n_folds}",)).fit(X, y, rng)
+    scores = fits.paired()  # (runs, folds) of A and B, with one split's sizes
     outcomes = pd.concat(
         [
             outcome_rows(scores, TESTS, alpha=ALPHA, schemes=SCHEMES),
@@ -98,7 +87,7 @@ def replicate(cond: DemoCondition, rng):
         ],
         ignore_index=True,
     )
-    return {"scores": scores_frame(acc, ("acc_a", "acc_b"), axes=("run", "fold")), "outcomes": outcomes}
+    return {"scores": fits.scores(), "outcomes": outcomes}
 
 
 def _should_fail(cond, rng) -> bool:

@@ -576,6 +576,11 @@ class Fits:
         acc = acc[cut]
         return PairedScores(acc[..., a], acc[..., b], n_train=n_train, n_test=n_test, n01=n01, n10=n10)
 
+    def array(self, design: str | None = None) -> np.ndarray:
+        """Every learner's score per split of one design (default the first): shape ``(experiments, runs,
+        folds, learners)``, the learners in the comparison's order."""
+        return self.per_design[design if design is not None else self.comparison.design_keys[0]][0]
+
     def scores(self) -> pd.DataFrame:
         """Per design, experiment, run and fold: every learner's score (and the sizes and counts kept)."""
         c = self.comparison

@@ -35,9 +35,9 @@ from simstudy.engine import Cost, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.errors import InputError
 from simstudy.outputs.tables import Published
-from simstudy.pipeline.designs import RepeatedKFold
+from simstudy.pipeline.comparison import Comparison
 from simstudy.pipeline.outcomes import outcome_rows
-from simstudy.pipeline.scores import PairedScores, ScoreLayout, cv_accuracies, scores_frame
+from simstudy.pipeline.scores import ScoreLayout
 from simstudy.protocols.bouckaert import (
     UCI_SETS,
     available_sets,
@@ -142,27 +142,21 @@ def validate(cond: DataSetCondition):
 
 def replicate(cond: DataSetCondition, rng):
     X, y, _, _ = load_uci_for_learning(cond.dataset)
-    design = RepeatedKFold(cond.n_runs, min(cond.n_folds, int(np.bincount(y).max())))
+    design = f"cv{cond.n_runs}x{min(cond.n_folds, int(np.bincount(y).max()))}"
     # weka_evaluation: NN widens its attribute ranges with each test instance, as Weka's IB1 does
     learners = uci_learner_factories(LEARNERS.values(), cond.dataset, weka_evaluation=True)
-    fitted = cv_accuracies(X, y, design.fold_ids(y, rng), learners)
-    n_train, n_test = design.sizes(y)
-    col = {name: j for j, name in enumerate(LEARNERS)}
+    fits = Comparison(dict(zip(LEARNERS, learners)), designs=(design,)).fit(X, y, rng)
     outcomes = pd.concat(
         [
             outcome_rows(
-                PairedScores(fitted[..., col[a]], fitted[..., col[b]], n_train=n_train, n_test=n_test),
-                TESTS,
-                alpha=cond.alpha,
-                schemes=(SCHEME,),
-                index={"pair": f"{a}-{b}"},
+                fits.paired(pair=(a, b)), TESTS, alpha=cond.alpha, schemes=(SCHEME,), index={"pair": f"{a}-{b}"}
             )
             for a, b in PAIRS
         ],
         ignore_index=True,
     )
     outcomes = outcomes[["pair", "test", "scheme", "statistic", "pvalue", "decision"]]
-    return {"scores": scores_frame(fitted, [f"acc_{n}" for n in LEARNERS], axes=("run", "fold")), "outcomes": outcomes}
+    return {"scores": fits.scores(), "outcomes": outcomes}
 
 
 def summarize(run) -> dict[str, pd.DataFrame]:

@@ -90,13 +90,13 @@ from simstudy._lazy import lazy_module
 from simstudy.engine import Cost, Knob, Profile, Provides, Publication, Study
 from simstudy.engine.study import settings_of
 from simstudy.errors import InputError
+from simstudy.pipeline.comparison import Comparison
 from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import scheme_sample
-from simstudy.pipeline.scores import PairedScores, ScoreLayout, kfold_sizes, scores_frame
+from simstudy.pipeline.scores import PairedScores, ScoreLayout, kfold_sizes
 from simstudy.protocols.bouckaert import (
     RepeatedCVCondition,
     alpha_factor,
-    experiment_accuracies,
     network_source,
     source_info,
 )
@@ -326,8 +326,14 @@ def replicate(cond: FactorCondition, rng):
     names = cond.learner_names
     classes = [_learner_class(n) for n in names]
     factories = [(lambda c=c, o=LEARNER_OPTIONS.get(n, {}): c(nominal=nominal, **o)) for n, c in zip(names, classes)]
-    acc = experiment_accuracies(X, y, cond, rng, factories)  # (experiments, runs, folds, learners)
-    scores = scores_frame(acc, [f"acc_{n}" for n in names], dtype=np.int16)
+    fits = Comparison(
+        dict(zip(names, factories)),
+        designs=(f"cv{cond.n_runs}x{cond.n_folds}",),
+        n_experiments=cond.n_experiments,
+        index_dtype=np.int16,
+    ).fit(X, y, rng)
+    acc = fits.array()  # (experiments, runs, folds, learners)
+    scores = fits.scores()
     n_train, n_test = cond.design.sizes(y)
     parts = []
     for level, runs, pair, acc_a, acc_b in cond.levels(acc):

@@ -218,3 +218,15 @@ def test_a_random_state_the_user_set_is_replaced_by_the_experiments_seed():
         return make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=3, random_state=7))
 
     assert seeded(make, 11)().get_params()["randomforestclassifier__random_state"] == 11
+
+
+def test_the_fits_as_one_array_of_every_learners_scores():
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(60, 3)), np.repeat([0, 1], 30)
+    c = Comparison({"nb": GaussianNB, "tree": DecisionTreeClassifier}, designs=("cv2x3",), n_experiments=2)
+    fits = c.fit(X, y, np.random.default_rng(0))
+    acc = fits.array()
+    assert acc.shape == (2, 2, 3, 2)
+    frame = fits.scores()
+    np.testing.assert_array_equal(acc[..., 0].ravel(), frame["acc_nb"])
+    np.testing.assert_array_equal(acc[..., 1].ravel(), frame["acc_tree"])
