@@ -7,9 +7,8 @@ scripted edit of equal length within the same second) leaves the old code
 running while the file on disk, which a fingerprint reads, says otherwise.
 
 :func:`install` puts a finder at the front of :data:`sys.meta_path` that gives
-the modules of simstudy, and once the process runs something a fingerprint
-covers (:func:`activate`) every module loaded from a Python source file
-*outside installed distributions and the standard library*, a loader (:class:`HashedSourceLoader`)
+every module loaded from a Python source file *outside installed
+distributions and the standard library* a loader (:class:`HashedSourceLoader`)
 that reads the source once, records the SHA-256 of exactly those bytes
 (:func:`loaded_digest`), and runs code compiled from them: cached bytecode is
 used only when it is a checked hash-based ``.pyc`` (PEP 552) made from the
@@ -21,14 +20,6 @@ interpreter's standard library (outside its site directories) is the
 standard library; everything else (the user's modules, a study file, this
 package in a checkout, a distribution installed from a local folder, editable
 or not) is source whose bytes are hashed.
-
-``import simstudy`` alone leaves the user's own imports to Python.  The
-process starts to fingerprint, and the finder to take every source module, at
-:func:`activate`: when the command line starts, when simstudy loads a study,
-a plug-in or a learner named by reference, when a run is planned or a worker
-computes, and before any code check.  The source modules imported before that
-moment are then recorded after a check that their code is their file's (see
-:func:`_adopt_earlier_imports`), so that a stale one is known as such.
 
 Standard library only: this module is imported first, by ``simstudy`` itself.
 """
@@ -49,7 +40,6 @@ import threading
 
 __all__ = [
     "install",
-    "activate",
     "file_spec",
     "loaded_sources",
     "HashedSourceLoader",
@@ -75,7 +65,6 @@ class _Record:
 _LOADED: dict[str, _Record] = {}  # real path of a source file -> what this process compiled from it
 _LOCK = threading.Lock()
 _GENERATION = [0]  # bumped whenever a module is loaded through HashedSourceLoader
-_ACTIVE = [False]  # set by activate(): every source module is loaded through HashedSourceLoader from then on
 
 
 def _stat_key(st: os.stat_result) -> tuple:
@@ -163,8 +152,7 @@ class _Finder:
             return None
         loader = spec.loader
         if (
-            (_ACTIVE[0] or fullname == "simstudy" or fullname.startswith("simstudy."))
-            and type(loader) is importlib.machinery.SourceFileLoader
+            type(loader) is importlib.machinery.SourceFileLoader
             and spec.origin
             and origin_kind(spec.origin) == "source"
         ):
@@ -181,8 +169,7 @@ def install() -> None:
 
     The modules of this package loaded before the finder (``simstudy`` and this
     module) are checked: a stale ``.pyc`` they were run from is refused with
-    ImportError naming it.  Until :func:`activate`, the finder takes simstudy's
-    own modules only.
+    ImportError naming it.
     """
     if _Finder in sys.meta_path:
         return
@@ -194,24 +181,11 @@ def install() -> None:
         origin = getattr(getattr(module, "__spec__", None), "origin", None)
         if origin and os.path.isfile(origin) and _real(origin) not in _LOADED:
             _adopt(module, origin)
-
-
-def activate() -> None:
-    """From now on every source module this process imports is compiled from the bytes it hashes.
-
-    Called by whatever starts work a fingerprint covers (see the module's
-    docstring); the first call records the source modules imported before it
-    (:func:`_adopt_earlier_imports`), later calls do nothing.
-    """
-    if _ACTIVE[0]:
-        return
-    install()
-    _ACTIVE[0] = True  # first: a module another thread imports meanwhile is hashed, and then not adopted
     _adopt_earlier_imports()
 
 
 def _adopt_earlier_imports() -> None:
-    """Record the source modules imported before :func:`activate` (a script's or a notebook's imports).
+    """Record the source modules imported before simstudy (a script's or a notebook's first imports).
 
     They were compiled by Python's own loader, from their file or from cached
     bytecode, at a moment simstudy did not see.  Each one's code is compared
@@ -315,20 +289,17 @@ def file_spec(name: str, path) -> importlib.machinery.ModuleSpec | None:
     For files a user names by path (a study, a learner, a plug-in): like
     :func:`importlib.util.spec_from_file_location`, with :class:`HashedSourceLoader`.
     """
-    activate()
     path = os.fspath(path)
     return importlib.util.spec_from_file_location(name, path, loader=HashedSourceLoader(name, path))
 
 
 def loaded_sources() -> dict[str, str]:
     """``{real path: SHA-256}`` of every source file this process compiled through :class:`HashedSourceLoader`."""
-    activate()
     return {path: rec.digest for path, rec in list(_LOADED.items())}
 
 
 def loaded_digest(path) -> str | None:
     """SHA-256 (hex) of the bytes this process compiled the module at ``path`` from; None if it did not."""
-    activate()
     rec = _LOADED.get(_real(path))
     return rec.digest if rec is not None else None
 
@@ -341,7 +312,6 @@ def loaded_source(path) -> bytes | None:
 
 def source_digest(path) -> tuple[str, bytes]:
     """``(SHA-256 hex, bytes)`` of the code at ``path``: what this process ran from it, else the file now."""
-    activate()
     rec = _LOADED.get(_real(path))
     if rec is not None:
         return rec.digest, rec.source
@@ -361,7 +331,6 @@ def stale_modules() -> list[tuple[str, str]]:
     A file whose status (inode, size, times, including the change time that
     no copy can keep) is unchanged is not read again.
     """
-    activate()
     stale = set()
     for path, rec in list(_LOADED.items()):
         if rec.digest.startswith("unknown:"):  # imported before simstudy, from code its file no longer holds

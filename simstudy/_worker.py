@@ -548,9 +548,6 @@ atexit.register(stop_all)
 def _set_path(path: list, preload: tuple) -> None:
     """The parent's ``sys.path``, so that module references resolve as they would in the parent; then imports."""
     sys.path[:] = list(dict.fromkeys(list(path) + sys.path))
-    from simstudy import _codeload
-
-    _codeload.activate()  # the child runs user code for a command: its imports are fingerprinted
     for name in preload:
         importlib.import_module(name)
 

@@ -390,9 +390,6 @@ def _refuse_empty_folders(args) -> None:
 
 
 def _command(argv) -> int:
-    from simstudy import _codeload
-
-    _codeload.activate()  # every import of a command is on behalf of what it runs
     with command_line():
         return _run_command(argv)
 

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from simstudy import _codeload
 from simstudy._files import folder_option
 from simstudy._lazy import lazy_module
 from simstudy.engine.codecheck import (
@@ -268,7 +267,6 @@ def _run_chunk(
     process that planned the run (:func:`simstudy.pipeline.catalogue.user_entries`); they are registered here first.
     """
     t0 = time.perf_counter()
-    _codeload.activate()  # the modules unpickled with the task are checked against their files
     if catalogue:
         from simstudy.pipeline.catalogue import restore
 
@@ -564,7 +562,6 @@ def run_study(
     the replications stored before it and those planned in the current stage;
     the caller then draws its own display.
     """
-    _codeload.activate()  # everything the run imports from here on is compiled from the bytes it hashes
     study = _current_study(study)
     if target_mcse is None and max_replications is None and step is None and study.adaptive is not None:
         own = study.adaptive(study.profile(profile))

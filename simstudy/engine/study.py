@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from simstudy import _codeload
 from simstudy._codeload import HashedSourceLoader
 from simstudy.engine.processes import ExitCalled as _ExitCalled
 from simstudy.engine.processes import exit_refused as _exit_refused
@@ -766,7 +765,6 @@ def _check_study(obj, where: str) -> Study:
 
 
 def _load_entry_point(name: str, ep) -> Study:
-    _codeload.activate()
     try:
         obj = ep.load()
     except Exception as exc:  # whatever the package's import raises, on one line
@@ -866,8 +864,7 @@ def load_study_file(path) -> Study:
     if cached is not None and cached[0] == stamp:
         return cached[1]
     name = _FILE_MODULE_PREFIX + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-    # compiled from the bytes its fingerprint hashes, never from a stale .pyc beside it (and so are its imports)
-    _codeload.activate()
+    # compiled from the bytes its fingerprint hashes, never from a stale .pyc beside it
     spec = importlib.util.spec_from_file_location(name, resolved, loader=HashedSourceLoader(name, str(resolved)))
     if spec is None or spec.loader is None:
         raise InputError(f"study: cannot import {given}: not a Python source file")
@@ -950,7 +947,6 @@ def get_study(study) -> Study:
             "(or give the path of a .py file defining STUDY)"
         )
     where = builtin[study]
-    _codeload.activate()
     module = importlib.import_module(where)
     if not hasattr(module, "STUDY"):
         raise InputError(f"study: module {where} defines no STUDY")

@@ -295,7 +295,6 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
     else:
 
         def load():
-            _codeload.activate()
             return importlib.import_module(where)
 
     try:

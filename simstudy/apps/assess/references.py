@@ -41,7 +41,6 @@ def _load_learner(spec: str):
         mod = _import_file(spec, Path(where))
     else:
         try:
-            _codeload.activate()
             mod = importlib.import_module(where)
         except ImportError as exc:
             raise InputError(f"learner {spec!r}: cannot import module {where!r} ({exc})") from None
