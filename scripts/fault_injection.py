@@ -1254,6 +1254,17 @@ class UserCode:
         self.log(f"{sig.name} after {stored} chunk(s) stored ({' '.join(map(str, jobs + extra)) or 'jobs 1'})")
         return run is not None and run.complete, stored
 
+    def run_killed_partway(self, study: Path, out: Path, env: dict, attempts: int = 3) -> tuple[bool, int]:
+        """:meth:`run_killed`, again in an empty folder while the run finished before the signal reached it (a
+        fast run on an idle machine): a case about resuming needs something to resume."""
+        for _ in range(attempts):
+            before = self.run_killed(study, out, env)
+            if not before[0]:
+                break
+            self.log("the run finished before the signal: started again")
+            shutil.rmtree(out)
+        return before
+
     def judge_resume(self, rc: int, err: str, out: Path, named: str, before: tuple, new_key: str) -> str:
         """A resume after an edit: refused on one line naming ``named``, or nothing mixed."""
         complete_before, stored_before = before
@@ -1289,7 +1300,7 @@ class UserCode:
         if variant == "helper imported first":  # through the Python API, the helper imported before simstudy
             (d / "api_run.py").write_text(API_RUN.format(profile=PROFILE, seed=SEED_A))
             run = functools.partial(self.api_run, d / "api_run.py")
-        before = self.run_killed(study, out, env)
+        before = self.run_killed_partway(study, out, env)
         edit.apply()
         try:
             if key == "helper":
@@ -1365,7 +1376,7 @@ class UserCode:
         env = self.env(*paths)
         out = d / "run"
         self.reference("helper", edit=("fault_helper.py", "'v1'", "'v2'"))  # the rows of the changed module
-        before = self.run_killed(study, out, env)
+        before = self.run_killed_partway(study, out, env)
         if variant == "pip --target":  # other code under the same version, the installed file's mtime kept
             old, st = target.read_bytes(), target.stat()
             src = pkg / "faultpkg" / "__init__.py"
