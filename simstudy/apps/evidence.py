@@ -214,7 +214,7 @@ class LabelledOutcomes:
             col, value = self.keep
             have = out[col].astype(str)
             out = out[have == (value if (have == value).any() else have.iloc[0])]
-        parts, used = [], []
+        parts, matched = [], []
         for values, g in out.groupby(list(self.by), sort=False) if self.by else [((), out)]:
             values = values if isinstance(values, tuple) else (values,)
             fields = {c: (v.item() if hasattr(v, "item") else v) for c, v in zip(self.by, values)}
@@ -222,7 +222,7 @@ class LabelledOutcomes:
                 list(self.procedures(fields)), columns=["label", "declared_design", "declared_scheme", "declared_test"]
             )
             g = g.assign(label=g["test"].astype(str)).merge(declared, on="label")
-            used.append(g)
+            matched.append(g)
             own = g["scheme"].fillna("").astype(str).to_numpy(object) if "scheme" in g else np.full(len(g), "", object)
             scheme = g["declared_scheme"].to_numpy(object)
             decision = g["decision"].to_numpy(dtype=float)
@@ -249,7 +249,7 @@ class LabelledOutcomes:
             c: ({"truth": "null", "twin": ""} if src == self.null else {"truth": "A", "twin": twin})
             for c, src in zip(per["condition"], per[self.source_column])
         }
-        used = pd.concat(used, ignore_index=True) if used else out.iloc[:0]
+        used = pd.concat(matched, ignore_index=True) if matched else out.iloc[:0]  # the rows the evidence holds
         alpha = float(used["alpha"].min()) if "alpha" in used and len(used) else self.alpha
         return Evidence(rows, truths, alpha, self.source)
 

@@ -175,8 +175,9 @@ def assess(
     # where it is stored, fixed before a learner can change the working directory
     out, out_root = _absolute(out), _absolute(out_root)
     q = _request(
-        X, y, a, b, learners, designs, tests, n_repeats, full, alpha, class_column, a_params, b_params,
-        evidence, fit_timeout, metric, rope, in_process, nominal,
+        X, y, a, b, learners=learners, designs=designs, tests=tests, n_repeats=n_repeats, full=full, alpha=alpha,
+        class_column=class_column, a_params=a_params, b_params=b_params, evidence=evidence, fit_timeout=fit_timeout,
+        metric=metric, rope=rope, in_process=in_process, nominal=nominal,
     )  # fmt: skip
     seed = DEFAULT_SEED if seed is None else seed
     try:
@@ -209,7 +210,7 @@ class _Request:
 
 
 def _request(
-    X, y, a, b, learners, designs, tests, n_repeats, full, alpha, class_column, a_params, b_params,
+    X, y, a, b, *, learners, designs, tests, n_repeats, full, alpha, class_column, a_params, b_params,
     evidence, fit_timeout, metric, rope, in_process, nominal,
 ) -> _Request:  # fmt: skip
     """Check every argument of :func:`assess` before anything is fitted or written (one line naming it)."""
