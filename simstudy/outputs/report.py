@@ -519,14 +519,50 @@ def build_report(
         When a write fails later (e.g. a full disk); ``simstudy report`` turns
         it into one line naming the directory.
     """
-    from importlib import metadata
-
     from simstudy.engine import list_studies
+    from simstudy.outputs.analytic import analytic_sections
 
     results = folder_option(results, option("results"))
     out = folder_option(out, option("out")) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
     check_writable([(option("out"), out)], what="the report")
+    sections, not_run, chosen_profiles, unreadable = _sections(chosen, profile, results, out, carry_from)
+    cross = _cross_tables(chosen, sections, profile, chosen_profiles, results, carry_from)
+    analytic = analytic_sections(out / "figures", out) if sections else []
+    tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic])
+    _write_csvs(
+        out,
+        sections,
+        {
+            "tally": tally,
+            **{t.name: comparison_view(c, reduced=bool(r)) for t, _, c, r in cross},
+            **{a["name"]: comparison_view(a["cmp"]) if a["cmp"] is not None else a["claims"] for a in analytic},
+        },
+    )
+    md, body = _head(profile, sections, tally)
+    for block in (
+        *(_study_block(s) for s in sections),
+        *(_analytic_block(a) for a in analytic),
+        *(_cross_block(*c) for c in cross),
+        _tail_block(profile, sections, unreadable, not_run),
+    ):
+        md += block[0]
+        body += block[1]
+    md_path, html_path = out / "report.md", out / "report.html"
+    md = [_local(line, results) for line in md]
+    body = [_local(line, results) for line in body]
+    write_atomic(md_path, "\n".join(md) + "\n")
+    write_atomic(
+        html_path,
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>simstudy report'
+        f"</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n",
+    )
+    return html_path, md_path
+
+
+def _sections(chosen, profile: str, results: Path, out: Path, carry_from):
+    """Each chosen study's section (from its stored rows, or carried from an earlier page), the studies not
+    run, the profile shown of each, and the runs stored but not readable yet."""
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []
     for st in chosen:
         prof = largest_stored_profile(st, results) if profile == LARGEST else profile
@@ -555,7 +591,11 @@ def build_report(
             sections.append(section)
         else:
             not_run.append(st.name)
-    cross = []
+    return sections, not_run, chosen_profiles, unreadable
+
+
+def _cross_tables(chosen, sections, profile: str, chosen_profiles: dict, results: Path, carry_from) -> list:
+    """``(table, our frame, comparison, reduced)`` of every published table that spans several studies."""
     carried_rows = {}
     if carry_from is not None:
         from simstudy.outputs.carried import carried_cross_row
@@ -568,30 +608,20 @@ def build_report(
                     row = carried_cross_row(Path(carry_from), table.heading, st.name, [c for c, _ in table.columns])
                     if row is not None:
                         carried_rows[st.name] = (row, s["profile"])
-    for table, _, _ in cross_study_tables(
-        chosen, profile=chosen_profiles if profile == LARGEST else profile, results=results
-    ):
+    shown = chosen_profiles if profile == LARGEST else profile
+    cross = []
+    for table, _, _ in cross_study_tables(chosen, profile=shown, results=results):
         frame, cmp, reduced = cross_study_comparison(
-            table,
-            chosen,
-            profile=chosen_profiles if profile == LARGEST else profile,
-            results=results,
-            carried=carried_rows,
+            table, chosen, profile=shown, results=results, carried=carried_rows
         )
         cross.append((table, frame, cmp, reduced))
-    from simstudy.outputs.analytic import analytic_sections
+    return cross
 
-    analytic = analytic_sections(out / "figures", out) if sections else []
-    tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic])
-    _write_csvs(
-        out,
-        sections,
-        {
-            "tally": tally,
-            **{t.name: comparison_view(c, reduced=bool(r)) for t, _, c, r in cross},
-            **{a["name"]: comparison_view(a["cmp"]) if a["cmp"] is not None else a["claims"] for a in analytic},
-        },
-    )
+
+def _head(profile: str, sections, tally) -> tuple[list, list]:
+    """The page's title, origin, how to read it, the tally and the list of sections (Markdown, HTML)."""
+    from importlib import metadata
+
     versions = {p: metadata.version(p) for p in ("simstudy", "numpy", "scipy", "scikit-learn", "pandas")}
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     scale = "the largest stored profile of each study" if profile == LARGEST else f"the {profile} profile"
@@ -625,83 +655,101 @@ def build_report(
         + "".join(f'<li><a href="#{html.escape(s["name"])}">{html.escape(s["title"])}</a></li>' for s in sections)
         + "</ul>"
     )
-    for s in sections:
-        md += [f"## {s['title']}", "", f"*{s['meta']}*", "", f"**{s['verdict']}** {s['note']}".rstrip(), ""]
-        body += [
-            f'<h2 id="{html.escape(s["name"])}">{html.escape(s["title"])}</h2>',
-            f'<p class="meta">{html.escape(s["meta"])}</p>',
-            f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>',
-        ]
-        if s.get("carried"):  # not computed from rows stored here: the section says where it comes from
-            md += [f"*{s['carried']}*", ""]
-            body.append(f'<p class="meta"><b>{html.escape(s["carried"])}</b></p>')
-        if s.get("pending"):  # a larger run under way or stopped: the page says so beside the smaller one shown
-            md += [f"*{s['pending']}*", ""]
-            body.append(f'<p class="meta"><b>{html.escape(s["pending"].replace("`", ""))}</b></p>')
-        if s["made"]["changes"]:  # never silently: the rows of this section were made by other code
-            line = (
-                f"Made by other code than this page's: {_made_line(s['made'])}; changed since: "
-                + ", ".join(s["made"]["changes"])
-                + "."
-            )
-            md += [f"*{line}*", ""]
-            body.append(f'<p class="meta"><b>{html.escape(line)}</b></p>')
-        table = s["comparison"] if s["comparison"] is not None else s["summary"]
-        if s["page"] is not None:
-            md += [s["page"]["summary"], "", f"The whole page: [{s['page']['markdown']}]({s['page']['markdown']})", ""]
-            body.append(
-                f'<pre>{html.escape(s["page"]["summary"])}</pre><p>The whole page: <a href="'
-                f'{html.escape(s["page"]["html"])}">{html.escape(s["page"]["html"])}</a></p>'
-            )
-        elif table is not None:
-            md += [markdown_table(table), ""]
-            body.append(html_table(table))
-        if s.get("collapsed"):
-            md += [f"*{s['collapsed']}*", ""]
-            body.append(f'<p class="meta">{html.escape(s["collapsed"])}</p>')
-        for heading, frame in s.get("page_tables", ()):
-            md += [f"**{heading}**", "", markdown_table(frame), ""]
-            body += [f"<p><b>{html.escape(heading)}</b></p>", html_table(frame)]
-        for fig, title, description in s["figures"]:
-            alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
-            md += [f"![{alt}]({fig})", "", f"*{title}.* {description}", ""]
-            body.append(
-                f'<figure><img src="{html.escape(fig)}" alt="{html.escape(description)}">'
-                f"<figcaption><b>{html.escape(title)}.</b> {html.escape(description)}</figcaption></figure>"
-            )
-        for text in s["failed"]:
-            md += [f"*Figure {text}.*", ""]
-            body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
-    for a in analytic:  # the papers' analytic figures, with the worked values of their text
-        fig, description = a["figure"]
+    return md, body
+
+
+def _study_block(s: dict) -> tuple[list, list]:
+    """One study's section of the page (Markdown, HTML)."""
+    md = [f"## {s['title']}", "", f"*{s['meta']}*", "", f"**{s['verdict']}** {s['note']}".rstrip(), ""]
+    body = [
+        f'<h2 id="{html.escape(s["name"])}">{html.escape(s["title"])}</h2>',
+        f'<p class="meta">{html.escape(s["meta"])}</p>',
+        f'<p class="verdict"><b>{html.escape(s["verdict"])}</b> {html.escape(s["note"])}</p>',
+    ]
+    if s.get("carried"):  # not computed from rows stored here: the section says where it comes from
+        md += [f"*{s['carried']}*", ""]
+        body.append(f'<p class="meta"><b>{html.escape(s["carried"])}</b></p>')
+    if s.get("pending"):  # a larger run under way or stopped: the page says so beside the smaller one shown
+        md += [f"*{s['pending']}*", ""]
+        body.append(f'<p class="meta"><b>{html.escape(s["pending"].replace("`", ""))}</b></p>')
+    if s["made"]["changes"]:  # never silently: the rows of this section were made by other code
+        line = (
+            f"Made by other code than this page's: {_made_line(s['made'])}; changed since: "
+            + ", ".join(s["made"]["changes"])
+            + "."
+        )
+        md += [f"*{line}*", ""]
+        body.append(f'<p class="meta"><b>{html.escape(line)}</b></p>')
+    table = s["comparison"] if s["comparison"] is not None else s["summary"]
+    if s["page"] is not None:
+        md += [s["page"]["summary"], "", f"The whole page: [{s['page']['markdown']}]({s['page']['markdown']})", ""]
+        body.append(
+            f'<pre>{html.escape(s["page"]["summary"])}</pre><p>The whole page: <a href="'
+            f'{html.escape(s["page"]["html"])}">{html.escape(s["page"]["html"])}</a></p>'
+        )
+    elif table is not None:
+        md += [markdown_table(table), ""]
+        body.append(html_table(table))
+    if s.get("collapsed"):
+        md += [f"*{s['collapsed']}*", ""]
+        body.append(f'<p class="meta">{html.escape(s["collapsed"])}</p>')
+    for heading, frame in s.get("page_tables", ()):
+        md += [f"**{heading}**", "", markdown_table(frame), ""]
+        body += [f"<p><b>{html.escape(heading)}</b></p>", html_table(frame)]
+    for fig, title, description in s["figures"]:
         alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
-        md += [f"## {a['title']}", "", a["intro"], ""]
-        body += [f"<h2>{html.escape(a['title'])}</h2>", f"<p>{html.escape(a['intro'])}</p>"]
-        if a["cmp"] is not None:
-            line = verdict_line(a["cmp"])
-            view = comparison_view(a["cmp"])
-            md += [f"**{line}**", "", markdown_table(view, merge_intervals=False), ""]
-            body += [f'<p class="verdict"><b>{html.escape(line)}</b></p>', html_table(view, merge_intervals=False)]
-        if a["claims"] is not None:
-            md += [markdown_table(a["claims"]), ""]
-            body.append(html_table(a["claims"]))
-        md += [f"![{alt}]({fig})", "", f"*{a['title']}.* {description}", ""]
+        md += [f"![{alt}]({fig})", "", f"*{title}.* {description}", ""]
         body.append(
             f'<figure><img src="{html.escape(fig)}" alt="{html.escape(description)}">'
-            f"<figcaption><b>{html.escape(a['title'])}.</b> {html.escape(description)}</figcaption></figure>"
+            f"<figcaption><b>{html.escape(title)}.</b> {html.escape(description)}</figcaption></figure>"
         )
-    for table, frame, cmp, reduced in cross:
-        line = verdict_line(cmp, reduced="; ".join(reduced) or None) if len(cmp) else ""
-        view = comparison_view(cmp, reduced=bool(reduced))
-        md += [f"## {table.heading}", "", f"**{line}**", "", markdown_table(view, merge_intervals=False), ""]
-        md += [f"Our {table.short or table.title}:", "", markdown_table(frame), ""]
-        body += [
-            f"<h2>{html.escape(table.heading)}</h2>",
-            f'<p class="verdict"><b>{html.escape(line)}</b></p>',
-            html_table(view, merge_intervals=False),
-            f"<p>Our {html.escape(table.short or table.title)}:</p>",
-            html_table(frame),
-        ]
+    for text in s["failed"]:
+        md += [f"*Figure {text}.*", ""]
+        body.append(f'<p class="meta">Figure {html.escape(text)}.</p>')
+    return md, body
+
+
+def _analytic_block(a: dict) -> tuple[list, list]:
+    """One of the papers' analytic figures, with the worked values of their text (Markdown, HTML)."""
+    fig, description = a["figure"]
+    alt = description.replace("[", "(").replace("]", ")").replace("\n", " ")
+    md = [f"## {a['title']}", "", a["intro"], ""]
+    body = [f"<h2>{html.escape(a['title'])}</h2>", f"<p>{html.escape(a['intro'])}</p>"]
+    if a["cmp"] is not None:
+        line = verdict_line(a["cmp"])
+        view = comparison_view(a["cmp"])
+        md += [f"**{line}**", "", markdown_table(view, merge_intervals=False), ""]
+        body += [f'<p class="verdict"><b>{html.escape(line)}</b></p>', html_table(view, merge_intervals=False)]
+    if a["claims"] is not None:
+        md += [markdown_table(a["claims"]), ""]
+        body.append(html_table(a["claims"]))
+    md += [f"![{alt}]({fig})", "", f"*{a['title']}.* {description}", ""]
+    body.append(
+        f'<figure><img src="{html.escape(fig)}" alt="{html.escape(description)}">'
+        f"<figcaption><b>{html.escape(a['title'])}.</b> {html.escape(description)}</figcaption></figure>"
+    )
+    return md, body
+
+
+def _cross_block(table, frame, cmp, reduced) -> tuple[list, list]:
+    """A published table that spans several studies, compared (Markdown, HTML)."""
+    line = verdict_line(cmp, reduced="; ".join(reduced) or None) if len(cmp) else ""
+    view = comparison_view(cmp, reduced=bool(reduced))
+    md = [f"## {table.heading}", "", f"**{line}**", "", markdown_table(view, merge_intervals=False), ""]
+    md += [f"Our {table.short or table.title}:", "", markdown_table(frame), ""]
+    body = [
+        f"<h2>{html.escape(table.heading)}</h2>",
+        f'<p class="verdict"><b>{html.escape(line)}</b></p>',
+        html_table(view, merge_intervals=False),
+        f"<p>Our {html.escape(table.short or table.title)}:</p>",
+        html_table(frame),
+    ]
+    return md, body
+
+
+def _tail_block(profile: str, sections, unreadable, not_run) -> tuple[list, list]:
+    """The compute each study took, the runs stored but not summarised and the studies not run."""
+    md, body = [], []
     if sections:
         import pandas as pd
 
@@ -720,13 +768,4 @@ def build_report(
         heading = "Not run" if profile == LARGEST else "Not run at this profile"
         md += [f"## {heading}", "", ", ".join(not_run), ""]
         body += [f"<h2>{heading}</h2>", "<p>" + html.escape(", ".join(not_run)) + "</p>"]
-    md_path, html_path = out / "report.md", out / "report.html"
-    md = [_local(line, results) for line in md]
-    body = [_local(line, results) for line in body]
-    write_atomic(md_path, "\n".join(md) + "\n")
-    write_atomic(
-        html_path,
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>simstudy report'
-        f"</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n",
-    )
-    return html_path, md_path
+    return md, body
