@@ -104,12 +104,12 @@ def _refuse_other_data(study, out, seed) -> None:
         what = (
             f"replaced data: it holds an assessment of {new.get('data')} as its content was then "
             f"(sha256 {then}...), and that content has changed since (now {now}...); use another {option('out')}, or "
-            f"{option('fresh', True)} to move that assessment aside and assess the data as it is now"
+            f"assess again with {option('fresh', True)} to move that assessment aside and assess the data as it is"
         )
     else:
         what = (
             f"other data: it holds an assessment of {old.get('data')} (sha256 {then}...), not of {new.get('data')}; "
-            f"use another {option('out')}, or {option('fresh', True)} to move that assessment aside"
+            f"use another {option('out')}, or assess again with {option('fresh', True)} to move that assessment aside"
         )
     raise ConfigMismatch(f"{option('out')}: {out}: {what}")
 
