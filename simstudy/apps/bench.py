@@ -807,6 +807,27 @@ def _bench_text(
             + (f" ({why})" if why else "")
         )
     names = ", ".join(spec.name for spec in tests)
+    notes = _design_notes(found, layout, design)
+    form, published_labels = _table_form(study, layout, run, outcomes, found, notes)
+    board = _size_and_power(study, layout, run, outcomes, stored_decision, found, alpha, notes)
+    new_names, declined = _new_test_notes(found, notes)
+    text = _bench_head(study, layout, names, profile, alpha) + (
+        "".join(f"- {n}\n" for n in notes) + "\n" if notes else ""
+    )
+    if form:
+        text += form + "\n\n"
+    if board is not None:
+        text += _size_text(board, new_names + declined, alpha)
+    text += _per_group_section(found, layout, form)
+    if found.diffs:
+        text += _differences_section(found, board, published_labels)
+    if write:
+        _save_bench(run, study, names, scheme, alpha, text, found, board)
+    return text
+
+
+def _design_notes(found, layout, design) -> list[str]:
+    """The notes on which stored design each test ran on, and why a test gave no result."""
     notes: list[str] = []
     ran = "; ".join(f"`{k}` on {', '.join(v)}" for k, v in found.ran_on.items())
     if layout.design_column and ran:  # a test that gave no result is said so below, with why
@@ -818,8 +839,12 @@ def _bench_text(
     for label, why in found.not_run.items():
         if label not in found.ran_on:
             notes.append(f"`{label}` gave no result: {why}.")
-    form, published_labels = _table_form(study, layout, run, outcomes, found, notes)
-    board = _size_and_power(study, layout, run, outcomes, stored_decision, found, alpha, notes)
+    return notes
+
+
+def _new_test_notes(found, notes: list) -> tuple[list, list]:
+    """Add the notes on new tests that never reject, declined or give decisions only; their names and those
+    of the declined ones."""
 
     def name_of(lab, sch):
         return lab + (f" / {sch}" if sch else "")
@@ -850,9 +875,12 @@ def _bench_text(
             f"`{n}` gives decisions only: it is judged by them, by its own rule at any alpha; what needs p-values "
             '(size-adjusted power, a rank by it) reads "n/a: no p-values".'
         )
+    return new_names, declined
 
+
+def _bench_head(study, layout, names: str, profile: str, alpha: float) -> str:
     unit = layout.unit if layout.unit != "replication" else "replications"
-    head = (
+    return (
         f"# {study.title}: `{names}` on the stored replications\n\nProfile `{profile}`, alpha {alpha:g}; the "
         "new test sees exactly the replications (data, partitions and fits) the built-in tests saw, whose "
         "decisions are re-made at this alpha from their stored p-values. Intervals are 95% Monte Carlo "
@@ -865,21 +893,23 @@ def _bench_text(
         + "; the mean normalised replicability 2 (R2 - 1/2) is over "
         "the experiments of a unit.\n\n"
     )
-    text = head + ("".join(f"- {n}\n" for n in notes) + "\n" if notes else "")
-    if form:
-        text += form + "\n\n"
-    if board is not None:
-        from simstudy.statistics.size_control import SizeRule
 
-        view, rest = _size_view(board, new_names + declined)
-        text += (
-            "### Size and power\n\nJudged as `simstudy proving-ground` judges: the size verdict from the study's "
-            f"null conditions ({SizeRule(alpha=alpha).describe()}), raw power on its alternatives, and "
-            "size-adjusted power on those a null condition calibrates (a rejection at the threshold that gives "
-            "the test a Type I error of at most alpha there); rank among the tests that control size, by "
-            "size-adjusted power, ties where the paired interval covers 0.\n\n" + markdown_table(view)
-        )
-        text += ("\n\n" + rest if rest else "") + "\n\n"
+
+def _size_text(board, shown: list, alpha: float) -> str:
+    from simstudy.statistics.size_control import SizeRule
+
+    view, rest = _size_view(board, shown)
+    text = (
+        "### Size and power\n\nJudged as `simstudy proving-ground` judges: the size verdict from the study's "
+        f"null conditions ({SizeRule(alpha=alpha).describe()}), raw power on its alternatives, and "
+        "size-adjusted power on those a null condition calibrates (a rejection at the threshold that gives "
+        "the test a Type I error of at most alpha there); rank among the tests that control size, by "
+        "size-adjusted power, ties where the paired interval covers 0.\n\n" + markdown_table(view)
+    )
+    return text + ("\n\n" + rest if rest else "") + "\n\n"
+
+
+def _per_group_section(found, layout, form) -> str:
     table = pd.DataFrame(found.rows)
     if form:  # the built-in tests are in the published table's form above
         table = table[table["test"].str.startswith("**")]
@@ -891,47 +921,53 @@ def _bench_text(
     if "published" in table and not table["published"].astype(bool).any():
         table = table.drop(columns="published")
     groups = ", ".join(layout.groups) or "the study"
-    text += f"### Per {groups}\n\n" + markdown_table(table)
-    if found.diffs:
-        diffs = pd.DataFrame(found.diffs)
-        base_cols = [c for c in diffs.columns if c not in ("new test", "built-in", "difference", "low", "high")]
-        keep, against = [], "every built-in test"
-        if published_labels:
-            keep, against = published_labels, "the tests the study publishes numbers for"
-        elif board is not None:
-            from simstudy.statistics.size_control import CONTROLS
+    return f"### Per {groups}\n\n" + markdown_table(table)
 
-            controls = [p for p in board.loc[board["size"] == CONTROLS, "procedure"] if p in found.builtin]
-            if controls:
-                keep, against = controls, "the built-in tests that control size"
-        if keep:  # and, for every new test, the built-in test whose decisions are nearest to its own
-            nearest = diffs.assign(gap=diffs["difference"].abs()).groupby(["new test", "built-in"], sort=False)["gap"]
-            near = nearest.mean().reset_index().sort_values("gap", kind="stable").groupby("new test", sort=False)
-            extra = [b for b in near["built-in"].first() if b not in keep]
-            keep = keep + list(dict.fromkeys(extra))
-            against += " and the built-in test nearest to each new one"
-        view = _differences_view(diffs, keep, base_cols)
-        total = diffs["built-in"].nunique()
-        text += (
-            f"\n\nPaired differences of the rejection rate, new minus built-in, per unit, against {against}"
-            + (f" ({len(keep)} of {total} built-in tests; all in the saved CSV)" if keep and len(keep) < total else "")
-            + ":\n\n"
-            + markdown_table(view)
-        )
-    if write:  # beside the run, never into its chunks or manifest; a read-only store just skips this
-        stem = _saved_name(study, names, scheme, alpha)
-        try:
-            # a link there is refused, never written through
-            outdir = folder_below(run.path, "bench", option=option("out"))
-            write_atomic(outdir / f"{stem}.md", text + "\n")
-            if found.new:  # the new tests' outcome rows, as the study's own are stored
-                buf = io.BytesIO()
-                pd.concat([rows for *_, rows, _, _ in found.new], ignore_index=True).to_parquet(buf, index=False)
-                write_atomic(outdir / f"{stem}.parquet", buf.getvalue())
-            if found.diffs:
-                write_atomic(outdir / f"{stem}__differences.csv", pd.DataFrame(found.diffs).to_csv(index=False))
-            if board is not None:
-                write_atomic(outdir / f"{stem}__size.csv", board.to_csv(index=False))
-        except OSError:
-            pass
-    return text
+
+def _differences_section(found, board, published_labels) -> str:
+    """The paired differences of the rejection rate, new minus the built-in tests worth comparing with."""
+    diffs = pd.DataFrame(found.diffs)
+    base_cols = [c for c in diffs.columns if c not in ("new test", "built-in", "difference", "low", "high")]
+    keep, against = [], "every built-in test"
+    if published_labels:
+        keep, against = published_labels, "the tests the study publishes numbers for"
+    elif board is not None:
+        from simstudy.statistics.size_control import CONTROLS
+
+        controls = [p for p in board.loc[board["size"] == CONTROLS, "procedure"] if p in found.builtin]
+        if controls:
+            keep, against = controls, "the built-in tests that control size"
+    if keep:  # and, for every new test, the built-in test whose decisions are nearest to its own
+        nearest = diffs.assign(gap=diffs["difference"].abs()).groupby(["new test", "built-in"], sort=False)["gap"]
+        near = nearest.mean().reset_index().sort_values("gap", kind="stable").groupby("new test", sort=False)
+        extra = [b for b in near["built-in"].first() if b not in keep]
+        keep = keep + list(dict.fromkeys(extra))
+        against += " and the built-in test nearest to each new one"
+    view = _differences_view(diffs, keep, base_cols)
+    total = diffs["built-in"].nunique()
+    return (
+        f"\n\nPaired differences of the rejection rate, new minus built-in, per unit, against {against}"
+        + (f" ({len(keep)} of {total} built-in tests; all in the saved CSV)" if keep and len(keep) < total else "")
+        + ":\n\n"
+        + markdown_table(view)
+    )
+
+
+def _save_bench(run, study, names: str, scheme, alpha: float, text: str, found, board) -> None:
+    """The report and its rows beside the run, never into its chunks or manifest; a read-only store just skips
+    this."""
+    stem = _saved_name(study, names, scheme, alpha)
+    try:
+        # a link there is refused, never written through
+        outdir = folder_below(run.path, "bench", option=option("out"))
+        write_atomic(outdir / f"{stem}.md", text + "\n")
+        if found.new:  # the new tests' outcome rows, as the study's own are stored
+            buf = io.BytesIO()
+            pd.concat([rows for *_, rows, _, _ in found.new], ignore_index=True).to_parquet(buf, index=False)
+            write_atomic(outdir / f"{stem}.parquet", buf.getvalue())
+        if found.diffs:
+            write_atomic(outdir / f"{stem}__differences.csv", pd.DataFrame(found.diffs).to_csv(index=False))
+        if board is not None:
+            write_atomic(outdir / f"{stem}__size.csv", board.to_csv(index=False))
+    except OSError:
+        pass
