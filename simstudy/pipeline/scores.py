@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.errors import InputError
+from simstudy.errors import InputError, option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -294,13 +294,15 @@ def check_metric(metric: str) -> str:
     from sklearn.metrics import get_scorer, get_scorer_names
 
     if not isinstance(metric, str):
-        raise InputError(f"metric: a scikit-learn scorer name such as 'balanced_accuracy', got {metric!r}")
+        raise InputError(f"{option('metric')}: a scikit-learn scorer name such as 'balanced_accuracy', got {metric!r}")
     try:
         get_scorer(metric)
     except ValueError:
         close = [n for n in get_scorer_names() if metric.lower() in n or n in metric.lower()][:6]
         hint = ", ".join(close or ["accuracy", "balanced_accuracy", "roc_auc", "f1_macro", "neg_log_loss"])
-        raise InputError(f"metric: {metric!r} is not a scikit-learn scorer name (for instance {hint})") from None
+        raise InputError(
+            f"{option('metric')}: {metric!r} is not a scikit-learn scorer name (for instance {hint})"
+        ) from None
     return metric
 
 

@@ -561,19 +561,6 @@ def load_data(data, *, class_column: str | None = None, nominal=()) -> Dataset:
     raise InputError(f"DATA: {text}: unknown file type {suffix!r}; expected .csv, .tsv, .arff or .parquet")
 
 
-def _check_metric(metric) -> str:
-    """:func:`simstudy.pipeline.scores.check_metric`, its refusal naming the argument as the caller gave it."""
-    from simstudy.pipeline.scores import check_metric
-
-    try:
-        return check_metric(metric)
-    except ValueError as exc:
-        text = str(exc)
-        if text.startswith("metric:"):
-            text = _option("metric") + text[len("metric") :]
-        raise InputError(text) from None
-
-
 def check_metric_for(metric: str, data: Dataset, option: str | None = None) -> str:
     """Refuse, before anything is fitted, a scorer that does not score classifiers on ``data`` (one line).
 

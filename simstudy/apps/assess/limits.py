@@ -24,7 +24,7 @@ from simstudy.apps.assess.worker import (
     _serve_load,
     _serve_trial_fit,
 )
-from simstudy.errors import command_line, on_command_line
+from simstudy.errors import InputError, command_line, on_command_line
 from simstudy.errors import option as _option
 
 #: Seconds one fit (or the loading) of a contained learner may take unless ``--fit-timeout`` says otherwise.
@@ -40,6 +40,15 @@ def check_fit_timeout(seconds, option: str | None = None) -> float | None:
     from simstudy.pipeline.plugins import _check_timeout
 
     return _check_timeout(seconds, _option("fit_timeout") if option is None else option)
+
+
+def check_in_process(in_process: bool, fit_timeout: float | None) -> None:
+    """Refuse a time limit for learners fitted in simstudy's own process, which nothing can stop (one line)."""
+    if in_process and fit_timeout is not None:
+        raise InputError(
+            f"{_option('in_process')}: a learner fitted in simstudy's process cannot be stopped; "
+            f"drop {_option('fit_timeout')}"
+        )
 
 
 #: What a fit worker imports before it loads a learner (their time is not the learner's); the last, the module of

@@ -38,13 +38,14 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.assessment import baycomp_runs
 from simstudy.apps.assess.checks import FIT_OVERHEAD, check_budget, check_learners, check_rope
-from simstudy.apps.assess.data import _check_metric, as_dataset, check_metric_for
+from simstudy.apps.assess.data import as_dataset, check_metric_for
 from simstudy.apps.assess.designs import _choose_designs
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
-from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout
+from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout, check_in_process
 from simstudy.apps.assess.report import _md_table, conclusion_html, conclusion_markdown, md_text
 from simstudy.apps.assess.stored import _absolute
 from simstudy.errors import InputError, option
+from simstudy.pipeline.scores import check_metric
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -618,12 +619,8 @@ def assess_many(
     alpha = check_alpha(alpha, option("alpha"))
     out, out_root = _absolute(out), _absolute(out_root)  # before a learner can change the working directory
     fit_timeout = check_fit_timeout(fit_timeout)
-    if in_process and fit_timeout is not None:
-        raise InputError(
-            f"{option('in_process')}: a learner fitted in simstudy's process cannot be stopped; "
-            f"drop {option('fit_timeout')}"
-        )
-    metric = _check_metric(metric)
+    check_in_process(in_process, fit_timeout)
+    metric = check_metric(metric)
     rope = check_rope(rope, metric)
     datasets = as_datasets(data, class_column=class_column, nominal=nominal)
     for d in datasets:

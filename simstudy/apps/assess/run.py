@@ -13,7 +13,7 @@ from pathlib import Path
 from simstudy._files import DEFAULT_ROOT
 from simstudy.apps.assess.assessment import SHIPPED, LocalEvidence, _assessment
 from simstudy.apps.assess.checks import _check_assess_plan, _check_learnable, check_rope
-from simstudy.apps.assess.data import _check_metric, as_dataset, check_metric_for
+from simstudy.apps.assess.data import as_dataset, check_metric_for
 from simstudy.apps.assess.designs import (
     DEFAULT_DESIGNS,
     DEFAULT_REPEATS,
@@ -24,10 +24,11 @@ from simstudy.apps.assess.designs import (
     designs_for_data,
 )
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
-from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout
+from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout, check_in_process
 from simstudy.apps.assess.stored import _absolute, _finished_run, _other_metric, _refuse_other_data, _stored_chunks
 from simstudy.apps.assess.study import ASSESS_PROFILE, assessment_study
 from simstudy.errors import InputError, option
+from simstudy.pipeline.scores import check_metric
 
 
 def assess(
@@ -226,15 +227,11 @@ def _request(
     n_repeats = n_repeats if n_repeats is not None else (FULL_REPEATS if full else DEFAULT_REPEATS)
     data = as_dataset(X, y, class_column=class_column, nominal=nominal)
     a, b = _two_learners(a, b, learners)
-    metric = _check_metric(metric)
+    metric = check_metric(metric)
     check_metric_for(metric, data)
     rope = check_rope(rope, metric)
     fit_timeout = check_fit_timeout(fit_timeout)
-    if in_process and fit_timeout is not None:
-        raise InputError(
-            f"{option('in_process')}: a learner fitted in simstudy's process cannot be stopped; "
-            f"drop {option('fit_timeout')}"
-        )
+    check_in_process(in_process, fit_timeout)
     ca, cb = (
         parse_learner(
             learner,

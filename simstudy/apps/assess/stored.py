@@ -14,13 +14,14 @@ from simstudy._files import DEFAULT_ROOT
 from simstudy._lazy import lazy_module
 from simstudy.apps.assess.assessment import Assessment, _assessment, _score_names
 from simstudy.apps.assess.checks import check_rope
-from simstudy.apps.assess.data import _check_metric, as_dataset, check_metric_for
+from simstudy.apps.assess.data import as_dataset, check_metric_for
 from simstudy.apps.assess.designs import DEFAULT_DESIGNS, DEFAULT_REPEATS, designs_for_data
 from simstudy.apps.assess.errors import _first_line
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.study import ASSESS_PROFILE, _comparisons, assessment_study
 from simstudy.apps.assess.tables import _score_columns, stored_metric
 from simstudy.errors import InputError, StoredDataError, option
+from simstudy.pipeline.scores import check_metric
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -315,7 +316,7 @@ def load_assessment(
     from simstudy.engine import DEFAULT_SEED, load_run
 
     data = as_dataset(data, class_column=class_column)
-    metric = _check_metric(metric)
+    metric = check_metric(metric)
     check_metric_for(metric, data)  # a metric it is scored again by: checked as a new one would be
     if isinstance(a, dict) and b is None:  # the learners= mapping of assess
         a, b = named_learners(a, "learners")

@@ -217,14 +217,14 @@ def _cmd_many(args, fit_timeout=None) -> int:
 
 def cmd_assess(args) -> int:
     from simstudy.apps.assess import LocalEvidence, assess
+    from simstudy.apps.assess.limits import check_in_process
     from simstudy.cli.commands.bench import parse_seconds
 
     if args.control and not (len(args.data) > 1 or args.learners):
         raise InputError("--control: applies to several learners (--learners L1 L2 ...)")
     # the limits are checked before anything is fitted
     fit_timeout = parse_seconds(args.fit_timeout, "--fit-timeout", none=False)
-    if args.in_process and fit_timeout is not None:
-        raise InputError("--in-process: a learner fitted in simstudy's process cannot be stopped; drop --fit-timeout")
+    check_in_process(args.in_process, fit_timeout)
     if len(args.data) > 1 or args.learners:
         for flag in ("bench", "tests", "full"):
             if getattr(args, flag):
