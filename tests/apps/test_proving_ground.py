@@ -338,6 +338,10 @@ def test_report_with_a_plug_in_from_stored_rows(tiny, tmp_path):
         assert len(stored) == len(rep["tables"][name]) == board["procedure"].nunique() * 2  # two scenarios
         assert f"`{name}.csv` ({len(stored)} rows" in text
     assert "| Rejecting [95% MC interval] |" not in text
+    # the inflated corrected t per stability class is computed on the page from the same rows, or it says why not
+    assert "## The corrected t pooled over repeats, and inflated per stability class" in text
+    assert rep["inflation_csv"].is_file()
+    assert rep["tables"]["inflation"].empty == ("no factor of the grid" in text)
 
 
 def test_the_reports_names_import_from_report_and_each_module_imports_none_of_the_others():
@@ -559,3 +563,73 @@ def test_an_empty_leaderboard_says_why():
     assert text.startswith("**No procedure is ranked**") and "(2 unresolved, 1 liberal, of 4)" in text
     assert "--profile paper" in text
     assert why_no_rank(pd.DataFrame({"size": ["controls size", "liberal"]})) == ""
+
+
+class _Rows:
+    """A stored run reduced to what the calibration of the inflated t reads: the plan and the scores."""
+
+    def __init__(self, scores):
+        self.scores = scores
+        self.manifest = {"plan": [{"condition": c} for c in pd.unique(scores["condition"])]}
+
+    def table_chunks(self, name, columns=None, conditions=None):
+        assert name == "scores"
+        yield self.scores[self.scores["condition"].isin(conditions)][columns]
+
+
+def _differences_with_a_data_set_offset(key, n_sets, shift, spread, rng):
+    """10x10 cv differences of one scenario: a data set's offset (spread ``spread`` around ``shift``) shared by its
+    splits, plus independent split noise of unit spread, two repeats per data set."""
+    runs, folds, exps = 10, 10, 2
+    offset = shift + spread * rng.standard_normal(n_sets)
+    x = offset[:, None] + rng.standard_normal((n_sets, exps * runs * folds))
+    idx = pd.MultiIndex.from_product(
+        [range(n_sets), range(exps), range(runs), range(folds)], names=["replication", "experiment", "run", "fold"]
+    ).to_frame(index=False)
+    return idx.assign(condition=key, design="cv10x10", acc_a=0.5 + 0.01 * x.ravel(), acc_b=0.5, n_train=90, n_test=10)
+
+
+def test_the_inflation_factor_is_calibrated_on_even_data_sets_and_judged_on_odd_ones():
+    """Splits that share a data set's offset correlate beyond n_test/n_train = 1/9: the published corrected t is
+    liberal, the calibration finds the factor that restores size, and judges it on data sets it did not see."""
+    from simstudy.apps.proving.inflation import calibrate_inflation
+
+    rng = np.random.default_rng(7)
+    scores = pd.concat(
+        [
+            _differences_with_a_data_set_offset("null", 2000, 0.0, 0.5055, rng),  # correlation 0.2 > 1/9
+            _differences_with_a_data_set_offset("alt", 400, 1.0, 0.5055, rng),
+        ],
+        ignore_index=True,
+    )
+    classes = {
+        "all": {"scenarios": ["null", "alt"], "null_scenarios": ["null"]},
+        "shaky": {"scenarios": ["null", "alt"], "null_scenarios": ["null"]},
+    }
+    truth = {"null": {"truth": "null", "truth_half": "null"}, "alt": {"truth": "A", "truth_half": "A"}}
+    cal = calibrate_inflation(_Rows(scores), classes=classes, truth=truth)
+    one = cal.table[(cal.table["repeats pooled"] == 1) & (cal.table["class"] == "shaky")].iloc[0]
+    # size is exact at 1/100 + c/9 = 0.5055^2 + 1/100, c = 2.3: at 2.0 it is 6.7%, at 2.25 5.0%, at 2.5 3.9%
+    assert one["factor"] in (2.25, 2.5) and one["judged on"] == "held-out data sets"
+    assert one["size"] == "controls size"  # on the held-out data sets, within the tolerance
+    assert one["power %"] < one["uninflated power %"]  # the uninflated test's extra rejections are its excess size
+    assert cal.tests == {"inflated_cv_t_shaky": one["factor"]}
+    assert cal.designs == ("cv10x10",) and set(cal.shown()["repeats pooled"]) == {1}
+
+
+def test_the_page_says_whether_the_shipped_factors_are_its_own():
+    from simstudy.apps.proving.inflation import Inflation
+    from simstudy.apps.proving.report import _shipped_agreement
+    from simstudy.pipeline.inflation import load_inflation
+
+    rows = [
+        {"design": d, "repeats pooled": int(k), "class": c, "factor": row["factor"]}
+        for d, per in load_inflation()["procedures"].items()
+        for k, by in per.items()
+        for c, row in by.items()
+    ]
+    same = Inflation(pd.DataFrame(rows), {}, {}, {}, 0.05, 30)
+    assert _shipped_agreement(same).endswith("are this table's.")
+    rows[0] = {**rows[0], "factor": rows[0]["factor"] + 1}
+    other = _shipped_agreement(Inflation(pd.DataFrame(rows), {}, {}, {}, 0.05, 30))
+    assert "differ from this table's in 1 of its rows" in other

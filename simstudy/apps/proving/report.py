@@ -211,6 +211,7 @@ class _Tables:
     diag: pd.DataFrame
     factors: pd.DataFrame
     measured: pd.DataFrame
+    inflation: object  # inflation.Inflation
 
     def controlling_procedures(self) -> dict:
         """The named procedures whose test accounts for the dependence of splits (label -> procedure), as their
@@ -232,6 +233,7 @@ class _Tables:
 def _tables(run, plugins, tests, timeout, rule) -> _Tables:
     """The tables of the page (see :class:`_Tables`), the diagnostics one null scenario's scores at a time."""
     from simstudy.apps.proving.diagnostics import corrected_with_measured_factor, sample_factors, split_diagnostics
+    from simstudy.apps.proving.inflation import calibrate_inflation
     from simstudy.apps.proving.scenarios import BANK
 
     outcomes = load_outcomes(run, tests)
@@ -270,6 +272,7 @@ def _tables(run, plugins, tests, timeout, rule) -> _Tables:
         diag=diag,
         factors=factors,
         measured=measured,
+        inflation=calibrate_inflation(run, alpha=rule.alpha),
     )
 
 
@@ -360,6 +363,7 @@ def build_proving_report(
         _size_section(t, rule),
         _leaderboard_section(t, drawn),
         _diagnosis_section(t),
+        _inflation_section(t),
         _calibration_section(t, drawn),
         _power_section(t, drawn),
         _replicability_section(t, drawn),
@@ -383,6 +387,7 @@ def build_proving_report(
             "diagnostics": t.diag,
             "factors": t.factors,
             "measured_factor": t.measured,
+            "inflation": t.inflation.table,
             "berrar": berrar,
         },
     }
@@ -402,6 +407,7 @@ def _write_pages(out: Path, text: str, page: str, t: _Tables) -> dict:
         ("diagnostics", t.diag),
         ("power", t.power),
         ("replicability", t.repl),
+        ("inflation", t.inflation.table),
     ):
         paths[f"{name}_csv"] = out / f"{name}.csv"
         write_atomic(paths[f"{name}_csv"], table.to_csv(index=False))
@@ -529,6 +535,83 @@ def _diagnosis_section(t: _Tables):
             ("md", "Every liberal verdict of a named procedure, and what the diagnostics say about it:"),
             ("table", _explanations(t.sizes, t.pr, diag, t.factors, t.named)),
         ],
+    )
+
+
+def _inflation_section(t: _Tables):
+    from simstudy.apps.proving.inflation import GRID
+
+    infl = t.inflation
+    title = "The corrected t pooled over repeats, and inflated per stability class"
+    if infl.table.empty:
+        why = (
+            f"On the stored data sets of {' and '.join(infl.designs)}, no factor of the grid (up to "
+            f"{GRID[-1]:g}) controls size on every null scenario of any class; more data sets per null scenario "
+            "narrow the intervals that decide it."
+            if infl.designs
+            else "Not computed: the run holds neither the 10x10 cv nor the 5x2 cv."
+        )
+        return (title, [("md", why)])
+    return (
+        title,
+        [
+            (
+                "md",
+                "The corrected t-test with the term n_test/n_train multiplied by a factor c >= 1, "
+                "t = mean / sqrt((1/m + c n_test/n_train) s^2), applied to the differences of one or more repeats of "
+                "a design pooled into one test, per stability class of the learners (the shipped evidence's "
+                "classes; `simstudy.apps.proving.inflation`). Where the published test (c = 1) controls size on "
+                "every data set of the class's null scenarios it is kept and judged there; otherwise c is the "
+                "smallest factor of the grid that keeps every null scenario's Type I error at most alpha and in "
+                "control on the data sets with an even replication number, and the row is judged on those with an "
+                f"odd one, which the calibration never saw (intervals simultaneous over {infl.null_scenarios} null "
+                "scenarios). Power: rejections in the true direction on the class's alternative scenarios, beside "
+                "the uninflated test's on the same data sets. The inflated statistic is the corrected one "
+                "rescaled: its size-adjusted power is the corrected test's (`power.csv`); the factor moves where "
+                "it rejects at the nominal level, and the difference between the two power columns is what the "
+                "uninflated test's excess Type I error buys. A class missing from a design found no factor in the "
+                "grid. " + _shipped_agreement(infl),
+            ),
+            ("table", _inflation_view(infl.shown())),
+            ("md", "Every number of repeats pooled, with the power intervals: `inflation.csv`."),
+        ],
+    )
+
+
+def _inflation_view(shown):
+    """The inflation table as printed: factors as given, percentages with the digits their intervals carry."""
+    view = shown.copy()
+    view["factor"] = view["factor"].map(lambda f: f"{f:g}")
+    for col in ("Type I %", "low %", "high %"):
+        view[col] = view[col].map(lambda v: f"{v:.2f}")
+    for col in ("power %", "uninflated power %"):
+        view[col] = view[col].map(lambda v: f"{v:.1f}")
+    return view
+
+
+def _shipped_agreement(infl) -> str:
+    """Whether the factors ``assess`` ships are the ones computed on this page."""
+    from simstudy.pipeline.inflation import load_inflation
+
+    shipped = load_inflation()
+    prov = shipped.get("provenance", {})
+    ours = {(r["design"], str(r["repeats pooled"]), r["class"]): float(r["factor"]) for _, r in infl.table.iterrows()}
+    theirs = {
+        (d, k, c): float(row["factor"])
+        for d, per in shipped.get("procedures", {}).items()
+        for k, by in per.items()
+        for c, row in by.items()
+    }
+    where = (
+        f"The factors `assess` ships (`simstudy/pipeline/data/inflation.json`, from the {prov.get('profile')} "
+        f"profile's rows stored {prov.get('rows_stored')}, code fingerprint `{prov.get('code_fingerprint')}`)"
+    )
+    if ours == theirs:
+        return where + " are this table's."
+    differ = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    shown = ", ".join(f"{d} {k} pooled, {c}" for d, k, c in differ[:4])
+    return (
+        where + f" differ from this table's in {len(differ)} of its rows ({shown}{', ...' if len(differ) > 4 else ''})."
     )
 
 
