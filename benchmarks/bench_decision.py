@@ -18,7 +18,10 @@ Every case is a source of data sets whose truth is known, and two learners:
 
 On every data set the script runs ``assess`` twice: with its defaults (the Conclusion a practitioner
 reads) and on one 10x10 cv, from which it takes the corrected t-test (decides when p <= 0.05) and the
-Bayesian correlated t-test as baycomp computes it (decides when a side beyond the ROPE of 0.01 gets 0.95).
+Bayesian correlated t-test as baycomp computes it (decides when a side beyond the ROPE of 0.01 gets 0.95),
+and the same corrected t with its correlation term inflated by the factor the proving ground calibrated for
+the learners' stability class (the class the default assessment measured; ``simstudy/pipeline/data/
+inflation.json``): the 10x10 cv's test brought to size, whose power is the 10x10 cv's size-adjusted power.
 A *false decision* is a side (A or B better) on a null case, or the wrong side or "equivalent" on an
 alternative.  Per method the table counts ``right`` (the true side; on a null case, no side), ``false``,
 and ``not settled`` (on a null case: "equivalent", which is right too).
@@ -151,6 +154,7 @@ def one(case: str, mu: float, index: int, seed: int) -> dict:
     import warnings
 
     from simstudy.apps.assess import assess
+    from simstudy.pipeline.inflation import inflated_cv_t_test, load_inflation
     from simstudy.statistics.bayesian import correlated_t_test
     from simstudy.statistics.significance import corrected_repeated_cv_t_test
 
@@ -171,6 +175,14 @@ def one(case: str, mu: float, index: int, seed: int) -> dict:
     t = corrected_repeated_cv_t_test(d, n_train=len(y) - n_test, n_test=n_test)
     bay = correlated_t_test(d.reshape(-1), n_train=len(y) - n_test, n_test=n_test, rope=ROPE)
     corrected = ("A" if t.direction > 0 else "B") if t.pvalue <= 0.05 else "not settled"
+    # the same corrected t with its correlation term inflated by the factor calibrated for the learners' class (the
+    # class the Conclusion measured): the 10x10 cv's test brought to size, as the proving ground calibrated it
+    cls = getattr(default.shipped, "name", "all")
+    factor = load_inflation()["procedures"]["cv10x10"]["1"].get(cls, {}).get("factor")
+    adjusted = "not settled"
+    if factor is not None:
+        ti = inflated_cv_t_test(d, n_train=len(y) - n_test, n_test=n_test, factor=factor)
+        adjusted = ("A" if ti.direction > 0 else "B") if ti.pvalue <= 0.05 else "not settled"
     baycomp = (
         "A"
         if bay.p_a_better >= 0.95
@@ -182,7 +194,13 @@ def one(case: str, mu: float, index: int, seed: int) -> dict:
         default.conclusion.verdict, "not settled"
     )
     return {"case": case, "conclusion": conclusion, "corrected 10x10": corrected, "baycomp 10x10": baycomp,
-            "seconds": seconds}  # fmt: skip
+            "inflated 10x10": adjusted, "class": cls, "factor": factor, "seconds": seconds}  # fmt: skip
+
+
+def _classes(g) -> str:
+    """The stability classes the Conclusion measured on a case's data sets, with their 10x10 factors and counts."""
+    counts = g.groupby(["class", "factor"], dropna=False).size()
+    return "; ".join(f"{c} ({f:g}): {n}" if f == f else f"{c} (none): {n}" for (c, f), n in counts.items())
 
 
 def main(argv=None) -> int:
@@ -220,8 +238,8 @@ def main(argv=None) -> int:
     out = []
     for case, g in df.groupby("case", sort=False):
         truth = _truth(case)
-        row = {"case": case, "truth": truth, "data sets": len(g)}
-        for col in ("conclusion", "corrected 10x10", "baycomp 10x10"):
+        row = {"case": case, "truth": truth, "data sets": len(g), "class (factor)": _classes(g)}
+        for col in ("conclusion", "corrected 10x10", "baycomp 10x10", "inflated 10x10"):
             v = g[col]
             right = int((v == truth).sum()) if truth in ("A", "B") else int((~v.isin(["A", "B"])).sum())
             false = (
