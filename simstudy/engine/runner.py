@@ -722,8 +722,8 @@ def _run_adaptive(study, profile, store, rule, seed, prov, *, jobs, backend, cli
 def _run_locked(
     study, profile, store, conds, plan, config, digest, seed, prov, *, jobs, backend, client, progress, extra=None
 ) -> RunData:
-    """The body of :func:`run_study`, with the run directory locked."""
-    path = store.path
+    """The body of :func:`run_study`, with the run directory locked: the manifest, what is stored, whether this
+    code may add to it, then the missing chunks computed and stored."""
     old = store.read_manifest()
     store.check_compatible(digest, config)
     store.clean_temporary()
@@ -732,76 +732,13 @@ def _run_locked(
     old = old or {}
     # The provenance every chunk of this directory must carry: the first run's.
     run_prov = old.get("provenance") if old else prov
-    manifest = {
-        "study": study.name,
-        "title": study.title,
-        "profile": profile,
-        "config": config,
-        "config_hash": digest,
-        "root_seed": seed,
-        "n_replications": config["n_replications"],
-        "plan": plan,
-        "conditions": [condition_key(c) for c in conds],
-        "versions": old.get("versions", versions),
-        "provenance": run_prov,
-        "created": old.get("created", now),
-        "chunks": old.get("chunks", {}),
-        "runs": old.get("runs", []),
-        "status": old.get("status", "running"),
-        **(extra or {}),
-    }
-    if "adaptive" in old and "adaptive" not in manifest:  # a finished adaptive run re-read: keep its record
-        manifest["adaptive"] = old["adaptive"]
-    by_key = {condition_key(c): c for c in conds}
-    todo, done = [], set()  # done: chunks verified or written in this call (no second hashing pass)
-    discarded: dict[str, int] = {}
-    for c in plan:
-        state = store.chunk_state(
-            c["condition"],
-            c["start"],
-            c["stop"],
-            chunk_identity(manifest, c["condition"], c["start"], c["stop"]),
-            run_prov,
-        )
-        if state == "ok":
-            done.add((c["condition"], c["start"]))
-            continue
-        if state != "missing":
-            discarded[state] = discarded.get(state, 0) + 1
-        todo.append(c)
-    changes = provenance_changes(run_prov, prov)
-    failed = {}  # stored chunks with failure rows: replications that failed under the stored run's code
-    if changes:
-        for c in plan:
-            if (c["condition"], c["start"]) in done:
-                n = _chunk_failures(store, manifest, c)
-                if n:
-                    failed[(c["condition"], c["start"])] = (n, c["stop"] - c["start"])
-    if changes and not discarded and all(n == size for n, size in failed.values()) and len(failed) == len(done):
-        # nothing stored but failures (or nothing at all): no rows to mix, so the failed chunks are computed
-        # again with this code
-        todo = list(plan)
-        done.clear()
-        run_prov = prov
-        changes = []
-    if changes and (todo or failed):
-        n_failed = sum(n for n, _ in failed.values())
-        why = (
-            f"; {n_failed} of its replications failed with that code and computing them again with this code"
-            if n_failed
-            else "; resuming"
-        )
-        raise ConfigMismatch(
-            f"{option('out')}: {path} holds rows computed by other code or package versions (changed: "
-            f"{', '.join(changes)}){why} would mix them: use {option('fresh', True)} to move that run aside and "
-            f"start again, or another {option('out')}"
-        )
+    manifest = _manifest(study, profile, conds, plan, config, digest, seed, old, versions, run_prov, now, extra)
+    todo, done, discarded = _stored_chunks(store, manifest, plan, run_prov)
+    todo, run_prov, changes = _may_add(store, manifest, plan, todo, done, discarded, run_prov, prov)
     manifest["provenance"] = run_prov
     for c in todo:
         store.discard_chunk(c["condition"], c["start"], c["stop"])
         manifest["chunks"].pop(manifest_chunk_key(c["condition"], c["start"], c["stop"]), None)
-    total = sum(c["stop"] - c["start"] for c in plan)
-    pending = sum(c["stop"] - c["start"] for c in todo)
     run_info = {
         "started": now,
         "jobs": jobs,
@@ -822,34 +759,137 @@ def _run_locked(
     manifest["runs"].append(run_info)
     manifest["status"] = "running"
     store.write_manifest(manifest)
-    t0 = time.perf_counter()
+    expect = expected_code(study, prov) if todo else None
+    from simstudy.pipeline.catalogue import user_entries
 
+    catalogue = user_entries()  # a design, scheme or test the user registered, for the workers
+    by_key = {condition_key(c): c for c in conds}
+    tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect, catalogue) for c in todo]
+    _compute(tasks, store, manifest, done, run_info, prov, expect, desc=f"{study.name}/{profile}", progress=progress,
+             client=client)  # fmt: skip
+    data = RunData(store.path, manifest)
+    data._cache["_ok"] = [c for c in plan if (c["condition"], c["start"]) in done]
+    return data
+
+
+def _manifest(study, profile, conds, plan, config, digest, seed, old, versions, run_prov, now, extra) -> dict:
+    """The run's manifest: this configuration and plan, with what the stored one recorded (versions, creation,
+    chunks, earlier runs)."""
+    manifest = {
+        "study": study.name,
+        "title": study.title,
+        "profile": profile,
+        "config": config,
+        "config_hash": digest,
+        "root_seed": seed,
+        "n_replications": config["n_replications"],
+        "plan": plan,
+        "conditions": [condition_key(c) for c in conds],
+        "versions": old.get("versions", versions),
+        "provenance": run_prov,
+        "created": old.get("created", now),
+        "chunks": old.get("chunks", {}),
+        "runs": old.get("runs", []),
+        "status": old.get("status", "running"),
+        **(extra or {}),
+    }
+    if "adaptive" in old and "adaptive" not in manifest:  # a finished adaptive run re-read: keep its record
+        manifest["adaptive"] = old["adaptive"]
+    return manifest
+
+
+def _stored_chunks(store, manifest, plan, run_prov) -> tuple[list, set, dict]:
+    """The chunks of ``plan`` to compute, those stored and verified (no second hashing pass later), and how
+    many stored ones were discarded, by state."""
+    todo, done = [], set()
+    discarded: dict[str, int] = {}
+    for c in plan:
+        state = store.chunk_state(
+            c["condition"],
+            c["start"],
+            c["stop"],
+            chunk_identity(manifest, c["condition"], c["start"], c["stop"]),
+            run_prov,
+        )
+        if state == "ok":
+            done.add((c["condition"], c["start"]))
+            continue
+        if state != "missing":
+            discarded[state] = discarded.get(state, 0) + 1
+        todo.append(c)
+    return todo, done, discarded
+
+
+def _may_add(store, manifest, plan, todo, done, discarded, run_prov, prov) -> tuple[list, dict, list]:
+    """Whether this code may add to the stored rows: ``(todo, provenance, changes)``.
+
+    Rows made by other code or package versions are never mixed with this code's: a run whose stored chunks
+    hold only failures is computed again whole with this code; one with rows to add to is refused
+    (ConfigMismatch); a complete one is read as it is, its changes recorded."""
+    changes = provenance_changes(run_prov, prov)
+    failed = {}  # stored chunks with failure rows: replications that failed under the stored run's code
+    if changes:
+        for c in plan:
+            if (c["condition"], c["start"]) in done:
+                n = _chunk_failures(store, manifest, c)
+                if n:
+                    failed[(c["condition"], c["start"])] = (n, c["stop"] - c["start"])
+    if changes and not discarded and all(n == size for n, size in failed.values()) and len(failed) == len(done):
+        # nothing stored but failures (or nothing at all): no rows to mix, so the failed chunks are computed
+        # again with this code
+        done.clear()
+        return list(plan), prov, []
+    if changes and (todo or failed):
+        n_failed = sum(n for n, _ in failed.values())
+        why = (
+            f"; {n_failed} of its replications failed with that code and computing them again with this code"
+            if n_failed
+            else "; resuming"
+        )
+        raise ConfigMismatch(
+            f"{option('out')}: {store.path} holds rows computed by other code or package versions (changed: "
+            f"{', '.join(changes)}){why} would mix them: use {option('fresh', True)} to move that run aside and "
+            f"start again, or another {option('out')}"
+        )
+    return todo, run_prov, changes
+
+
+def _progress_bar(desc: str, total: int, pending: int, progress):
+    """The progress bar (ETA) over the whole plan, starting at what is stored; a caller with its own display
+    (``progress`` callable) is told what is stored and what this stage plans instead."""
     from tqdm.auto import tqdm
 
     bar = tqdm(
         total=total,
         initial=total - pending,
         unit="rep",
-        desc=f"{study.name}/{profile}",
+        desc=desc,
         disable=not progress or callable(progress),
         dynamic_ncols=True,
         file=sys.stderr,
         mininterval=0.5 if sys.stderr.isatty() else 15.0,
     )  # a log file gets a line every 15 s
-    if callable(progress):  # the caller keeps its own display: told what is stored, and what this stage plans
+    if callable(progress):
         progress(0, total - pending, total)
-    expect = expected_code(study, prov) if todo else None
-    from simstudy.pipeline.catalogue import user_entries
+    return bar
 
-    catalogue = user_entries()  # a design, scheme or test the user registered, for the workers
-    tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect, catalogue) for c in todo]
+
+def _compute(tasks, store, manifest, done, run_info, prov, expect, *, desc, progress, client) -> None:
+    """Compute ``tasks`` (one per chunk to compute: study, condition, start, stop, ...) and store each chunk as it
+    arrives, adding it to ``done``; the manifest is written at most once a second and always at the end, complete
+    or not, even when a worker dies."""
+    plan = manifest["plan"]
+    total = sum(c["stop"] - c["start"] for c in plan)
+    pending = sum(stop - start for _, _, start, stop, *_ in tasks)
+    t0 = time.perf_counter()
+    bar = _progress_bar(desc, total, pending, progress)
     n_fail = 0
     workers: dict[str, int] = run_info.setdefault("workers", {})  # where the replications were computed
     last_manifest = time.perf_counter()
     ok = False
     try:
         if tasks:
-            with _executor(jobs, backend, client) as run_all:
+            with _executor(run_info["jobs"], run_info["backend"], client) as run_all:
                 for key, start, stop, tables, seconds, failed, info in run_all(tasks):
                     if info.get("stale") or info.get("differs"):
                         raise _worker_refusal(
@@ -907,9 +947,6 @@ def _run_locked(
             if ok:
                 raise
             # already failing (e.g. the disk is full): keep that error; the chunks are the record
-    data = RunData(path, manifest)
-    data._cache["_ok"] = [c for c in plan if (c["condition"], c["start"]) in done]
-    return data
 
 
 def _current_study(study) -> Study:
