@@ -338,6 +338,29 @@ def _design_of(spec, layout, design: str | None) -> str | None:
     return layout.designs.get(kind, _DEFAULT_DESIGNS[kind])
 
 
+class _Blocks:
+    """One pair's stored scores per design, each cut into a :class:`_Block` once, when a test first needs it."""
+
+    def __init__(self, rows, layout, a, b):
+        self.rows, self.layout, self.a, self.b = rows, layout, a, b
+        self.made: dict = {}
+
+    def of(self, name):
+        """The block of design ``name`` (None: the study has no design column), or None when none is stored."""
+        if name not in self.made:
+            sel = self.rows if name is None else self.rows[self.rows[self.layout.design_column] == name]
+            self.made[name] = _Block(sel, self.layout, self.a, self.b, name) if len(sel) else None
+        return self.made[name]
+
+    def first(self):
+        """The first block made, else the one of the study's cv design: where the built-in tests' units lie."""
+        made = next((x for x in self.made.values() if x is not None), None)
+        if made is not None:
+            return made
+        layout = self.layout
+        return self.of(layout.designs.get("cv", _DEFAULT_DESIGNS["cv"]) if layout.design_column else None)
+
+
 def _walk(study, layout, tests, scores, outcomes, alpha: float, design: str | None = None) -> _Found:
     """Run the new tests on every group and pair of the stored scores; set the built-in tests beside them."""
     variants = [c for c in layout.variants if c in outcomes]
@@ -356,88 +379,93 @@ def _walk(study, layout, tests, scores, outcomes, alpha: float, design: str | No
             pout = gout if layout.pair_column is None else gout[gout[layout.pair_column] == pair]
             stored = list(pout.groupby(variants, sort=False)) if variants else []
             template = stored[0][1] if stored else None
-            blocks = {}
-
-            def block_of(name):
-                if name not in blocks:
-                    sel = grows if name is None else grows[grows[layout.design_column] == name]
-                    blocks[name] = _Block(sel, layout, a, b, name) if len(sel) else None
-                return blocks[name]
-
-            def block_for(kind):
-                return block_of(layout.designs.get(kind, _DEFAULT_DESIGNS[kind]) if layout.design_column else None)
-
+            blocks = _Blocks(grows, layout, a, b)
             base = {**gfields, **({"pair": pair} if len(pairs) > 1 or layout.pair_column else {})}
-            new = {}
-            for spec in tests:
-                label = spec.name
-                where = _design_of(spec, layout, design)
-                blk = block_of(where)
-                if blk is None:
-                    found.not_run.setdefault(label, f"no stored scores of design {where}")
-                    continue
-                if spec.sizes and blk.scores.n_train is None:
-                    found.not_run.setdefault(label, blk.no_sizes or "the study's layout gives no split sizes")
-                    continue
-                # a registered sample test runs on each scheme the study uses; a plug-in makes its own sample
-                for sch in schemes if spec.takes == "sample" else [None]:
-                    got = _run(spec, blk, sch, alpha)
-                    if got is None:
-                        found.not_run.setdefault(label, f"its input does not fit design {where or 'of the study'}")
-                        continue
-                    found.ran_on.setdefault(label, [])
-                    if (where or "") not in found.ran_on[label]:
-                        found.ran_on[label].append(where or "")
-                    res, dec = got
-                    sch_label = sch if spec.takes == "sample" else None
-                    if dec is None:  # the plug-in declined this design
-                        found.declined.append((label, sch_label, base))
-                        found.rows.append({**base, "test": f"**{label}**", "scheme": sch_label or "", **_DECLINED_ROW})
-                        continue
-                    new[(label, sch_label)] = (dec, blk)
-                    rows = _as_stored(template, blk, base, label, sch_label, res, dec)
-                    direction = np.broadcast_to(np.asarray(res.direction, dtype=float), dec.shape).ravel()
-                    found.new.append((label, sch_label, rows, direction, bool(getattr(res, "decision_only", False))))
-                    found.rows.append(
-                        {**base, "test": f"**{label}**", "scheme": sch_label or "", **_summary(dec), "published": ""}
-                    )
-            for vkey, vout in stored:
-                vkey = vkey if isinstance(vkey, tuple) else (vkey,)
-                vfields = dict(zip(variants, vkey))
-                blk = next((x for x in blocks.values() if x is not None), None) or block_for("cv")
-                if blk is None:
-                    continue
-                old = blk.decisions_of(vout)
-                if np.isnan(old.astype(float)).any():
-                    continue  # this built-in test was not stored for every unit (e.g. another level)
-                label = " / ".join(str(v) for v in vkey)
-                found.builtin[label] = vfields
-                found.rows.append(
-                    {
-                        **base,
-                        "test": label,
-                        "scheme": "",
-                        **_summary(old),
-                        "published": _published(study, {**gfields, **vfields, "pair": pair}, specific=groups),
-                    }
-                )
-                for (nlabel, nsch), (dec, _) in new.items():
-                    if dec.shape != old.shape:
-                        continue
-                    if nsch is not None and "scheme" in vfields and vfields["scheme"] != nsch:
-                        continue
-                    m, lo, hi = map(float, mean_interval((dec != 0).mean(axis=1) - (old != 0).mean(axis=1)))
-                    found.diffs.append(
-                        {
-                            **base,
-                            "new test": nlabel + (f" / {nsch}" if nsch else ""),
-                            "built-in": label,
-                            "difference": m,
-                            "low": lo,
-                            "high": hi,
-                        }
-                    )
+            new = _run_new(found, tests, blocks, schemes, template, base, layout, alpha, design)
+            _set_builtin_beside(found, stored, variants, blocks, new, base, (study, gfields, pair, groups))
     return found
+
+
+def _run_new(found: _Found, tests, blocks: _Blocks, schemes, template, base, layout, alpha, design) -> dict:
+    """Run the new tests on one pair's blocks, recording their rows in ``found``; ``{(test, scheme): (decisions,
+    block)}`` of those that decided."""
+    new = {}
+    for spec in tests:
+        label = spec.name
+        where = _design_of(spec, layout, design)
+        blk = blocks.of(where)
+        if blk is None:
+            found.not_run.setdefault(label, f"no stored scores of design {where}")
+            continue
+        if spec.sizes and blk.scores.n_train is None:
+            found.not_run.setdefault(label, blk.no_sizes or "the study's layout gives no split sizes")
+            continue
+        # a registered sample test runs on each scheme the study uses; a plug-in makes its own sample
+        for sch in schemes if spec.takes == "sample" else [None]:
+            got = _run(spec, blk, sch, alpha)
+            if got is None:
+                found.not_run.setdefault(label, f"its input does not fit design {where or 'of the study'}")
+                continue
+            found.ran_on.setdefault(label, [])
+            if (where or "") not in found.ran_on[label]:
+                found.ran_on[label].append(where or "")
+            res, dec = got
+            sch_label = sch if spec.takes == "sample" else None
+            if dec is None:  # the plug-in declined this design
+                found.declined.append((label, sch_label, base))
+                found.rows.append({**base, "test": f"**{label}**", "scheme": sch_label or "", **_DECLINED_ROW})
+                continue
+            new[(label, sch_label)] = (dec, blk)
+            rows = _as_stored(template, blk, base, label, sch_label, res, dec)
+            direction = np.broadcast_to(np.asarray(res.direction, dtype=float), dec.shape).ravel()
+            found.new.append((label, sch_label, rows, direction, bool(getattr(res, "decision_only", False))))
+            found.rows.append(
+                {**base, "test": f"**{label}**", "scheme": sch_label or "", **_summary(dec), "published": ""}
+            )
+    return new
+
+
+def _set_builtin_beside(found: _Found, stored, variants, blocks: _Blocks, new: dict, base, where) -> None:
+    """The built-in tests stored for one pair (``where``: the study, the group's fields, the pair and the group
+    columns), each with its published value, and the paired difference of every new test's rejection rate from
+    it on the same units."""
+    study, gfields, pair, groups = where
+    for vkey, vout in stored:
+        vkey = vkey if isinstance(vkey, tuple) else (vkey,)
+        vfields = dict(zip(variants, vkey))
+        blk = blocks.first()
+        if blk is None:
+            continue
+        old = blk.decisions_of(vout)
+        if np.isnan(old.astype(float)).any():
+            continue  # this built-in test was not stored for every unit (e.g. another level)
+        label = " / ".join(str(v) for v in vkey)
+        found.builtin[label] = vfields
+        found.rows.append(
+            {
+                **base,
+                "test": label,
+                "scheme": "",
+                **_summary(old),
+                "published": _published(study, {**gfields, **vfields, "pair": pair}, specific=groups),
+            }
+        )
+        for (nlabel, nsch), (dec, _) in new.items():
+            if dec.shape != old.shape:
+                continue
+            if nsch is not None and "scheme" in vfields and vfields["scheme"] != nsch:
+                continue
+            m, lo, hi = map(float, mean_interval((dec != 0).mean(axis=1) - (old != 0).mean(axis=1)))
+            found.diffs.append(
+                {
+                    **base,
+                    "new test": nlabel + (f" / {nsch}" if nsch else ""),
+                    "built-in": label,
+                    "difference": m,
+                    "low": lo,
+                    "high": hi,
+                }
+            )
 
 
 _DECLINED_ROW = {"% rejecting": DECLINED, "% A better": DECLINED, "published": ""}
