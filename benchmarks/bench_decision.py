@@ -10,7 +10,10 @@ Every case is a source of data sets whose truth is known, and two learners:
 * real data with a crippled model: data sets of 300 cases drawn without replacement from the 768 of the
   Pima diabetes data (the population), logistic regression against itself without plasma glucose and body
   mass (A better; the gap on all 768 cases is printed), and logistic regression with C = 1 against C = 1.0001
-  (null: the same model);
+  (null: the same model); and, null too, the same randomised learner as A and B, each with its own seeds: a
+  random forest of 50 trees, a decision tree choosing among a random subset of attributes at every node, and
+  ten bagged 1-nearest neighbours (``--cases pima-forest-vs-forest pima-random-tree-vs-random-tree
+  pima-bagged-1nn-vs-bagged-1nn``; not in the default list);
 * the proving ground's two-view Gaussian worlds (``simstudy/apps/proving/truth.json``): the same learner
   on two views, null (``e0``) or with view A more informative (``e0.5``), for a stable learner (LDA), a
   moderately stable one (1-NN) and an unstable one (a decision tree).  Their data sets here are new (this
@@ -74,6 +77,33 @@ def _logreg(cols=None, C: float = 1.0):
 CRIPPLED = (0, 2, 3, 4, 6, 7)
 
 
+def _forest():
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=50)
+
+
+def _random_tree():
+    from sklearn.tree import DecisionTreeClassifier
+
+    return DecisionTreeClassifier(max_features="sqrt")  # a random subset of attributes at every node
+
+
+def _bagged_1nn():
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.neighbors import KNeighborsClassifier
+
+    return BaggingClassifier(KNeighborsClassifier(1), n_estimators=10)
+
+
+#: Real-data null cases of unstable learners: the same randomised learner as A and B on Pima.
+_SEEDED_NULLS = {
+    "pima-forest-vs-forest": _forest,
+    "pima-random-tree-vs-random-tree": _random_tree,
+    "pima-bagged-1nn-vs-bagged-1nn": _bagged_1nn,
+}
+
+
 def _learners(case: str, n_attributes: int):
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.neighbors import KNeighborsClassifier
@@ -84,6 +114,8 @@ def _learners(case: str, n_attributes: int):
         return ("logreg", _logreg()), ("crippled", _logreg(CRIPPLED))
     if case == "pima-logreg-C1-vs-C1.0001":
         return ("C=1", _logreg(C=1.0)), ("C=1.0001", _logreg(C=1.0001))
+    if case in _SEEDED_NULLS:  # the same randomised learner twice: each gets its own seeds, the truth is null
+        return ("A", _SEEDED_NULLS[case]()), ("B", _SEEDED_NULLS[case]())
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import make_pipeline
     from sklearn.tree import DecisionTreeClassifier
@@ -118,6 +150,8 @@ def _truth(case: str) -> str:
         return "A"
     if case == "pima-logreg-C1-vs-C1.0001":
         return "null"  # the same model but for a regularisation a ten-thousandth apart
+    if case in _SEEDED_NULLS:
+        return "null"
     import json
 
     from simstudy.apps.proving.scenarios import __file__ as here

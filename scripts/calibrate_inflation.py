@@ -8,7 +8,7 @@ This script writes it, with the run's provenance, to
 ``simstudy/pipeline/data/inflation.json``, and prints the rows of 1, 5 and 10
 repeats pooled.  Nothing is simulated again.
 
-    .venv/bin/python scripts/calibrate_inflation.py RUN_DIR     # about two minutes
+    .venv/bin/python scripts/calibrate_inflation.py RUN_DIR     # about a minute on the paper profile
 """
 
 from __future__ import annotations
