@@ -615,6 +615,12 @@ def test_the_inflation_factor_is_calibrated_on_even_data_sets_and_judged_on_odd_
     assert one["power %"] < one["uninflated power %"]  # the uninflated test's extra rejections are its excess size
     assert cal.tests == {"inflated_cv_t_shaky": one["factor"]}
     assert cal.designs == ("cv10x10",) and set(cal.shown()["repeats pooled"]) == {1}
+    # the page's rule is the calibration's: no tolerance above alpha asks for a factor at least as large
+    from simstudy.statistics.size_control import SizeRule
+
+    strict = calibrate_inflation(_Rows(scores), classes=classes, truth=truth, rule=SizeRule(0.05, tolerance=0.05))
+    if not strict.table.empty:
+        assert strict.table.loc[strict.table["class"] == "shaky", "factor"].iloc[0] >= one["factor"]
 
 
 def test_the_page_says_whether_the_shipped_factors_are_its_own():

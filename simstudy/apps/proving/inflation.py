@@ -144,17 +144,17 @@ def _keep(rep: np.ndarray, parity: int | None) -> np.ndarray:
     return np.ones(rep.shape, dtype=bool) if parity is None else rep % 2 == parity
 
 
-def _judge(pools: dict, scenarios, factor: float, parity, m: int, alpha: float):
-    from simstudy.statistics.size_control import SizeRule, judge_scenarios
+def _judge(pools: dict, scenarios, factor: float, parity, m: int, rule):
+    from simstudy.statistics.size_control import judge_scenarios
 
     shares, groups, per = [], [], 1
     for c in scenarios:
-        rej, _ = _decisions(pools[c], factor, alpha)
+        rej, _ = _decisions(pools[c], factor, rule.alpha)
         keep = _keep(pools[c]["rep"], parity)
         per = rej.shape[1]
         shares.extend(rej[keep].mean(axis=1))
         groups.extend([c] * int(keep.sum()))
-    return judge_scenarios(np.asarray(shares), np.asarray(groups), SizeRule(alpha), n_repeats=per, m=m)
+    return judge_scenarios(np.asarray(shares), np.asarray(groups), rule, n_repeats=per, m=m)
 
 
 def _power(pools: dict, scenarios, truth: dict, factor: float, parity, key: str, alpha: float) -> tuple:
@@ -175,12 +175,12 @@ def _power(pools: dict, scenarios, truth: dict, factor: float, parity, key: str,
     return 100 * float(mean), 100 * float(low), 100 * float(high), len(per)
 
 
-def _evidence(pools, nulls, alts, truth, key, factor, parity, m, design, test, alpha) -> dict:
+def _evidence(pools, nulls, alts, truth, key, factor, parity, m, design, test, rule) -> dict:
     """One procedure's size verdict and power on the data sets of ``parity``, in the shipped evidence's columns."""
     from simstudy.statistics.size_control import procedure_verdict
 
-    v = procedure_verdict(_judge(pools, nulls, factor, parity, m, alpha))
-    p = _power(pools, alts, truth, factor, parity, key, alpha)
+    v = procedure_verdict(_judge(pools, nulls, factor, parity, m, rule))
+    p = _power(pools, alts, truth, factor, parity, key, rule.alpha)
     return {
         "procedure": f"{test} [{design}]",
         "design": design,
@@ -202,16 +202,16 @@ def _evidence(pools, nulls, alts, truth, key, factor, parity, m, design, test, a
     }
 
 
-def _factor(pools, nulls, m, alpha) -> tuple:
+def _factor(pools, nulls, m, rule) -> tuple:
     """The factor of one class and the data sets it is judged on: 1 on all of them when the published test
     controls size on every data set; else the smallest factor of the grid that does on the even ones, judged on
     the odd ones; (None, None) when none does."""
-    plain = _judge(pools, nulls, 1.0, None, m, alpha)
+    plain = _judge(pools, nulls, 1.0, None, m, rule)
     if (plain["verdict"] == "controls size").all():
         return 1.0, None
     for f in GRID[1:]:
-        j = _judge(pools, nulls, f, 0, m, alpha)
-        if (j["verdict"] == "controls size").all() and (j["type1"] <= alpha).all():
+        j = _judge(pools, nulls, f, 0, m, rule)
+        if (j["verdict"] == "controls size").all() and (j["type1"] <= rule.alpha).all():
             return f, 1
     return None, None
 
@@ -238,7 +238,7 @@ def _row(design, repeats, name, held, plain_power) -> dict:
     }
 
 
-def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None = None, alpha: float = 0.05):
+def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None = None, rule=None):
     """Calibrate and validate the inflated corrected t on a stored proving ground (see the module).
 
     Parameters
@@ -249,7 +249,8 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
         ``{class: {"scenarios": [...], "null_scenarios": [...]}}`` (default: the shipped evidence's classes).
     truth : dict, optional
         ``{scenario: {"truth": ..., "truth_half": ...}}`` (default: the proving ground's stored truth).
-    alpha : float
+    rule : simstudy.statistics.size_control.SizeRule, optional
+        How size is judged (default alpha 0.05, tolerance 1.5 alpha: the rule of the shipped calibration).
 
     Returns
     -------
@@ -258,6 +259,9 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
     """
     from simstudy.apps.proving.scenarios import TRUTH_FILE, _truth_file
     from simstudy.apps.shipped_evidence import load_shipped
+    from simstudy.statistics.size_control import SizeRule
+
+    rule = rule or SizeRule(0.05)
 
     classes = classes if classes is not None else load_shipped()["classes"]
     truth = truth if truth is not None else _truth_file(str(TRUTH_FILE))
@@ -276,13 +280,13 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
             for name, cls in classes.items():
                 nulls = [c for c in cls["null_scenarios"] if c in pools]
                 alts = [c for c in cls["scenarios"] if c in pools and c not in nulls]
-                factor, parity = _factor(pools, nulls, m, alpha) if nulls else (None, None)
+                factor, parity = _factor(pools, nulls, m, rule) if nulls else (None, None)
                 if factor is None:
                     continue
                 test = "corrected_cv_t" if factor == 1 else f"inflated_cv_t_{name.replace(' ', '_')}"
-                held = _evidence(pools, nulls, alts, truth, key, factor, parity, m, design, test, alpha)
+                held = _evidence(pools, nulls, alts, truth, key, factor, parity, m, design, test, rule)
                 held["judged_on"] = "every data set" if parity is None else "held-out data sets"
-                plain = _power(pools, alts, truth, 1.0, parity, key, alpha)
+                plain = _power(pools, alts, truth, 1.0, parity, key, rule.alpha)
                 procedures[design][str(repeats)][name] = {**held, "plain_power": round(plain[0], 4)}
                 rows.append(_row(design, repeats, name, held, plain[0]))
                 if design == PER_REPEAT_DESIGN and repeats == 1 and name != "all" and factor > 1:
@@ -293,7 +297,7 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
                 nulls = [c for c in cls["null_scenarios"] if c in pools]
                 alts = [c for c in cls["scenarios"] if c in pools and c not in nulls]
                 evidence[name] = [
-                    _evidence(pools, nulls, alts, truth, key, f, 1, m, design, t, alpha)
+                    _evidence(pools, nulls, alts, truth, key, f, 1, m, design, t, rule)
                     for t, f in sorted(tests.items())
                     if nulls
                 ]
@@ -302,7 +306,7 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
         procedures=procedures,
         tests=tests,
         evidence=evidence,
-        alpha=alpha,
+        alpha=rule.alpha,
         null_scenarios=m,
         designs=tuple(procedures),
     )

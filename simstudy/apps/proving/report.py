@@ -272,7 +272,7 @@ def _tables(run, plugins, tests, timeout, rule) -> _Tables:
         diag=diag,
         factors=factors,
         measured=measured,
-        inflation=calibrate_inflation(run, alpha=rule.alpha),
+        inflation=calibrate_inflation(run, rule=rule),
     )
 
 
