@@ -765,8 +765,8 @@ def _run_locked(
     catalogue = user_entries()  # a design, scheme or test the user registered, for the workers
     by_key = {condition_key(c): c for c in conds}
     tasks = [(study, by_key[c["condition"]], c["start"], c["stop"], seed, expect, catalogue) for c in todo]
-    _compute(tasks, store, manifest, done, run_info, prov, expect, desc=f"{study.name}/{profile}", progress=progress,
-             client=client)  # fmt: skip
+    desc = f"{study.name}/{profile}"
+    _compute(tasks, store, manifest, done, run_info, prov, expect, desc=desc, progress=progress, client=client)
     data = RunData(store.path, manifest)
     data._cache["_ok"] = [c for c in plan if (c["condition"], c["start"]) in done]
     return data

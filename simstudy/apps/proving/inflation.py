@@ -99,21 +99,24 @@ class Inflation:
         return self.table[self.table["repeats pooled"].isin(SHOWN_REPEATS)][cols].reset_index(drop=True)
 
 
-def fold_differences(run, design: str, conditions) -> dict:
-    """Per condition stored on ``design``: the split differences A - B, shape (data sets, repeats, splits), the
-    test share ``n_test/n_train`` and every data set's replication number."""
-    out = {}
+def fold_differences(run, designs, conditions) -> dict:
+    """Per design of ``designs`` and condition stored on it: the split differences A - B, shape (data sets,
+    repeats, splits), the test share ``n_test/n_train`` and every data set's replication number (each
+    condition's rows read once for all the designs)."""
+    out: dict = {d: {} for d in designs}
     for cond in conditions:
-        parts = [c[c["design"] == design] for c in run.table_chunks("scores", columns=_COLUMNS, conditions=[cond])]
+        parts = [c[c["design"].isin(designs)] for c in run.table_chunks("scores", columns=_COLUMNS, conditions=[cond])]
         parts = [p for p in parts if len(p)]
         if not parts:
             continue
-        g = pd.concat(parts, ignore_index=True).sort_values(["replication", "experiment", "run", "fold"])
-        n_exp = int(g["experiment"].nunique())
-        per = len(g) // int(len(g[["replication", "experiment"]].drop_duplicates()))
-        x = (g["acc_a"].to_numpy(float) - g["acc_b"].to_numpy(float)).reshape(-1, n_exp, per)
-        ratio = float(g["n_test"].iloc[0]) / float(g["n_train"].iloc[0])
-        out[str(cond)] = {"x": x, "ratio": ratio, "rep": g["replication"].to_numpy()[:: n_exp * per]}
+        rows = pd.concat(parts, ignore_index=True)
+        for design, g in rows.groupby("design", sort=False, observed=True):
+            g = g.sort_values(["replication", "experiment", "run", "fold"])
+            n_exp = int(g["experiment"].nunique())
+            per = len(g) // int(len(g[["replication", "experiment"]].drop_duplicates()))
+            x = (g["acc_a"].to_numpy(float) - g["acc_b"].to_numpy(float)).reshape(-1, n_exp, per)
+            ratio = float(g["n_test"].iloc[0]) / float(g["n_train"].iloc[0])
+            out[str(design)][str(cond)] = {"x": x, "ratio": ratio, "rep": g["replication"].to_numpy()[:: n_exp * per]}
     return out
 
 
@@ -262,14 +265,14 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
     from simstudy.statistics.size_control import SizeRule
 
     rule = rule or SizeRule(0.05)
-
     classes = classes if classes is not None else load_shipped()["classes"]
     truth = truth if truth is not None else _truth_file(str(TRUTH_FILE))
     stored = list(dict.fromkeys(str(c["condition"]) for c in run.manifest["plan"]))
     m = max(1, len([c for c in classes["all"]["null_scenarios"] if c in stored]))
     procedures, tests, evidence, rows = {}, {}, {}, []
+    every = fold_differences(run, tuple(DESIGNS), [c for c in stored if c in truth])
     for design, key in DESIGNS.items():
-        diffs = fold_differences(run, design, [c for c in stored if c in truth])
+        diffs = every[design]
         if not diffs:
             continue
         n_exp = next(iter(diffs.values()))["x"].shape[1]
