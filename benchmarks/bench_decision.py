@@ -25,6 +25,9 @@ Bayesian correlated t-test as baycomp computes it (decides when a side beyond th
 and the same corrected t with its correlation term inflated by the factor the proving ground calibrated for
 the learners' stability class (the class the default assessment measured; ``simstudy/pipeline/data/
 inflation.json``): the 10x10 cv's test brought to size, whose power is the 10x10 cv's size-adjusted power.
+Column ``both designs``: the two designs together (one 10x10 cv and the default's five 5x2 cvs, 200 fits),
+decided as the Conclusion decides several designs: the design whose calibrated procedure controls size for
+the class with the most power on the proving ground decides, the other (if it controls size) may only veto.
 A *false decision* is a side (A or B better) on a null case, or the wrong side or "equivalent" on an
 alternative.  Per method the table counts ``right`` (the true side; on a null case, no side), ``false``,
 and ``not settled`` (on a null case: "equivalent", which is right too).
@@ -188,7 +191,7 @@ def one(case: str, mu: float, index: int, seed: int) -> dict:
     import warnings
 
     from simstudy.apps.assess import assess
-    from simstudy.pipeline.inflation import inflated_cv_t_test, load_inflation
+    from simstudy.pipeline.inflation import inflated_cv_t_test, pooled_evidence
     from simstudy.statistics.bayesian import correlated_t_test
     from simstudy.statistics.significance import corrected_repeated_cv_t_test
 
@@ -209,14 +212,25 @@ def one(case: str, mu: float, index: int, seed: int) -> dict:
     t = corrected_repeated_cv_t_test(d, n_train=len(y) - n_test, n_test=n_test)
     bay = correlated_t_test(d.reshape(-1), n_train=len(y) - n_test, n_test=n_test, rope=ROPE)
     corrected = ("A" if t.direction > 0 else "B") if t.pvalue <= 0.05 else "not settled"
+    conclusion = {"A better": "A", "B better": "B", "equivalent within the ROPE": "equivalent"}.get(
+        default.conclusion.verdict, "not settled"
+    )
     # the same corrected t with its correlation term inflated by the factor calibrated for the learners' class (the
     # class the Conclusion measured): the 10x10 cv's test brought to size, as the proving ground calibrated it
     cls = getattr(default.shipped, "name", "all")
-    factor = load_inflation()["procedures"]["cv10x10"]["1"].get(cls, {}).get("factor")
+    ten = pooled_evidence("cv10x10", 1, cls)
+    factor = ten["factor"] if ten else None
     adjusted = "not settled"
     if factor is not None:
         ti = inflated_cv_t_test(d, n_train=len(y) - n_test, n_test=n_test, factor=factor)
         adjusted = ("A" if ti.direction > 0 else "B") if ti.pvalue <= 0.05 else "not settled"
+    # both designs (one 10x10 cv and the default's five 5x2 cvs): the one whose calibrated procedure controls size
+    # for the class with the most power decides, the other may only veto (a contrary side)
+    five = pooled_evidence("5x2cv", 5, cls)
+    ten_ok = bool(ten and ten["size"] == "controls size")
+    ten_leads = ten_ok and (not five or five["size"] != "controls size" or ten["power"] > five["power"])
+    lead, other = (adjusted, conclusion) if ten_leads else (conclusion, adjusted if ten_ok else None)
+    both = "not settled" if other in ("A", "B") and lead in ("A", "B") and other != lead else lead
     baycomp = (
         "A"
         if bay.p_a_better >= 0.95
@@ -224,11 +238,8 @@ def one(case: str, mu: float, index: int, seed: int) -> dict:
         if bay.p_b_better >= 0.95
         else ("equivalent" if bay.p_rope >= 0.95 else "not settled")
     )
-    conclusion = {"A better": "A", "B better": "B", "equivalent within the ROPE": "equivalent"}.get(
-        default.conclusion.verdict, "not settled"
-    )
     return {"case": case, "conclusion": conclusion, "corrected 10x10": corrected, "baycomp 10x10": baycomp,
-            "inflated 10x10": adjusted, "class": cls, "factor": factor, "seconds": seconds}  # fmt: skip
+            "inflated 10x10": adjusted, "both designs": both, "class": cls, "factor": factor, "seconds": seconds}  # fmt: skip
 
 
 def _classes(g) -> str:
@@ -273,7 +284,7 @@ def main(argv=None) -> int:
     for case, g in df.groupby("case", sort=False):
         truth = _truth(case)
         row = {"case": case, "truth": truth, "data sets": len(g), "class (factor)": _classes(g)}
-        for col in ("conclusion", "corrected 10x10", "baycomp 10x10", "inflated 10x10"):
+        for col in ("conclusion", "corrected 10x10", "baycomp 10x10", "inflated 10x10", "both designs"):
             v = g[col]
             right = int((v == truth).sum()) if truth in ("A", "B") else int((~v.isin(["A", "B"])).sum())
             false = (
