@@ -1256,14 +1256,19 @@ class UserCode:
 
     def run_killed_partway(self, study: Path, out: Path, env: dict, attempts: int = 3) -> tuple[bool, int]:
         """:meth:`run_killed`, again in an empty folder while the run finished before the signal reached it (a
-        fast run on an idle machine): a case about resuming needs something to resume."""
-        for _ in range(attempts):
+        fast run): a case about resuming needs something to resume.  When it finished every time, its last chunk
+        is taken away, which is what a kill just before that chunk was written leaves."""
+        for attempt in range(attempts):
             before = self.run_killed(study, out, env)
             if not before[0]:
-                break
-            self.log("the run finished before the signal: started again")
-            shutil.rmtree(out)
-        return before
+                return before
+            if attempt < attempts - 1:
+                self.log("the run finished before the signal: started again")
+                shutil.rmtree(out)
+        last = sorted(p for p in (out / "chunks").glob("*/*") if p.is_dir())[-1]
+        shutil.rmtree(last)
+        self.log(f"the run finished before the signal every time: its chunk {last.relative_to(out)} taken away")
+        return False, before[1] - 1
 
     def judge_resume(self, rc: int, err: str, out: Path, named: str, before: tuple, new_key: str) -> str:
         """A resume after an edit: refused on one line naming ``named``, or nothing mixed."""
