@@ -91,3 +91,16 @@ def test_no_library_message_names_a_command_line_option():
                 if flag.search(text):
                     found.append(f"{path.relative_to(root)}:{node.lineno}: {text[:90]}")
     assert not found, "\n".join(found)
+
+
+def test_the_run_a_missing_result_needs_is_named_in_the_callers_form(tmp_path):
+    """No stored run: a Python caller is told the call that stores one, the command line the command."""
+    from simstudy.engine.runs import load_run
+    from simstudy.errors import InputError, command_line
+
+    with pytest.raises(InputError) as python:
+        load_run("demo", "smoke", out=tmp_path / "none", verify_plan=False)
+    assert "run `run_study('demo', profile='smoke')` first" in str(python.value)
+    with command_line(), pytest.raises(InputError) as cli:
+        load_run("demo", "smoke", out=tmp_path / "none", verify_plan=False)
+    assert "run `simstudy run demo --profile smoke` first" in str(cli.value)

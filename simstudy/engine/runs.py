@@ -16,9 +16,18 @@ from pathlib import Path
 from simstudy._files import DEFAULT_PROFILE, DEFAULT_ROOT
 from simstudy.engine.runner import plan_run
 from simstudy.engine.store import ConfigMismatch, RunData, RunStore, default_out
-from simstudy.errors import InputError, option
+from simstudy.errors import InputError, on_command_line, option
 
-__all__ = ["DEFAULT_ROOT", "DEFAULT_PROFILE", "default_out", "stored_profiles", "locate_run", "check_plan", "load_run"]
+__all__ = [
+    "DEFAULT_ROOT",
+    "DEFAULT_PROFILE",
+    "default_out",
+    "stored_profiles",
+    "locate_run",
+    "check_plan",
+    "load_run",
+    "how_to_run",
+]
 
 
 def check_plan(manifest: dict, study, profile: str, path) -> None:
@@ -50,6 +59,14 @@ def check_plan(manifest: dict, study, profile: str, path) -> None:
             f"(differs in: {', '.join(diffs)}); the manifest was edited or the study changed "
             "since the run"
         )
+
+
+def how_to_run(study: str, profile: str, out=None) -> str:
+    """The call that stores a run, in the caller's form: ``simstudy run STUDY --profile P`` on the command line,
+    ``run_study('STUDY', profile='P')`` from Python (with the run directory when ``out`` is given)."""
+    if on_command_line():
+        return f"`simstudy run {study} --profile {profile}" + (f" --out {out}`" if out is not None else "`")
+    return f"`run_study({study!r}, profile={profile!r}" + (f", out={str(out)!r})`" if out is not None else ")`")
 
 
 def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool = True) -> RunData:
@@ -95,9 +112,7 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
         path = default_out(name, profile)
     manifest = RunStore(path).read_manifest()
     if manifest is None:
-        raise InputError(
-            f"study {name!r}: no stored run in {path}; run `simstudy run {name} --profile {profile}` first"
-        )
+        raise InputError(f"study {name!r}: no stored run in {path}; run {how_to_run(name, profile)} first")
     if profile is None:
         profile = manifest["profile"]
     if manifest.get("study") != name:
@@ -149,8 +164,8 @@ def locate_run(study, profile: str | None, out=None, *, root=DEFAULT_ROOT, spell
         manifest = RunStore(path).read_manifest()
         if manifest is None:
             raise InputError(
-                f"{option('out')}: no stored run in {path}; store one with `simstudy run {spelled} "
-                f"--profile {profile or DEFAULT_PROFILE} --out {path}`"
+                f"{option('out')}: no stored run in {path}; store one with "
+                f"{how_to_run(spelled, profile or DEFAULT_PROFILE, path)}"
             )
         if profile is None:
             profile = manifest.get("profile", DEFAULT_PROFILE)
@@ -168,9 +183,7 @@ def locate_run(study, profile: str | None, out=None, *, root=DEFAULT_ROOT, spell
             raise InputError(
                 f"{option('profile')}: study {study.name!r} has no run stored at profile {profile!r} ({path}); "
                 f"stored at: {', '.join(stored)}; pass {option('profile', stored[0])}, or run "
-                f"`simstudy run {spelled} --profile {profile}` first"
+                f"{how_to_run(spelled, profile)} first"
             )
-        raise InputError(
-            f"study {study.name!r}: nothing stored in {path}; run `simstudy run {spelled} --profile {profile}` first"
-        )
+        raise InputError(f"study {study.name!r}: nothing stored in {path}; run {how_to_run(spelled, profile)} first")
     return path, profile
