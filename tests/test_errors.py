@@ -98,9 +98,10 @@ def test_the_run_a_missing_result_needs_is_named_in_the_callers_form(tmp_path):
     from simstudy.engine.runs import load_run
     from simstudy.errors import InputError, command_line
 
+    out = tmp_path / "none"
     with pytest.raises(InputError) as python:
-        load_run("demo", "smoke", out=tmp_path / "none", verify_plan=False)
-    assert "run `run_study('demo', profile='smoke')` first" in str(python.value)
+        load_run("demo", "smoke", out=out, verify_plan=False)
+    assert f"run `run_study('demo', profile='smoke', out={str(out)!r})` first" in str(python.value)
     with command_line(), pytest.raises(InputError) as cli:
-        load_run("demo", "smoke", out=tmp_path / "none", verify_plan=False)
-    assert "run `simstudy run demo --profile smoke` first" in str(cli.value)
+        load_run("demo", out=out, verify_plan=False)  # no profile given: the default's
+    assert f"run `simstudy run demo --profile quick --out {out}` first" in str(cli.value)

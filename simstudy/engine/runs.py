@@ -112,7 +112,9 @@ def load_run(study, profile: str | None = None, out=None, *, verify_plan: bool =
         path = default_out(name, profile)
     manifest = RunStore(path).read_manifest()
     if manifest is None:
-        raise InputError(f"study {name!r}: no stored run in {path}; run {how_to_run(name, profile)} first")
+        raise InputError(
+            f"study {name!r}: no stored run in {path}; run {how_to_run(name, profile or DEFAULT_PROFILE, out)} first"
+        )
     if profile is None:
         profile = manifest["profile"]
     if manifest.get("study") != name:
