@@ -219,6 +219,12 @@ def _factor(pools, nulls, m, rule) -> tuple:
     return None, None
 
 
+def _scenarios_of(cls: dict, pools: dict) -> tuple[list, list]:
+    """A class's null scenarios and its alternatives, among those stored on the design."""
+    nulls = [c for c in cls["null_scenarios"] if c in pools]
+    return nulls, [c for c in cls["scenarios"] if c in pools and c not in nulls]
+
+
 def _row(design, repeats, name, held, plain_power) -> dict:
     return {
         "design": design,
@@ -279,10 +285,11 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
         procedures[design] = {}
         for repeats in range(1, n_exp + 1):
             pools = {c: _pooled(s, repeats) for c, s in diffs.items()}
+            if repeats == 1:
+                single = pools  # the per-repeat tests are judged on these below
             procedures[design][str(repeats)] = {}
             for name, cls in classes.items():
-                nulls = [c for c in cls["null_scenarios"] if c in pools]
-                alts = [c for c in cls["scenarios"] if c in pools and c not in nulls]
+                nulls, alts = _scenarios_of(cls, pools)
                 factor, parity = _factor(pools, nulls, m, rule) if nulls else (None, None)
                 if factor is None:
                     continue
@@ -295,12 +302,10 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
                 if design == PER_REPEAT_DESIGN and repeats == 1 and name != "all" and factor > 1:
                     tests[test] = factor
         if design == PER_REPEAT_DESIGN:  # the registered per-repeat tests, judged on every class's held-out data sets
-            pools = {c: _pooled(s, 1) for c, s in diffs.items()}
             for name, cls in classes.items():
-                nulls = [c for c in cls["null_scenarios"] if c in pools]
-                alts = [c for c in cls["scenarios"] if c in pools and c not in nulls]
+                nulls, alts = _scenarios_of(cls, single)
                 evidence[name] = [
-                    _evidence(pools, nulls, alts, truth, key, f, 1, m, design, t, rule)
+                    _evidence(single, nulls, alts, truth, key, f, 1, m, design, t, rule)
                     for t, f in sorted(tests.items())
                     if nulls
                 ]
