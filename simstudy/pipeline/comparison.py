@@ -7,8 +7,10 @@ A study's replication is "sample the source, run the comparison"::
 
 For every design, in the order given, :meth:`Comparison.fit` draws the
 partitions of ``n_experiments`` repeated experiments (:mod:`simstudy.pipeline.designs`),
-then one seed per experiment for each learner that takes a ``random_state``,
-and fits every learner once per split (:mod:`simstudy.pipeline.scores`).
+then one seed per experiment for each learner that takes a ``random_state``.
+After all designs (with ``case_order="shuffled"``) it draws an order of the
+cases for each run of each design.  Then it fits every learner once per split
+(:mod:`simstudy.pipeline.scores`); the fits draw nothing from the stream.
 :meth:`Fits.outcomes` applies the tests to those fits
 (:func:`simstudy.pipeline.outcomes.outcome_rows`): the sample tests on each
 sampling scheme of an r x k cv design, the whole-design tests once.  Every test
@@ -43,6 +45,9 @@ __all__ = ["Comparison", "Fits", "Learner", "FitFailed", "seeded", "rescore"]
 
 
 _SEED_HIGH = 2**31 - 1
+
+#: The orders in which a run may present the cases (see ``Comparison.case_order``).
+CASE_ORDERS = ("given", "shuffled")
 
 
 class FitFailed(RuntimeError):
@@ -214,6 +219,18 @@ class Comparison:
         ``predictions`` table, from which any scorer is computed again without
         fitting (:func:`rescore`).  The scores are then computed from those
         outputs too, so the two agree exactly.
+    case_order : ``"given"`` or ``"shuffled"``
+        The order in which each run presents the cases to the learners.
+        ``"given"`` (the default): the data's order, in training and test parts
+        alike.  ``"shuffled"``: every run (of every experiment) in an order of
+        its own, drawn from the replication's stream after every design's
+        partitions and seeds (which are thus the same as with ``"given"``), as
+        Weka's cross-validation randomises the data before each run.
+        It matters to a learner that breaks ties by the first training case
+        (Weka's IB1) on data stored in a sorted order; the partitions, and a
+        learner that ignores the order, give the same scores either way.
+        Learners whose fits are made elsewhere (``Learner.fit_predict`` and
+        the like) index the data as given and are refused with it.
     """
 
     learners: Any
@@ -230,6 +247,7 @@ class Comparison:
     metric: str = "accuracy"
     mean_sizes: bool = False
     keep_outputs: bool = False
+    case_order: str = "given"
     _learners: tuple = field(init=False, repr=False, compare=False)
     _designs: tuple = field(init=False, repr=False, compare=False)
     _seeded: tuple = field(init=False, repr=False, compare=False)
@@ -274,6 +292,15 @@ class Comparison:
         if self.sign_alpha is not None and not self.alpha <= self.sign_alpha < 1.0:
             raise InputError(f"sign_alpha: must lie in [alpha, 1), got {self.sign_alpha!r}")
         seeded = tuple(_takes_seed(lr.make) for _, lr in learners)
+        if self.case_order not in CASE_ORDERS:
+            raise InputError(f"case_order: one of {', '.join(map(repr, CASE_ORDERS))}, got {self.case_order!r}")
+        if self.case_order != "given":
+            hooked = [n for n, lr in learners if lr.fit_predict or lr.fit_score or lr.fit_outputs]
+            if hooked:
+                raise InputError(
+                    f"case_order: {self.case_order!r} reorders the data in this process, and the fits of "
+                    f"{', '.join(hooked)} are made elsewhere on the data as given; use case_order='given'"
+                )
         counts = self.counts or any(d.kind == "holdout" for _, d in designs)
         if counts and len(learners) != 2:
             raise InputError("counts: discordant counts (and a holdout design's tests) need exactly two learners")
@@ -373,17 +400,23 @@ class Comparison:
         """Draw every design's partitions and fit every learner once per split (see the module docstring)."""
         y = np.asarray(y)
         E = int(self.n_experiments)
-        per_design, outputs = {}, {}
-        for key, d in self._designs:
+        n_seeded = sum(self._seeded)
+        draws = []
+        for _, d in self._designs:
             split = d.splitter()
             ids = np.concatenate([split.fold_ids(y, rng) for _ in range(E)])
-            n_seeded = sum(self._seeded)
-            seeds = rng.integers(0, _SEED_HIGH, size=(E, n_seeded)) if n_seeded else None
+            draws.append((ids, rng.integers(0, _SEED_HIGH, size=(E, n_seeded)) if n_seeded else None))
+        # the orders after every design's partitions and seeds, which are thus those of the data's order
+        orders: list = [None] * len(draws)
+        if self.case_order == "shuffled":
+            orders = [np.stack([rng.permutation(y.size) for _ in range(ids.shape[0])]) for ids, _ in draws]
+        per_design, outputs = {}, {}
+        for (key, d), (ids, seeds), order in zip(self._designs, draws, orders):
             if self.keep_outputs and not self._counts:
-                acc, outputs[key] = self._fit_outputs(X, y, ids, E, seeds)
+                acc, outputs[key] = self._fit_outputs(X, y, ids, E, seeds, order)
                 n01 = n10 = None
             else:
-                acc, n01, n10 = self._fit_design(X, y, ids, E, seeds)
+                acc, n01, n10 = self._fit_design(X, y, ids, E, seeds, order)
             shape = (E, d.n_runs, d.n_folds)
             acc = acc.reshape(shape + (len(self._learners),))
             if n01 is not None and n10 is not None:
@@ -398,7 +431,7 @@ class Comparison:
             return lr.make
         return seeded(lr.make, seeds[e, sum(self._seeded[:j])])
 
-    def _fit_outputs(self, X, y, ids, E: int, seeds):
+    def _fit_outputs(self, X, y, ids, E: int, seeds, orders=None):
         """Scores ``(E * runs, folds, L)`` computed from every learner's outputs, and ``(ids, outputs)``."""
         from simstudy.pipeline.outputs import fold_outputs, needs_scores, outputs_scores
 
@@ -407,14 +440,20 @@ class Comparison:
         parts, outputs = [], []
         for j, (name, lr) in enumerate(self._learners):
 
-            def one(fold_ids, make, lr=lr):
-                return fold_outputs(X, y, fold_ids, make, scores=keep, fit_outputs=lr.fit_outputs)
+            def one(fold_ids, make, order, lr=lr):
+                def outputs_of(X, y, fold_ids):
+                    return fold_outputs(X, y, fold_ids, make, scores=keep, fit_outputs=lr.fit_outputs)
+
+                return _by_run(outputs_of, X, y, fold_ids, order, cases=(0, 1))
 
             try:
                 if not self._seeded[j]:
-                    pred, sc, kind = one(ids, lr.make)
+                    pred, sc, kind = one(ids, lr.make, orders)
                 else:
-                    pieces = [one(ids[e * runs : (e + 1) * runs], self._make(j, e, seeds)) for e in range(E)]
+                    pieces = [
+                        one(ids[e * runs : (e + 1) * runs], self._make(j, e, seeds), _rows(orders, e, runs))
+                        for e in range(E)
+                    ]
                     pred = np.concatenate([p for p, _, _ in pieces])
                     kinds = {k for _, _, k in pieces}
                     sc, kind = None, ""
@@ -427,41 +466,56 @@ class Comparison:
             outputs.append((pred, sc, kind))
         return np.concatenate(parts, axis=-1), (ids, outputs)
 
-    def _fit_design(self, X, y, ids, E: int, seeds):
+    def _fit_design(self, X, y, ids, E: int, seeds, orders=None):
         """Accuracies ``(E * runs, folds, L)`` of every learner, and the discordant counts when kept."""
+        runs = ids.shape[0] // E
         if self._counts:
             fps = tuple(lr.fit_predict for _, lr in self._learners)
+
+            def counted(fold_ids, makes, order):
+                def counts_of(X, y, fold_ids):
+                    return cv_paired_scores(X, y, fold_ids, makes, fit_predicts=fps)
+
+                return _by_run(counts_of, X, y, fold_ids, order)
+
             if not any(self._seeded):
-                return cv_paired_scores(X, y, ids, tuple(lr.make for _, lr in self._learners), fit_predicts=fps)
+                return counted(ids, tuple(lr.make for _, lr in self._learners), orders)
             # learners that take a seed get the experiment's, as without counts: one experiment at a time
-            runs = ids.shape[0] // E
-            counted = []
-            for e in range(E):
-                makes = tuple(self._make(j, e, seeds) for j in range(len(self._learners)))
-                counted.append(cv_paired_scores(X, y, ids[e * runs : (e + 1) * runs], makes, fit_predicts=fps))
-            acc, n01, n10 = (np.concatenate([part[i] for part in counted]) for i in range(3))
+            parts = [
+                counted(
+                    ids[e * runs : (e + 1) * runs],
+                    tuple(self._make(j, e, seeds) for j in range(len(self._learners))),
+                    _rows(orders, e, runs),
+                )
+                for e in range(E)
+            ]
+            acc, n01, n10 = (np.concatenate([part[i] for part in parts]) for i in range(3))
             return acc, n01, n10
         from simstudy.pipeline.outputs import _fitted
 
-        runs = ids.shape[0] // E
         parts = []
         for j, (name, lr) in enumerate(self._learners):
 
-            def score(fold_ids, make, lr=lr):
-                if self.metric == "accuracy":
-                    out = cv_accuracies(X, y, fold_ids, (make,), fit_predict=lr.fit_predict)
-                else:
-                    out = cv_scores(X, y, fold_ids, (make,), self.metric, fit_score=lr.fit_score)
+            def score(fold_ids, make, order, lr=lr):
+                def scores_of(X, y, fold_ids):
+                    if self.metric == "accuracy":
+                        return (cv_accuracies(X, y, fold_ids, (make,), fit_predict=lr.fit_predict),)
+                    return (cv_scores(X, y, fold_ids, (make,), self.metric, fit_score=lr.fit_score),)
+
+                (out,) = _by_run(scores_of, X, y, fold_ids, order)
                 _fitted(int(out.shape[0]) * int(out.shape[1]))  # a progress bar per fit counts them (on_fit)
                 return out
 
             try:
                 if not self._seeded[j]:
-                    parts.append(score(ids, lr.make))
+                    parts.append(score(ids, lr.make, orders))
                 else:
                     parts.append(
                         np.concatenate(
-                            [score(ids[e * runs : (e + 1) * runs], self._make(j, e, seeds)) for e in range(E)]
+                            [
+                                score(ids[e * runs : (e + 1) * runs], self._make(j, e, seeds), _rows(orders, e, runs))
+                                for e in range(E)
+                            ]
                         )
                     )
             except Exception as exc:
@@ -476,6 +530,40 @@ class Comparison:
         if self.keep_outputs:
             out["predictions"] = fits.predictions(y)
         return out
+
+
+def _rows(orders, e: int, runs: int):
+    """Experiment ``e``'s rows of ``orders`` (None stays None)."""
+    return None if orders is None else orders[e * runs : (e + 1) * runs]
+
+
+def _by_run(fn, X, y, fold_ids, orders, cases=()):
+    """``fn(X, y, fold_ids)``, a tuple of per-run results, with each run's cases in its row of ``orders``.
+
+    ``orders`` None: one call on the data as given.  Otherwise one call per run on that run's
+    order of the cases (``X[o]``, ``y[o]`` and its fold ids alike); the runs' arrays are
+    concatenated, and the elements numbered in ``cases`` (arrays over the cases on axis 1)
+    are put back in the data's order.  An element that is not an array (a kind, None) is the
+    first run's.
+    """
+    if orders is None:
+        return fn(X, y, fold_ids)
+    parts = [fn(X[o], y[o], fold_ids[r : r + 1, o]) for r, o in enumerate(orders)]
+    out = []
+    for i, first in enumerate(parts[0]):
+        if not isinstance(first, np.ndarray):
+            out.append(first)
+            continue
+        pieces = []
+        for o, part in zip(orders, parts):
+            piece = part[i]
+            if i in cases:
+                back = np.empty_like(piece)
+                back[:, o] = piece
+                piece = back
+            pieces.append(piece)
+        out.append(np.concatenate(pieces))
+    return tuple(out)
 
 
 def _tests_by_design(tests, designs) -> dict[str, dict[str, str]]:

@@ -58,7 +58,7 @@ RESAMPLED_RUNS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 CV_FOLDS = 10
 
 
-def experiment(cond, X, y, rng, learners, pairs, *, names=None):
+def experiment(cond, X, y, rng, learners, pairs, *, names=None, case_order="given"):
     """All tests of one experiment (one set of new partitions) for every pair.
 
     ``learners`` are factories fitted once per split; ``pairs`` maps a pair's
@@ -71,7 +71,9 @@ def experiment(cond, X, y, rng, learners, pairs, *, names=None):
     """
     names = list(names or [str(j) for j in range(len(learners))])
     designs = {"5x2": "5x2cv", "subsample": f"resampled{cond.n_resamples}", "cv": f"cv{cond.n_cv_runs}x{CV_FOLDS}"}
-    fits = Comparison(dict(zip(names, learners)), designs=designs, index_dtype=np.int16).fit(X, y, rng)
+    fits = Comparison(dict(zip(names, learners)), designs=designs, index_dtype=np.int16, case_order=case_order).fit(
+        X, y, rng
+    )
     runs = sorted({r for r in RESAMPLED_RUNS if r <= cond.n_resamples} | {10, cond.n_resamples})
     parts = []
     for pair, (a, b) in pairs.items():

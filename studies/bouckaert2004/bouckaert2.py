@@ -143,9 +143,11 @@ def validate(cond: DataSetCondition):
 def replicate(cond: DataSetCondition, rng):
     X, y, _, _ = load_uci_for_learning(cond.dataset)
     design = f"cv{cond.n_runs}x{min(cond.n_folds, int(np.bincount(y).max()))}"
-    # weka_evaluation: NN widens its attribute ranges with each test instance, as Weka's IB1 does
+    # weka_evaluation: NN widens its attribute ranges with each test instance, as Weka's IB1 does;
+    # each run presents the cases in an order of its own, as Weka's cross-validation randomises the data
+    # (IB1 breaks ties of distance by the first training case, and several files are sorted by class)
     learners = uci_learner_factories(LEARNERS.values(), cond.dataset, weka_evaluation=True)
-    fits = Comparison(dict(zip(LEARNERS, learners)), designs=(design,)).fit(X, y, rng)
+    fits = Comparison(dict(zip(LEARNERS, learners)), designs=(design,), case_order="shuffled").fit(X, y, rng)
     outcomes = pd.concat(
         [
             outcome_rows(

@@ -230,3 +230,53 @@ def test_the_fits_as_one_array_of_every_learners_scores():
     frame = fits.scores()
     np.testing.assert_array_equal(acc[..., 0].ravel(), frame["acc_nb"])
     np.testing.assert_array_equal(acc[..., 1].ravel(), frame["acc_tree"])
+
+
+def test_a_shuffled_case_order_changes_only_what_depends_on_the_order():
+    # all-nominal data sorted by class, with many cases at the same distance: Weka's IB1 takes the
+    # first training case among them, so its accuracy depends on the order the run presents
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(200, 3)).astype(float)
+    y = np.sort(rng.integers(0, 2, size=200))
+    learners = {"nb": "weka.NaiveBayes", "nn": "weka.IB1", "tree": DecisionTreeClassifier}
+    kw = dict(designs=("cv3x5", "resampled5"), n_experiments=2, split_sizes=True, design_column=True)
+    given = Comparison(learners, **kw).fit(X, y, np.random.default_rng(0))
+    again = Comparison(learners, case_order="given", **kw).fit(X, y, np.random.default_rng(0))
+    shuffled = Comparison(learners, case_order="shuffled", **kw).fit(X, y, np.random.default_rng(0))
+    for design in ("cv3x5", "resampled5"):
+        a, s = given.array(design), shuffled.array(design)
+        np.testing.assert_array_equal(a, again.array(design))  # the default is the data's order
+        # the same partitions and seeds (drawn before the orders): the same naive Bayes scores ...
+        np.testing.assert_allclose(s[..., 0], a[..., 0])
+        # ... while IB1 breaks its ties by another first training case
+        assert not np.array_equal(s[..., 1], a[..., 1])
+    # the orders come from the replication's stream: the same stream, the same scores
+    twice = Comparison(learners, case_order="shuffled", **kw).fit(X, y, np.random.default_rng(0))
+    np.testing.assert_array_equal(twice.array("cv3x5"), shuffled.array("cv3x5"))
+    # kept outputs are put back in the data's order, and the scores computed from them agree
+    kept = Comparison(learners, case_order="shuffled", keep_outputs=True, designs=("cv3x5",)).run(
+        X, y, np.random.default_rng(0)
+    )
+    pred = kept["predictions"]
+    plain = Comparison(learners, case_order="shuffled", designs=("cv3x5",)).fit(X, y, np.random.default_rng(0))
+    np.testing.assert_allclose(
+        kept["scores"][["acc_nb", "acc_nn", "acc_tree"]].to_numpy(),
+        plain.scores()[["acc_nb", "acc_nn", "acc_tree"]].to_numpy(),
+    )
+    assert len(pred) > 0
+    # the discordant counts of two learners follow the same orders
+    pair = {"nb": "weka.NaiveBayes", "nn": "weka.IB1"}
+    counted = Comparison(pair, designs=("holdout33",), n_experiments=2, case_order="shuffled")
+    a = counted.fit(X, y, np.random.default_rng(0)).array()
+    np.testing.assert_allclose(
+        a[..., 0],
+        Comparison(pair, designs=("holdout33",), n_experiments=2).fit(X, y, np.random.default_rng(0)).array()[..., 0],
+    )
+
+
+def test_a_case_order_is_checked_and_refused_for_fits_made_elsewhere():
+    with pytest.raises(ValueError, match="case_order: one of 'given', 'shuffled', got 'random'"):
+        Comparison((GaussianNB(), GaussianNB()), case_order="random")
+    hooked = Learner(GaussianNB, fit_predict=lambda make, train, test: np.zeros(len(test), dtype=int))
+    with pytest.raises(ValueError, match="case_order: 'shuffled' reorders the data .* b are made elsewhere"):
+        Comparison({"a": GaussianNB(), "b": hooked}, case_order="shuffled")
