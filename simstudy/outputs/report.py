@@ -268,7 +268,8 @@ def _made_by(st, run) -> dict:
     """Which code computed a run's rows: the commits of its runs, its code fingerprint, and how it differs from now."""
     from simstudy.engine.fingerprint import provenance, provenance_changes
 
-    runs = run.manifest.get("runs", [])
+    # a run that computed nothing (a resume of a finished run, a page written again) made no row
+    runs = [r for r in run.manifest.get("runs", []) if r.get("replications_computed", 1) or r.get("chunks_computed")]
     commits = list(dict.fromkeys(r.get("commit") or "unknown" for r in runs)) or ["unknown"]
     recorded = run.manifest.get("provenance") or {}
     return {

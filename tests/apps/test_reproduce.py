@@ -64,6 +64,12 @@ def test_a_run_of_other_code_is_kept_with_its_own_line_or_computed_again(tmp_pat
     results = tmp_path / "results"
     run_study("demo", "smoke", out=results / "demo" / "smoke", progress=False)
     _as_if_other_code(results / "demo" / "smoke")
+    # a later run that computed nothing (the finished run resumed from another checkout) made no row
+    manifest_path = results / "demo" / "smoke" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    idle = dict(manifest["runs"][-1], commit="fedcba654321", replications_computed=0, chunks_computed=0)
+    manifest["runs"].append(idle)
+    manifest_path.write_text(json.dumps(manifest))
     [planned] = reproduction_plan("smoke", results=results, studies=["demo"])
     assert planned.state == "other code" and any("simstudy package" in c for c in planned.changes)
 
