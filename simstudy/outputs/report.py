@@ -404,7 +404,18 @@ def _local(text: str, results: Path) -> str:
     root = Path(__file__).resolve().parents[2]
     text = text.replace(str(results.resolve()), "the results folder").replace(str(results), "the results folder")
     text = text.replace(f" ({root}/", " (").replace(f"{root}/", "")
-    return re.sub(r" \((/[^)\s]+)\)", "", text)
+    text = re.sub(r" \((/[^)\s]+)\)", "", text)
+    # any other absolute path (a study file read from another checkout): from its package folder on
+    return re.sub(r"(?<![\w.:/])/(?:[^\s,;()<>\"'/]+/)+[^\s,;()<>\"'/]+", _tail, text)
+
+
+def _tail(match) -> str:
+    """An absolute path shown from its ``studies`` or ``simstudy`` folder, else by its file name."""
+    parts = match.group(0).split("/")
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] in ("studies", "simstudy"):
+            return "/".join(parts[i:])
+    return parts[-1]
 
 
 def _carried(st, previous: Path, out: Path) -> dict | None:

@@ -655,3 +655,18 @@ def test_a_larger_section_of_the_earlier_page_wins_over_a_smaller_run_stored_her
     manifest.write_text(manifest.read_text().replace('"status": "complete"', '"status": "running"'))
     build_report("largest", root, tmp_path / "sixth", studies=["demo"], carry_from=first)
     assert "*Carried over from the page written by commit" in (tmp_path / "sixth" / "report.md").read_text()
+
+
+def test_no_absolute_path_survives_on_the_page(tmp_path):
+    from simstudy.outputs.report import _local
+
+    # a study file read from another checkout than the package's, the results folder, a URL kept
+    line = (
+        f"the study file /elsewhere/checkout/studies/berrar/berrar1.py changed; rows in {tmp_path}/demo; "
+        "data /opt/data/set.csv; https://doi.org/10.1007/978-3-540 and figures/x.png and 1/2"
+    )
+    shown = _local(line, tmp_path)
+    assert shown == (
+        "the study file studies/berrar/berrar1.py changed; rows in the results folder/demo; "
+        "data set.csv; https://doi.org/10.1007/978-3-540 and figures/x.png and 1/2"
+    )
