@@ -623,6 +623,47 @@ def test_the_inflation_factor_is_calibrated_on_even_data_sets_and_judged_on_odd_
         assert strict.table.loc[strict.table["class"] == "shaky", "factor"].iloc[0] >= one["factor"]
 
 
+def test_a_sequential_design_is_judged_as_one_procedure():
+    """Five 5x2 cvs, then one 10x10 cv where they do not decide: the first stage conservative, the second exact
+    (its splits correlate as the corrected t assumes), so a rejection at either stage makes the sequence liberal
+    at the stages' factors, and the second stage's factor is raised until it is not."""
+    import re
+
+    from simstudy.apps.proving.inflation import sequential_design
+    from simstudy.statistics.size_control import SizeRule
+
+    rng = np.random.default_rng(11)
+
+    def stage(n, shift, experiments, splits, ratio):
+        # a data set's own offset, shared by its splits: variance ratio s^2 (the corrected t assumes n_test/n_train)
+        offset = shift + np.sqrt(ratio) * rng.standard_normal((n, 1, 1))
+        return offset + rng.standard_normal((n, experiments, splits))
+
+    every: dict = {"5x2cv": {}, "cv10x10": {}}
+    for key, n, shift in (("null", 3000, 0.0), ("alt", 600, 0.6)):
+        every["5x2cv"][key] = {"x": stage(n, shift, 10, 10, 0.3), "ratio": 1.0, "rep": np.arange(n)}
+        every["cv10x10"][key] = {"x": stage(n, shift, 2, 100, 1 / 9), "ratio": 1 / 9, "rep": np.arange(n)}
+    procedures = {
+        "5x2cv": {"5": {"k": {"factor": 1.0, "judged_on": "every data set"}}},
+        "cv10x10": {"1": {"k": {"factor": 1.0, "judged_on": "every data set"}}},
+    }
+    classes = {"k": {"scenarios": ["null", "alt"], "null_scenarios": ["null"]}}
+    truth = {"null": {"truth": "null", "truth_half": "null"}, "alt": {"truth": "A", "truth_half": "A"}}
+    seq = sequential_design(every, procedures, classes, truth, m=1, rule=SizeRule(0.05))
+    first, second, both = (r for _, r in seq.iterrows())
+    assert first["procedure"].startswith("five 5x2 cvs pooled") and second["procedure"] == "one 10x10 cv (c = 1)"
+    for alone in (first, second):  # each stage alone controls size, judged where its factor was (every data set)
+        assert alone["size"] == "controls size" and alone["judged on"] == "every data set"
+    assert first["Type I %"] < 3.5 and 3.5 < second["Type I %"] < 6.5
+    assert (first["splits per learner"], second["splits per learner"]) == (50, 100)
+    # the sequence needs a larger second factor, chosen on the even data sets and judged on the odd ones
+    factor = float(re.search(r"one 10x10 cv \(c = ([\d.]+)\)", both["procedure"]).group(1))
+    assert factor > 1 and both["judged on"] == "held-out data sets"
+    assert both["size"] == "controls size" and both["Type I %"] <= 5.5
+    assert 50 < both["splits per learner"] < 150  # the 10x10 cv where the 5x2 cvs did not decide
+    assert both["power %"] >= first["power %"] - 3  # the second stage only adds rejections
+
+
 def test_the_page_says_whether_the_shipped_factors_are_its_own():
     from simstudy.apps.proving.inflation import Inflation
     from simstudy.apps.proving.report import _shipped_agreement

@@ -26,6 +26,11 @@ evidence assigns every scenario to):
    calibration never saw: its size verdict on the class's null scenarios and its
    power (rejections in the true direction) on the class's alternatives.
 
+A **sequential design** is judged the same way (:func:`sequential_design`): five 5x2 cvs pooled (the
+default assessment), and, only where that does not decide, one 10x10 cv, each by its class's procedure of
+the table.  Its Type I error is that of the whole procedure (a rejection at either stage), on pairs of
+stages drawn from the same data set, beside each stage alone on the same data sets.
+
 The proving ground's page shows the result beside the other procedures;
 ``scripts/calibrate_inflation.py`` writes it, from the paper profile's rows, into
 the calibration ``assess`` ships (``simstudy/pipeline/data/inflation.json``).
@@ -45,7 +50,16 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["GRID", "DESIGNS", "SHOWN_REPEATS", "Inflation", "calibrate_inflation", "fold_differences"]
+__all__ = [
+    "GRID",
+    "DESIGNS",
+    "SEQUENTIAL",
+    "SHOWN_REPEATS",
+    "Inflation",
+    "calibrate_inflation",
+    "fold_differences",
+    "sequential_design",
+]
 
 #: the factors tried, smallest first
 GRID = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, 3.5, 4.0, 5.0)
@@ -55,6 +69,9 @@ DESIGNS = {"cv10x10": "truth", "5x2cv": "truth_half"}
 PER_REPEAT_DESIGN = "cv10x10"
 #: the numbers of repeats pooled that a page shows (every one is in the table)
 SHOWN_REPEATS = (1, 5, 10)
+#: the stages of the sequential design, (design, repeats pooled, fits of each learner): the default
+#: assessment's five 5x2 cvs, then one 10x10 cv while they do not decide
+SEQUENTIAL = (("5x2cv", 5, 50), ("cv10x10", 1, 100))
 _COLUMNS = ["condition", "replication", "experiment", "run", "fold", "design", "acc_a", "acc_b", "n_train", "n_test"]
 
 
@@ -80,6 +97,8 @@ class Inflation:
         How many null scenarios the intervals are simultaneous over.
     designs : tuple of str
         The designs of :data:`DESIGNS` the run holds.
+    sequential : DataFrame
+        :func:`sequential_design` on the same rows (empty without both stages).
     """
 
     table: pd.DataFrame
@@ -89,6 +108,7 @@ class Inflation:
     alpha: float
     null_scenarios: int
     designs: tuple = ()
+    sequential: pd.DataFrame | None = None
 
     def shown(self) -> pd.DataFrame:
         """The rows of :data:`SHOWN_REPEATS` repeats pooled, in the columns a page prints."""
@@ -317,4 +337,153 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
         alpha=rule.alpha,
         null_scenarios=m,
         designs=tuple(procedures),
+        sequential=sequential_design(every, procedures, classes, truth, m=m, rule=rule),
     )
+
+
+def _stage(p: dict, factor: float, alpha: float, trials: int):
+    rej, sign = _decisions(p, factor, alpha)
+    return rej[:, :trials], sign[:, :trials]
+
+
+def _paired_stages(every: dict, c: str) -> tuple:
+    """Scenario ``c``'s pools at both stages of :data:`SEQUENTIAL`, on the data sets stored at both, in one
+    order, and the number of trials (the first stage's pools)."""
+    (d1, r1, _), (d2, r2, _) = SEQUENTIAL
+    p1, p2 = _pooled(every[d1][c], r1), _pooled(every[d2][c], r2)
+    if not np.array_equal(p1["rep"], p2["rep"]):
+        common = np.intersect1d(p1["rep"], p2["rep"])
+        p1 = {**p1, **{k: p1[k][np.isin(p1["rep"], common)] for k in ("mean", "var", "rep")}}
+        p2 = {**p2, **{k: p2[k][np.isin(p2["rep"], common)] for k in ("mean", "var", "rep")}}
+    return p1, p2, min(p1["mean"].shape[1], p2["mean"].shape[1])
+
+
+def _staged(stages: dict, nulls, truth: dict, which: str, f1: float, f2: float, parity, alpha: float) -> dict:
+    """One procedure of the sequential design on the data sets of ``parity``: ``which`` is ``first`` or
+    ``second`` (that stage alone) or ``sequence`` (the second only where the first does not reject).  Per
+    null data set its Type I error, per alternative one its power (the truth the same at both stages'
+    training sizes), per data set the share of trials that went on to the second stage."""
+    out: dict = {"shares": [], "groups": [], "power": [], "second": [], "trials": 1}
+    for c, (p1, p2, trials) in stages.items():
+        keep = _keep(p1["rep"], parity)
+        rej1, s1 = _stage(p1, f1, alpha, trials)
+        rej2, s2 = _stage(p2, f2, alpha, trials)
+        rej, sign = {
+            "first": (rej1, s1),
+            "second": (rej2, s2),
+            "sequence": (rej1 | rej2, np.where(rej1, s1, s2)),
+        }[which]
+        t = truth.get(c, {})
+        want = {"A": 1, "B": -1}.get(t.get("truth")) if t.get("truth") == t.get("truth_half") else None
+        if c in nulls:
+            out["shares"].extend(rej[keep].mean(axis=1))
+            out["groups"].extend([c] * int(keep.sum()))
+        elif want is not None:
+            out["power"].extend((rej & (sign == want))[keep].mean(axis=1))
+        out["second"].extend((~rej1)[keep].mean(axis=1))
+        out["trials"] = trials
+    return out
+
+
+def _verdict(got: dict, m: int, rule) -> dict:
+    from simstudy.statistics.size_control import judge_scenarios
+
+    return judge_scenarios(np.asarray(got["shares"]), np.asarray(got["groups"]), rule, n_repeats=got["trials"], m=m)
+
+
+def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict, *, m: int, rule) -> pd.DataFrame:
+    """The stages of :data:`SEQUENTIAL`, alone and in sequence, judged per class on stored fold differences.
+
+    For each class with a procedure at both stages (``procedures`` of :func:`calibrate_inflation`), each
+    data set of the class's scenarios stored on both designs gives as many trials as its first stage has
+    pools (two: ten 5x2 cvs make two pools of five); trial ``i`` pairs pool ``i`` of the first stage with
+    repeat ``i`` of the second.  In sequence, the second stage is consulted only when the first does not
+    reject, and the procedure decides the side of the stage that rejected; a rejection at either stage is a
+    Type I error on a null scenario.  Each stage alone is judged with its factor where the table judged it
+    (every data set, or the held-out ones).
+    The sequence keeps the first stage's factor and takes for the second the smallest factor of
+    :data:`GRID`, from the stage's own up, at which the whole procedure controls size: on every data set
+    when both factors were judged there and it does, else chosen on the data sets with an even replication
+    number and judged on the odd ones.  Power counts the alternatives whose truth is the same at both
+    designs' training sizes.
+
+    Parameters
+    ----------
+    every : dict
+        :func:`fold_differences` of both designs.
+    procedures : dict
+        ``{design: {repeats: {class: row}}}`` as :attr:`Inflation.procedures`.
+    classes, truth : dict
+        As for :func:`calibrate_inflation`.
+    m : int
+        Null scenarios the intervals are simultaneous over.
+    rule : simstudy.statistics.size_control.SizeRule
+
+    Returns
+    -------
+    DataFrame
+        Per class and procedure (each stage alone, then both in sequence): the factors, where it was judged,
+        the size verdict with the deciding scenario's Type I error % and its simultaneous interval, the
+        power % with its 95% interval, and the mean splits fitted per learner.
+    """
+    from simstudy.statistics.intervals import mean_interval
+    from simstudy.statistics.size_control import procedure_verdict
+
+    (d1, r1, fits1), (d2, r2, fits2) = SEQUENTIAL
+    rows = []
+    for name, cls in classes.items():
+        try:
+            first, second = procedures[d1][str(r1)][name], procedures[d2][str(r2)][name]
+        except KeyError:
+            continue
+        f1, f2 = float(first["factor"]), float(second["factor"])
+        parity = 1 if any("held-out" in str(row.get("judged_on", "")) for row in (first, second)) else None
+        stages = {c: _paired_stages(every, c) for c in cls["scenarios"] if c in every[d1] and c in every[d2]}
+        nulls = [c for c in cls["null_scenarios"] if c in stages]
+        if not nulls:
+            continue
+        seq_f, seq_parity = None, None
+
+        def in_control(f, par):
+            j = _verdict(_staged(stages, nulls, truth, "sequence", f1, f, par, rule.alpha), m, rule)
+            return bool((j["verdict"] == "controls size").all() and (j["type1"] <= rule.alpha).all())
+
+        if parity is None and in_control(f2, None):  # as the table: the stages' own factors, every data set
+            seq_f = f2
+        else:  # chosen on the even data sets, judged on the odd ones
+            seq_f = next((f for f in GRID if f >= f2 and in_control(f, 0)), None)
+            seq_parity = 1
+        own = [None if "held-out" not in str(row.get("judged_on", "")) else 1 for row in (first, second)]
+        shown = [
+            ("first", f"five 5x2 cvs pooled (c = {f1:g})", f1, f2, own[0]),
+            ("second", f"one 10x10 cv (c = {f2:g})", f1, f2, own[1]),
+        ]
+        if seq_f is not None:
+            shown.append(
+                ("sequence", f"five 5x2 cvs (c = {f1:g}), then one 10x10 cv (c = {seq_f:g}) while they do not decide",
+                 f1, seq_f, seq_parity)
+            )  # fmt: skip
+        for which, label, a, b, par in shown:
+            got = _staged(stages, nulls, truth, which, a, b, par, rule.alpha)
+            v = procedure_verdict(_verdict(got, m, rule))
+            power = got["power"]
+            pm, plo, phi = mean_interval(np.asarray(power)) if power else (np.nan, np.nan, np.nan)
+            go_on = float(np.mean(got["second"])) if got["second"] else np.nan
+            rows.append(
+                {
+                    "class": name,
+                    "procedure": label,
+                    "judged on": "every data set" if par is None else "held-out data sets",
+                    "size": v["verdict"],
+                    "deciding scenario": v["scenario"],
+                    "Type I %": round(100 * v["type1"], 2),
+                    "low %": round(100 * v["low"], 2),
+                    "high %": round(100 * v["high"], 2),
+                    "power %": round(100 * float(pm), 1),
+                    "power low %": round(100 * float(plo), 1),
+                    "power high %": round(100 * float(phi), 1),
+                    "alternative data sets": len(power),
+                    "splits per learner": round({"first": fits1, "second": fits2}.get(which, fits1 + fits2 * go_on), 1),
+                }
+            )
+    return pd.DataFrame(rows)

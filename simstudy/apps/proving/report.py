@@ -388,6 +388,7 @@ def build_proving_report(
             "factors": t.factors,
             "measured_factor": t.measured,
             "inflation": t.inflation.table,
+            "sequential": t.inflation.sequential,
             "berrar": berrar,
         },
     }
@@ -408,6 +409,7 @@ def _write_pages(out: Path, text: str, page: str, t: _Tables) -> dict:
         ("power", t.power),
         ("replicability", t.repl),
         ("inflation", t.inflation.table),
+        ("sequential", t.inflation.sequential if t.inflation.sequential is not None else pd.DataFrame()),
     ):
         paths[f"{name}_csv"] = out / f"{name}.csv"
         write_atomic(paths[f"{name}_csv"], table.to_csv(index=False))
@@ -574,8 +576,62 @@ def _inflation_section(t: _Tables):
             ),
             ("table", _inflation_view(infl.shown())),
             ("md", "Every number of repeats pooled, with the power intervals: `inflation.csv`."),
+            *_sequential_parts(infl),
         ],
     )
+
+
+def _sequential_parts(infl) -> list:
+    """The sequential design (five 5x2 cvs, then one 10x10 cv while unsettled), judged as one procedure."""
+    seq = infl.sequential
+    if seq is None or seq.empty:
+        return []
+    lines = []
+    for name, g in seq.groupby("class", sort=False):
+        rows = {
+            p.split(" (")[0] if "then" not in p else "sequence": r for p, r in zip(g["procedure"], g.to_dict("records"))
+        }
+        both = rows.get("sequence")
+        if both is None:
+            lines.append(f"{name}: no factor of the grid brings the sequence to size")
+            continue
+        stages = [r for k, r in rows.items() if k != "sequence" and r["size"] == "controls size"]
+        best = max(stages, key=lambda r: r["power %"], default=None)
+        than = (
+            f"; the better stage alone that controls size, {best['procedure']}, {best['power %']:.1f}% at "
+            f"{best['splits per learner']:g} splits"
+            if best is not None
+            else "; neither stage alone controls size"
+        )
+        lines.append(
+            f"{name}: {both['size']}, power {both['power %']:.1f}% at {both['splits per learner']:g} splits per "
+            f"learner on average{than}"
+        )
+    return [
+        (
+            "md",
+            "**A sequential design, judged as one procedure.** The default assessment's five 5x2 cvs pooled and, "
+            "only where they do not decide, one 10x10 cv, each with its class's factor "
+            "(`simstudy.apps.proving.inflation.sequential_design`). A rejection at either stage counts against "
+            "size, so the second stage's factor is raised (chosen on the data sets with an even replication "
+            "number, judged on the odd ones) until the whole procedure controls size; each trial pairs five "
+            "5x2 cvs with one 10x10 cv of the same data set, and each stage alone is shown on the same trials. "
+            "Per class: " + "; ".join(lines) + ".",
+        ),
+        ("table", _sequential_view(seq)),
+        ("md", "With the power intervals: `sequential.csv`."),
+    ]
+
+
+def _sequential_view(seq):
+    cols = ["class", "procedure", "judged on", "size", "deciding scenario", "Type I %", "low %", "high %",
+            "power %", "splits per learner"]  # fmt: skip
+    view = seq[cols].copy()
+    for col in ("Type I %", "low %", "high %"):
+        view[col] = view[col].map(lambda v: f"{v:.2f}")
+    view["power %"] = view["power %"].map(lambda v: f"{v:.1f}")
+    view["splits per learner"] = view["splits per learner"].map(lambda v: f"{v:g}")
+    return view
 
 
 def _inflation_view(shown):
