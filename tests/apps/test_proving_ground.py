@@ -680,3 +680,26 @@ def test_the_page_says_whether_the_shipped_factors_are_its_own():
     rows[0] = {**rows[0], "factor": rows[0]["factor"] + 1}
     other = _shipped_agreement(Inflation(pd.DataFrame(rows), {}, {}, {}, 0.05, 30))
     assert "differ from this table's in 1 of its rows" in other
+
+
+def test_what_the_docs_say_of_the_sequential_design_is_the_published_table():
+    """practitioners.rst: where the sequential design controls size it has no more power than the better single
+    design that does, elsewhere its size is unresolved, and it fits more than either
+    (docs/reproduction/proving-ground/sequential.csv)."""
+    from pathlib import Path
+
+    table = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "proving-ground" / "sequential.csv"
+    seq = pd.read_csv(table)
+    assert set(seq["class"]) >= {"stable", "moderately stable", "unstable"}
+    for _, g in seq.groupby("class"):
+        then = g["procedure"].str.contains("then")
+        alone = g[~then]
+        assert len(alone) == 2
+        for _, both in g[then].iterrows():
+            controls = alone[alone["size"] == "controls size"]
+            assert len(controls), "a single design controls size in every class"
+            if both["size"] == "controls size":
+                assert both["power %"] <= controls["power high %"].max()
+            else:
+                assert both["size"] == "unresolved"
+            assert both["splits per learner"] > alone["splits per learner"].max()
