@@ -154,10 +154,12 @@ reproduce: $(STAMP)
 
 # The reproduction page kept in the repository (docs/reproduction/report.md): every study at the
 # largest profile stored under RESULTS, with the date, commit and machine; a study stored larger on the
-# page kept there than under RESULTS keeps its section, saying so.  Nothing is simulated.  The README's
-# tally follows the page.
+# page kept there than under RESULTS keeps its section, saying so.  Nothing is simulated but the first
+# replication of each condition of a section made by other code, computed again to compare its rows.
+# The README's tally follows the page.
 reproduction: $(STAMP)
-	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction --carry-from docs/reproduction
+	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction --carry-from docs/reproduction \
+		--replay 1
 	$(PY) scripts/readme_tally.py
 
 # The proving ground at its paper profile (resumable; null scenarios grow until their size verdicts are decided),

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_below, folder_option
 from simstudy.engine.fingerprint import source_commit
-from simstudy.errors import StoredDataError, option
+from simstudy.errors import InputError, StoredDataError, option
 from simstudy.outputs.published import cross_study_comparison, cross_study_tables, reduced_scale, write_atomic
 from simstudy.outputs.tables import (
     INSIDE_RULE,
@@ -158,9 +158,17 @@ def _rows_line(sections) -> str:
     by_commit: dict[str, list[str]] = {}
     for s in sections:
         by_commit.setdefault(" and ".join(s["made"]["commits"]), []).append(s["name"])
-    other = [s["name"] for s in sections if s["made"]["changes"]]
+    other = [s for s in sections if s["made"]["changes"]]
+    replayed = [s["made"]["replayed"] for s in other if s["made"].get("replayed") is not None]
+    again = (
+        f" Computed again by this page's code, {sum(r.same == r.replications > 0 for r in replayed)} of "
+        f"{len(replayed)} of them give their stored rows in every replication tried (each section says how many)."
+        if replayed
+        else ""
+    )
     tail = (
         f" The code differs from this page's for {len(other)} of {len(sections)} sections; each says what changed."
+        + again
         if other
         else " The code is this page's."
     )
@@ -284,11 +292,15 @@ def _made_line(made: dict) -> str:
     return f"rows computed at commit {commits} (code fingerprint {made['code']})"
 
 
-def _study_section(st, profile: str, results: Path, out: Path) -> dict:
+def _study_section(st, profile: str, results: Path, out: Path, replay: int = 0) -> dict:
     from simstudy.engine import load_run
 
     run = load_run(st, profile=profile, out=results / st.name / profile)
     made = _made_by(st, run)
+    if made["changes"] and replay:  # would this page's code give the same rows?
+        from simstudy.engine.replaycheck import replay_check
+
+        made["replayed"] = replay_check(st, run, per_condition=replay)
     tables = st.summarize(run)
     reduced = reduced_scale(st, run)
     cmp = compare(tables, st.publication.values, reduced=bool(reduced), replications=run.manifest.get("n_replications"))
@@ -493,7 +505,7 @@ def _smaller_tables(st, prof: str, results: Path) -> list:
 
 
 def build_report(
-    profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None, carry_from=None
+    profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None, carry_from=None, replay: int = 0
 ) -> tuple[Path, Path]:
     """Write ``report.html`` and ``report.md`` (and the figures they show); returns their paths.
 
@@ -516,6 +528,11 @@ def build_report(
         The folder of an earlier page: a study with nothing stored under
         ``results`` keeps its section from that page, judged again by this
         page's rules and saying so (:mod:`simstudy.outputs.carried`).
+    replay : int
+        For a section whose rows were made by other code than this page's,
+        compute the first ``replay`` stored replications of each condition
+        again and say whether they give the stored rows
+        (:func:`simstudy.engine.replaycheck.replay_check`); 0: not checked.
 
     Returns
     -------
@@ -538,7 +555,9 @@ def build_report(
     out = folder_option(out, option("out")) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
     check_writable([(option("out"), out)], what="the report")
-    sections, not_run, chosen_profiles, unreadable = _sections(chosen, profile, results, out, carry_from)
+    if isinstance(replay, bool) or not isinstance(replay, int) or replay < 0:
+        raise InputError(f"{option('replay')}: a number of replications per condition, 0 or more, got {replay!r}")
+    sections, not_run, chosen_profiles, unreadable = _sections(chosen, profile, results, out, carry_from, replay)
     cross = _cross_tables(chosen, sections, profile, chosen_profiles, results, carry_from)
     analytic = analytic_sections(out / "figures", out) if sections else []
     tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic])
@@ -572,7 +591,7 @@ def build_report(
     return html_path, md_path
 
 
-def _sections(chosen, profile: str, results: Path, out: Path, carry_from):
+def _sections(chosen, profile: str, results: Path, out: Path, carry_from, replay: int = 0):
     """Each chosen study's section (from its stored rows, or carried from an earlier page), the studies not
     run, the profile shown of each, and the runs stored but not readable yet."""
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []
@@ -591,7 +610,7 @@ def _sections(chosen, profile: str, results: Path, out: Path, carry_from):
             sections.append(carried)
         elif prof and (results / st.name / prof / "manifest.json").exists():
             try:
-                section = _study_section(st, prof, results, out)
+                section = _study_section(st, prof, results, out, replay)
             except KeyError as exc:  # a run just started: a manifest, no rows yet
                 unreadable.append(f"{st.name} ({prof}): {exc.args[0] if exc.args else exc}")
                 continue
@@ -685,9 +704,11 @@ def _study_block(s: dict) -> tuple[list, list]:
         md += [f"*{s['pending']}*", ""]
         body.append(f'<p class="meta"><b>{html.escape(s["pending"].replace("`", ""))}</b></p>')
     if s["made"]["changes"]:  # never silently: the rows of this section were made by other code
+        replayed = s["made"].get("replayed")
         line = (
             f"Made by other code than this page's: {_made_line(s['made'])}; changed since: "
             + ", ".join(s["made"]["changes"])
+            + (f"; {replayed.text}" if replayed is not None else "")
             + "."
         )
         md += [f"*{line}*", ""]

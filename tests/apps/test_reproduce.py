@@ -86,6 +86,28 @@ def test_a_run_of_other_code_is_kept_with_its_own_line_or_computed_again(tmp_pat
     assert list(results.glob("demo/smoke.replaced-*"))  # moved aside, never deleted
 
 
+def test_a_section_of_other_code_says_whether_this_code_gives_its_rows(tmp_path, monkeypatch):
+    """report --replay: the first replication of each condition computed again and compared with the rows."""
+    from simstudy.outputs import report
+
+    results = tmp_path / "results"
+    run_study("demo", "smoke", out=results / "demo" / "smoke", progress=False)
+    made_by = report._made_by
+
+    def other_code(st, run):  # as if the package had changed since the rows were stored
+        return {**made_by(st, run), "changes": ["code: the simstudy package (simstudy) changed"]}
+
+    monkeypatch.setattr(report, "_made_by", other_code)
+    _, md = report.build_report("smoke", results, tmp_path / "replayed", studies=["demo"], replay=1)
+    text = md.read_text()
+    assert "(the first of each condition) computed again by this code give the stored rows value for value" in text
+    assert "Computed again by this page's code, 1 of 1 of them give their stored rows" in text
+    _, md = report.build_report("smoke", results, tmp_path / "not", studies=["demo"])
+    assert "computed again" not in md.read_text().lower()  # not asked: not checked
+    with pytest.raises(ValueError, match="^replay: a number of replications per condition"):
+        report.build_report("smoke", results, tmp_path / "bad", studies=["demo"], replay=-1)
+
+
 def test_progress_is_reported_to_a_callable(tmp_path):
     calls = []
     run_study("demo", "smoke", out=tmp_path / "run", progress=lambda *a: calls.append(a))

@@ -42,6 +42,14 @@ def register(subparsers):
         help="the folder of an earlier page: a study with nothing stored under --results keeps its section "
         "from that page, judged again by this page's rules and saying so",
     )
+    p.add_argument(
+        "--replay",
+        metavar="N",
+        type=int,
+        default=0,
+        help="for a section whose rows were made by other code than this page's, compute the first N stored "
+        "replications of each condition again and say whether they give the stored rows (default 0: not checked)",
+    )
     p.set_defaults(func=run)
 
 
@@ -91,7 +99,9 @@ def run(args) -> int:
     if carry is not None and not (carry / "report.md").is_file():
         raise InputError(f"--carry-from: {carry} holds no report.md of an earlier page")
     try:
-        html_path, md_path = build_report(args.profile, args.results, out, studies=studies, carry_from=carry)
+        html_path, md_path = build_report(
+            args.profile, args.results, out, studies=studies, carry_from=carry, replay=args.replay
+        )
     except OSError as exc:  # e.g. a full disk while the page is written: one line naming where
         from simstudy.engine.store import os_error
 
