@@ -12,6 +12,7 @@ narrower or as categories).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -105,7 +106,7 @@ def _stored(run, table: str, key: str, replication: int) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def replay_check(study, run, *, per_condition: int = 1) -> ReplayCheck:
+def replay_check(study, run, *, per_condition: int = 1, progress: bool = False) -> ReplayCheck:
     """Compute the first ``per_condition`` stored replications of every condition of ``run`` again and compare.
 
     Parameters
@@ -116,11 +117,15 @@ def replay_check(study, run, *, per_condition: int = 1) -> ReplayCheck:
         A stored run of it.
     per_condition : int
         Replications per condition, from the first (those that failed when the run was made are left out).
+    progress : bool
+        A progress bar (with ETA) on standard error.
 
     Returns
     -------
     ReplayCheck
     """
+    from tqdm.auto import tqdm
+
     from simstudy.engine.runner import _setup_state, run_replication
     from simstudy.engine.study import condition_key, n_replications_of
 
@@ -130,30 +135,31 @@ def replay_check(study, run, *, per_condition: int = 1) -> ReplayCheck:
     if run.n_failures():
         f = run.failures
         failed = set(zip(f["condition"].astype(str), f["replication"].astype(int)))
-    checked = same = 0
-    differences: list[str] = []
-    for cond in study.conditions_for(profile):
+    chosen = [
+        (cond, r)
+        for cond in study.conditions_for(profile)
+        for r in range(min(per_condition, n_replications_of(cond, profile)))
+        if (condition_key(cond), r) not in failed
+    ]
+    same, differences, states = 0, [], {}
+    bar = tqdm(chosen, desc=f"{study.name}: computing stored rows again", unit="rep", disable=not progress,
+               dynamic_ncols=True, file=sys.stderr, mininterval=0.5 if sys.stderr.isatty() else 15.0)  # fmt: skip
+    for cond, r in bar:
         key = condition_key(cond)
-        state = None
-        for r in range(min(per_condition, n_replications_of(cond, profile))):
-            if (key, r) in failed:
-                continue
-            checked += 1
-            try:
-                if state is None:
-                    state = _setup_state(study, cond, seed)
-                tables, _, _ = run_replication(study, cond, r, seed, state)
-            except Exception as exc:  # a replication that raises now: its rows cannot be given again
-                differences.append(f"{key} replication {r}: raises {type(exc).__name__}")
-                continue
-            where = None
-            for name, again in tables.items():
-                diff = _first_difference(_stored(run, name, key, r), again)
-                if diff is not None:
-                    where = f"{key} replication {r}: {name}, {diff}"
-                    break
-            if where is None:
-                same += 1
-            else:
-                differences.append(where)
-    return ReplayCheck(checked, same, tuple(differences[:5]), per_condition)
+        try:
+            if key not in states:
+                states[key] = _setup_state(study, cond, seed)
+            tables, _, _ = run_replication(study, cond, r, seed, states[key])
+        except Exception as exc:  # a replication that raises now: its rows cannot be given again
+            differences.append(f"{key} replication {r}: raises {type(exc).__name__}")
+            continue
+        where = next(
+            (f"{key} replication {r}: {name}, {diff}" for name, again in tables.items()
+             if (diff := _first_difference(_stored(run, name, key, r), again)) is not None),
+            None,
+        )  # fmt: skip
+        if where is None:
+            same += 1
+        else:
+            differences.append(where)
+    return ReplayCheck(len(chosen), same, tuple(differences[:5]), per_condition)

@@ -292,15 +292,16 @@ def _made_line(made: dict) -> str:
     return f"rows computed at commit {commits} (code fingerprint {made['code']})"
 
 
-def _study_section(st, profile: str, results: Path, out: Path, replay: int = 0) -> dict:
+def _study_section(st, profile: str, results: Path, out: Path, replay: tuple = (0, False)) -> dict:
     from simstudy.engine import load_run
 
     run = load_run(st, profile=profile, out=results / st.name / profile)
     made = _made_by(st, run)
-    if made["changes"] and replay:  # would this page's code give the same rows?
+    per_condition, progress = replay
+    if made["changes"] and per_condition:  # would this page's code give the same rows?
         from simstudy.engine.replaycheck import replay_check
 
-        made["replayed"] = replay_check(st, run, per_condition=replay)
+        made["replayed"] = replay_check(st, run, per_condition=per_condition, progress=progress)
     tables = st.summarize(run)
     reduced = reduced_scale(st, run)
     cmp = compare(tables, st.publication.values, reduced=bool(reduced), replications=run.manifest.get("n_replications"))
@@ -505,7 +506,14 @@ def _smaller_tables(st, prof: str, results: Path) -> list:
 
 
 def build_report(
-    profile: str = "quick", results=DEFAULT_ROOT, out=None, *, studies=None, carry_from=None, replay: int = 0
+    profile: str = "quick",
+    results=DEFAULT_ROOT,
+    out=None,
+    *,
+    studies=None,
+    carry_from=None,
+    replay: int = 0,
+    progress: bool = False,
 ) -> tuple[Path, Path]:
     """Write ``report.html`` and ``report.md`` (and the figures they show); returns their paths.
 
@@ -533,6 +541,8 @@ def build_report(
         compute the first ``replay`` stored replications of each condition
         again and say whether they give the stored rows
         (:func:`simstudy.engine.replaycheck.replay_check`); 0: not checked.
+    progress : bool
+        A progress bar while replications are computed again.
 
     Returns
     -------
@@ -551,13 +561,15 @@ def build_report(
     from simstudy.engine import list_studies
     from simstudy.outputs.analytic import analytic_sections
 
+    if isinstance(replay, bool) or not isinstance(replay, int) or replay < 0:
+        raise InputError(f"{option('replay')}: a number of replications per condition, 0 or more, got {replay!r}")
     results = folder_option(results, option("results"))
     out = folder_option(out, option("out")) if out is not None else results / "report" / profile
     chosen = resolve_studies(studies if studies is not None else list_studies())
     check_writable([(option("out"), out)], what="the report")
-    if isinstance(replay, bool) or not isinstance(replay, int) or replay < 0:
-        raise InputError(f"{option('replay')}: a number of replications per condition, 0 or more, got {replay!r}")
-    sections, not_run, chosen_profiles, unreadable = _sections(chosen, profile, results, out, carry_from, replay)
+    sections, not_run, chosen_profiles, unreadable = _sections(
+        chosen, profile, results, out, carry_from, (replay, progress)
+    )
     cross = _cross_tables(chosen, sections, profile, chosen_profiles, results, carry_from)
     analytic = analytic_sections(out / "figures", out) if sections else []
     tally = _tally_table([s["cmp"] for s in sections] + [c for _, _, c, _ in cross] + [a["cmp"] for a in analytic])
@@ -591,7 +603,7 @@ def build_report(
     return html_path, md_path
 
 
-def _sections(chosen, profile: str, results: Path, out: Path, carry_from, replay: int = 0):
+def _sections(chosen, profile: str, results: Path, out: Path, carry_from, replay: tuple = (0, False)):
     """Each chosen study's section (from its stored rows, or carried from an earlier page), the studies not
     run, the profile shown of each, and the runs stored but not readable yet."""
     sections, not_run, chosen_profiles, unreadable = [], [], {}, []

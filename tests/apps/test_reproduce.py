@@ -106,6 +106,7 @@ def test_a_section_of_other_code_says_whether_this_code_gives_its_rows(tmp_path,
     assert "computed again" not in md.read_text().lower()  # not asked: not checked
     with pytest.raises(ValueError, match="^replay: a number of replications per condition"):
         report.build_report("smoke", results, tmp_path / "bad", studies=["demo"], replay=-1)
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
 
 
 def test_progress_is_reported_to_a_callable(tmp_path):

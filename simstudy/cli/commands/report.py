@@ -100,7 +100,7 @@ def run(args) -> int:
         raise InputError(f"--carry-from: {carry} holds no report.md of an earlier page")
     try:
         html_path, md_path = build_report(
-            args.profile, args.results, out, studies=studies, carry_from=carry, replay=args.replay
+            args.profile, args.results, out, studies=studies, carry_from=carry, replay=args.replay, progress=True
         )
     except OSError as exc:  # e.g. a full disk while the page is written: one line naming where
         from simstudy.engine.store import os_error
