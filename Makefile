@@ -156,17 +156,20 @@ reproduce: $(STAMP)
 # largest profile stored under RESULTS, with the date, commit and machine; a study stored larger on the
 # page kept there than under RESULTS keeps its section, saying so.  Nothing is simulated but the first
 # replication of each condition of a section made by other code, computed again to compare its rows.
-# The README's tally follows the page.
+# The README's tally follows the page, and the evidence assess ships names the proving-ground page it
+# writes.
 reproduction: $(STAMP)
 	$(SIMSTUDY) report --profile largest --results $(RESULTS) --out docs/reproduction --carry-from docs/reproduction \
 		--replay 1
 	$(PY) scripts/readme_tally.py
+	$(PY) scripts/make_shipped_evidence.py --stored-stability
 
 # The proving ground at its paper profile (resumable; null scenarios grow until their size verdicts are decided),
-# its report written to docs/reproduction/proving-ground.
+# its report written to docs/reproduction/proving-ground, and the evidence assess ships naming it.
 proving-ground-page: $(STAMP)
 	$(SIMSTUDY) proving-ground --profile paper --jobs $(JOBS) --out $(RESULTS)/proving_ground/paper \
 		--report-dir docs/reproduction/proving-ground
+	$(PY) scripts/make_shipped_evidence.py --stored-stability
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
