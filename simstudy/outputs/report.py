@@ -160,9 +160,10 @@ def _rows_line(sections) -> str:
         by_commit.setdefault(" and ".join(s["made"]["commits"]), []).append(s["name"])
     other = [s for s in sections if s["made"]["changes"]]
     replayed = [s["made"]["replayed"] for s in other if s["made"].get("replayed") is not None]
+    back = sum(r.same == r.replications > 0 for r in replayed)
     again = (
-        f" Computed again by this page's code, {sum(r.same == r.replications > 0 for r in replayed)} of "
-        f"{len(replayed)} of them give their stored rows in every replication tried (each section says how many)."
+        f" With replications computed again by this page's code, {back} of the {len(replayed)} sections tried "
+        "give their stored rows value for value (each section says how many replications)."
         if replayed
         else ""
     )

@@ -101,7 +101,7 @@ def test_a_section_of_other_code_says_whether_this_code_gives_its_rows(tmp_path,
     _, md = report.build_report("smoke", results, tmp_path / "replayed", studies=["demo"], replay=1)
     text = md.read_text()
     assert "(the first of each condition) computed again by this code give the stored rows value for value" in text
-    assert "Computed again by this page's code, 1 of 1 of them give their stored rows" in text
+    assert "computed again by this page's code, 1 of the 1 sections tried give their stored rows" in text
     _, md = report.build_report("smoke", results, tmp_path / "not", studies=["demo"])
     assert "computed again" not in md.read_text().lower()  # not asked: not checked
     with pytest.raises(ValueError, match="^replay: a number of replications per condition"):
