@@ -651,6 +651,7 @@ def test_a_sequential_design_is_judged_as_one_procedure():
     truth = {"null": {"truth": "null", "truth_half": "null"}, "alt": {"truth": "A", "truth_half": "A"}}
     seq = sequential_design(every, procedures, classes, truth, m=1, rule=SizeRule(0.05))
     first, second, both = (r for _, r in seq.iterrows())
+    assert [first["stage"], second["stage"], both["stage"]] == ["first", "second", "sequence"]
     assert first["procedure"].startswith("five 5x2 cvs pooled") and second["procedure"] == "one 10x10 cv (c = 1)"
     for alone in (first, second):  # each stage alone controls size, judged where its factor was (every data set)
         assert alone["size"] == "controls size" and alone["judged on"] == "every data set"
@@ -692,7 +693,7 @@ def test_what_the_docs_say_of_the_sequential_design_is_the_published_table():
     seq = pd.read_csv(table)
     assert set(seq["class"]) >= {"stable", "moderately stable", "unstable"}
     for _, g in seq.groupby("class"):
-        then = g["procedure"].str.contains("then")
+        then = g["stage"] == "sequence"
         alone = g[~then]
         assert len(alone) == 2
         for _, both in g[then].iterrows():

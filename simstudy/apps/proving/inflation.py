@@ -233,10 +233,14 @@ def _factor(pools, nulls, m, rule) -> tuple:
     if (plain["verdict"] == "controls size").all():
         return 1.0, None
     for f in GRID[1:]:
-        j = _judge(pools, nulls, f, 0, m, rule)
-        if (j["verdict"] == "controls size").all() and (j["type1"] <= rule.alpha).all():
+        if _calibrated(_judge(pools, nulls, f, 0, m, rule), rule):
             return f, 1
     return None, None
+
+
+def _calibrated(judged, rule) -> bool:
+    """Whether a factor is chosen: every null scenario in control and at most alpha."""
+    return bool((judged["verdict"] == "controls size").all() and (judged["type1"] <= rule.alpha).all())
 
 
 def _scenarios_of(cls: dict, pools: dict) -> tuple[list, list]:
@@ -422,7 +426,8 @@ def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict,
     Returns
     -------
     DataFrame
-        Per class and procedure (each stage alone, then both in sequence): the factors, where it was judged,
+        Per class and procedure (``stage``: ``first`` or ``second`` alone, or ``sequence``): its label with
+        the factors, where it was judged,
         the size verdict with the deciding scenario's Type I error % and its simultaneous interval, the
         power % with its 95% interval, and the mean splits fitted per learner.
     """
@@ -437,7 +442,9 @@ def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict,
         except KeyError:
             continue
         f1, f2 = float(first["factor"]), float(second["factor"])
-        parity = 1 if any("held-out" in str(row.get("judged_on", "")) for row in (first, second)) else None
+        # each stage's data sets as the table judged it: every one (None) or the held-out ones (1)
+        own = [1 if "held-out" in str(row.get("judged_on", "")) else None for row in (first, second)]
+        parity = 1 if any(own) else None
         stages = {c: _paired_stages(every, c) for c in cls["scenarios"] if c in every[d1] and c in every[d2]}
         nulls = [c for c in cls["null_scenarios"] if c in stages]
         if not nulls:
@@ -445,15 +452,15 @@ def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict,
         seq_f, seq_parity = None, None
 
         def in_control(f, par):
-            j = _verdict(_staged(stages, nulls, truth, "sequence", f1, f, par, rule.alpha), m, rule)
-            return bool((j["verdict"] == "controls size").all() and (j["type1"] <= rule.alpha).all())
+            return _calibrated(
+                _verdict(_staged(stages, nulls, truth, "sequence", f1, f, par, rule.alpha), m, rule), rule
+            )
 
         if parity is None and in_control(f2, None):  # as the table: the stages' own factors, every data set
             seq_f = f2
         else:  # chosen on the even data sets, judged on the odd ones
             seq_f = next((f for f in GRID if f >= f2 and in_control(f, 0)), None)
             seq_parity = 1
-        own = [None if "held-out" not in str(row.get("judged_on", "")) else 1 for row in (first, second)]
         shown = [
             ("first", f"five 5x2 cvs pooled (c = {f1:g})", f1, f2, own[0]),
             ("second", f"one 10x10 cv (c = {f2:g})", f1, f2, own[1]),
@@ -472,6 +479,7 @@ def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict,
             rows.append(
                 {
                     "class": name,
+                    "stage": which,
                     "procedure": label,
                     "judged on": "every data set" if par is None else "held-out data sets",
                     "size": v["verdict"],

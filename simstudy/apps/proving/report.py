@@ -588,9 +588,7 @@ def _sequential_parts(infl) -> list:
         return []
     lines = []
     for name, g in seq.groupby("class", sort=False):
-        rows = {
-            p.split(" (")[0] if "then" not in p else "sequence": r for p, r in zip(g["procedure"], g.to_dict("records"))
-        }
+        rows = {r["stage"]: r for r in g.to_dict("records")}
         both = rows.get("sequence")
         if both is None:
             lines.append(f"{name}: no factor of the grid brings the sequence to size")
