@@ -165,10 +165,11 @@ reproduction: $(STAMP)
 	$(PY) scripts/make_shipped_evidence.py --stored-stability
 
 # The proving ground at its paper profile (resumable; null scenarios grow until their size verdicts are decided),
-# its report written to docs/reproduction/proving-ground, and the evidence assess ships naming it.
+# its report written to docs/reproduction/proving-ground (with the calibration of Berrar's estimates from
+# the runs of his studies under RESULTS), and the evidence assess ships naming it.
 proving-ground-page: $(STAMP)
 	$(SIMSTUDY) proving-ground --profile paper --jobs $(JOBS) --out $(RESULTS)/proving_ground/paper \
-		--report-dir docs/reproduction/proving-ground
+		--results $(RESULTS) --report-dir docs/reproduction/proving-ground
 	$(PY) scripts/make_shipped_evidence.py --stored-stability
 
 clean:
