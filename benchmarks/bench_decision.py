@@ -14,6 +14,10 @@ Every case is a source of data sets whose truth is known, and two learners:
   random forest of 50 trees, a decision tree choosing among a random subset of attributes at every node, and
   ten bagged 1-nearest neighbours (``--cases pima-forest-vs-forest pima-random-tree-vs-random-tree
   pima-bagged-1nn-vs-bagged-1nn``; not in the default list);
+* ``lda1-1nn-null`` (not in the default list): a stable learner against an unstable one of the same expected
+  accuracy, the null twin of ``lda-1nn``: LDA on the first attribute alone against 1-NN on all five, on the
+  lda-1nn source with positives shifted by 0.44, where the two meet at 270 training cases (the gaps at 270 and
+  150 training cases are measured and printed);
 * the proving ground's two-view Gaussian worlds (``simstudy/apps/proving/truth.json``): the same learner
   on two views, null (``e0``) or with view A more informative (``e0.5``), for a stable learner (LDA), a
   moderately stable one (1-NN) and an unstable one (a decision tree).  Their data sets here are new (this
@@ -48,6 +52,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ROPE = 0.01
+#: a stable learner against an unstable one with the same expected accuracy: LDA on the first attribute alone
+#: against 1-NN on all five, on the lda-1nn source with the shift at which their accuracies meet at 270 training
+#: cases (:func:`mixed_gap`, printed when the case runs)
+MIXED_NULL = "lda1-1nn-null"
+MIXED_MU = 0.44
 
 
 def _lda_1nn_source(mu: float):
@@ -113,6 +122,12 @@ def _learners(case: str, n_attributes: int):
 
     if case.startswith("lda-1nn"):
         return ("lda", LinearDiscriminantAnalysis()), ("1nn", KNeighborsClassifier(1))
+    if case == MIXED_NULL:  # LDA on the first attribute alone against 1-NN on all five
+        from sklearn.compose import ColumnTransformer
+        from sklearn.pipeline import make_pipeline
+
+        first = make_pipeline(ColumnTransformer([("first", "passthrough", [0])]), LinearDiscriminantAnalysis())
+        return ("lda on 1", first), ("1nn", KNeighborsClassifier(1))
     if case == "pima-logreg-vs-crippled":
         return ("logreg", _logreg()), ("crippled", _logreg(CRIPPLED))
     if case == "pima-logreg-C1-vs-C1.0001":
@@ -139,6 +154,8 @@ def _learners(case: str, n_attributes: int):
 def _data(case: str, mu: float, rng):
     if case.startswith("lda-1nn"):
         return _lda_1nn_source(mu).sample(300, rng)
+    if case == MIXED_NULL:
+        return _lda_1nn_source(MIXED_MU).sample(300, rng)
     if case.startswith("pima-"):
         d = _real(case)
         pick = rng.choice(d.y.size, size=300, replace=False)
@@ -151,7 +168,7 @@ def _data(case: str, mu: float, rng):
 def _truth(case: str) -> str:
     if case.startswith("lda-1nn") or case == "pima-logreg-vs-crippled":
         return "A"
-    if case == "pima-logreg-C1-vs-C1.0001":
+    if case in ("pima-logreg-C1-vs-C1.0001", MIXED_NULL):
         return "null"  # the same model but for a regularisation a ten-thousandth apart
     if case in _SEEDED_NULLS:
         return "null"
@@ -174,6 +191,20 @@ def true_gap(mu: float, sets: int, cases: int, seed: int = 1) -> float:
         (_, a), (_, b) = _learners("lda-1nn", 5)
         gaps.append(a.fit(X, y).score(Xt, yt) - b.fit(X, y).score(Xt, yt))
     return float(np.mean(gaps))
+
+
+def mixed_gap(n_train: int, sets: int, cases: int, seed: int = 1) -> tuple[float, float]:
+    """The mixed null's LDA-on-one-attribute minus 1-NN expected accuracy at ``n_train`` training cases, and its
+    standard error over the ``sets`` training sets."""
+    rng = np.random.default_rng(seed)
+    src = _lda_1nn_source(MIXED_MU)
+    gaps = []
+    for _ in range(sets):
+        X, y = src.sample(n_train, rng)
+        Xt, yt = src.sample(cases, rng)
+        (_, a), (_, b) = _learners(MIXED_NULL, 5)
+        gaps.append(a.fit(X, y).score(Xt, yt) - b.fit(X, y).score(Xt, yt))
+    return float(np.mean(gaps)), float(np.std(gaps, ddof=1) / np.sqrt(sets))
 
 
 def crippled_gap() -> float:
@@ -275,6 +306,10 @@ def main(argv=None) -> int:
     gap = true_gap(args.mu, args.truth_sets, args.truth_cases)
     print(f"lda-1nn: true gap at 270 training cases {100 * gap:.1f} points (mu = {args.mu:g})", flush=True)
     print(f"pima-logreg-vs-crippled: gap {100 * crippled_gap():.1f} points on the 768 cases (10x10 cv)", flush=True)
+    if MIXED_NULL in cases:
+        for n_train in (270, 150):  # the 10x10 cv's training size, and the 5x2 cv's
+            g, se = mixed_gap(n_train, args.truth_sets, args.truth_cases)
+            print(f"{MIXED_NULL}: gap {100 * g:.2f} points (standard error {100 * se:.2f}) at {n_train} training cases")
     t0 = time.perf_counter()
     rows = Parallel(n_jobs=args.jobs)(
         delayed(one)(c, args.mu, i, args.seed) for c in cases for i in range(args.data_sets)
