@@ -500,15 +500,7 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
     n_sets = int(across["data sets"].max()) if len(across) else 0
     learners = len(set(across["A"]) | set(across["B"])) if len(across) else 0
     if "Wilcoxon p" not in across:  # fewer than two data sets: no test across them can be made
-        least = least_data_sets(2, alpha)
-        text = (
-            f"Not settled: {n_sets} data set{'s' if n_sets != 1 else ''} completely assessed, and the tests across data "
-            f"sets (each data set's mean score one observation) need several: the Wilcoxon signed-rank test can "
-            f"reach p <= {alpha:g} from {least} data sets on (before Holm's adjustment for several pairs). For one "
-            f"data set, compare two learners with {option('a')} and {option('b')}: that Conclusion is about this data set."
-        )
-        nfd = "Not for the decision: each data set's own tests (they speak for that data set alone)."
-        return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: too few data sets.")
+        return _too_few_data_sets(n_sets, alpha)
     several = "friedman" in tables
     m = len(across)
     least = least_data_sets(learners if several else 2, alpha, m if several else None)
@@ -519,71 +511,14 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
         if n_sets < least
         else ""
     )
-    if several:
-        f = tables["friedman"].iloc[0]
-        if not f["p (F)"] <= alpha:
-            text = (
-                f"Not settled: Friedman's test does not reject that the learners rank alike over the {n_sets} data "
-                f"sets (Iman-Davenport F = {f['Iman-Davenport F']:.2f}, p = {f['p (F)']:.3g} > {alpha:g}), so no "
-                f"pair is compared further (Demsar 2006). More data sets settle it.{short}"
-            )
-            nfd = (
-                "Not for the decision: the pairwise Wilcoxon p-values (raw or Holm-adjusted), and each data set's "
-                "own tests (they speak for that data set alone)."
-            )
-            return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: the learners rank alike.")
-    lines, verdicts, pairs = [], [], []
-    for _, r in across.iterrows():
-        p_a, p_rope, p_b = r.get("P(A better)", np.nan), r.get("P(equivalent)", np.nan), r.get("P(B better)", np.nan)
-        if several:
-            h = _pair_holm(tables, r["A"], r["B"])
-            p_dec = float(h["Holm p"]) if h is not None else np.nan
-            sig = bool(h["significant"]) if h is not None else False
-            test = "Holm on mean ranks"
-        else:
-            p_dec = float(r.get("Wilcoxon p", np.nan))
-            sig = np.isfinite(p_dec) and p_dec <= alpha
-            test = "Wilcoxon"
-        side = "A" if r["mean A - B"] > 0 else "B" if r["mean A - B"] < 0 else ""
-        if sig and side == "A" and p_a >= CERTAIN:
-            v = "A better"
-        elif sig and side == "B" and p_b >= CERTAIN:
-            v = "B better"
-        elif p_rope >= CERTAIN:
-            v = "equivalent within the ROPE"
-        else:
-            v = "not settled"
-        verdicts.append(v)
-        name = {
-            "A better": f"{r['A']} is better than {r['B']}",
-            "B better": f"{r['B']} is better than {r['A']}",
-            "equivalent within the ROPE": f"{r['A']} and {r['B']} are equivalent within the ROPE",
-            "not settled": f"{r['A']} against {r['B']}: not settled",
-        }[v]
-        why = ""
-        if v == "not settled":
-            if not sig:
-                why = f", since {test} does not reject (p {p_dec:.3g} > {alpha:g})"
-            else:
-                why = f", since {test} rejects but the Bayesian signed-rank test gives no side 0.95"
-        wilcoxon = f"; Wilcoxon p {r['Wilcoxon p']:.3g}" if several else ""
-        lines.append(
-            f"{name}{why} ({test} p {p_dec:.3g}{wilcoxon}; Bayesian signed-rank with ROPE "
-            f"±{rope:g}: P({r['A']} better) {p_a:.2f}, P(equivalent) {p_rope:.2f}, P({r['B']} better) {p_b:.2f})"
-        )
-        pairs.append(
-            {
-                "pair": f"{r['A']} vs {r['B']}",
-                "verdict": name if v != "not settled" else "not settled",
-                "mean A - B": float(r["mean A - B"]),
-                "wins A/B": f"{int(r['wins A'])}/{int(r['wins B'])}",
-                f"{test} p": p_dec,
-                "P(A better)": float(p_a),
-                "P(B better)": float(p_b),
-            }
-        )
-    decided = [v for v in verdicts if v != "not settled"]
-    verdict = verdicts[0] if len(verdicts) == 1 else ("not settled" if not decided else "per pair")
+    if several and not tables["friedman"].iloc[0]["p (F)"] <= alpha:
+        return _ranks_alike(tables["friedman"].iloc[0], n_sets, alpha, short)
+    decided = [_pair_decision(r, tables, several=several, alpha=alpha, rope=rope) for _, r in across.iterrows()]
+    verdicts = [v for v, _, _ in decided]
+    lines = [line for _, line, _ in decided]
+    pairs = [pair for _, _, pair in decided]
+    settled = [v for v in verdicts if v != "not settled"]
+    verdict = verdicts[0] if len(verdicts) == 1 else ("not settled" if not settled else "per pair")
     scope = f" against the control {control}" if control else ""
     head = (
         f"Over the {n_sets} data sets (each data set's mean score one observation; the answer is about data sets "
@@ -599,10 +534,10 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
         )
         + "each data set's own tests (they speak for that data set alone)."
     )
-    settled = [p["verdict"] for p in pairs if p["verdict"] != "not settled"]
+    named = [p["verdict"] for p in pairs if p["verdict"] != "not settled"]
     headline = (
-        "; ".join(settled) + f" ({len(settled)} of {len(pairs)} pairs settled)."
-        if settled
+        "; ".join(named) + f" ({len(named)} of {len(pairs)} pairs settled)."
+        if named
         else (
             f"Not settled: no pair of the {len(pairs)} is decided over these {n_sets} data sets."
             if len(pairs) > 1
@@ -611,3 +546,85 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
     )
     text = head + "; ".join(lines) + "." + short + " " + nfd
     return Conclusion(verdict, text, (), nfd, headline, tuple(pairs))
+
+
+def _too_few_data_sets(n_sets: int, alpha: float) -> Conclusion:
+    """The Conclusion with fewer than two data sets completely assessed: no test across data sets can be made."""
+    least = least_data_sets(2, alpha)
+    text = (
+        f"Not settled: {n_sets} data set{'s' if n_sets != 1 else ''} completely assessed, and the tests across data "
+        f"sets (each data set's mean score one observation) need several: the Wilcoxon signed-rank test can "
+        f"reach p <= {alpha:g} from {least} data sets on (before Holm's adjustment for several pairs). For one "
+        f"data set, compare two learners with {option('a')} and {option('b')}: that Conclusion is about this data set."
+    )
+    nfd = "Not for the decision: each data set's own tests (they speak for that data set alone)."
+    return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: too few data sets.")
+
+
+def _ranks_alike(friedman, n_sets: int, alpha: float, short: str) -> Conclusion:
+    """The Conclusion when Friedman's test does not reject: no pair is compared further (Demsar 2006)."""
+    text = (
+        f"Not settled: Friedman's test does not reject that the learners rank alike over the {n_sets} data "
+        f"sets (Iman-Davenport F = {friedman['Iman-Davenport F']:.2f}, p = {friedman['p (F)']:.3g} > {alpha:g}), so no "
+        f"pair is compared further (Demsar 2006). More data sets settle it.{short}"
+    )
+    nfd = (
+        "Not for the decision: the pairwise Wilcoxon p-values (raw or Holm-adjusted), and each data set's "
+        "own tests (they speak for that data set alone)."
+    )
+    return Conclusion("not settled", f"{text} {nfd}", (), nfd, "Not settled: the learners rank alike.")
+
+
+def _pair_decision(r, tables: dict, *, several: bool, alpha: float, rope: float) -> tuple[str, str, dict]:
+    """One pair's verdict over the data sets, its sentence and its row of the per-pair table.
+
+    The side is decided by the post-hoc on mean ranks (three learners or more) or the Wilcoxon test (two),
+    and the Bayesian signed-rank test must give that side :data:`CERTAIN`; equivalence needs the ROPE's
+    probability to reach it.
+    """
+    p_a, p_rope, p_b = r.get("P(A better)", np.nan), r.get("P(equivalent)", np.nan), r.get("P(B better)", np.nan)
+    if several:
+        h = _pair_holm(tables, r["A"], r["B"])
+        p_dec = float(h["Holm p"]) if h is not None else np.nan
+        sig = bool(h["significant"]) if h is not None else False
+        test = "Holm on mean ranks"
+    else:
+        p_dec = float(r.get("Wilcoxon p", np.nan))
+        sig = np.isfinite(p_dec) and p_dec <= alpha
+        test = "Wilcoxon"
+    side = "A" if r["mean A - B"] > 0 else "B" if r["mean A - B"] < 0 else ""
+    if sig and side == "A" and p_a >= CERTAIN:
+        v = "A better"
+    elif sig and side == "B" and p_b >= CERTAIN:
+        v = "B better"
+    elif p_rope >= CERTAIN:
+        v = "equivalent within the ROPE"
+    else:
+        v = "not settled"
+    name = {
+        "A better": f"{r['A']} is better than {r['B']}",
+        "B better": f"{r['B']} is better than {r['A']}",
+        "equivalent within the ROPE": f"{r['A']} and {r['B']} are equivalent within the ROPE",
+        "not settled": f"{r['A']} against {r['B']}: not settled",
+    }[v]
+    why = ""
+    if v == "not settled":
+        if not sig:
+            why = f", since {test} does not reject (p {p_dec:.3g} > {alpha:g})"
+        else:
+            why = f", since {test} rejects but the Bayesian signed-rank test gives no side 0.95"
+    wilcoxon = f"; Wilcoxon p {r['Wilcoxon p']:.3g}" if several else ""
+    line = (
+        f"{name}{why} ({test} p {p_dec:.3g}{wilcoxon}; Bayesian signed-rank with ROPE "
+        f"±{rope:g}: P({r['A']} better) {p_a:.2f}, P(equivalent) {p_rope:.2f}, P({r['B']} better) {p_b:.2f})"
+    )
+    pair = {
+        "pair": f"{r['A']} vs {r['B']}",
+        "verdict": name if v != "not settled" else "not settled",
+        "mean A - B": float(r["mean A - B"]),
+        "wins A/B": f"{int(r['wins A'])}/{int(r['wins B'])}",
+        f"{test} p": p_dec,
+        "P(A better)": float(p_a),
+        "P(B better)": float(p_b),
+    }
+    return v, line, pair

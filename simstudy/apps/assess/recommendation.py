@@ -387,7 +387,29 @@ def recommend(
     rule = SizeRule(alpha=alpha)
     evidence = list(evidence or [])
     procs = [procedure_label(r["design"], r["scheme"], r["test"]) for _, r in table.iterrows()]
-    wanted = set(zip(table["design"], table["scheme"], table["test"]))
+    ev_table, usable, covered = _usable_evidence(table, procs, evidence, shipped, alpha=alpha, notes=notes)
+    table = _with_evidence(table, procs, ev_table)
+    coverage = _coverage(designs, table, covered)
+    judged = table[table["size"].isin([CONTROLS, LIBERAL, UNRESOLVED])]
+    never_text = _never_recommended(judged, usable, shipped)
+    if judged.empty:
+        why = _nothing_judged(evidence, usable, shipped, alpha)
+        return table, " ".join(x for x in (why, coverage) if x)
+    ok = table[table["size"] == CONTROLS]
+    if ok.empty:
+        text = (
+            f"No recommendation: none of the {len(judged)} procedures with stored null evidence controls size at "
+            f"alpha = {alpha:g} (tolerance {100 * rule.bound:g}%: the upper end of the Type I error's interval, "
+            "simultaneous over the procedure's null scenarios, must lie below it on every one). " + never_text
+        )
+        return table, " ".join(x for x in (text, coverage) if x)
+    head = _recommended(judged, ok, alpha=alpha, bound=rule.bound)
+    return table, " ".join(x for x in (head, never_text, coverage) if x)
+
+
+def _usable_evidence(table: pd.DataFrame, procs: list, evidence: list, shipped, *, alpha: float, notes):
+    """The judged procedures of the evidence that can speak at ``alpha``, the evidence used and the designs it
+    covers: ``(ev_table, usable, covered)``."""
     if shipped is not None:
         same_alpha = abs(alpha - shipped.alpha) <= 1e-12
         if not same_alpha and notes is not None:
@@ -395,18 +417,22 @@ def recommend(
                 f"the shipped evidence is judged at alpha = {shipped.alpha:g} only; not used at alpha = {alpha:g}"
             )
         ev_table = shipped.table[shipped.table["procedure"].isin(procs)] if same_alpha else shipped.table.iloc[:0]
-        usable = [shipped] if same_alpha else []
-        covered = set(shipped.designs) if same_alpha else set()
-    else:
-        ev_table = evidence_table(evidence, wanted, alpha=alpha, notes=notes)
-        usable = [ev for ev in evidence if not (alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any())]
-        covered = set().union(*(_designs_with_nulls(ev) for ev in usable)) if usable else set()
+        return ev_table, [shipped] if same_alpha else [], set(shipped.designs) if same_alpha else set()
+    wanted = set(zip(table["design"], table["scheme"], table["test"]))
+    ev_table = evidence_table(evidence, wanted, alpha=alpha, notes=notes)
+    usable = [ev for ev in evidence if not (alpha > ev.alpha * (1 + 1e-9) and ev.rows["sign"].isna().any())]
+    covered = set().union(*(_designs_with_nulls(ev) for ev in usable)) if usable else set()
+    return ev_table, usable, covered
+
+
+def _with_evidence(table: pd.DataFrame, procs: list, ev_table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each procedure's verdict and numbers from the evidence (``no evidence`` where it has none)."""
     e = ev_table.set_index("procedure") if len(ev_table) else pd.DataFrame()
 
     def col(name, default=np.nan):
         return [e.loc[p, name] if p in e.index else default for p in procs]
 
-    table = table.assign(
+    return table.assign(
         **{
             "procedure": procs,
             "size": col("size", "no evidence"),
@@ -426,8 +452,12 @@ def recommend(
             "evidence": col("sources", ""),
         }
     )
-    coverage = _coverage(designs, table, covered)
-    judged = table[table["size"].isin([CONTROLS, LIBERAL, UNRESOLVED])]
+
+
+def _never_recommended(judged: pd.DataFrame, usable: list, shipped) -> str:
+    """The sentence naming the liberal and the unresolved procedures, and what would resolve the latter."""
+    from simstudy.statistics.size_control import LIBERAL, UNRESOLVED
+
     view = judged.rename(
         columns={
             "deciding null scenario": "deciding_scenario",
@@ -439,7 +469,6 @@ def recommend(
     )
     liberal = view[view["size"] == LIBERAL].sort_values("deciding_low", ascending=False, kind="stable")
     unresolved = view[view["size"] == UNRESOLVED].sort_values("deciding_high", kind="stable")
-    ok = table[table["size"] == CONTROLS]
     never = []
     if len(liberal):
         never.append(f"liberal (Type I error shown above alpha on a null scenario): {_listing(liberal)}")
@@ -452,35 +481,34 @@ def recommend(
         never.append(
             f"unresolved (too few null data sets to tell): {_listing(unresolved)}; more data sets decide them: {more}"
         )
-    never_text = ("Never recommended: " + " — ".join(never) + ".") if never else ""
-    if judged.empty:
-        if not evidence and shipped is None:
-            from simstudy.apps.evidence import studies_with_evidence
+    return ("Never recommended: " + " — ".join(never) + ".") if never else ""
 
-            names = studies_with_evidence()
-            why = (
-                "No recommendation: no stored simulation evidence was found, and replicability on your data "
-                "alone favours tests that reject too often (a test that never rejects is perfectly "
-                "replicable)." + (f" Studies that provide evidence once stored: {', '.join(names)}." if names else "")
-            )
-        elif not usable:
-            why = (
-                f"No recommendation: the stored evidence gives the direction of a rejection only up to alpha = "
-                f"{max(ev.alpha for ev in (evidence or [shipped])):g}, so it cannot judge tests at alpha = {alpha:g}."
-            )
-        else:
-            why = (
-                "No recommendation: the stored evidence has no null scenario for any of these procedures, so no "
-                "size verdict can be given."
-            )
-        return table, " ".join(x for x in (why, coverage) if x)
-    if ok.empty:
-        text = (
-            f"No recommendation: none of the {len(judged)} procedures with stored null evidence controls size at "
-            f"alpha = {alpha:g} (tolerance {100 * rule.bound:g}%: the upper end of the Type I error's interval, "
-            "simultaneous over the procedure's null scenarios, must lie below it on every one). " + never_text
+
+def _nothing_judged(evidence: list, usable: list, shipped, alpha: float) -> str:
+    """Why no procedure has a size verdict: no evidence, none at this alpha, or no null scenario for them."""
+    if not evidence and shipped is None:
+        from simstudy.apps.evidence import studies_with_evidence
+
+        names = studies_with_evidence()
+        return (
+            "No recommendation: no stored simulation evidence was found, and replicability on your data "
+            "alone favours tests that reject too often (a test that never rejects is perfectly "
+            "replicable)." + (f" Studies that provide evidence once stored: {', '.join(names)}." if names else "")
         )
-        return table, " ".join(x for x in (text, coverage) if x)
+    if not usable:
+        return (
+            f"No recommendation: the stored evidence gives the direction of a rejection only up to alpha = "
+            f"{max(ev.alpha for ev in (evidence or [shipped])):g}, so it cannot judge tests at alpha = {alpha:g}."
+        )
+    return (
+        "No recommendation: the stored evidence has no null scenario for any of these procedures, so no "
+        "size verdict can be given."
+    )
+
+
+def _recommended(judged: pd.DataFrame, ok: pd.DataFrame, *, alpha: float, bound: float) -> str:
+    """The recommendation among the procedures that control size: the first by size-adjusted power, ties
+    broken by simulated replicability, then by R2 on the user's data; with its numbers."""
     with_power = ok[np.isfinite(ok["rank"].astype(float))]
     pool = with_power[with_power["rank"] == with_power["rank"].min()] if len(with_power) else ok
     order = pool.assign(
@@ -492,7 +520,7 @@ def recommend(
     head = (
         f"Recommended: {_name(best)}. Of the {len(judged)} procedures with stored null evidence, {len(ok)} "
         f"control size at alpha = {alpha:g} (the upper end of the Type I error's interval, simultaneous over "
-        f"the procedure's null scenarios, at most {100 * rule.bound:g}% on every one)"
+        f"the procedure's null scenarios, at most {100 * bound:g}% on every one)"
     )
     if len(with_power):
         power = (
@@ -525,14 +553,13 @@ def recommend(
             f"(Bouckaert's criterion, the lowest mean R2 over the scenarios: "
             f"{best['simulated R2 (lowest over sources)']:.2f}), then on R2 on your data"
         )
-    head += (
+    return head + (
         f". Its Type I error: {best['Type I error %']:.1f}% [{best['Type I low %']:.1f}, "
         f"{best['Type I high %']:.1f}] on its deciding null scenario {best['deciding null scenario']} "
         f"({int(best['null data sets'])} data sets; {int(best['null scenarios'])} null scenario(s) judged; "
         f"evidence: {best['evidence']}). On your data: R2 {best['R2']:.2f} over {best['repeats']} repeats, A "
         f"better in {best['A better']} and B better in {best['B better']}."
     )
-    return table, " ".join(x for x in (head, never_text, coverage) if x)
 
 
 def _name(row) -> str:
