@@ -227,27 +227,36 @@ def many_tables(
         ``friedman`` (one row: Friedman's and Iman-Davenport's statistics,
         the Nemenyi critical difference), the last two for three or more learners.
     """
-    from simstudy.statistics.bayesian import bayesian_signed_rank_test, correlated_t_test
-    from simstudy.statistics.effect import corrected_difference_interval
-    from simstudy.statistics.multiple import (
-        binomial_sign_test,
-        critical_difference,
-        friedman_test,
-        holm_adjust,
-        holm_test,
-        mean_ranks,
-        wilcoxon_test,
-    )
-
     labels = _labels(learners)
     L = len(labels)
+    conds = [DataSetCondition(i, d.name) for i, d in enumerate(datasets)]
+    pairs = [(i, j) for i in range(L) for j in range(i + 1, L)]
+    means, pair_rows = _per_data_set(run, conds, labels, pairs, choices, rope=rope)
+    tables = {
+        "means": pd.DataFrame(means, columns=labels).assign(**{"data set": [c.name for c in conds]})[
+            ["data set", *labels]
+        ],
+        "pairs": pd.DataFrame(pair_rows),
+    }
+    m = means[~np.isnan(means).any(axis=1)]  # the data sets completely assessed
+    compared = pairs if control is None else [(control, j) for j in range(L) if j != control]
+    tables["across"] = _across(m, labels, compared, rope=rope)
+    if L >= 3 and m.shape[0] >= 2:
+        tables.update(_rank_tables(m, labels, alpha=alpha, control=control))
+    return tables
+
+
+def _per_data_set(run, conds, labels, pairs, choices, *, rope: float):
+    """Each data set's mean score per learner (NaN rows for data sets not assessed), and per pair the first
+    repeat's mean difference with its corrected interval, the corrected test's p and the Bayesian correlated t."""
+    from simstudy.statistics.bayesian import correlated_t_test
+    from simstudy.statistics.effect import corrected_difference_interval
+
     scores = run.table("scores")
     outcomes = run.table("outcomes")
-    prefix, cols = _score_matrix(scores, L)
-    conds = [DataSetCondition(i, d.name) for i, d in enumerate(datasets)]
-    means = np.full((len(conds), L), np.nan)
-    pair_rows = []
-    pairs = [(i, j) for i in range(L) for j in range(i + 1, L)]
+    _, cols = _score_matrix(scores, len(labels))
+    means = np.full((len(conds), len(labels)), np.nan)
+    rows = []
     for c in conds:
         block = scores[scores["condition"] == c.key]
         if block.empty:
@@ -263,7 +272,7 @@ def many_tables(
             if "pair" in outcomes.columns:  # stored only with three or more learners
                 chosen &= outcomes["pair"] == f"l{i}-l{j}"
             test = outcomes[chosen]
-            pair_rows.append(
+            rows.append(
                 {
                     "data set": c.name,
                     "A": labels[i],
@@ -279,17 +288,18 @@ def many_tables(
                     "P(B better)": float(bayes.p_b_better),
                 }
             )
-    tables = {
-        "means": pd.DataFrame(means, columns=labels).assign(**{"data set": [c.name for c in conds]})[
-            ["data set", *labels]
-        ],
-        "pairs": pd.DataFrame(pair_rows),
-    }
-    done = ~np.isnan(means).any(axis=1)
-    m = means[done]
-    across = []
+    return means, rows
+
+
+def _across(m: np.ndarray, labels, compared, *, rope: float) -> pd.DataFrame:
+    """Per pair compared, the tests over the data sets completely assessed (``m``: data set x learner means):
+    Wilcoxon's and the sign test, each p beside its Holm adjustment over the pairs, and the Bayesian
+    signed-rank test."""
+    from simstudy.statistics.bayesian import bayesian_signed_rank_test
+    from simstudy.statistics.multiple import binomial_sign_test, holm_adjust, wilcoxon_test
+
+    rows = []
     rng = np.random.default_rng(_BSR_SEED)
-    compared = pairs if control is None else [(control, j) for j in range(L) if j != control]
     for i, j in compared:
         diff = m[:, i] - m[:, j]
         row = {"A": labels[i], "B": labels[j], "data sets": int(diff.size)}
@@ -313,21 +323,26 @@ def many_tables(
                     "P(B better)": float(b.p_b_better),
                 }
             )
-        across.append(row)
-    across = pd.DataFrame(across)
+        rows.append(row)
+    across = pd.DataFrame(rows)
     for col in ("Wilcoxon p", "sign p"):  # Holm (1979) over the pairs compared: the raw p stays beside it
         if col in across and across[col].notna().all():
             across[f"{col} (Holm)"] = holm_adjust(across[col].to_numpy(float))
-    tables["across"] = across
-    if L >= 3 and m.shape[0] >= 2:
-        ranks = mean_ranks(m)
-        fr = friedman_test(m)
-        holm = holm_test(m, alpha=alpha, control=control)
-        cd = critical_difference(L, m.shape[0], alpha=alpha)
-        tables["ranks"] = pd.DataFrame({"learner": labels, "mean rank": np.asarray(ranks, float)}).sort_values(
+    return across
+
+
+def _rank_tables(m: np.ndarray, labels, *, alpha: float, control: int | None) -> dict:
+    """Three or more learners: mean ranks, Friedman's and Iman-Davenport's tests with the Nemenyi critical
+    difference, and Holm's post-hoc on mean ranks (over all pairs or against ``control``)."""
+    from simstudy.statistics.multiple import critical_difference, friedman_test, holm_test, mean_ranks
+
+    L = len(labels)
+    fr = friedman_test(m)
+    return {
+        "ranks": pd.DataFrame({"learner": labels, "mean rank": np.asarray(mean_ranks(m), float)}).sort_values(
             "mean rank", kind="stable"
-        )
-        tables["friedman"] = pd.DataFrame(
+        ),
+        "friedman": pd.DataFrame(
             [
                 {
                     "data sets": int(m.shape[0]),
@@ -336,12 +351,12 @@ def many_tables(
                     "p (chi2)": float(fr.chi2_pvalue),
                     "Iman-Davenport F": float(fr.f),
                     "p (F)": float(fr.f_pvalue),
-                    "Nemenyi CD": float(cd),
+                    "Nemenyi CD": float(critical_difference(L, m.shape[0], alpha=alpha)),
                 }
             ]
-        )
-        tables["holm"] = _holm_frame(holm, labels)
-    return tables
+        ),
+        "holm": _holm_frame(holm_test(m, alpha=alpha, control=control), labels),
+    }
 
 
 def _holm_frame(holm, labels) -> pd.DataFrame:
@@ -626,16 +641,7 @@ def assess_many(
     for d in datasets:
         check_metric_for(metric, d)
     learners = named_learners(learners)
-    if len(learners) < 2:
-        raise InputError(f"{option('learners')}: give at least two learners, got {len(learners)}")
-    choices = tuple(
-        parse_learner(
-            spec,
-            option=option("learners"),
-            contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout),
-        )
-        for spec in learners
-    )
+    choices = _many_learners(learners, in_process=in_process, fit_timeout=fit_timeout)
     labels = _labels(choices)
     position = None
     if control is not None:
@@ -649,32 +655,11 @@ def assess_many(
     except BaseException:
         _close_fit_workers()
         raise
-    scratch = None
-    if out is None and out_root is not None:
-        digest = hashlib.sha256(
-            json.dumps([[d.digest for d in datasets], [c.label for c in choices], design, metric]).encode()
-        ).hexdigest()[:10]
-        out = Path(out_root) / "assess" / f"many-{digest}"
-    elif out is None:
-        import tempfile
-
-        scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
-        out = Path(scratch.name) / "run"
+    out, scratch = _many_directory(out, out_root, datasets, choices, design, metric)
     seed = DEFAULT_SEED if seed is None else seed
     splits = design_choices(datasets, design)
-    fitting = n_repeats * sum(
-        splits[i].n_runs * max(splits[i].n_folds, 1) * (t * splits[i].n_train / d.y.size + FIT_OVERHEAD)
-        for (i, _), t in seconds.items()
-        for d in (datasets[i],)
-    )
     try:
-        check_budget(
-            len(datasets) * n_repeats, fitting, out, what=f"{n_repeats:,} repeats on {len(datasets)} data set(s)"
-        )
-    except BaseException:
-        _close_fit_workers()
-        raise
-    try:
+        _check_many_budget(datasets, splits, seconds, n_repeats, out)
         from simstudy.apps.assess.run import _fit_progress
 
         per = {
@@ -704,6 +689,46 @@ def assess_many(
         study, run, tables, datasets, choices, labels, design, metric, float(rope), alpha, scratch,
         control=control, conclusion=conclude_many(tables, alpha=alpha, rope=float(rope), control=control),
     )  # fmt: skip
+
+
+def _many_learners(learners, *, in_process: bool, fit_timeout) -> tuple:
+    """The learners parsed, at least two of them (each loaded in a worker where it must be)."""
+    if len(learners) < 2:
+        raise InputError(f"{option('learners')}: give at least two learners, got {len(learners)}")
+    return tuple(
+        parse_learner(
+            spec,
+            option=option("learners"),
+            contained=wants_worker(spec, in_process=in_process, fit_timeout=fit_timeout),
+        )
+        for spec in learners
+    )
+
+
+def _many_directory(out, out_root, datasets, choices, design: str, metric: str):
+    """The run directory: ``out``; else one under ``out_root`` named by the data, learners, design and metric;
+    else a temporary one, returned second so that it lives as long as the result."""
+    if out is not None:
+        return out, None
+    if out_root is not None:
+        digest = hashlib.sha256(
+            json.dumps([[d.digest for d in datasets], [c.label for c in choices], design, metric]).encode()
+        ).hexdigest()[:10]
+        return Path(out_root) / "assess" / f"many-{digest}", None
+    import tempfile
+
+    scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
+    return Path(scratch.name) / "run", scratch
+
+
+def _check_many_budget(datasets, splits, seconds: dict, n_repeats: int, out) -> None:
+    """Refuse a run whose fits, timed on each learner and data set, would take longer than the budget."""
+    fitting = n_repeats * sum(
+        splits[i].n_runs * max(splits[i].n_folds, 1) * (t * splits[i].n_train / d.y.size + FIT_OVERHEAD)
+        for (i, _), t in seconds.items()
+        for d in (datasets[i],)
+    )
+    check_budget(len(datasets) * n_repeats, fitting, out, what=f"{n_repeats:,} repeats on {len(datasets)} data set(s)")
 
 
 def many_markdown(a: ManyAssessment, figure: str | None = None) -> str:
