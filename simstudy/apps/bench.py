@@ -635,9 +635,25 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
     Returns the leaderboard (:func:`simstudy.apps.proving.summary.leaderboard`, procedures named by their labels in
     the other tables), or None when the study declares no null condition or its rows do not say which it is.
     """
-    from simstudy.apps.proving.summary import leaderboard, procedures, size_table, twins
+    from simstudy.apps.proving.summary import leaderboard, procedures, size_table
     from simstudy.statistics.size_control import SizeRule
 
+    truths = _declared_truths(study, run, outcomes, notes)
+    if truths is None:
+        return None
+    frames = _procedure_rows(layout, outcomes, stored_decision, found, alpha, notes)
+    pr = procedures(frames, truths=truths, decided_at=alpha)
+    if not pr.p and not pr.declined:
+        return None
+    rule = SizeRule(alpha=alpha)
+    board = _rank_complete_only(leaderboard(pr, alpha=alpha, rule=rule, sizes=size_table(pr, rule)), pr, alpha, rule)
+    board["procedure"] = board["procedure"].str.replace(r" \[\]$", "", regex=True)
+    return board
+
+
+def _declared_truths(study, run, outcomes, notes: list) -> dict | None:
+    """The truth of each condition as the study's evidence declares it, or None (and a note saying why) when the
+    study declares none, its rows lack the columns, its evidence fails or declares no null condition."""
     if study.provides.evidence is None:
         notes.append(
             f"No size verdicts: {study.name!r} does not say which of its conditions are null (equally good learners). "
@@ -656,6 +672,12 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
     if not any(v.get("truth") == "null" for v in truths.values()):
         notes.append("No size verdicts: the study's evidence declares no null condition.")
         return None
+    return truths
+
+
+def _procedure_rows(layout, outcomes, stored_decision, found: _Found, alpha: float, notes: list) -> pd.DataFrame:
+    """The built-in and the new tests' rows in the proving ground's columns (one procedure per test label), with
+    placeholders for the procedures a new test declined."""
     exp = layout.experiment
     variants = [c for c in layout.variants if c in outcomes]
 
@@ -707,14 +729,15 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
                 sel &= outcomes[k].astype(str).to_numpy() == str(v)
         first = outcomes[sel].drop_duplicates(["condition", "replication"])
         frames = pd.concat([frames, frame(first, name, np.nan, np.nan, declined=True)], ignore_index=True)
-    frames = frames.drop_duplicates(["condition", "replication", "experiment", "design", "scheme", "test"])
-    pr = procedures(frames, truths=truths, decided_at=alpha)
-    if not pr.p and not pr.declined:
-        return None
-    rule = SizeRule(alpha=alpha)
-    board = leaderboard(pr, alpha=alpha, rule=rule, sizes=size_table(pr, rule))
-    # size-adjusted power only where every calibrated alternative data set gives it: where the stored rows do not
-    # give the direction of a rejection at the calibrated threshold, the rest would be a selected subset
+    return frames.drop_duplicates(["condition", "replication", "experiment", "design", "scheme", "test"])
+
+
+def _rank_complete_only(board: pd.DataFrame, pr, alpha: float, rule) -> pd.DataFrame:
+    """Size-adjusted power and rank only where every calibrated alternative data set gives it: where the stored
+    rows do not give the direction of a rejection at the calibrated threshold, the rest would be a selected subset;
+    the others are ranked among themselves."""
+    from simstudy.apps.proving.summary import leaderboard, twins
+
     twin = twins(pr)
     incomplete = []
     for proc in pr.p:
@@ -730,7 +753,6 @@ def _size_and_power(study, layout, run, outcomes, stored_decision, found: _Found
         for col in ("rank", "tied_with"):
             board[col] = board["procedure"].map(ranked[col]).where(~board["procedure"].isin(incomplete))
         board["_incomplete"] = board["procedure"].isin(incomplete)
-    board["procedure"] = board["procedure"].str.replace(r" \[\]$", "", regex=True)
     return board
 
 

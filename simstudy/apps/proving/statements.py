@@ -118,23 +118,31 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA, sizes: pd.Data
     difference over data sets.
     """
     from simstudy.apps.proving.summary import size_table
-    from simstudy.statistics.size_control import CONTROLS, LIBERAL
 
     sizes = size_table(pr) if sizes is None else sizes
     b = board.set_index("procedure")
-    label_of = {v: k for k, v in named.items()}
+    rows = _size_statements(sizes, b, named, alpha)
+    rows += _power_statements(pr, b, named, alpha)
+    if pr.n_experiments >= 2:
+        rows += _replicability_statements(pr, b, named, alpha)
+    out = pd.DataFrame(rows, columns=["statement", "source", "ours", "verdict"])
+    return pd.concat([out, anchors(pr, named, sizes, alpha)], ignore_index=True)
+
+
+def _named(named: dict, prefix: str):
+    """The stored procedure of the first label of ``named`` that starts with ``prefix`` (None: none)."""
+    return next((named[k] for k in named if k.startswith(prefix)), None)
+
+
+def _statement(statement, source, ours, verdict) -> dict:
+    return {"statement": statement, "source": source, "ours": ours, "verdict": verdict}
+
+
+def _size_statements(sizes: pd.DataFrame, b: pd.DataFrame, named: dict, alpha) -> list:
+    """The papers' statements that a test is liberal, or that it controls size, checked by the size verdicts."""
+    from simstudy.statistics.size_control import CONTROLS, LIBERAL
+
     rows = []
-
-    def iv(proc, col):
-        r = b.loc[proc]
-        return f"{r[col]:.1f}% [{r[col + '_mc_low']:.1f}, {r[col + '_mc_high']:.1f}]"
-
-    def find(prefix):
-        return next((named[k] for k in named if k.startswith(prefix)), None)
-
-    def add(statement, source, proc_or_ours, verdict):
-        rows.append({"statement": statement, "source": source, "ours": proc_or_ours, "verdict": verdict})
-
     for prefix, src in (
         (
             "resampled t (10",
@@ -148,13 +156,15 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA, sizes: pd.Data
         ),
         ("Welch t", "treats overlapping training sets as independent"),
     ):
-        proc = find(prefix)
+        proc = _named(named, prefix)
         if proc is None or proc not in b.index:
             continue
-        add(
-            f"{prefix.rstrip(' (10')}: Type I error above alpha = {alpha:g} (liberal on some null scenario)",
-            src,
-            *_size_claim(sizes, proc, want=LIBERAL, every=False),
+        rows.append(
+            _statement(
+                f"{prefix.rstrip(' (10')}: Type I error above alpha = {alpha:g} (liberal on some null scenario)",
+                src,
+                *_size_claim(sizes, proc, want=LIBERAL, every=False),
+            )
         )
     for prefix, src in (
         (
@@ -168,54 +178,84 @@ def statements(pr, board: pd.DataFrame, named: dict, alpha=ALPHA, sizes: pd.Data
             "Bouckaert 2004 (Table 1: the t-test on sorted runs has a Type I error of 4.5% on his null source)",
         ),
     ):
-        proc = find(prefix)
+        proc = _named(named, prefix)
         if proc is None or proc not in b.index:
             continue
-        add(
-            f"{prefix.rstrip(' (10')}: controls size on every null scenario",
-            src,
-            *_size_claim(sizes, proc, want=CONTROLS),
+        rows.append(
+            _statement(
+                f"{prefix.rstrip(' (10')}: controls size on every null scenario",
+                src,
+                *_size_claim(sizes, proc, want=CONTROLS),
+            )
         )
-    five, corr = find("5x2cv t"), find("corrected 10x10 cv t")
-    for other in (corr, find("corrected resampled t (10"), find("sorted runs t")):
+    return rows
+
+
+def _power_statements(pr, b: pd.DataFrame, named: dict, alpha) -> list:
+    """The papers' statement that the 5x2cv t has less power than the corrected tests and sorted runs."""
+    label_of = {v: k for k, v in named.items()}
+
+    def iv(proc, col):
+        r = b.loc[proc]
+        return f"{r[col]:.1f}% [{r[col + '_mc_low']:.1f}, {r[col + '_mc_high']:.1f}]"
+
+    rows = []
+    five = _named(named, "5x2cv t")
+    others = (_named(named, "corrected 10x10 cv t"), _named(named, "corrected resampled t (10"))
+    for other in (*others, _named(named, "sorted runs t")):
         if five and other and five in b.index and other in b.index:
             ours, verdict, _ = _power_claim(pr, other, five, alpha)
-            add(
-                f"5x2cv t has less power than {label_of.get(other, other)}",
-                "Bouckaert and Frank 2004 (5x2cv is conservative: low Type I, high Type II error); Dietterich 1998",
-                f"power {iv(five, 'power')} against {iv(other, 'power')}; {ours}",
-                verdict,
+            rows.append(
+                _statement(
+                    f"5x2cv t has less power than {label_of.get(other, other)}",
+                    "Bouckaert and Frank 2004 (5x2cv is conservative: low Type I, high Type II error); Dietterich 1998",
+                    f"power {iv(five, 'power')} against {iv(other, 'power')}; {ours}",
+                    verdict,
+                )
             )
-    if pr.n_experiments >= 2:
-        for better, worse, src in (
-            (corr, five, "Bouckaert and Frank 2004: the corrected repeated cv test is more replicable than 5x2cv"),
-            (
-                find("sorted runs t"),
-                find("10-fold cv t"),
-                "Bouckaert 2004: sorted runs are more replicable than a single 10-fold cv",
-            ),
-        ):
-            if better and worse and better in b.index and worse in b.index:
-                m, lo, hi = _paired_r2_difference(pr, better, worse, alpha)
-                add(
+    return rows
+
+
+def _replicability_statements(pr, b: pd.DataFrame, named: dict, alpha) -> list:
+    """The papers' statements that one procedure is more replicable (R2) than another, by the paired interval."""
+    label_of = {v: k for k, v in named.items()}
+    rows = []
+    for better, worse, src in (
+        (
+            _named(named, "corrected 10x10 cv t"),
+            _named(named, "5x2cv t"),
+            "Bouckaert and Frank 2004: the corrected repeated cv test is more replicable than 5x2cv",
+        ),
+        (
+            _named(named, "sorted runs t"),
+            _named(named, "10-fold cv t"),
+            "Bouckaert 2004: sorted runs are more replicable than a single 10-fold cv",
+        ),
+    ):
+        if better and worse and better in b.index and worse in b.index:
+            m, lo, hi = _paired_r2_difference(pr, better, worse, alpha)
+            rows.append(
+                _statement(
                     f"{label_of.get(better, better)} is more replicable (R2) than {label_of.get(worse, worse)}",
                     src,
                     f"paired difference of R2 over data sets {m:+.1f} [{lo:+.1f}, {hi:+.1f}] points",
                     _difference_verdict(lo, hi),
                 )
-    out = pd.DataFrame(rows, columns=["statement", "source", "ours", "verdict"])
-    return pd.concat([out, anchors(pr, named, sizes, alpha)], ignore_index=True)
+            )
+    return rows
 
 
 def anchors(pr, named: dict, sizes: pd.DataFrame, alpha=ALPHA) -> pd.DataFrame:
     """Nadeau and Bengio's (2003) and Dietterich's (1998) qualitative claims on the worlds built in their style."""
+    rows = _nadeau_bengio_anchors(pr, named, sizes) + _dietterich_anchors(pr, named, sizes, alpha)
+    return pd.DataFrame(rows, columns=["statement", "source", "ours", "verdict"])
+
+
+def _nadeau_bengio_anchors(pr, named: dict, sizes: pd.DataFrame) -> list:
+    """Nadeau and Bengio (2003) in their own setting: the naive resampled t liberal, the corrected one in control."""
     from simstudy.statistics.size_control import CONTROLS, LIBERAL
 
     rows = []
-
-    def add(statement, source, ours, verdict):
-        rows.append({"statement": statement, "source": source, "ours": ours, "verdict": verdict})
-
     nb_nulls = _keys(pr, "nadeau_bengio", null=True)
     res, cres = named.get("resampled t (10 splits)"), named.get("corrected resampled t (10 splits)")
     src = (
@@ -223,17 +263,29 @@ def anchors(pr, named: dict, sizes: pd.DataFrame, alpha=ALPHA) -> pd.DataFrame:
         "Sigma1 = I/2, I/6 and n = 200, 2000)"
     )
     if nb_nulls and res:
-        add(
-            "Nadeau-Bengio setting: the naive resampled t is liberal on every null",
-            src,
-            *_size_claim(sizes, res, nb_nulls, want=LIBERAL),
+        rows.append(
+            _statement(
+                "Nadeau-Bengio setting: the naive resampled t is liberal on every null",
+                src,
+                *_size_claim(sizes, res, nb_nulls, want=LIBERAL),
+            )
         )
     if nb_nulls and cres:
-        add(
-            "Nadeau-Bengio setting: the corrected resampled t controls size on every null",
-            src,
-            *_size_claim(sizes, cres, nb_nulls, want=CONTROLS),
+        rows.append(
+            _statement(
+                "Nadeau-Bengio setting: the corrected resampled t controls size on every null",
+                src,
+                *_size_claim(sizes, cres, nb_nulls, want=CONTROLS),
+            )
         )
+    return rows
+
+
+def _dietterich_anchors(pr, named: dict, sizes: pd.DataFrame, alpha) -> list:
+    """Dietterich's (1998) five tests on the two-view Gaussian worlds: their Type I errors, then their power."""
+    from simstudy.statistics.size_control import CONTROLS, LIBERAL
+
+    rows = []
     g_nulls, g_alts = _keys(pr, "gaussian", null=True), _keys(pr, "gaussian", null=False)
     d = {
         k: named.get(k)
@@ -265,33 +317,42 @@ def anchors(pr, named: dict, sizes: pd.DataFrame, alpha=ALPHA) -> pd.DataFrame:
             ("5x2cv t", CONTROLS, True, "the 5x2cv t-test has acceptable Type I error"),
         ):
             if d.get(label):
-                add(text, src, *_size_claim(sizes, d[label], g_nulls, want=want, every=every))
+                rows.append(_statement(text, src, *_size_claim(sizes, d[label], g_nulls, want=want, every=every)))
     if g_alts and d.get("10-fold cv t (first run)"):
-        cv = d["10-fold cv t (first run)"]
-        parts, verdicts = [], []
-        # Dietterich rules the resampled t out for its Type I error before comparing power; its raw
-        # power, bought with a Type I error of 30% and more, is no rival of the cv t.
-        for label in ("McNemar (holdout)", "difference of proportions (holdout)", "5x2cv t"):
-            if d.get(label):
-                ours, verdict, _ = _power_claim(pr, cv, d[label], alpha, g_alts)
-                parts.append(f"against {label}: {ours.replace('paired difference of power ', '')}")
-                verdicts.append(verdict)
-        if verdicts:
-            overall = (
-                "holds"
-                if all(v == "holds" for v in verdicts)
-                else "does not hold"
-                if any(v == "does not hold" for v in verdicts)
-                else "unresolved"
-            )
-            add(
-                "the 10-fold cv t-test is the most powerful of the five (the resampled t, ruled out for its "
-                "Type I error, aside)",
-                src,
-                "paired differences of power over the alternative data sets: " + "; ".join(parts),
-                overall,
-            )
+        rows += _cv_t_most_powerful(pr, d, g_alts, alpha, src)
     if g_alts and d.get("5x2cv t") and d.get("McNemar (holdout)"):
         ours, verdict, _ = _power_claim(pr, d["5x2cv t"], d["McNemar (holdout)"], alpha, g_alts)
-        add("the 5x2cv t-test is slightly more powerful than McNemar's test", src, ours, verdict)
-    return pd.DataFrame(rows, columns=["statement", "source", "ours", "verdict"])
+        rows.append(_statement("the 5x2cv t-test is slightly more powerful than McNemar's test", src, ours, verdict))
+    return rows
+
+
+def _cv_t_most_powerful(pr, d: dict, g_alts, alpha, src: str) -> list:
+    """Dietterich's statement that the 10-fold cv t-test is the most powerful of his five: holds when it beats
+    each rival, does not hold when a rival beats it."""
+    cv = d["10-fold cv t (first run)"]
+    parts, verdicts = [], []
+    # Dietterich rules the resampled t out for its Type I error before comparing power; its raw
+    # power, bought with a Type I error of 30% and more, is no rival of the cv t.
+    for label in ("McNemar (holdout)", "difference of proportions (holdout)", "5x2cv t"):
+        if d.get(label):
+            ours, verdict, _ = _power_claim(pr, cv, d[label], alpha, g_alts)
+            parts.append(f"against {label}: {ours.replace('paired difference of power ', '')}")
+            verdicts.append(verdict)
+    if not verdicts:
+        return []
+    overall = (
+        "holds"
+        if all(v == "holds" for v in verdicts)
+        else "does not hold"
+        if any(v == "does not hold" for v in verdicts)
+        else "unresolved"
+    )
+    return [
+        _statement(
+            "the 10-fold cv t-test is the most powerful of the five (the resampled t, ruled out for its "
+            "Type I error, aside)",
+            src,
+            "paired differences of power over the alternative data sets: " + "; ".join(parts),
+            overall,
+        )
+    ]

@@ -242,19 +242,7 @@ def procedures(
     for level ``decided_at``, and no p-value) and ``declined`` (the test declined
     the design on this data set: the row is a placeholder, nothing of it counts).
     """
-    rows = outcomes
-    flags = [c for c in ("decision_only", "declined") if c in rows or (extra is not None and c in extra)]
-    if extra is not None and len(extra):
-        cols = [c for c in OUTCOME_COLUMNS if c in extra]
-        rows = pd.concat(
-            [
-                rows[cols + [c for c in flags if c in rows]].astype(
-                    {c: object for c in ("condition", "design", "scheme", "test")}
-                ),
-                extra[cols + [c for c in flags if c in extra]],
-            ],
-            ignore_index=True,
-        )
+    rows, flags = _with_plugin_rows(outcomes, extra)
     flag = {c: rows[c].fillna(False).to_numpy(bool) for c in flags if c in rows}
     cond_labels, cond_codes = _codes(rows["condition"])
     order = np.argsort(cond_labels.astype(str), kind="stable")  # data sets sorted by scenario, then replication
@@ -312,17 +300,7 @@ def procedures(
             if not there.all():
                 absent[proc] = ~there
         info.append({"procedure": proc, "design": design, "scheme": scheme, "test": test})
-    if truths is None:
-        t = {
-            k: (
-                {**truth(k, truth_path), "twin": BANK[k].null_twin or ""}
-                if k in BANK
-                else {"truth": "unclear", "truth_half": "unclear", "gap": np.nan, "twin": ""}
-            )
-            for k in units["condition"].unique()
-        }
-    else:
-        t = {k: truths.get(k, {"truth": "unclear"}) for k in units["condition"].unique()}
+    t = _condition_truths(units["condition"].unique(), truths, truth_path)
     units = units.assign(
         truth=units["condition"].map(lambda k: t[k]["truth"]),
         truth_half=units["condition"].map(lambda k: t[k].get("truth_half", t[k]["truth"])),
@@ -334,6 +312,38 @@ def procedures(
     out.unknown_sign = unknown
     out.own, out.decided_at, out.absent, out.declined = own, decided_at, absent, declined
     return out
+
+
+def _with_plugin_rows(outcomes: pd.DataFrame, extra: pd.DataFrame | None) -> tuple[pd.DataFrame, list]:
+    """The stored outcome rows with the plug-in rows ``extra`` after them, and the flags either carries."""
+    flags = [c for c in ("decision_only", "declined") if c in outcomes or (extra is not None and c in extra)]
+    if extra is None or not len(extra):
+        return outcomes, flags
+    cols = [c for c in OUTCOME_COLUMNS if c in extra]
+    rows = pd.concat(
+        [
+            outcomes[cols + [c for c in flags if c in outcomes]].astype(
+                {c: object for c in ("condition", "design", "scheme", "test")}
+            ),
+            extra[cols + [c for c in flags if c in extra]],
+        ],
+        ignore_index=True,
+    )
+    return rows, flags
+
+
+def _condition_truths(conditions, truths: dict | None, truth_path) -> dict:
+    """Each condition's truth: from ``truths`` when given, else the scenario bank's (unclear off the bank)."""
+    if truths is not None:
+        return {k: truths.get(k, {"truth": "unclear"}) for k in conditions}
+    return {
+        k: (
+            {**truth(k, truth_path), "twin": BANK[k].null_twin or ""}
+            if k in BANK
+            else {"truth": "unclear", "truth_half": "unclear", "gap": np.nan, "twin": ""}
+        )
+        for k in conditions
+    }
 
 
 def _mean_iv(x):
@@ -635,9 +645,7 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
     sizes : DataFrame, optional
         :func:`size_table` of ``pr`` (computed when not given).
     """
-    from simstudy.statistics.intervals import mean_interval
-    from simstudy.statistics.replicability import r2
-    from simstudy.statistics.size_control import CONTROLS, DECLINED, NEVER_REJECTS, SizeRule
+    from simstudy.statistics.size_control import CONTROLS, DECLINED, SizeRule, verdict_rank
 
     rule = rule or SizeRule(alpha=alpha)
     sizes = size_table(pr, rule) if sizes is None else sizes
@@ -646,45 +654,9 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
     twin = twins(pr)
     rows, adjusted_units = [], {}
     for proc in pr.p:
-        dec = pr.decisions(proc, alpha)
-        t = pr.truth_of(proc)
-        null = t == 0
-        alt = np.isfinite(t) & (t != 0)
-        rej = (dec != 0).mean(axis=1)
-        right = (dec == np.nan_to_num(t)[:, None]).mean(axis=1)
-        wrong = (dec == -np.nan_to_num(t)[:, None]).mean(axis=1)
-        adj = adjusted_rejections(pr, proc, thresholds[proc], twin)
-        adj_right = np.where(alt & np.isfinite(adj[:, 0]), (adj == np.nan_to_num(t)[:, None]).mean(axis=1), np.nan)
-        adjusted_units[proc] = adj_right
-        per_r2 = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
+        adjusted_units[proc] = _adjusted_right(pr, proc, thresholds[proc], twin)
         v = verdicts.loc[proc] if proc in verdicts.index else None
-        has_adj = np.isfinite(adj_right)
-        size = v["size"] if v is not None else "unresolved"
-        if not (dec[pr.present(proc)] != 0).any():
-            size = NEVER_REJECTS
-        rows.append(
-            {
-                "procedure": proc,
-                "size": size,
-                "worst_null_scenario": v["deciding_scenario"] if v is not None else "",
-                "worst_null": v["deciding_type1"] if v is not None else np.nan,
-                "worst_null_low": v["deciding_low"] if v is not None else np.nan,
-                "worst_null_high": v["deciding_high"] if v is not None else np.nan,
-                "worst_null_n": int(v["deciding_n"]) if v is not None else 0,
-                "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
-                "liberal_scenarios": int(v["liberal"]) if v is not None else 0,
-                "unresolved_scenarios": int(v["unresolved"]) if v is not None else 0,
-                **_pct("type1", *_mean_iv(rej[null])),
-                **_pct("power", *_mean_iv(right[alt])),
-                **_pct("adjusted_power", *_mean_iv(adj_right[has_adj])),
-                "wrong_direction": 100 * float(wrong[alt].mean()) if alt.any() else np.nan,
-                **_pct("r2", *_mean_iv(per_r2[alt])),
-                "null_units": int(null.sum()),
-                "alt_units": int(alt.sum()),
-                "adjusted_units": int(has_adj.sum()),
-                "decision_only": not pr.has_pvalues(proc),
-            }
-        )
+        rows.append(_board_row(pr, proc, alpha, v, adjusted_units[proc]))
     for proc in pr.declined:
         rows.append({"procedure": proc, "size": DECLINED, "worst_null_scenario": "", "decision_only": False})
     board = pd.DataFrame(rows)
@@ -702,22 +674,9 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
         board[col] = board[col].fillna(0).astype(np.int64)
     board["controlled"] = board["size"] == CONTROLS
     ranked = board[board["controlled"] & ~board["decision_only"]]["procedure"].tolist()
-    rank, ties = {}, {}
-    if ranked:
-        mask = np.logical_and.reduce([np.isfinite(adjusted_units[p]) for p in ranked])
-        M = np.stack([adjusted_units[p][mask] for p in ranked])  # procedures x alternative data sets
-        beats = np.zeros((len(ranked), len(ranked)), dtype=bool)
-        if M.shape[1] >= 2:
-            for i in range(len(ranked)):
-                _, lo, _ = mean_interval(M[i][None, :] - M, axis=1)
-                beats[i] = np.asarray(lo) > 0
-        for j, p in enumerate(ranked):
-            rank[p] = 1 + int(beats[:, j].sum())
-            ties[p] = int(sum(1 for i in range(len(ranked)) if i != j and not beats[i, j] and not beats[j, i]))
+    rank, ties = _ranks(ranked, adjusted_units)
     board["rank"] = board["procedure"].map(rank)
     board["tied_with"] = board["procedure"].map(ties)
-    from simstudy.statistics.size_control import verdict_rank
-
     board["_order"] = board["size"].map(verdict_rank)
     board = board.sort_values(
         ["_order", "rank", "adjusted_power", "power"],
@@ -726,6 +685,76 @@ def leaderboard(pr: Procedures, alpha: float = ALPHA, rule=None, sizes: pd.DataF
         na_position="last",
     ).drop(columns="_order")
     return board.reset_index(drop=True)
+
+
+def _adjusted_right(pr: Procedures, proc: str, threshold, twin) -> np.ndarray:
+    """Per data set, the share of repeats rejecting in the true direction at the size-adjusted threshold (NaN
+    where the data set is not an alternative or its scenario has no null twin)."""
+    t = pr.truth_of(proc)
+    alt = np.isfinite(t) & (t != 0)
+    adj = adjusted_rejections(pr, proc, threshold, twin)
+    return np.where(alt & np.isfinite(adj[:, 0]), (adj == np.nan_to_num(t)[:, None]).mean(axis=1), np.nan)
+
+
+def _board_row(pr: Procedures, proc: str, alpha: float, v, adj_right: np.ndarray) -> dict:
+    """One procedure's row of the leaderboard: its size verdict ``v`` (None: not judged) and its numbers."""
+    from simstudy.statistics.replicability import r2
+    from simstudy.statistics.size_control import NEVER_REJECTS
+
+    dec = pr.decisions(proc, alpha)
+    t = pr.truth_of(proc)
+    null = t == 0
+    alt = np.isfinite(t) & (t != 0)
+    rej = (dec != 0).mean(axis=1)
+    right = (dec == np.nan_to_num(t)[:, None]).mean(axis=1)
+    wrong = (dec == -np.nan_to_num(t)[:, None]).mean(axis=1)
+    per_r2 = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
+    has_adj = np.isfinite(adj_right)
+    size = v["size"] if v is not None else "unresolved"
+    if not (dec[pr.present(proc)] != 0).any():
+        size = NEVER_REJECTS
+    return {
+        "procedure": proc,
+        "size": size,
+        "worst_null_scenario": v["deciding_scenario"] if v is not None else "",
+        "worst_null": v["deciding_type1"] if v is not None else np.nan,
+        "worst_null_low": v["deciding_low"] if v is not None else np.nan,
+        "worst_null_high": v["deciding_high"] if v is not None else np.nan,
+        "worst_null_n": int(v["deciding_n"]) if v is not None else 0,
+        "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
+        "liberal_scenarios": int(v["liberal"]) if v is not None else 0,
+        "unresolved_scenarios": int(v["unresolved"]) if v is not None else 0,
+        **_pct("type1", *_mean_iv(rej[null])),
+        **_pct("power", *_mean_iv(right[alt])),
+        **_pct("adjusted_power", *_mean_iv(adj_right[has_adj])),
+        "wrong_direction": 100 * float(wrong[alt].mean()) if alt.any() else np.nan,
+        **_pct("r2", *_mean_iv(per_r2[alt])),
+        "null_units": int(null.sum()),
+        "alt_units": int(alt.sum()),
+        "adjusted_units": int(has_adj.sum()),
+        "decision_only": not pr.has_pvalues(proc),
+    }
+
+
+def _ranks(ranked: list, adjusted_units: dict) -> tuple[dict, dict]:
+    """Rank and ties of the procedures that control size: i beats j when the 95% interval of their paired
+    difference in size-adjusted power, over the alternative data sets both have, lies above 0."""
+    from simstudy.statistics.intervals import mean_interval
+
+    rank, ties = {}, {}
+    if not ranked:
+        return rank, ties
+    mask = np.logical_and.reduce([np.isfinite(adjusted_units[p]) for p in ranked])
+    M = np.stack([adjusted_units[p][mask] for p in ranked])  # procedures x alternative data sets
+    beats = np.zeros((len(ranked), len(ranked)), dtype=bool)
+    if M.shape[1] >= 2:
+        for i in range(len(ranked)):
+            _, lo, _ = mean_interval(M[i][None, :] - M, axis=1)
+            beats[i] = np.asarray(lo) > 0
+    for j, p in enumerate(ranked):
+        rank[p] = 1 + int(beats[:, j].sum())
+        ties[p] = int(sum(1 for i in range(len(ranked)) if i != j and not beats[i, j] and not beats[j, i]))
+    return rank, ties
 
 
 def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
