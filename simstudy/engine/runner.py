@@ -573,21 +573,7 @@ def run_study(
         raise InputError(f"{option('scheduler')}: only meaningful with {option('backend', 'dask')}")
     jobs = _check_jobs(jobs, local=not scheduler)
     seed = _check_int(seed, option("seed"), 0)
-    rule = None
-    if target_mcse is not None or max_replications is not None:
-        from simstudy.engine.adaptive import AdaptiveRule
-
-        if target_mcse is None:
-            raise InputError(f"{option('max_replications')}: only meaningful with {option('target_mcse')}")
-        n0 = study.profile(profile).n_replications
-        cap = max_replications if max_replications is not None else 10 * n0
-        if step is not None:
-            if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 1:
-                raise InputError(f"{option('step')}: must be a positive integer, got {step!r}")
-            n0 = step
-        rule = AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
-    elif step is not None:
-        raise InputError(f"{option('step')}: only meaningful with {option('target_mcse')}")
+    rule = _adaptive_rule(study, profile, target_mcse, max_replications, step)
     conds, plan, config, digest = plan_run(
         study, profile, seed, adaptive=rule.as_config() if rule is not None else None
     )
@@ -664,6 +650,26 @@ def run_study(
     finally:
         if client is not None:
             client.close()
+
+
+def _adaptive_rule(study, profile: str, target_mcse, max_replications, step):
+    """The adaptive rule of :func:`run_study`'s ``target_mcse``, ``max_replications`` and ``step`` (None: a run of
+    the profile's replications), each checked."""
+    if target_mcse is None and max_replications is None:
+        if step is not None:
+            raise InputError(f"{option('step')}: only meaningful with {option('target_mcse')}")
+        return None
+    from simstudy.engine.adaptive import AdaptiveRule
+
+    if target_mcse is None:
+        raise InputError(f"{option('max_replications')}: only meaningful with {option('target_mcse')}")
+    n0 = study.profile(profile).n_replications
+    cap = max_replications if max_replications is not None else 10 * n0
+    if step is not None:
+        if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 1:
+            raise InputError(f"{option('step')}: must be a positive integer, got {step!r}")
+        n0 = step
+    return AdaptiveRule(target_mcse, cap, min(n0, cap) if isinstance(cap, numbers.Integral) else n0, n0)
 
 
 def _run_adaptive(study, profile, store, rule, seed, prov, *, jobs, backend, client, progress) -> RunData:
