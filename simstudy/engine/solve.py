@@ -1003,33 +1003,7 @@ def solve(
         raise InputError(f"{option('target')}: expected a tuple (QUANTITY, VALUE), got {target!r}")
     quantity_name, goal = target[0].strip(), _check_number(target[1], option("target"))
     _check_target_range(k, quantity_name, goal)
-    lo, hi = (
-        (k.interval or (k.low, k.high))
-        if interval is None
-        else (_check_number(interval[0], option("interval")), _check_number(interval[1], option("interval")))
-    )
-    if not lo < hi:
-        raise InputError(f"{option('interval')}: must have LO < HI, got [{lo:g}, {hi:g}]")
-    if k.kind == "int":
-        if not (float(lo).is_integer() and float(hi).is_integer()):
-            raise InputError(f"{option('interval')}: knob {k.name!r} takes integers, got [{lo:g}, {hi:g}]")
-        if hi - lo < 1:
-            raise InputError(f"{option('interval')}: [{lo:g}, {hi:g}] holds fewer than two integers")
-    if lo < k.low or hi > k.high:
-        raise InputError(
-            f"{option('interval')}: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]"
-        )
-    tol = (
-        (max(1.0, 0.02 * (hi - lo)) if k.kind == "int" else 0.02 * (hi - lo))
-        if tolerance is None
-        else _check_number(tolerance, option("tolerance"))
-    )
-    if not tol > 0:
-        raise InputError(f"{option('tolerance')}: must be positive, got {tol:g}")
-    if k.kind == "int" and tol < 1:
-        raise InputError(
-            f"{option('tolerance')}: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}"
-        )
+    lo, hi, tol = _search_range(k, interval, tolerance)
     if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, numbers.Integral) or max_evaluations < 1:
         raise InputError(f"{option('max_evaluations')}: must be a positive integer, got {max_evaluations!r}")
     if backend not in BACKENDS:
@@ -1104,6 +1078,38 @@ def solve(
     )
     _write_answer(search_out, result)
     return result
+
+
+def _search_range(k, interval, tolerance) -> tuple:
+    """``(lo, hi, tolerance)`` of a search over knob ``k``, each checked against the knob's kind and domain."""
+    lo, hi = (
+        (k.interval or (k.low, k.high))
+        if interval is None
+        else (_check_number(interval[0], option("interval")), _check_number(interval[1], option("interval")))
+    )
+    if not lo < hi:
+        raise InputError(f"{option('interval')}: must have LO < HI, got [{lo:g}, {hi:g}]")
+    if k.kind == "int":
+        if not (float(lo).is_integer() and float(hi).is_integer()):
+            raise InputError(f"{option('interval')}: knob {k.name!r} takes integers, got [{lo:g}, {hi:g}]")
+        if hi - lo < 1:
+            raise InputError(f"{option('interval')}: [{lo:g}, {hi:g}] holds fewer than two integers")
+    if lo < k.low or hi > k.high:
+        raise InputError(
+            f"{option('interval')}: [{lo:g}, {hi:g}] leaves the domain of knob {k.name!r}, [{k.low:g}, {k.high:g}]"
+        )
+    tol = (
+        (max(1.0, 0.02 * (hi - lo)) if k.kind == "int" else 0.02 * (hi - lo))
+        if tolerance is None
+        else _check_number(tolerance, option("tolerance"))
+    )
+    if not tol > 0:
+        raise InputError(f"{option('tolerance')}: must be positive, got {tol:g}")
+    if k.kind == "int" and tol < 1:
+        raise InputError(
+            f"{option('tolerance')}: knob {k.name!r} takes integers, so no interval is narrower than 1; got {tol:g}"
+        )
+    return lo, hi, tol
 
 
 def _check_budget(study, conditions, block: int, budget: int, out) -> None:
