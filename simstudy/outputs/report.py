@@ -327,31 +327,12 @@ def _study_section(st, profile: str, results: Path, out: Path, replay: tuple = (
     else:
         verdict = verdict_line(cmp, reduced=reduced)
     figs, failed = _figures(st, run, tables, profile, out / "figures", out)
-    main_table, collapsed = None, ""
-    if len(cmp):
-        full = comparison_view(cmp, reduced=bool(reduced))
-        quiet = (cmp["either"].astype(str) != "") & (cmp["verdict"] == "inside")
-        main_table = full[~quiet.to_numpy()].reset_index(drop=True)
-        if quiet.any():
-            n = int(quiet.sum())
-            collapsed = (
-                f"{n} cell{'s' if n != 1 else ''} the paper prints without a number (e.g. a dot for 0 or 10) "
-                f"agree{'s' if n == 1 else ''} with ours and {'is' if n == 1 else 'are'} not listed; "
-                f"csv/{st.name}.csv lists every row."
-            )
+    main_table, collapsed = _listed_comparison(st, cmp, reduced) if len(cmp) else (None, "")
     summary = next(iter(tables.values())) if not len(cmp) and tables else None
     shown = [
         (heading, tables[name]) for name, heading in st.publication.page_tables if name in tables and len(tables[name])
     ]
-    page = None
-    if st.publication.page is not None:  # the study's own page, in a folder of its own beside this one
-        folder = folder_below(out, st.publication.page_folder or st.name, option=option("out"))
-        written = st.publication.page(run, folder, results)
-        page = {
-            "summary": written.get("summary", ""),
-            "markdown": Path(written["markdown"]).relative_to(out).as_posix(),
-            "html": Path(written["html"]).relative_to(out).as_posix(),
-        }
+    page = _own_page(st, run, out, results) if st.publication.page is not None else None
     return {
         "name": st.name,
         "title": st.title,
@@ -377,6 +358,32 @@ def _study_section(st, profile: str, results: Path, out: Path, replay: tuple = (
             "workers": runs[-1].get("jobs") if runs else None,
             "commit": ", ".join(made["commits"]),
         },
+    }
+
+
+def _listed_comparison(st, cmp, reduced) -> tuple:
+    """The comparison rows the section lists, and the sentence on the dot cells that agree and are not listed."""
+    full = comparison_view(cmp, reduced=bool(reduced))
+    quiet = (cmp["either"].astype(str) != "") & (cmp["verdict"] == "inside")
+    main_table = full[~quiet.to_numpy()].reset_index(drop=True)
+    if not quiet.any():
+        return main_table, ""
+    n = int(quiet.sum())
+    return main_table, (
+        f"{n} cell{'s' if n != 1 else ''} the paper prints without a number (e.g. a dot for 0 or 10) "
+        f"agree{'s' if n == 1 else ''} with ours and {'is' if n == 1 else 'are'} not listed; "
+        f"csv/{st.name}.csv lists every row."
+    )
+
+
+def _own_page(st, run, out: Path, results: Path) -> dict:
+    """The study's own page, written in a folder of its own beside this one: its summary and where it is."""
+    folder = folder_below(out, st.publication.page_folder or st.name, option=option("out"))
+    written = st.publication.page(run, folder, results)
+    return {
+        "summary": written.get("summary", ""),
+        "markdown": Path(written["markdown"]).relative_to(out).as_posix(),
+        "html": Path(written["html"]).relative_to(out).as_posix(),
     }
 
 

@@ -272,15 +272,26 @@ def check_claims(
     interval covers 0 and "unresolved at the published scale" for a limit.
     """
     tests = set(table["test"])
-    res100 = largest(tests, r"corrected resampled (\d+)x")
-    cv_many = largest(tests, r"corrected (\d+)x10 cv")
-    raw_cv = largest(tests, r"(\d+)x10 cv")
-    raw_res = largest(tests, r"resampled (\d+)x")
-    by = table.groupby("test")
-    cons, cons_lo, cons_hi = by["consistent"].min(), by["consistent_mc_low"].min(), by["consistent_mc_high"].min()
+    named = {
+        "res100": largest(tests, r"corrected resampled (\d+)x"),
+        "cv_many": largest(tests, r"corrected (\d+)x10 cv"),
+        "raw_cv": largest(tests, r"(\d+)x10 cv"),
+        "raw_res": largest(tests, r"resampled (\d+)x"),
+    }
     null = table[table["source"] == "bouckaert1"].set_index("test")
     scale = {"published_scale": published_scale}
-    rows = []
+    rows = _consistency_claims(table, named, scale)
+    rows += _conservative_claim(null, per_set, named["cv_many"], alpha, scale)
+    rows += _inflation_claim(null, named, alpha, scale)
+    return pd.DataFrame(rows, columns=["claim", "numbers", "verdict"])
+
+
+def _consistency_claims(table: pd.DataFrame, named: dict, scale: dict) -> list:
+    """Claims 1 and 2 of :func:`check_claims`: low consistency of the 10-run tests, and its rise with 100."""
+    res100, cv_many = named["res100"], named["cv_many"]
+    by = table.groupby("test")
+    cons, cons_lo, cons_hi = by["consistent"].min(), by["consistent_mc_low"].min(), by["consistent_mc_high"].min()
+    rows: list = []
 
     def min_difference(h, low_test):
         # the interval of min(h) - min(low): each minimum from the least ends of its sources' intervals
@@ -288,71 +299,83 @@ def check_claims(
 
     low = ["5x2cv t", "corrected resampled 10x", "10-fold cv"]
     high = [t for t in (res100, cv_many) if t]
-    if all(t in cons for t in low) and high:
-        diffs = {(h, lt): min_difference(h, lt) for lt in low for h in high if h != lt}
-        shown = ", ".join(f"{t} {cons[t]:.0f}% [{cons_lo[t]:.0f}, {cons_hi[t]:.0f}]" for t in dict.fromkeys(low + high))
-        if diffs:
-            (h, lt), (d, lo, hi) = min(diffs.items(), key=lambda kv: kv[1][1])
-            verdict = combine_verdicts([interval_verdict(lo_, hi_, **scale) for _, lo_, hi_ in diffs.values()], **scale)
-            shown += f" (min. over sources); weakest: {difference_text(f'{h} - {lt}', d, lo, hi)} points"
-        else:
-            verdict = "not run (no corrected test with more runs)"
-        rows.append(
-            {"claim": "5x2cv, 10x resampling and 10-fold cv have low consistency", "numbers": shown, "verdict": verdict}
-        )
-        rises = [
-            (h, lt)
-            for h, lt in ((res100, "corrected resampled 10x"), (cv_many, "corrected 1x10 cv"))
-            if h and lt in cons and h != lt
-        ]
-        if rises:
-            d = [min_difference(h, lt) for h, lt in rises]
-            verdict = limit_verdict([x[1] for x in d], [x[2] for x in d], 20.0, at_most=False, **scale)
-            numbers = "; ".join(difference_text(f"{h} - {lt}", *x) for (h, lt), x in zip(rises, d))
-        else:
-            verdict, numbers = "not run (no corrected test with more runs)", ""
-        rows.append(
-            {
-                "claim": "consistency rises dramatically (by 20 points or more) with 100x resampling and 10x10 cv",
-                "numbers": numbers + " points (min. over sources)" if numbers else numbers,
-                "verdict": verdict,
-            }
-        )
-    if len(null) and "5x2cv t" in null.index and cv_many:
-        t5 = null.loc["5x2cv t"]
-        parts = [limit_verdict(t5["rejection_rate_mc_low"], t5["rejection_rate_mc_high"], 100 * alpha, **scale)]
-        texts = []
-        for src, grp in per_set[per_set["source"] != "bouckaert1"].groupby("source", sort=True):
-            wide = grp.groupby(["replication", "test"])["reject"].mean().unstack("test")
-            d, lo, hi, _ = paired_difference(wide, cv_many, "5x2cv t")
-            parts.append(interval_verdict(lo, hi, **scale))
-            texts.append(difference_text(f"{src[-1]}:", d, lo, hi))
-        rows.append(
-            {
-                "claim": "the 5x2cv t test is conservative (Type I error at most alpha, less power than the "
-                "corrected repeated cv test)",
-                "numbers": f"Type I {t5['rejection_rate']:.1f}% [{t5['rejection_rate_mc_low']:.1f}, "
-                f"{t5['rejection_rate_mc_high']:.1f}]; power of {cv_many} minus 5x2cv t, paired by "
-                f"data set, per source " + ", ".join(texts) + " points",
-                "verdict": combine_verdicts(parts, **scale),
-            }
-        )
-    if len(null) and raw_cv and raw_res and cv_many and res100:
-        r = null.loc[[raw_res, raw_cv, res100, cv_many]]
-        lo, hi = r["rejection_rate_mc_low"].to_numpy(), r["rejection_rate_mc_high"].to_numpy()
-        parts = [
-            limit_verdict(lo[:2], hi[:2], 200 * alpha, at_most=False, **scale),
-            limit_verdict(lo[2:], hi[2:], 100 * alpha + 1, **scale),
-        ]
-        rows.append(
-            {
-                "claim": "uncorrected resampling and repeated cv inflate the Type I error (2 alpha or more); "
-                "the corrections fix it (alpha + 1% or less)",
-                "numbers": ", ".join(
-                    f"{t} {x.rejection_rate:.1f}% [{x.rejection_rate_mc_low:.1f}, {x.rejection_rate_mc_high:.1f}]"
-                    for t, x in r.iterrows()
-                ),
-                "verdict": combine_verdicts(parts, **scale),
-            }
-        )
-    return pd.DataFrame(rows, columns=["claim", "numbers", "verdict"])
+    if not (all(t in cons for t in low) and high):
+        return rows
+    diffs = {(h, lt): min_difference(h, lt) for lt in low for h in high if h != lt}
+    shown = ", ".join(f"{t} {cons[t]:.0f}% [{cons_lo[t]:.0f}, {cons_hi[t]:.0f}]" for t in dict.fromkeys(low + high))
+    if diffs:
+        (h, lt), (d, lo, hi) = min(diffs.items(), key=lambda kv: kv[1][1])
+        verdict = combine_verdicts([interval_verdict(lo_, hi_, **scale) for _, lo_, hi_ in diffs.values()], **scale)
+        shown += f" (min. over sources); weakest: {difference_text(f'{h} - {lt}', d, lo, hi)} points"
+    else:
+        verdict = "not run (no corrected test with more runs)"
+    rows.append(
+        {"claim": "5x2cv, 10x resampling and 10-fold cv have low consistency", "numbers": shown, "verdict": verdict}
+    )
+    rises = [
+        (h, lt)
+        for h, lt in ((res100, "corrected resampled 10x"), (cv_many, "corrected 1x10 cv"))
+        if h and lt in cons and h != lt
+    ]
+    if rises:
+        d = [min_difference(h, lt) for h, lt in rises]
+        verdict = limit_verdict([x[1] for x in d], [x[2] for x in d], 20.0, at_most=False, **scale)
+        numbers = "; ".join(difference_text(f"{h} - {lt}", *x) for (h, lt), x in zip(rises, d))
+    else:
+        verdict, numbers = "not run (no corrected test with more runs)", ""
+    rows.append(
+        {
+            "claim": "consistency rises dramatically (by 20 points or more) with 100x resampling and 10x10 cv",
+            "numbers": numbers + " points (min. over sources)" if numbers else numbers,
+            "verdict": verdict,
+        }
+    )
+    return rows
+
+
+def _conservative_claim(null: pd.DataFrame, per_set: pd.DataFrame, cv_many, alpha: float, scale: dict) -> list:
+    """Claim 3 of :func:`check_claims`: the 5x2cv t test is conservative."""
+    if not (len(null) and "5x2cv t" in null.index and cv_many):
+        return []
+    t5 = null.loc["5x2cv t"]
+    parts = [limit_verdict(t5["rejection_rate_mc_low"], t5["rejection_rate_mc_high"], 100 * alpha, **scale)]
+    texts = []
+    for src, grp in per_set[per_set["source"] != "bouckaert1"].groupby("source", sort=True):
+        wide = grp.groupby(["replication", "test"])["reject"].mean().unstack("test")
+        d, lo, hi, _ = paired_difference(wide, cv_many, "5x2cv t")
+        parts.append(interval_verdict(lo, hi, **scale))
+        texts.append(difference_text(f"{src[-1]}:", d, lo, hi))
+    return [
+        {
+            "claim": "the 5x2cv t test is conservative (Type I error at most alpha, less power than the "
+            "corrected repeated cv test)",
+            "numbers": f"Type I {t5['rejection_rate']:.1f}% [{t5['rejection_rate_mc_low']:.1f}, "
+            f"{t5['rejection_rate_mc_high']:.1f}]; power of {cv_many} minus 5x2cv t, paired by "
+            f"data set, per source " + ", ".join(texts) + " points",
+            "verdict": combine_verdicts(parts, **scale),
+        }
+    ]
+
+
+def _inflation_claim(null: pd.DataFrame, named: dict, alpha: float, scale: dict) -> list:
+    """Claim 4 of :func:`check_claims`: the uncorrected tests inflate the Type I error, the corrected do not."""
+    raw_res, raw_cv, res100, cv_many = (named[k] for k in ("raw_res", "raw_cv", "res100", "cv_many"))
+    if not (len(null) and raw_cv and raw_res and cv_many and res100):
+        return []
+    r = null.loc[[raw_res, raw_cv, res100, cv_many]]
+    lo, hi = r["rejection_rate_mc_low"].to_numpy(), r["rejection_rate_mc_high"].to_numpy()
+    parts = [
+        limit_verdict(lo[:2], hi[:2], 200 * alpha, at_most=False, **scale),
+        limit_verdict(lo[2:], hi[2:], 100 * alpha + 1, **scale),
+    ]
+    return [
+        {
+            "claim": "uncorrected resampling and repeated cv inflate the Type I error (2 alpha or more); "
+            "the corrections fix it (alpha + 1% or less)",
+            "numbers": ", ".join(
+                f"{t} {x.rejection_rate:.1f}% [{x.rejection_rate_mc_low:.1f}, {x.rejection_rate_mc_high:.1f}]"
+                for t, x in r.iterrows()
+            ),
+            "verdict": combine_verdicts(parts, **scale),
+        }
+    ]
