@@ -273,12 +273,17 @@ def _unfinished_larger(st, shown: str, results: Path) -> str | None:
     return None
 
 
+def _computing_runs(manifest: dict) -> list:
+    """The runs of a manifest that computed replications: a resume of a finished run, or a page written again,
+    computed nothing and made no row, so it counts neither among the runs nor for their workers."""
+    return [r for r in manifest.get("runs", []) if r.get("replications_computed", 1) or r.get("chunks_computed")]
+
+
 def _made_by(st, run) -> dict:
     """Which code computed a run's rows: the commits of its runs, its code fingerprint, and how it differs from now."""
     from simstudy.engine.fingerprint import provenance, provenance_changes
 
-    # a run that computed nothing (a resume of a finished run, a page written again) made no row
-    runs = [r for r in run.manifest.get("runs", []) if r.get("replications_computed", 1) or r.get("chunks_computed")]
+    runs = _computing_runs(run.manifest)
     commits = list(dict.fromkeys(r.get("commit") or "unknown" for r in runs)) or ["unknown"]
     recorded = run.manifest.get("provenance") or {}
     return {
@@ -309,7 +314,7 @@ def _study_section(st, profile: str, results: Path, out: Path, replay: tuple = (
     alternative = st.publication.alternative_to
     if alternative and len(cmp):  # the same published values under another set-up: shown, counted in their study
         cmp["counted_in"] = f"{alternative}'s section"
-    runs = run.manifest.get("runs", [])
+    runs = _computing_runs(run.manifest)
     seconds = sum(r.get("seconds", 0) for r in runs)
     prog = run.progress()
     meta = (

@@ -67,7 +67,8 @@ def test_a_run_of_other_code_is_kept_with_its_own_line_or_computed_again(tmp_pat
     # a later run that computed nothing (the finished run resumed from another checkout) made no row
     manifest_path = results / "demo" / "smoke" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    idle = dict(manifest["runs"][-1], commit="fedcba654321", replications_computed=0, chunks_computed=0)
+    jobs = manifest["runs"][-1]["jobs"]
+    idle = dict(manifest["runs"][-1], commit="fedcba654321", replications_computed=0, chunks_computed=0, jobs=jobs + 3)
     manifest["runs"].append(idle)
     manifest_path.write_text(json.dumps(manifest))
     [planned] = reproduction_plan("smoke", results=results, studies=["demo"])
@@ -79,6 +80,8 @@ def test_a_run_of_other_code_is_kept_with_its_own_line_or_computed_again(tmp_pat
     assert "**Every section's rows were computed at commit abcdef123456.**" in text
     assert "*Made by other code than this page's: rows computed at commit abcdef123456" in text
     assert "changed since: code: the simstudy package" in text
+    # nor does it count among the runs, or for their workers
+    assert f"over {len(manifest['runs']) - 1} run(s) with {jobs} worker(s)" in text
 
     again = reproduce("smoke", results=results, out=tmp_path / "again", studies=["demo"], progress=False)
     assert set(again["seconds"]) == {"demo"}
