@@ -517,8 +517,8 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
     verdicts = [v for v, _, _ in decided]
     lines = [line for _, line, _ in decided]
     pairs = [pair for _, _, pair in decided]
-    settled = [v for v in verdicts if v != "not settled"]
-    verdict = verdicts[0] if len(verdicts) == 1 else ("not settled" if not settled else "per pair")
+    named = [p["verdict"] for p in pairs if p["verdict"] != "not settled"]  # the pairs settled, in words
+    verdict = verdicts[0] if len(verdicts) == 1 else ("not settled" if not named else "per pair")
     scope = f" against the control {control}" if control else ""
     head = (
         f"Over the {n_sets} data sets (each data set's mean score one observation; the answer is about data sets "
@@ -534,7 +534,6 @@ def conclude_many(tables: dict, *, alpha: float, rope: float, control: str | Non
         )
         + "each data set's own tests (they speak for that data set alone)."
     )
-    named = [p["verdict"] for p in pairs if p["verdict"] != "not settled"]
     headline = (
         "; ".join(named) + f" ({len(named)} of {len(pairs)} pairs settled)."
         if named
