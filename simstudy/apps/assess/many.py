@@ -43,7 +43,7 @@ from simstudy.apps.assess.designs import _choose_designs
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, _learner, check_fit_timeout, check_in_process
 from simstudy.apps.assess.report import _md_table, conclusion_html, conclusion_markdown, md_text
-from simstudy.apps.assess.stored import _absolute
+from simstudy.apps.assess.stored import _absolute, _scratch_folder
 from simstudy.errors import InputError, option
 from simstudy.pipeline.scores import check_metric
 
@@ -715,10 +715,7 @@ def _many_directory(out, out_root, datasets, choices, design: str, metric: str):
             json.dumps([[d.digest for d in datasets], [c.label for c in choices], design, metric]).encode()
         ).hexdigest()[:10]
         return Path(out_root) / "assess" / f"many-{digest}", None
-    import tempfile
-
-    scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
-    return Path(scratch.name) / "run", scratch
+    return _scratch_folder()
 
 
 def _check_many_budget(datasets, splits, seconds: dict, n_repeats: int, out) -> None:

@@ -25,7 +25,14 @@ from simstudy.apps.assess.designs import (
 )
 from simstudy.apps.assess.learners import named_learners, parse_learner, wants_worker
 from simstudy.apps.assess.limits import _close_fit_workers, check_fit_timeout, check_in_process
-from simstudy.apps.assess.stored import _absolute, _finished_run, _other_metric, _refuse_other_data, _stored_chunks
+from simstudy.apps.assess.stored import (
+    _absolute,
+    _finished_run,
+    _other_metric,
+    _refuse_other_data,
+    _scratch_folder,
+    _stored_chunks,
+)
 from simstudy.apps.assess.study import ASSESS_PROFILE, assessment_study
 from simstudy.errors import InputError, option
 from simstudy.pipeline.scores import check_metric
@@ -269,10 +276,7 @@ def _run_folder(q: _Request, out, out_root):
     if out_root is not None:
         names = [c.name or Path(c.spec).name for c in (q.a, q.b)]
         return Path(out_root) / "assess" / _slug(f"{Path(q.data.name).stem}-{names[0]}-{names[1]}"), None
-    import tempfile
-
-    scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
-    return Path(scratch.name) / "run", scratch
+    return _scratch_folder()
 
 
 def _study(q: _Request, *, fitting: bool = True):

@@ -40,6 +40,15 @@ def _absolute(path):
     return None if path is None else Path(path).absolute()
 
 
+def _scratch_folder():
+    """A run folder in a new temporary directory, and the directory (removed when it is no longer referenced):
+    where an assessment asked for no folder is stored while its result lives."""
+    import tempfile
+
+    scratch = tempfile.TemporaryDirectory(prefix="simstudy-assess-")
+    return Path(scratch.name) / "run", scratch
+
+
 def _finished_run(study, out, seed):
     """The stored run in ``out`` when it is this very assessment and complete, read without taking the lock.
 
