@@ -195,7 +195,7 @@ def evidence_table(evidence, procedures_wanted, *, alpha: float = 0.05, notes: l
         alternative data sets with a stored twin), ``power``, ``sim_r2``,
         ``sim_r2_scenario``, ``rank``, ``tied_with``, ``sources``.
     """
-    from simstudy.apps.proving.summary import procedure_label, procedures, size_verdicts
+    from simstudy.apps.proving.summary import procedure_label, procedures, size_verdicts, verdict_fields
     from simstudy.statistics.size_control import CONTROLS, SizeRule
 
     notes = notes if notes is not None else []
@@ -246,13 +246,9 @@ def evidence_table(evidence, procedures_wanted, *, alpha: float = 0.05, notes: l
                 "design": d,
                 "scheme": s,
                 "test": t,
-                "size": v["size"] if v is not None else "no null scenario",
-                "deciding_scenario": v["deciding_scenario"] if v is not None else "",
-                "deciding_type1": v["deciding_type1"] if v is not None else np.nan,
-                "deciding_low": v["deciding_low"] if v is not None else np.nan,
-                "deciding_high": v["deciding_high"] if v is not None else np.nan,
-                "deciding_n": int(v["deciding_n"]) if v is not None else 0,
-                "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
+                **{
+                    k: x for k, x in verdict_fields(v, "no null scenario").items() if k not in ("liberal", "unresolved")
+                },
                 **{
                     k: stats[proc][k]
                     for k in (

@@ -581,6 +581,25 @@ def size_verdicts(sizes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def verdict_fields(v, size: str) -> dict:
+    """A procedure's row of :func:`size_verdicts` as table fields; ``v`` None (no null scenario judged it):
+    ``size``, no scenario, NaN Type I error and zero counts."""
+    if v is None:
+        return {"size": size, "deciding_scenario": "", "deciding_type1": np.nan, "deciding_low": np.nan,
+                "deciding_high": np.nan, "deciding_n": 0, "null_scenarios": 0, "liberal": 0, "unresolved": 0}  # fmt: skip
+    return {
+        "size": v["size"],
+        "deciding_scenario": v["deciding_scenario"],
+        "deciding_type1": v["deciding_type1"],
+        "deciding_low": v["deciding_low"],
+        "deciding_high": v["deciding_high"],
+        "deciding_n": int(v["deciding_n"]),
+        "null_scenarios": int(v["null_scenarios"]),
+        "liberal": int(v["liberal"]),
+        "unresolved": int(v["unresolved"]),
+    }
+
+
 def critical_values(pr: Procedures, alpha: float = ALPHA) -> dict:
     """Per procedure, per null scenario: the size-adjusted threshold (:func:`simstudy.statistics.size_control.critical_value`);
     none for a procedure that gives decisions only."""
@@ -710,20 +729,18 @@ def _board_row(pr: Procedures, proc: str, alpha: float, v, adj_right: np.ndarray
     wrong = (dec == -np.nan_to_num(t)[:, None]).mean(axis=1)
     per_r2 = np.asarray(r2(dec), dtype=float) if dec.shape[1] >= 2 else np.full(dec.shape[0], np.nan)
     has_adj = np.isfinite(adj_right)
-    size = v["size"] if v is not None else "unresolved"
-    if not (dec[pr.present(proc)] != 0).any():
-        size = NEVER_REJECTS
+    f = verdict_fields(v, "unresolved")
     return {
         "procedure": proc,
-        "size": size,
-        "worst_null_scenario": v["deciding_scenario"] if v is not None else "",
-        "worst_null": v["deciding_type1"] if v is not None else np.nan,
-        "worst_null_low": v["deciding_low"] if v is not None else np.nan,
-        "worst_null_high": v["deciding_high"] if v is not None else np.nan,
-        "worst_null_n": int(v["deciding_n"]) if v is not None else 0,
-        "null_scenarios": int(v["null_scenarios"]) if v is not None else 0,
-        "liberal_scenarios": int(v["liberal"]) if v is not None else 0,
-        "unresolved_scenarios": int(v["unresolved"]) if v is not None else 0,
+        "size": NEVER_REJECTS if not (dec[pr.present(proc)] != 0).any() else f["size"],
+        "worst_null_scenario": f["deciding_scenario"],
+        "worst_null": f["deciding_type1"],
+        "worst_null_low": f["deciding_low"],
+        "worst_null_high": f["deciding_high"],
+        "worst_null_n": f["deciding_n"],
+        "null_scenarios": f["null_scenarios"],
+        "liberal_scenarios": f["liberal"],
+        "unresolved_scenarios": f["unresolved"],
         **_pct("type1", *_mean_iv(rej[null])),
         **_pct("power", *_mean_iv(right[alt])),
         **_pct("adjusted_power", *_mean_iv(adj_right[has_adj])),
