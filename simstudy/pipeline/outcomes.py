@@ -55,11 +55,14 @@ __all__ = [
     "outcome_rows",
     "INPUTS",
     "CORRECTIONS",
+    "STATISTICS",
 ]
 
 INPUTS = ("sample", "cv", "splits", "5x2", "scores")
 #: How a test treats the dependence of splits that share training cases (see :class:`TestSpec`).
 CORRECTIONS = ("uncorrected", "corrected", "5x2cv", "calibrated", "one split")
+#: What a test's statistic is, which says how a verdict of it is read (see :class:`TestSpec`).
+STATISTICS = ("t", "signed rank", "wins, a tie half", "wins", "other", "no direction")
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,16 @@ class TestSpec:
         Where the test is defined.
     label : str
         How a page names it in words (default: its name).
+    statistic : str
+        What its statistic is (one of :data:`STATISTICS`), which says how the
+        applications read a verdict of it: ``t`` (Student's t with its degrees
+        of freedom; Berrar's non-central t model forecasts its replication),
+        ``signed rank`` (Wilcoxon's normal z; his Wilcoxon model), ``wins, a
+        tie half`` and ``wins`` (a count of the differences A wins, a tie
+        counted half a win or not at all; his binomial model), ``other`` (a
+        statistic no replication model reads, such as McNemar's chi-square; its
+        decision still has a direction) or ``no direction`` (it says that A and
+        B differ, not which is better: the 5 x 2 cv F test).
     """
 
     name: str
@@ -117,6 +130,7 @@ class TestSpec:
     designs: tuple | None = None
     citation: str = ""
     label: str = ""
+    statistic: str = "t"
 
     def __post_init__(self):
         if self.takes not in INPUTS:
@@ -129,6 +143,10 @@ class TestSpec:
         if self.correction not in CORRECTIONS:
             raise InputError(
                 f"correction: must be one of {', '.join(CORRECTIONS)}, got {self.correction!r} (test {self.name!r})"
+            )
+        if self.statistic not in STATISTICS:
+            raise InputError(
+                f"statistic: must be one of {', '.join(STATISTICS)}, got {self.statistic!r} (test {self.name!r})"
             )
         if self.designs is not None:
             object.__setattr__(self, "designs", tuple(self.designs))
@@ -165,6 +183,7 @@ def register_test(
     designs=None,
     citation: str = "",
     label: str = "",
+    statistic: str = "t",
 ) -> TestSpec:
     """Register a test under ``name`` (a second registration of a name is refused unless ``replace``).
 
@@ -184,12 +203,13 @@ def register_test(
         Replace a test already registered under ``name``.
     in_all : bool
         Whether ``tests="all"`` (and ``simstudy bench --test all``) includes it.
-    correction, decides, designs, citation, label
+    correction, decides, designs, citation, label, statistic
         What the applications know of it (see :class:`TestSpec`): its kind of
         correction (default: ``corrected`` when it takes the split sizes,
         ``5x2cv`` when it takes a 5 x 2 cv, else ``uncorrected``), whether a
         Conclusion may rest on it, the kinds of design it is made for, where it
-        is defined and how a page names it.
+        is defined, how a page names it and what its statistic is (default a t
+        statistic).
 
     Returns
     -------
@@ -206,7 +226,9 @@ def register_test(
         raise InputError(f"name: a test needs a non-empty name, got {name!r}")
     if name in _REGISTRY and not replace:
         raise InputError(f"name: a test called {name!r} is already registered")
-    spec = TestSpec(name, function, takes, sizes, description, in_all, correction, decides, designs, citation, label)
+    spec = TestSpec(
+        name, function, takes, sizes, description, in_all, correction, decides, designs, citation, label, statistic
+    )
     _REGISTRY[name] = spec
     return spec
 
@@ -474,27 +496,38 @@ def _difference_of_proportions(scores):
 
 
 register_test("paired_t", h.paired_t_test, description="paired t-test on the sample")
-register_test("sign", h.sign_test, description="exact two-sided sign test (ties count half)")
 register_test(
-    "sign_cdf", _sign_cdf, description="sign test with the rule Bouckaert prints: A better when P(K <= Z) > 1 - alpha/2"
+    "sign", h.sign_test, statistic="wins, a tie half", description="exact two-sided sign test (ties count half)"
+)
+register_test(
+    "sign_cdf",
+    _sign_cdf,
+    statistic="wins, a tie half",
+    description="sign test with the rule Bouckaert prints: A better when P(K <= Z) > 1 - alpha/2",
 )
 register_test(
     "sign_cdf_reversed",
     _sign_cdf_reversed,
+    statistic="wins, a tie half",
     description="the printed sign rule with B as the first learner, in A's direction",
 )
 register_test(
     "signed_rank",
     h.signed_rank_test,
+    statistic="signed rank",
     description="Wilcoxon signed-rank (Bouckaert's rank sum): zeros removed, normal approximation",
 )
 register_test(
     "signed_rank_corrected",
     _signed_rank_corrected,
+    statistic="signed rank",
     description="Wilcoxon signed-rank with continuity and tie corrections (Berrar's Eq. 10)",
 )
 register_test(
-    "binomial", _binomial_wins, description="exact binomial test of the number of positive differences (wins of A)"
+    "binomial",
+    _binomial_wins,
+    statistic="wins",
+    description="exact binomial test of the number of positive differences (wins of A)",
 )
 register_test("cv_t", h.repeated_cv_t_test, takes="cv", description="t-test on all folds of a repeated cv")
 register_test(
@@ -519,7 +552,13 @@ register_test(
     description="corrected resampled t-test (Nadeau and Bengio)",
 )
 register_test("5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", description="Dietterich's 5 x 2 cv t-test")
-register_test("5x2cv_f", h.five_by_two_cv_f_test, takes="5x2", description="Alpaydin's 5 x 2 cv F test")
+register_test(
+    "5x2cv_f",
+    h.five_by_two_cv_f_test,
+    takes="5x2",
+    statistic="no direction",
+    description="Alpaydin's 5 x 2 cv F test",
+)
 register_test(
     "welch_t",
     _welch_t,
@@ -537,6 +576,7 @@ register_test(
     designs=("holdout",),
     citation="Dietterich (1998)",
     label="McNemar's test",
+    statistic="other",
     description="McNemar's test on the first split's discordant cases (Dietterich 1998)",
 )
 register_test(
@@ -548,6 +588,7 @@ register_test(
     designs=("holdout",),
     citation="Dietterich (1998)",
     label="difference of two proportions",
+    statistic="other",
     description="difference of two proportions on the first split's error rates (Dietterich 1998)",
 )
 

@@ -577,14 +577,13 @@ _NAMED = (
 )
 
 
-# tests whose rejection says "the two differ" without a direction (the stored decision's sign is the mean's)
-_DIRECTION_FREE = ("5x2cv_f",)
-
-
 def _verdict_text(r, test: str) -> str:
-    """How often a significant verdict was reached, in words that claim no more than the test does."""
+    """How often a significant verdict was reached, in words that claim no more than the test does (a test whose
+    statistic has no direction says "the two differ"; its stored decision's sign is the mean's)."""
+    from simstudy.pipeline.outcomes import get_test
+
     n, a_n, b_n = int(r["repeats"]), int(r["A better"]), int(r["B better"])
-    if test in _DIRECTION_FREE:
+    if get_test(test).statistic == "no direction":
         if not a_n + b_n:
             return f"No significant difference in any of {n} repeats"
         return f"A significant difference (the test has no direction) in {a_n + b_n} of {n} repeats"

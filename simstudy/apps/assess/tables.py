@@ -49,17 +49,14 @@ def warning_summary(run) -> pd.DataFrame:
     )
 
 
-# The tests that count wins; each P_rep uses the tie convention and the threshold of its own test.
-_COUNT_TESTS = ("sign", "sign_cdf", "sign_cdf_reversed", "binomial")
-
-
 def _count_replication(spec, x, alpha: float, level: float = 0.95):
     """Berrar's binomial model (Lemma 1) for a count-based test, in that test's own terms.
 
     The comparisons are all ``n`` differences of the test's sample, ties
-    included.  The count of A is the count the test uses: ``wins + ties / 2``
-    for the sign tests (a tie counts half a win), the positive differences for
-    ``binomial`` (a tie is not a win); B's count is ``n`` minus A's.  The side
+    included.  The count of A is the count the test uses (its registered
+    ``statistic``): ``wins + ties / 2`` for ``wins, a tie half`` (the sign
+    tests), the positive differences for ``wins`` (``binomial``: a tie is not a
+    win); B's count is ``n`` minus A's.  The side
     is the one the test's statistic favours (A's count above or below
     ``n / 2``; the sign of the mean when they are equal), so that a significant
     verdict is estimated in its own direction.  With ``theta_hat = count / n``
@@ -82,7 +79,7 @@ def _count_replication(spec, x, alpha: float, level: float = 0.95):
     x = np.asarray(x, dtype=float).ravel()
     n = x.size
     pos, ties = int((x > 0).sum()), int((x == 0).sum())
-    if spec.name == "binomial":
+    if spec.statistic == "wins":
         count_a, model = float(pos), "binomial (ties are not wins)"
     else:
         count_a, model = pos + ties / 2.0, "binomial (a tie counts half)"
@@ -143,17 +140,17 @@ def _replication_estimate(test: str, block: pd.DataFrame, cond_row, alpha: float
     df = np.asarray(res.df, dtype=float) if res.df is not None else np.array(np.nan)
     if not np.isfinite(stat):
         return "n/a", np.nan, np.nan, np.nan
-    if test in _COUNT_TESTS:
+    if spec.statistic in ("wins", "wins, a tie half"):
         from simstudy.pipeline.schemes import scheme_sample
 
         x = scheme_sample(scores.diffs, scheme) if scheme else scores.diffs.ravel()
         if x.size < 1:
             return "n/a", np.nan, np.nan, np.nan
         return _count_replication(spec, x, alpha)
-    if test.startswith("signed_rank"):
+    if spec.statistic == "signed rank":
         est = rp.wilcoxon_model(abs(stat), 1.0, alpha=alpha)
         return "Wilcoxon (s* = 1)", float(est.estimate), float(est.low), float(est.high)
-    if test == "5x2cv_f" or not np.all(np.isfinite(df)) or float(df) <= 0:
+    if spec.statistic != "t" or not np.all(np.isfinite(df)) or float(df) <= 0:
         return "n/a", np.nan, np.nan, np.nan
     est = rp.t_model(abs(stat), float(df), alpha=alpha)
     return "non-central t", float(est.estimate), float(est.low), float(est.high)
