@@ -77,7 +77,7 @@ def test_baycomp_accepts_what_to_baycomp_returns_for_every_design(tmp_path, data
         assert isinstance(runs, int)
         p = baycomp.two_on_single(x, y_, rope=0.01, runs=runs)  # refused a non-integer before
         assert len(p) == 3
-        if d.design != "resampled":  # the same correlation as ours: the same probabilities
+        if d.kind != "resampled":  # the same correlation as ours: the same probabilities
             ours = correlated_t_test(x - y_, n_train=d.n_train, n_test=d.n_test, rope=0.01)
             assert (ours.p_a_better, ours.p_rope, ours.p_b_better) == pytest.approx(p, abs=1e-9)
 

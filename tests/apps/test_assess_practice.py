@@ -119,6 +119,22 @@ def test_verdicts_claim_no_more_than_the_test():
     assert not any("A beats B in 0" in line for line in lines)
 
 
+def test_a_registered_tests_statistic_not_its_name_says_how_its_verdict_reads():
+    from simstudy.apps.assess.recommendation import _verdict_text
+    from simstudy.pipeline.outcomes import _REGISTRY, register_test
+    from simstudy.statistics.significance import five_by_two_cv_f_test
+
+    with pytest.raises(ValueError, match="statistic: must be one of"):
+        register_test("my_f_bad", five_by_two_cv_f_test, takes="5x2", statistic="F")
+    register_test("my_f", five_by_two_cv_f_test, takes="5x2", statistic="no direction", in_all=False)
+    try:
+        line = _verdict_text(_row("5x2cv", "my_f", 2, 0), "my_f")
+        assert line == "A significant difference (the test has no direction) in 2 of 3 repeats"
+    finally:
+        _REGISTRY.pop("my_f", None)
+    assert "my_f_bad" not in _REGISTRY
+
+
 def test_pages_keep_code_and_the_figure_names_the_comparison(tmp_path, data):
     from simstudy.apps.assess.report import _html_prose, _pvalue_figure
 
@@ -197,3 +213,14 @@ def test_an_estimator_instance_is_named_on_one_line():
 
     label = parse_learner(make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))).label
     assert "\n" not in label and label.startswith("Pipeline(steps=[('standardscaler', StandardScaler()),")
+
+
+def test_every_table_of_an_assessment_names_a_design_the_same_way(tmp_path, data):
+    X, y = data
+    a = assess(X, y, "NB", "stump", designs=("5x2cv", "cv2x5", "resampled10-20"), n_repeats=2, evidence=None)
+    assert [d.design for d in a.designs] == ["5x2cv", "cv2x5", "resampled10-20"]
+    assert [d.kind for d in a.designs] == ["5x2", "cv", "resampled"]
+    for name in a.run.tables():
+        rows = a.run.table(name)
+        if "design" in rows.columns:
+            assert set(rows["design"]) <= {d.design for d in a.designs}, name

@@ -166,7 +166,7 @@ def baycomp_runs(design: DesignChoice) -> int:
     when ``R`` times it is whole (10 splits of 90/10: 1; 30 of 2/3 and 1/3:
     10), otherwise the nearest correlation baycomp can express.
     """
-    if design.design != "resampled":
+    if design.kind != "resampled":
         return int(design.n_runs)
     n = int(design.n_runs) * max(int(design.n_folds), 1)
     share = design.n_test / (design.n_train + design.n_test)

@@ -40,8 +40,9 @@ class DesignChoice:
     Attributes
     ----------
     design : str
-        ``cv`` (r x k repeated stratified cross-validation), ``5x2cv`` or
-        ``resampled`` (random stratified 90% / 10% train/test splits).
+        The design's name in the stored rows, the same in every table of the
+        run: ``cv10x10``, ``5x2cv``, ``resampled10`` (``cv5x2`` is written
+        ``5x2cv`` and ``resampledR-10`` ``resampledR``: the same designs).
     n_runs, n_folds : int
         Runs and folds (``n_folds = 1`` for resampled: one test part per split).
     test_share : float
@@ -68,21 +69,30 @@ class DesignChoice:
 
     @property
     def key(self) -> str:
-        """The condition's name in the stored rows: the design's name, ``cv5x2`` written ``5x2cv`` and
-        ``resampledR-10`` written ``resampledR`` (the same designs)."""
-        spec = self.spec
-        if spec is None or spec.make_splitter is not None:
-            return spec.key if spec is not None else self.design
-        if spec.kind == "5x2":
-            return "5x2cv"
-        if spec.kind == "resampled" and round(spec.test_share, 6) == TEST_SHARE:
-            return f"resampled{spec.n_runs}"
-        return spec.key
+        """The condition's name in the stored rows: :attr:`design`."""
+        return self.design
+
+    @property
+    def kind(self) -> str:
+        """The kind of design (:data:`simstudy.pipeline.designs.KINDS`): ``cv``, ``5x2`` or ``resampled``."""
+        return self.spec.kind if self.spec is not None else ""
 
     @property
     def label(self) -> str:
         """The design in words, for the reports."""
         return self.spec.label if self.spec is not None else self.key
+
+
+def _stored_name(spec: DesignSpec) -> str:
+    """The name a design is stored under: its own, but ``cv5x2`` written ``5x2cv`` and ``resampledR-10`` written
+    ``resampledR`` (the same designs) for the built-in families."""
+    if spec.make_splitter is not None:
+        return spec.key
+    if spec.kind == "5x2":
+        return "5x2cv"
+    if spec.kind == "resampled" and round(spec.test_share, 6) == TEST_SHARE:
+        return f"resampled{spec.n_runs}"
+    return spec.key
 
 
 def designs_for_data(names, y, *, alpha: float = 0.05, classes=None) -> tuple[DesignChoice, ...]:
@@ -156,10 +166,9 @@ def _choose_designs(names, y, *, alpha: float = 0.05, classes=None, argument: st
                     f"({small}), so some folds would miss it; use at most {smallest} folds: "
                     f"{_fitting_designs(names, smallest, argument)}"
                 )
-        kind = {"5x2": "5x2cv"}.get(d.kind, d.kind)
         out.append(
             DesignChoice(
-                kind,
+                _stored_name(d),
                 d.n_runs,
                 d.n_folds,
                 d.test_share if d.kind == "resampled" else 0.0,

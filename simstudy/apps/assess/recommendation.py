@@ -569,9 +569,9 @@ _NAMED = (
     ("cv", "average_over_sorted_runs", "paired_t", "the sorted-runs t-test"),
     ("cv", "", "cv_t", "the {r}x{k} cv t-test"),
     ("cv", "", "corrected_cv_t", "the corrected {r}x{k} cv t-test"),
-    ("5x2cv", "", "5x2cv_t", "the 5x2cv t-test"),
-    ("5x2cv", "", "5x2cv_f", "the 5x2cv F-test"),
-    ("5x2cv", "", "corrected_cv_t", "the corrected t-test on the 5x2 cv's ten splits"),
+    ("5x2", "", "5x2cv_t", "the 5x2cv t-test"),
+    ("5x2", "", "5x2cv_f", "the 5x2cv F-test"),
+    ("5x2", "", "corrected_cv_t", "the corrected t-test on the 5x2 cv's ten splits"),
     ("resampled", "", "resampled_t", "the resampled t-test ({r} splits)"),
     ("resampled", "", "corrected_resampled_t", "the corrected resampled t-test ({r} splits)"),
 )
@@ -614,8 +614,8 @@ def verdicts(table: pd.DataFrame, designs) -> list[str]:
         if d is None:
             continue
         for kind, scheme, test, name in _NAMED:
-            if d.design == kind and r["scheme"] == scheme and r["test"] == test:
-                if d.design == "cv" and scheme == "kfold_cv" and d.n_folds != 10:
+            if d.kind == kind and r["scheme"] == scheme and r["test"] == test:
+                if d.kind == "cv" and scheme == "kfold_cv" and d.n_folds != 10:
                     name = f"the {d.n_folds}-fold cv t-test (first run only)"
                 if test_kind(test) == "uncorrected":
                     name += " (uncorrected)"
