@@ -51,6 +51,7 @@ __all__ = [
     "test_names",
     "deciding_test",
     "all_tests",
+    "default_tests",
     "run_test",
     "outcome_rows",
     "INPUTS",
@@ -117,6 +118,10 @@ class TestSpec:
         statistic no replication model reads, such as McNemar's chi-square; its
         decision still has a direction) or ``no direction`` (it says that A and
         B differ, not which is better: the 5 x 2 cv F test).
+    default_on : tuple of str
+        The kinds of design on which the papers apply it, and on which
+        ``assess`` therefore runs it when no tests are named
+        (:func:`default_tests`); empty for most tests.
     """
 
     name: str
@@ -131,6 +136,7 @@ class TestSpec:
     citation: str = ""
     label: str = ""
     statistic: str = "t"
+    default_on: tuple = ()
 
     def __post_init__(self):
         if self.takes not in INPUTS:
@@ -150,6 +156,15 @@ class TestSpec:
             )
         if self.designs is not None:
             object.__setattr__(self, "designs", tuple(self.designs))
+        object.__setattr__(self, "default_on", tuple(self.default_on))
+        from simstudy.pipeline.designs import KINDS
+
+        unknown = [k for k in self.default_on if k not in KINDS]
+        if unknown:
+            raise InputError(
+                f"default_on: kinds of design are {', '.join(KINDS)}, got {', '.join(map(repr, unknown))} "
+                f"(test {self.name!r})"
+            )
         if not self.label:
             object.__setattr__(self, "label", self.name)
 
@@ -184,6 +199,7 @@ def register_test(
     citation: str = "",
     label: str = "",
     statistic: str = "t",
+    default_on=(),
 ) -> TestSpec:
     """Register a test under ``name`` (a second registration of a name is refused unless ``replace``).
 
@@ -203,13 +219,13 @@ def register_test(
         Replace a test already registered under ``name``.
     in_all : bool
         Whether ``tests="all"`` (and ``simstudy bench --test all``) includes it.
-    correction, decides, designs, citation, label, statistic
+    correction, decides, designs, citation, label, statistic, default_on
         What the applications know of it (see :class:`TestSpec`): its kind of
         correction (default: ``corrected`` when it takes the split sizes,
         ``5x2cv`` when it takes a 5 x 2 cv, else ``uncorrected``), whether a
         Conclusion may rest on it, the kinds of design it is made for, where it
-        is defined, how a page names it and what its statistic is (default a t
-        statistic).
+        is defined, how a page names it, what its statistic is (default a t
+        statistic) and the kinds of design ``assess`` runs it on by default.
 
     Returns
     -------
@@ -227,7 +243,19 @@ def register_test(
     if name in _REGISTRY and not replace:
         raise InputError(f"name: a test called {name!r} is already registered")
     spec = TestSpec(
-        name, function, takes, sizes, description, in_all, correction, decides, designs, citation, label, statistic
+        name,
+        function,
+        takes,
+        sizes,
+        description,
+        in_all,
+        correction,
+        decides,
+        designs,
+        citation,
+        label,
+        statistic,
+        default_on,
     )
     _REGISTRY[name] = spec
     return spec
@@ -285,6 +313,12 @@ def all_tests(design) -> dict[str, str]:
         if spec.runs_on(design) and (spec.in_all or made_for):
             out[n] = n
     return out
+
+
+def default_tests(design) -> dict[str, str]:
+    """``{name: name}`` of the registered tests the papers apply to ``design``'s kind (:attr:`TestSpec.default_on`)
+    that run on it, in registration order: what ``assess`` runs when no tests are named."""
+    return {n: n for n, spec in _REGISTRY.items() if design.kind in spec.default_on and spec.runs_on(design)}
 
 
 def deciding_test(design) -> TestSpec | None:
@@ -495,9 +529,14 @@ def _difference_of_proportions(scores):
     )
 
 
-register_test("paired_t", h.paired_t_test, description="paired t-test on the sample")
+# default_on: the tests the papers apply to each kind of design, which assess runs when none are named
+register_test("paired_t", h.paired_t_test, default_on=("cv",), description="paired t-test on the sample")
 register_test(
-    "sign", h.sign_test, statistic="wins, a tie half", description="exact two-sided sign test (ties count half)"
+    "sign",
+    h.sign_test,
+    statistic="wins, a tie half",
+    default_on=("cv",),
+    description="exact two-sided sign test (ties count half)",
 )
 register_test(
     "sign_cdf",
@@ -515,6 +554,7 @@ register_test(
     "signed_rank",
     h.signed_rank_test,
     statistic="signed rank",
+    default_on=("cv",),
     description="Wilcoxon signed-rank (Bouckaert's rank sum): zeros removed, normal approximation",
 )
 register_test(
@@ -529,34 +569,44 @@ register_test(
     statistic="wins",
     description="exact binomial test of the number of positive differences (wins of A)",
 )
-register_test("cv_t", h.repeated_cv_t_test, takes="cv", description="t-test on all folds of a repeated cv")
+register_test(
+    "cv_t", h.repeated_cv_t_test, takes="cv", default_on=("cv",), description="t-test on all folds of a repeated cv"
+)
 register_test(
     "corrected_cv_t",
     h.corrected_repeated_cv_t_test,
     takes="cv",
     sizes=True,
     decides=True,
+    # on the 5 x 2 cv's ten splits (n_test/n_train = 1): the test its interval inverts
+    default_on=("cv", "5x2"),
     citation="Nadeau and Bengio (2003); Bouckaert and Frank (2004)",
     label="corrected repeated cv t-test",
     description="variance-corrected repeated cv t-test (Bouckaert and Frank; Nadeau and Bengio)",
 )
-register_test("resampled_t", h.resampled_t_test, takes="splits", description="resampled t-test")
+register_test(
+    "resampled_t", h.resampled_t_test, takes="splits", default_on=("resampled",), description="resampled t-test"
+)
 register_test(
     "corrected_resampled_t",
     h.corrected_resampled_t_test,
     takes="splits",
     sizes=True,
     decides=True,
+    default_on=("resampled",),
     citation="Nadeau and Bengio (2003)",
     label="corrected resampled t-test",
     description="corrected resampled t-test (Nadeau and Bengio)",
 )
-register_test("5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", description="Dietterich's 5 x 2 cv t-test")
+register_test(
+    "5x2cv_t", h.five_by_two_cv_t_test, takes="5x2", default_on=("5x2",), description="Dietterich's 5 x 2 cv t-test"
+)
 register_test(
     "5x2cv_f",
     h.five_by_two_cv_f_test,
     takes="5x2",
     statistic="no direction",
+    default_on=("5x2",),
     description="Alpaydin's 5 x 2 cv F test",
 )
 register_test(

@@ -224,3 +224,21 @@ def test_every_table_of_an_assessment_names_a_design_the_same_way(tmp_path, data
         rows = a.run.table(name)
         if "design" in rows.columns:
             assert set(rows["design"]) <= {d.design for d in a.designs}, name
+
+
+def test_a_test_registered_for_a_kind_of_design_runs_in_assess_by_default(data):
+    from simstudy.pipeline.outcomes import _REGISTRY, register_test
+    from simstudy.statistics.significance import five_by_two_cv_t_test
+
+    with pytest.raises(ValueError, match="default_on: kinds of design are"):
+        register_test("my_5x2_bad", five_by_two_cv_t_test, takes="5x2", default_on=("5x2cv",))
+    register_test("my_5x2_t", five_by_two_cv_t_test, takes="5x2", in_all=False, default_on=("5x2",))
+    try:
+        X, y = data
+        a = assess(X, y, "NB", "stump", designs=("5x2cv", "cv2x5"), n_repeats=2, evidence=None)
+        on = a.table.groupby("design")["test"].agg(set)
+        assert "my_5x2_t" in on["5x2cv"] and "my_5x2_t" not in on["cv2x5"]
+        assert {"5x2cv_t", "5x2cv_f", "corrected_cv_t"} <= on["5x2cv"]
+    finally:
+        _REGISTRY.pop("my_5x2_t", None)
+    assert "my_5x2_bad" not in _REGISTRY

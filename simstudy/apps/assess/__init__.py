@@ -53,7 +53,6 @@ from simstudy.apps.assess.data import Dataset, as_dataset, check_metric_for, loa
 from simstudy.apps.assess.designs import (
     DEFAULT_DESIGNS,
     DEFAULT_REPEATS,
-    DEFAULT_TESTS,
     FULL_DESIGNS,
     FULL_REPEATS,
     DesignChoice,
@@ -92,7 +91,6 @@ __all__ = [
     "FULL_DESIGNS",
     "FULL_REPEATS",
     "baycomp_runs",
-    "DEFAULT_TESTS",
     "ASSESS_PROFILE",
     "EVIDENCE_COMMAND",
     "SHIPPED",

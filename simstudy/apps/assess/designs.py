@@ -23,14 +23,6 @@ DEFAULT_REPEATS = 5
 #: The full check (``full=True``, ``--full``): every design the papers compare, ten repeats each.
 FULL_DESIGNS = ("cv10x10", "5x2cv", "resampled10")
 FULL_REPEATS = 10
-# The tests the papers apply to each kind of design ("sample" tests run on every sampling scheme of the r x k
-# cv); a kind not listed (a design a user registered with its own kind) runs every test in "all" of it.
-DEFAULT_TESTS = {
-    "cv": ("paired_t", "sign", "signed_rank", "cv_t", "corrected_cv_t"),
-    # the corrected t on the ten splits (n_test/n_train = 1): the test the 5x2cv interval inverts
-    "5x2": ("5x2cv_t", "5x2cv_f", "corrected_cv_t"),
-    "resampled": ("resampled_t", "corrected_resampled_t"),
-}
 
 
 @dataclass(frozen=True)
@@ -198,12 +190,14 @@ def _fitting_designs(names, smallest: int, argument: str = "designs") -> str:
 
 
 def _tests_for(design: DesignChoice, tests) -> dict:
-    """``{label: registered name}`` of the tests that run on ``design`` (default: :data:`DEFAULT_TESTS` of its kind)."""
-    from simstudy.pipeline.outcomes import all_tests, get_test
+    """``{label: registered name}`` of the tests that run on ``design``: ``tests``, or by default those the papers
+    apply to its kind (:func:`simstudy.pipeline.outcomes.default_tests`; "sample" tests on every sampling scheme of
+    an r x k cv), or every test in "all" of it when none is registered for its kind."""
+    from simstudy.pipeline.outcomes import all_tests, default_tests, get_test
 
     spec = design.spec
     if tests is None:
-        names = DEFAULT_TESTS.get(spec.kind) or tuple(all_tests(spec))
+        names = tuple(default_tests(spec)) or tuple(all_tests(spec))
         if design.n_runs == 1:  # one run: the whole-design cv tests are the paired t-test on its folds
             names = tuple(n for n in names if n not in ("cv_t",))
         return {n: n for n in names}

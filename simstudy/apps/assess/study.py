@@ -47,7 +47,8 @@ def assessment_study(
     n_repeats : int
         Replications per design (>= 1; replicability needs two or more).
     tests : sequence of str, optional
-        Registered test names (``["all"]`` for every one); default :data:`DEFAULT_TESTS`.
+        Registered test names (``["all"]`` for every one); default the tests the papers apply to each design
+        (:func:`simstudy.pipeline.outcomes.default_tests`).
     chunk_size : int
         Repeats per stored chunk.
     fit_timeout : float, optional
