@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from simstudy.errors import InputError
 
-__all__ = ["Procedure", "procedure_id", "as_procedure", "procedures_for"]
+__all__ = ["Procedure", "procedure_id", "as_procedure", "procedures_for", "NamedProcedure", "NAMED", "held_out_words"]
 
 
 def procedure_id(design: str, scheme: str, test: str) -> str:
@@ -95,3 +95,85 @@ def procedures_for(design: str, tests=None, schemes=None) -> list[Procedure]:
         else:
             out.append(Procedure(d.key, t))
     return out
+
+
+@dataclass(frozen=True)
+class NamedProcedure:
+    """A procedure the papers name: a registered test on a kind of design (on one scheme's sample for a sample
+    test of an r x k cv), with the names pages give it.
+
+    Attributes
+    ----------
+    kind : str
+        The kind of design (:data:`simstudy.pipeline.designs.KINDS`).
+    test, scheme : str
+        The registered test and scheme ("" for a test of the whole design).
+    short : str
+        Its name in tables and in the proving ground's statements ("" where
+        it has none); ``{r}``, ``{k}`` are the design's runs and folds and
+        ``{held}`` says what a resampled split holds out when that is not a
+        tenth (:func:`held_out_words`).
+    words : str
+        Its name in sentences ("" where it has none), with the same fields.
+    several_runs : bool
+        It needs a design of several runs (the uncorrected t on every fold, the
+        same as the paired t-test on one run, and the schemes over runs); the
+        others take any design of their kind.
+    """
+
+    kind: str
+    test: str
+    scheme: str = ""
+    short: str = ""
+    words: str = ""
+    several_runs: bool = False
+
+    def name(self, design, form: str = "short") -> str:
+        """Its ``short`` name or its ``words`` for ``design`` (a :class:`~simstudy.pipeline.designs.DesignSpec`)."""
+        text = self.short if form == "short" else self.words
+        return text.format(r=design.n_runs, k=design.n_folds, held=held_out_words(design))
+
+    def fits(self, design) -> bool:
+        """Whether it names a procedure of ``design``: the kind, and several runs where it needs them."""
+        return design.kind == self.kind and (design.n_runs > 1 or not self.several_runs)
+
+
+def held_out_words(design) -> str:
+    """``""`` for a resampled design holding out a tenth (Nadeau and Bengio's), else what it holds out
+    (``", a third held out"``, ``", 20% held out"``)."""
+    if design.kind not in ("resampled", "holdout") or abs(design.test_share - 0.1) < 1e-9:
+        return ""
+    if abs(design.test_share - 1 / 3) < 0.01:
+        return ", a third held out"
+    return f", {round(100 * design.test_share):g}% held out"
+
+
+#: The procedures the papers name (Dietterich 1998; Nadeau and Bengio 2003; Bouckaert 2004; Bouckaert and Frank
+#: 2004), in the order pages list them; the proving ground checks the papers' statements about them by these names.
+NAMED = (
+    NamedProcedure(
+        "cv", "paired_t", "kfold_cv", "{k}-fold cv t (first run)", "the {k}-fold cv t-test (first run only)"
+    ),
+    NamedProcedure("cv", "cv_t", "", "{r}x{k} cv t, uncorrected", "the {r}x{k} cv t-test", several_runs=True),
+    NamedProcedure("cv", "corrected_cv_t", "", "corrected {r}x{k} cv t", "the corrected {r}x{k} cv t-test"),
+    NamedProcedure(
+        "cv", "paired_t", "average_over_sorted_runs", "sorted runs t", "the sorted-runs t-test", several_runs=True
+    ),
+    NamedProcedure("cv", "signed_rank", "average_over_sorted_runs", "sorted runs rank sum", several_runs=True),
+    NamedProcedure("5x2", "5x2cv_t", "", "5x2cv t", "the 5x2cv t-test"),
+    NamedProcedure("5x2", "5x2cv_f", "", "5x2cv F", "the 5x2cv F-test"),
+    NamedProcedure("5x2", "corrected_cv_t", "", "", "the corrected t-test on the 5x2 cv's ten splits"),
+    NamedProcedure(
+        "resampled", "resampled_t", "", "resampled t ({r} splits{held})", "the resampled t-test ({r} splits{held})"
+    ),
+    NamedProcedure(
+        "resampled",
+        "corrected_resampled_t",
+        "",
+        "corrected resampled t ({r} splits{held})",
+        "the corrected resampled t-test ({r} splits{held})",
+    ),
+    NamedProcedure("holdout", "mcnemar", "", "McNemar (holdout)"),
+    NamedProcedure("holdout", "difference_of_proportions", "", "difference of proportions (holdout)"),
+    NamedProcedure("cv", "welch_t", "", "Welch t"),
+)

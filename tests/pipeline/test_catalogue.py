@@ -134,3 +134,50 @@ def test_mcnemar_takes_learners_that_take_a_seed():
     assert ((hold["n01"] + hold["n10"]) > 0).all()
     tests = a["outcomes"][a["outcomes"]["design"] == "holdout33"]["test"]
     assert list(dict.fromkeys(tests)) == ["mcnemar", "difference_of_proportions"]
+
+
+def test_the_papers_named_procedures_are_named_from_one_table_for_tables_and_sentences():
+    import pandas as pd
+
+    from simstudy.apps.assess import designs_for_data, verdicts
+    from simstudy.apps.proving.summary import named_procedures
+    from simstudy.pipeline.designs import parse_design
+    from simstudy.pipeline.procedures import NAMED, procedures_for
+
+    kfold = next(e for e in NAMED if e.scheme == "kfold_cv")
+    assert kfold.name(parse_design("cv2x5")) == "5-fold cv t (first run)"
+    res = next(e for e in NAMED if e.test == "resampled_t")
+    assert res.name(parse_design("resampled30-33"), "words") == "the resampled t-test (30 splits, a third held out)"
+    assert res.name(parse_design("resampled10")) == "resampled t (10 splits)"
+    # the proving ground's table names, for its designs, in the order its statements and figures read them
+    designs = ["cv10x10", "5x2cv", "resampled10", "resampled30-33", "holdout33"]
+    info = pd.DataFrame([(p.design, p.id) for d in designs for p in procedures_for(d)], columns=["design", "procedure"])
+    assert list(named_procedures(info)) == [
+        "10-fold cv t (first run)",
+        "10x10 cv t, uncorrected",
+        "corrected 10x10 cv t",
+        "sorted runs t",
+        "sorted runs rank sum",
+        "5x2cv t",
+        "5x2cv F",
+        "resampled t (10 splits)",
+        "corrected resampled t (10 splits)",
+        "resampled t (30 splits, a third held out)",
+        "corrected resampled t (30 splits, a third held out)",
+        "McNemar (holdout)",
+        "difference of proportions (holdout)",
+        "Welch t",
+    ]
+    # assess words the same procedures from the same table
+    row = {"scheme": "", "repeats": 3, "A better": 2, "B better": 0}
+    table = pd.DataFrame(
+        [
+            {**row, "design": "resampled30-33", "test": "corrected_resampled_t"},
+            {**row, "design": "cv1x5", "test": "corrected_cv_t"},
+        ]
+    )
+    lines = verdicts(table, designs_for_data(["resampled30-33", "cv1x5"], np.array([0, 1] * 20)))
+    assert lines == [
+        "A beats B in 2 of 3 repeats with the corrected resampled t-test (30 splits, a third held out)",
+        "A beats B in 2 of 3 repeats with the corrected 1x5 cv t-test",
+    ]

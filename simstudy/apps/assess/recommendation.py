@@ -563,20 +563,6 @@ def _name(row) -> str:
     return f"`{row['test']}` with {row['design']}{scheme}"
 
 
-# The procedures the papers name, as (design kind, scheme, test) -> how a reader calls them.
-_NAMED = (
-    ("cv", "kfold_cv", "paired_t", "the 10-fold cv t-test (first run only)"),
-    ("cv", "average_over_sorted_runs", "paired_t", "the sorted-runs t-test"),
-    ("cv", "", "cv_t", "the {r}x{k} cv t-test"),
-    ("cv", "", "corrected_cv_t", "the corrected {r}x{k} cv t-test"),
-    ("5x2", "", "5x2cv_t", "the 5x2cv t-test"),
-    ("5x2", "", "5x2cv_f", "the 5x2cv F-test"),
-    ("5x2", "", "corrected_cv_t", "the corrected t-test on the 5x2 cv's ten splits"),
-    ("resampled", "", "resampled_t", "the resampled t-test ({r} splits)"),
-    ("resampled", "", "corrected_resampled_t", "the corrected resampled t-test ({r} splits)"),
-)
-
-
 def _verdict_text(r, test: str) -> str:
     """How often a significant verdict was reached, in words that claim no more than the test does (a test whose
     statistic has no direction says "the two differ"; its stored decision's sign is the mean's)."""
@@ -597,7 +583,8 @@ def _verdict_text(r, test: str) -> str:
 
 
 def verdicts(table: pd.DataFrame, designs) -> list[str]:
-    """Plain-language verdicts across repeats for the procedures the papers name.
+    """Plain-language verdicts across repeats for the procedures the papers name
+    (:data:`simstudy.pipeline.procedures.NAMED`), each in its words.
 
     Returns
     -------
@@ -606,18 +593,18 @@ def verdicts(table: pd.DataFrame, designs) -> list[str]:
         repeats with the corrected 10x10 cv t-test".
     """
     from simstudy.apps.conclusion import test_kind
+    from simstudy.pipeline.procedures import NAMED
 
     by_key = {d.key: d for d in designs}
     lines = []
     for _, r in table.iterrows():
         d = by_key.get(r["design"])
-        if d is None:
+        if d is None or d.spec is None:
             continue
-        for kind, scheme, test, name in _NAMED:
-            if d.kind == kind and r["scheme"] == scheme and r["test"] == test:
-                if d.kind == "cv" and scheme == "kfold_cv" and d.n_folds != 10:
-                    name = f"the {d.n_folds}-fold cv t-test (first run only)"
-                if test_kind(test) == "uncorrected":
-                    name += " (uncorrected)"
-                lines.append(f"{_verdict_text(r, test)} with {name.format(r=d.n_runs, k=d.n_folds)}")
+        entry = next(
+            (e for e in NAMED if e.words and e.fits(d.spec) and (e.scheme, e.test) == (r["scheme"], r["test"])), None
+        )
+        if entry is not None:
+            name = entry.name(d.spec, "words") + (" (uncorrected)" if test_kind(entry.test) == "uncorrected" else "")
+            lines.append(f"{_verdict_text(r, entry.test)} with {name}")
     return lines

@@ -775,57 +775,46 @@ def _ranks(ranked: list, adjusted_units: dict) -> tuple[dict, dict]:
 
 
 def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
-    """The procedures the papers name (and plug-ins), label -> procedure, among those stored."""
-    designs = list(dict.fromkeys(info["design"]))
-    from simstudy.pipeline.designs import parse_designs
+    """The procedures the papers name (:data:`simstudy.pipeline.procedures.NAMED`) and plug-ins, label ->
+    procedure, among those stored.
 
-    specs = {d.key: d for d in parse_designs(designs)} if designs else {}
-    cv = next((k for k, d in specs.items() if d.kind == "cv" and d.n_runs > 1), None)
-    cv1 = next((k for k, d in specs.items() if d.kind == "cv"), None)
-    five = next((k for k, d in specs.items() if d.kind == "5x2"), None)
-    res = next((k for k, d in specs.items() if d.kind == "resampled" and abs(d.test_share - 0.1) < 1e-9), None)
-    res_third = next((k for k, d in specs.items() if d.kind == "resampled" and abs(d.test_share - 0.33) < 0.01), None)
-    hold = next((k for k, d in specs.items() if d.kind == "holdout"), None)
-    wanted = []
-    if cv1:
-        wanted.append(("10-fold cv t (first run)", cv1, "kfold_cv", "paired_t"))
-    if cv:
-        r, k = specs[cv].n_runs, specs[cv].n_folds
-        wanted += [
-            (f"{r}x{k} cv t, uncorrected", cv, "", "cv_t"),
-            (f"corrected {r}x{k} cv t", cv, "", "corrected_cv_t"),
-            ("sorted runs t", cv, "average_over_sorted_runs", "paired_t"),
-            ("sorted runs rank sum", cv, "average_over_sorted_runs", "signed_rank"),
-        ]
-    if five:
-        wanted += [("5x2cv t", five, "", "5x2cv_t"), ("5x2cv F", five, "", "5x2cv_f")]
-    if res:
-        n = specs[res].n_runs
-        wanted += [
-            (f"resampled t ({n} splits)", res, "", "resampled_t"),
-            (f"corrected resampled t ({n} splits)", res, "", "corrected_resampled_t"),
-        ]
-    if res_third:
-        n = specs[res_third].n_runs
-        wanted += [
-            (f"resampled t ({n} splits, a third held out)", res_third, "", "resampled_t"),
-            (f"corrected resampled t ({n} splits, a third held out)", res_third, "", "corrected_resampled_t"),
-        ]
-    if hold:
-        wanted += [
-            ("McNemar (holdout)", hold, "", "mcnemar"),
-            ("difference of proportions (holdout)", hold, "", "difference_of_proportions"),
-        ]
-    if cv1:
-        wanted.append(("Welch t", cv or cv1, "", "welch_t"))
+    Each named procedure is listed on the first stored design that fits it (one of several runs where there is
+    one) for each name it takes there (a resampled design of another size or share is named apart); the
+    procedures of one kind of design are listed design by design, in the order of :data:`NAMED`.
+    """
+    from itertools import groupby
+
+    from simstudy.pipeline.designs import parse_designs
+    from simstudy.pipeline.procedures import NAMED, procedure_id
+
+    designs = list(dict.fromkeys(info["design"]))
+    specs = list(parse_designs(designs)) if designs else []
     stored = set(info["procedure"])
-    out = {label: procedure_label(d, s, t) for label, d, s, t in wanted if procedure_label(d, s, t) in stored}
+    out = {}
+    for _, block in groupby((e for e in NAMED if e.short), key=lambda e: e.kind):
+        block = list(block)
+        chosen = {e: _named_designs(e, specs) for e in block}
+        for d in [d for d in specs if any(d in ds for ds in chosen.values())]:
+            for e in block:
+                proc = procedure_id(d.key, e.scheme, e.test)
+                if d in chosen[e] and proc in stored:
+                    out[e.name(d)] = proc
     for t in extra_tests:
         for d in designs:
             proc = procedure_label(d, "", t)
             if proc in stored:
                 out[f"{t} ({d})"] = proc
     return out
+
+
+def _named_designs(entry, specs) -> list:
+    """The designs a named procedure is listed on: of those it fits, those of several runs first, the first for
+    each name it takes."""
+    fitting = sorted((d for d in specs if entry.fits(d)), key=lambda d: d.n_runs <= 1)
+    names: dict = {}
+    for d in fitting:
+        names.setdefault(entry.name(d), d)
+    return list(names.values())
 
 
 #: The leaderboard's main columns, in order.
