@@ -304,9 +304,9 @@ def not_for_decision(table: pd.DataFrame, deciding: set) -> str:
     """
     rows = table.assign(_kind=[test_kind(t) for t in table["test"]])
     if "procedure" not in rows:
-        from simstudy.apps.proving.summary import procedure_label
+        from simstudy.pipeline.procedures import procedure_id
 
-        rows = rows.assign(procedure=[procedure_label(r["design"], r["scheme"], r["test"]) for _, r in rows.iterrows()])
+        rows = rows.assign(procedure=[procedure_id(r["design"], r["scheme"], r["test"]) for _, r in rows.iterrows()])
     rows = rows[~rows["procedure"].isin(deciding)]
     if "size" not in rows:
         rows = rows.assign(size="no evidence")

@@ -164,7 +164,8 @@ def test_evidence_from_two_studies_combines():
 
 
 def test_one_source_is_judged_exactly_as_the_proving_ground_judges_it():
-    from simstudy.apps.proving.summary import leaderboard, procedure_label, procedures, size_table, size_verdicts
+    from simstudy.apps.proving.summary import leaderboard, procedures, size_table, size_verdicts
+    from simstudy.pipeline.procedures import procedure_id
     from simstudy.statistics.size_control import SizeRule
 
     procs = {SOUND: (0.03, 0.6), LIBERAL_LOOKING: (0.12, 0.8), ("cv10x10", "kfold_cv", "sign"): (0.04, 0.3)}
@@ -175,7 +176,7 @@ def test_one_source_is_judged_exactly_as_the_proving_ground_judges_it():
     theirs = size_verdicts(sizes).set_index("procedure")
     board = leaderboard(pr, rule=SizeRule(alpha=0.05), sizes=sizes).set_index("procedure")
     for d, s, t in procs:
-        p = procedure_label(d, s, t)
+        p = procedure_id(d, s, t)
         assert mine.loc[p, "size"] == theirs.loc[p, "size"]
         assert mine.loc[p, "deciding_high"] == pytest.approx(theirs.loc[p, "deciding_high"])
         assert mine.loc[p, "adjusted_power"] == pytest.approx(board.loc[p, "adjusted_power"], nan_ok=True)

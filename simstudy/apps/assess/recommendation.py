@@ -195,7 +195,8 @@ def evidence_table(evidence, procedures_wanted, *, alpha: float = 0.05, notes: l
         alternative data sets with a stored twin), ``power``, ``sim_r2``,
         ``sim_r2_scenario``, ``rank``, ``tied_with``, ``sources``.
     """
-    from simstudy.apps.proving.summary import procedure_label, procedures, size_verdicts, verdict_fields
+    from simstudy.apps.proving.summary import procedures, size_verdicts, verdict_fields
+    from simstudy.pipeline.procedures import procedure_id
     from simstudy.statistics.size_control import CONTROLS, SizeRule
 
     notes = notes if notes is not None else []
@@ -226,9 +227,9 @@ def evidence_table(evidence, procedures_wanted, *, alpha: float = 0.05, notes: l
     rows = pd.concat([_first_experiments(r, n_exp) for _, r in parts], ignore_index=True)
     rows = rows.drop_duplicates(["condition", "replication", "experiment", "design", "scheme", "test"])
     pr = procedures(rows, truths=truths)
-    label = {procedure_label(d, s, t): (d, s, t) for d, s, t in wanted}
+    label = {procedure_id(d, s, t): (d, s, t) for d, s, t in wanted}
     present = {
-        procedure_label(*map(str, k)): set(g)
+        procedure_id(*map(str, k)): set(g)
         for k, g in rows.groupby(["design", "scheme", "test"], sort=False)["condition"]
     }
     sizes, stats = _judge(pr, present, rule, alpha)
@@ -377,12 +378,12 @@ def recommend(
     text : str
         The recommendation, or why there is none.
     """
-    from simstudy.apps.proving.summary import procedure_label
+    from simstudy.pipeline.procedures import procedure_id
     from simstudy.statistics.size_control import CONTROLS, LIBERAL, UNRESOLVED, SizeRule
 
     rule = SizeRule(alpha=alpha)
     evidence = list(evidence or [])
-    procs = [procedure_label(r["design"], r["scheme"], r["test"]) for _, r in table.iterrows()]
+    procs = [procedure_id(r["design"], r["scheme"], r["test"]) for _, r in table.iterrows()]
     ev_table, usable, covered = _usable_evidence(table, procs, evidence, shipped, alpha=alpha, notes=notes)
     table = _with_evidence(table, procs, ev_table)
     coverage = _coverage(designs, table, covered)

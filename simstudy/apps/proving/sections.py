@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simstudy._lazy import lazy_module
-from simstudy.apps.proving.summary import procedure_label
+from simstudy.pipeline.procedures import procedure_id
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,7 +90,7 @@ def _diagnosis_view(diag, factors, measured, sizes, named) -> pd.DataFrame:
 
     rows = []
     for _, r in diag.iterrows():
-        proc = procedure_label(r["design"], "", _deciding(r["design"]))
+        proc = procedure_id(r["design"], "", _deciding(r["design"]))
         v = sizes[(sizes["procedure"] == proc) & (sizes["scenario"] == r["scenario"])]
         m = (
             measured[(measured["scenario"] == r["scenario"]) & (measured["design"] == r["design"])]

@@ -251,7 +251,7 @@ def null_targets(rows: pd.DataFrame) -> pd.DataFrame:
     normal quantile, and ``done`` when the interval already decides the size
     verdict.  Alternatives have no targets (their count is fixed).
     """
-    from simstudy.apps.proving.summary import procedure_label
+    from simstudy.pipeline.procedures import procedure_id
     from simstudy.statistics.size_control import UNRESOLVED, SizeRule, rate_intervals
 
     empty = pd.DataFrame(columns=["quantity", "estimate", "mcse", "done"])
@@ -265,7 +265,7 @@ def null_targets(rows: pd.DataFrame) -> pd.DataFrame:
     rows = rows.assign(scheme=rows["scheme"].fillna("").astype(str), _reject=(rows["decision"] != 0).astype(float))
     per = rows.groupby(["design", "scheme", "test", "replication"], sort=False)["_reject"].agg(["mean", "size"])
     per = per.reset_index()
-    per["procedure"] = [procedure_label(d, s_, t) for d, s_, t in zip(per["design"], per["scheme"], per["test"])]
+    per["procedure"] = [procedure_id(d, s_, t) for d, s_, t in zip(per["design"], per["scheme"], per["test"])]
     n_rep = int(per["size"].max())
     t = rate_intervals(per["mean"].to_numpy(), per["procedure"].to_numpy(), n_repeats=n_rep, level=level)
     z = float(lazy_module("scipy.stats").norm.ppf(0.5 + level / 2))

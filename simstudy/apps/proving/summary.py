@@ -51,6 +51,7 @@ import numpy as np
 from simstudy._lazy import lazy_module
 from simstudy.apps.proving.scenarios import BANK, truth
 from simstudy.errors import InputError
+from simstudy.pipeline.procedures import procedure_id
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,7 +75,6 @@ __all__ = [
     "leaderboard",
     "summarize",
     "named_procedures",
-    "procedure_label",
     "BOARD_COLUMNS",
     "ALPHA",
     "load_outcomes",
@@ -85,13 +85,6 @@ ALPHAS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2)
 P_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 3))
 HALF_SHARE = 0.7  # a design training on at most this share of the cases is judged by the truth at 50%
 ALPHA = 0.05
-
-
-def procedure_label(design: str, scheme: str, test: str) -> str:
-    """``test [design, scheme]``: the name of a procedure in every table (:func:`simstudy.pipeline.procedures.procedure_id`)."""
-    from simstudy.pipeline.procedures import procedure_id
-
-    return procedure_id(design, scheme, test)
 
 
 class Procedures:
@@ -270,7 +263,7 @@ def procedures(
     for j in np.argsort(first, kind="stable"):  # procedures in the order of their first row
         idx = by_proc[bounds[j] : bounds[j + 1]]
         design, scheme, test = (parts[i][0][parts[i][1][idx[0]]] for i in range(3))
-        proc = procedure_label(design, scheme, test)
+        proc = procedure_id(design, scheme, test)
         if "declined" in flag:
             idx = idx[~flag["declined"][idx]]
             if not idx.size:
@@ -785,7 +778,7 @@ def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
     from itertools import groupby
 
     from simstudy.pipeline.designs import parse_designs
-    from simstudy.pipeline.procedures import NAMED, procedure_id
+    from simstudy.pipeline.procedures import NAMED
 
     designs = list(dict.fromkeys(info["design"]))
     specs = list(parse_designs(designs)) if designs else []
@@ -801,7 +794,7 @@ def named_procedures(info: pd.DataFrame, extra_tests=()) -> dict:
                     out[e.name(d)] = proc
     for t in extra_tests:
         for d in designs:
-            proc = procedure_label(d, "", t)
+            proc = procedure_id(d, "", t)
             if proc in stored:
                 out[f"{t} ({d})"] = proc
     return out
