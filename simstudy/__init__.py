@@ -27,7 +27,7 @@ _codeload.install()
 # ``import simstudy`` (and the command's start) stays free of numpy, pandas and scikit-learn.
 _EXPORTS = {
     "Comparison": "simstudy.pipeline.comparison",
-    "Learner": "simstudy.pipeline.comparison",
+    "ComparedLearner": "simstudy.pipeline.comparison",
     "SCHEMES": "simstudy.pipeline.schemes",
     "Study": "simstudy.engine.study",
     "Profile": "simstudy.engine.study",

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["Comparison", "Fits", "Learner", "FitFailed", "seeded", "rescore"]
+__all__ = ["Comparison", "Fits", "ComparedLearner", "FitFailed", "seeded", "rescore"]
 
 
 _SEED_HIGH = 2**31 - 1
@@ -62,8 +62,9 @@ class FitFailed(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Learner:
-    """A learner of a comparison.
+class ComparedLearner:
+    """A learner as a comparison holds it: how to make it and where its fits are made (a learner itself derives
+    from :class:`simstudy.pipeline.learners.Learner` or is any scikit-learn classifier).
 
     Attributes
     ----------
@@ -129,7 +130,7 @@ def _takes_seed(make: Callable) -> bool:
     return bool(seed_parameters(make()))
 
 
-def _learners(learners) -> tuple[tuple[str, Learner], ...]:
+def _learners(learners) -> tuple[tuple[str, ComparedLearner], ...]:
     from simstudy.pipeline.learners import as_learner_factory
 
     if isinstance(learners, Mapping):
@@ -143,9 +144,9 @@ def _learners(learners) -> tuple[tuple[str, Learner], ...]:
         raise InputError(f"learners: a comparison needs at least two learners, got {len(items)}")
     out = []
     for name, obj in items:
-        if not isinstance(obj, Learner):
+        if not isinstance(obj, ComparedLearner):
             try:
-                obj = Learner(as_learner_factory(obj))
+                obj = ComparedLearner(as_learner_factory(obj))
             except ValueError as exc:
                 raise InputError(f"learners: {name!r}: {exc}") from None
         out.append((name, obj))
@@ -162,7 +163,7 @@ class Comparison:
         Learner A and learner B (their scores are ``acc_a``, ``acc_b``), or a
         mapping of names to learners (``acc_<name>``, every pair in order, A
         the earlier).  Each is a registered name, an estimator class or
-        instance, a zero-argument factory or a :class:`Learner`.  A learner
+        instance, a zero-argument factory or a :class:`ComparedLearner`.  A learner
         with a ``random_state`` parameter receives one drawn from the
         replication's stream, per design and experiment (see the module docstring).
     designs : sequence of str or DesignSpec, or mapping of label -> str or DesignSpec
@@ -229,7 +230,7 @@ class Comparison:
         It matters to a learner that breaks ties by the first training case
         (Weka's IB1) on data stored in a sorted order; the partitions, and a
         learner that ignores the order, give the same scores either way.
-        Learners whose fits are made elsewhere (``Learner.fit_predict`` and
+        Learners whose fits are made elsewhere (``ComparedLearner.fit_predict`` and
         the like) index the data as given and are refused with it.
     """
 

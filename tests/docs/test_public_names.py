@@ -15,7 +15,7 @@ PUBLIC = (
     # the package's own exports (simstudy.__all__)
     ("simstudy", ("assess", "assess_many", "results")),
     ("simstudy", ("Study", "Profile", "Cost", "Publication", "Provides", "settings_of")),
-    ("simstudy", ("Comparison", "Learner", "SCHEMES", "run_study", "load_run")),
+    ("simstudy", ("Comparison", "ComparedLearner", "SCHEMES", "run_study", "load_run")),
     # a study's parts where studies/ and examples/ import them
     ("simstudy.engine", ("Study", "Profile", "Knob", "run_study", "load_run")),
     # the statistics the README and the how-to pages call on plain arrays

@@ -8,7 +8,7 @@ import pytest
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
-from simstudy.pipeline.comparison import Comparison, FitFailed, Learner, seeded
+from simstudy.pipeline.comparison import ComparedLearner, Comparison, FitFailed, seeded
 from simstudy.pipeline.designs import RepeatedKFold, parse_design, parse_designs
 from simstudy.pipeline.outcomes import outcome_rows
 from simstudy.pipeline.schemes import SCHEMES
@@ -135,7 +135,9 @@ def test_a_failing_learner_is_named():
 
     X, y = _data()
     with pytest.raises(FitFailed, match="learner 'b': RuntimeError: no") as err:
-        Comparison({"a": GaussianNB(), "b": Learner(Broken)}, designs=("cv1x5",)).run(X, y, np.random.default_rng(0))
+        Comparison({"a": GaussianNB(), "b": ComparedLearner(Broken)}, designs=("cv1x5",)).run(
+            X, y, np.random.default_rng(0)
+        )
     assert err.value.learner == "b" and isinstance(err.value.__cause__, RuntimeError)
 
 
@@ -277,6 +279,6 @@ def test_a_shuffled_case_order_changes_only_what_depends_on_the_order():
 def test_a_case_order_is_checked_and_refused_for_fits_made_elsewhere():
     with pytest.raises(ValueError, match="case_order: one of 'given', 'shuffled', got 'random'"):
         Comparison((GaussianNB(), GaussianNB()), case_order="random")
-    hooked = Learner(GaussianNB, fit_predict=lambda make, train, test: np.zeros(len(test), dtype=int))
+    hooked = ComparedLearner(GaussianNB, fit_predict=lambda make, train, test: np.zeros(len(test), dtype=int))
     with pytest.raises(ValueError, match="case_order: 'shuffled' reorders the data .* b are made elsewhere"):
         Comparison({"a": GaussianNB(), "b": hooked}, case_order="shuffled")

@@ -210,19 +210,19 @@ class _LimitedFits:
 
 
 def _learner(choice: LearnerChoice, option: str, seconds: float | None, data: Dataset, *, fitting: bool = True):
-    """The :class:`~simstudy.pipeline.comparison.Learner` of ``choice`` on ``data``: fitted in its worker when
+    """The :class:`~simstudy.pipeline.comparison.ComparedLearner` of ``choice`` on ``data``: fitted in its worker when
     contained (``fitting=False``: a study that is only read, whose learners are never loaded)."""
-    from simstudy.pipeline.comparison import Learner
+    from simstudy.pipeline.comparison import ComparedLearner
 
     if not _limits(choice):
-        return Learner(choice.factory(data))
+        return ComparedLearner(choice.factory(data))
     limited = _LimitedFits(choice, option, seconds, data)
     if choice.template is not None:
         make = choice.factory(data)
     else:
         takes_seed = bool(_fit_limit(choice, option, seconds).profile["takes_seed"]) if fitting else False
         make = _RefFactory(choice.spec, choice.params, takes_seed)
-    return Learner(make, limited, limited.score, limited.outputs)
+    return ComparedLearner(make, limited, limited.score, limited.outputs)
 
 
 def _fit_worker_code() -> dict[str, str]:
