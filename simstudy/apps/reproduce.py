@@ -23,7 +23,7 @@ from pathlib import Path
 from simstudy._files import DEFAULT_ROOT, check_writable, folder_option
 from simstudy.errors import InputError, option
 
-__all__ = ["reproduce", "reproduction_plan", "PlannedStudy"]
+__all__ = ["reproduce", "reproduction_plan", "built_in_studies", "PlannedStudy"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class PlannedStudy:
     complete: bool = False
 
 
-def _built_in() -> list[str]:
+def built_in_studies() -> list[str]:
     from simstudy.engine import study_origins
 
     return [name for name, origin in study_origins().items() if origin == "built-in"]
@@ -67,7 +67,7 @@ def reproduction_plan(profile: str, *, results=DEFAULT_ROOT, jobs: int = 1, stud
     from simstudy.engine.fingerprint import provenance, provenance_changes
     from simstudy.engine.store import manifest_chunk_key
 
-    names = list(studies) if studies is not None else _built_in()
+    names = list(studies) if studies is not None else built_in_studies()
     out = []
     for name in names:
         st = get_study(name)
@@ -180,9 +180,9 @@ def reproduce(
     out = folder_option(out, option("out")) if out is not None else results / "reproduction" / profile
     plan = reproduction_plan(profile, results=results, jobs=jobs, studies=studies)
     if backend == "dask" and scheduler:  # an unreachable scheduler is refused before any folder is made
-        from simstudy.engine.runner import _connect
+        from simstudy.engine.runner import connect_scheduler
 
-        _connect(scheduler).close()
+        connect_scheduler(scheduler).close()
     check_writable([(option("results"), results), (option("out"), out)])  # before hours of work, not after
     # every stored run goes through run_study, which verifies its chunks (a complete one computes nothing when
     # they are intact); only what --keep keeps is taken as it is

@@ -88,6 +88,8 @@ else:
 
 __all__ = [
     "run_study",
+    "check_jobs",
+    "connect_scheduler",
     "replay",
     "plan_run",
     "provenance",
@@ -120,7 +122,7 @@ def _check_int(value, name, minimum):
     return int(value)
 
 
-def _check_jobs(jobs, local: bool) -> int:
+def check_jobs(jobs, local: bool) -> int:
     """``--jobs`` must be >= 1 and, for workers on this machine, at most MAX_JOBS_PER_CPU per CPU."""
     jobs = _check_int(jobs, option("jobs"), 1)
     cap = MAX_JOBS_PER_CPU * (os.cpu_count() or 1)
@@ -132,7 +134,7 @@ def _check_jobs(jobs, local: bool) -> int:
     return jobs
 
 
-def _connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
+def connect_scheduler(scheduler: str, timeout: float = CONNECT_TIMEOUT):
     """A dask client of ``scheduler``, or ValueError on one line (nothing written yet)."""
     import logging
 
@@ -571,7 +573,7 @@ def run_study(
         raise InputError(f"{option('backend')}: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
         raise InputError(f"{option('scheduler')}: only meaningful with {option('backend', 'dask')}")
-    jobs = _check_jobs(jobs, local=not scheduler)
+    jobs = check_jobs(jobs, local=not scheduler)
     seed = _check_int(seed, option("seed"), 0)
     rule = _adaptive_rule(study, profile, target_mcse, max_replications, step)
     conds, plan, config, digest = plan_run(
@@ -591,7 +593,7 @@ def run_study(
             ) from None
     prov = provenance(study)
     remove_orphaned_shared_memory()  # what runs killed with their workers left behind (nothing of a live one)
-    client = _connect(scheduler) if scheduler else None
+    client = connect_scheduler(scheduler) if scheduler else None
     try:
         if client is not None:  # a worker of another environment, or holding older code, computes nothing
             check_workers(client, study, expected_code(study, prov))

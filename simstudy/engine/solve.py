@@ -994,7 +994,7 @@ def solve(
     write lock and leaves ``solve.json`` untouched when nothing changed, so a
     finished solve can be re-read from a read-only folder.
     """
-    from simstudy.engine.runner import BACKENDS, DEFAULT_SEED, _check_int, _check_jobs
+    from simstudy.engine.runner import BACKENDS, DEFAULT_SEED, _check_int, check_jobs
     from simstudy.engine.study import get_study, n_replications_of
 
     study = get_study(study)
@@ -1008,7 +1008,7 @@ def solve(
         raise InputError(f"{option('max_evaluations')}: must be a positive integer, got {max_evaluations!r}")
     if backend not in BACKENDS:
         raise InputError(f"{option('backend')}: must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    _check_jobs(jobs, local=True)
+    check_jobs(jobs, local=True)
     seed = DEFAULT_SEED if seed is None else _check_int(seed, option("seed"), 0)
     prof = study.profile(profile)
     search_out = Path(out) if out is not None else DEFAULT_ROOT / study.name / f"solve-{k.name}"

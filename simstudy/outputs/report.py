@@ -36,7 +36,7 @@ from simstudy.outputs.tables import (
     verdict_line,
 )
 
-__all__ = ["build_report", "resolve_studies", "largest_stored_profile", "LARGEST"]
+__all__ = ["build_report", "resolve_studies", "largest_stored_profile", "provenance_text", "LARGEST"]
 
 #: The pseudo-profile of a reproduction page: each study at the largest profile it has stored.
 LARGEST = "largest"
@@ -135,7 +135,7 @@ def largest_stored_profile(study, results) -> str | None:
     return None
 
 
-def _provenance() -> str:
+def provenance_text() -> str:
     """The commit of the source tree (when it is a git checkout) and the machine, for a page's header."""
     import os
     import platform
@@ -682,7 +682,7 @@ def _head(profile: str, sections, tally) -> tuple[list, list]:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     scale = "the largest stored profile of each study" if profile == LARGEST else f"the {profile} profile"
     origin = (
-        f"Generated {stamp} from the stored results of each study; page written by {_provenance()}; versions: "
+        f"Generated {stamp} from the stored results of each study; page written by {provenance_text()}; versions: "
         + ", ".join(f"{k} {v}" for k, v in versions.items())
         + "."
     )

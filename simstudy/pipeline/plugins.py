@@ -100,6 +100,7 @@ from simstudy.statistics.significance import SignificanceResult
 
 __all__ = [
     "as_test",
+    "check_timeout",
     "PluginResult",
     "DEFAULT_TIMEOUT",
     "PairedScores",
@@ -130,7 +131,7 @@ class _TimeUp(BaseException):
     """Raised inside a plug-in when its time limit is reached (not an ``Exception``: not swallowed)."""
 
 
-def _check_timeout(timeout, name: str = "timeout"):
+def check_timeout(timeout, name: str = "timeout"):
     """None (no limit) or a positive finite number of seconds, as float; the error names ``name``."""
     if timeout is None:
         return None
@@ -272,7 +273,7 @@ def load_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
         exception, ``sys.exit`` or the time limit while importing), or the
         name is missing or not callable.
     """
-    timeout = _check_timeout(timeout)
+    timeout = check_timeout(timeout)
     if not isinstance(ref, str) or ":" not in ref:
         raise PluginError(f"{_label(what, ref)}: expected 'package.module:function' or 'path/to/file.py:function'")
     where, _, name = ref.rpartition(":")
@@ -441,7 +442,7 @@ def open_plugin(ref: str, what: str = "test", *, timeout=DEFAULT_TIMEOUT):
     """
     from simstudy._worker import available
 
-    timeout = _check_timeout(timeout)
+    timeout = check_timeout(timeout)
     if not available():
         yield load_plugin(ref, what, timeout=timeout)
         return
@@ -516,7 +517,7 @@ def run_scheme(fn, diffs: np.ndarray, *, timeout=DEFAULT_TIMEOUT) -> np.ndarray:
         When the scheme raises, calls ``sys.exit``, exceeds the time limit, or
         returns complex numbers or an array of the wrong shape.
     """
-    timeout = _check_timeout(timeout)
+    timeout = check_timeout(timeout)
     if isinstance(fn, PluginProcess):
         return fn.scheme(diffs, timeout)
     label = _label("scheme", _ref(fn))
@@ -565,7 +566,7 @@ def run_plugin(fn, scores: PairedScores, alpha: float, *, timeout=DEFAULT_TIMEOU
         (without ``direction``) or NaN direction where the p-value is
         ``<= alpha``.
     """
-    timeout = _check_timeout(timeout)
+    timeout = check_timeout(timeout)
     if isinstance(fn, PluginProcess):
         return fn.test(scores, alpha, timeout)
     lead = scores.acc_a.shape[:-2]

@@ -37,9 +37,9 @@ START_TIMEOUT = 60.0
 def check_fit_timeout(seconds, option: str | None = None) -> float | None:
     """None (the default limit) or a positive finite number of seconds, as float; one line naming ``option``
     (default ``fit_timeout``)."""
-    from simstudy.pipeline.plugins import _check_timeout
+    from simstudy.pipeline.plugins import check_timeout
 
-    return _check_timeout(seconds, _option("fit_timeout") if option is None else option)
+    return check_timeout(seconds, _option("fit_timeout") if option is None else option)
 
 
 def check_in_process(in_process: bool, fit_timeout: float | None) -> None:

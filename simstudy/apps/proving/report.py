@@ -109,12 +109,12 @@ def _origin(run) -> str:
     """Where the page comes from: when and by which code the rows were made, when and where it was written."""
     from datetime import datetime, timezone
 
-    from simstudy.outputs.report import _provenance
+    from simstudy.outputs.report import provenance_text
 
     made = str(run.manifest.get("created", "?"))[:10]
     code = str((run.manifest.get("provenance") or {}).get("code", "?"))[:12]
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return f"Rows stored from {made} (code fingerprint `{code}`); page written {stamp}, {_provenance()}."
+    return f"Rows stored from {made} (code fingerprint `{code}`); page written {stamp}, {provenance_text()}."
 
 
 # ------------------------------------------------------------------------------------------ the page

@@ -54,17 +54,17 @@ def register(subparsers):
 
 def run(args) -> int:
     from simstudy.apps.reproduce import reproduce
-    from simstudy.engine.runner import BACKENDS, _check_jobs
+    from simstudy.engine.runner import BACKENDS, check_jobs
 
     if args.backend not in BACKENDS:
         raise InputError(f"--backend: must be one of {', '.join(BACKENDS)}, got {args.backend!r}")
     if args.scheduler and args.backend != "dask":
         raise InputError("--scheduler: only meaningful with --backend dask")
-    _check_jobs(args.jobs, local=not args.scheduler)
+    check_jobs(args.jobs, local=not args.scheduler)
     if args.studies:
-        from simstudy.apps.reproduce import _built_in
+        from simstudy.apps.reproduce import built_in_studies
 
-        unknown = [s for s in args.studies if s not in _built_in()]
+        unknown = [s for s in args.studies if s not in built_in_studies()]
         if unknown:
             raise InputError(f"--study: not a built-in study: {', '.join(unknown)}")
     done = reproduce(
