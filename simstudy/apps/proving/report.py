@@ -512,9 +512,19 @@ def _leaderboard_section(t: _Tables, drawn: dict):
     )
 
 
+def _kind(design: str) -> str:
+    """The kind of a stored design by its registered grammar ("" for a name no registered family answers to)."""
+    from simstudy.pipeline.designs import parse_design
+
+    try:
+        return parse_design(design).kind
+    except ValueError:
+        return ""
+
+
 def _diagnosis_section(t: _Tables):
     diag = t.diag
-    view = diag[diag["design"].map(lambda d: d.startswith("cv") or d.startswith("resampled"))] if len(diag) else diag
+    view = diag[diag["design"].map(lambda d: _kind(d) in ("cv", "resampled"))] if len(diag) else diag
     return (
         "Why tests are liberal: the correlation of splits",
         [
