@@ -20,7 +20,9 @@ Every case is a source of data sets whose truth is known, and two learners:
   150 training cases are measured and printed);
 * the proving ground's two-view Gaussian worlds (``simstudy/apps/proving/truth.json``): the same learner
   on two views, null (``e0``) or with view A more informative (``e0.5``), for a stable learner (LDA), a
-  moderately stable one (1-NN) and an unstable one (a decision tree).  Their data sets here are new (this
+  moderately stable one (1-NN) and an unstable one (a decision tree); and its ``mixed-*`` worlds, a stable
+  learner on view A against an unstable one on view B or on both (``-ab``), null by measurement or with
+  view A more informative (``e0.25``, ``e0.5``).  Their data sets here are new (this
   script's seed), though the scenarios are those the Conclusion's procedures were calibrated on.
 
 On every data set the script runs ``assess`` twice: with its defaults (the Conclusion a practitioner
@@ -140,14 +142,25 @@ def _learners(case: str, n_attributes: int):
 
     from simstudy.apps.proving.scenarios import scenario
 
+    from sklearn.naive_bayes import GaussianNB
+
     # the scenario's learner on each view, as scikit-learn estimators (unpruned CART for the tree)
-    make = {"lda": LinearDiscriminantAnalysis, "1nn": lambda: KNeighborsClassifier(1), "tree": DecisionTreeClassifier}
-    kind = case.split("-")[1]
-    m = scenario(case).world.n_view
+    make = {
+        "lda": LinearDiscriminantAnalysis,
+        "1nn": lambda: KNeighborsClassifier(1),
+        "tree": DecisionTreeClassifier,
+        "nb": GaussianNB,
+    }
+    sc = scenario(case)
+    m = sc.world.n_view
     views = (list(range(m)), list(range(m, 2 * m)))
+    kinds = (case.split("-")[1],) * 2
+    if sc.family == "mixed":  # a stable learner on view A against an unstable one on view B (or on both)
+        kinds = tuple(sc.pair.split("-"))
+        views = (views[0], list(range(2 * m)) if sc.b_views == "AB" else views[1])
     return tuple(
         (name, make_pipeline(ColumnTransformer([("view", "passthrough", cols)]), make[kind]()))
-        for name, cols in zip(("A", "B"), views)
+        for name, cols, kind in zip(("A", "B"), views, kinds)
     )
 
 

@@ -5,7 +5,9 @@ For each scenario and each training-set size the designs use (90% of the cases:
 sets are drawn; learners A and B are fitted on each and scored on the whole
 distribution (Bayesian networks: exactly, over every attribute configuration)
 or on a fresh test set of ``--test-cases`` cases (the Gaussian generators).  The gap is
-the mean of acc(A) - acc(B) over training sets, with its standard error.
+the mean of acc(A) - acc(B) over training sets, with its standard error.  A
+mixed scenario, whose null holds by measurement only, is measured on at least
+1000 training sets of 5000 test cases each.
 
     .venv/bin/python scripts/make_proving_truth.py              # the whole bank (about 3 core-minutes)
     .venv/bin/python scripts/make_proving_truth.py --check      # compare the stored file with the bank, no fitting
@@ -24,9 +26,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simstudy.apps.proving.scenarios import BANK, TRUTH_FILE, truth_label  # noqa: E402
+from simstudy.apps.proving.scenarios import BANK, MEASURED_NULL_TOLERANCE, TRUTH_FILE, truth_label  # noqa: E402
 
 SEED = 20240618
+#: The least training sets and test cases of a mixed scenario (whose nulls hold by measurement only).
+MIXED_TRAIN_SETS, MIXED_TEST_CASES = 1000, 5000
 
 
 def _accuracies(sc, n_train, train_sets, test_cases, rng):
@@ -55,6 +59,8 @@ def _accuracies(sc, n_train, train_sets, test_cases, rng):
 
 def measure(key, train_sets, test_cases):
     sc = BANK[key]
+    if sc.family == "mixed":  # a null by measurement needs its gap to within a tenth of a point
+        train_sets, test_cases = max(train_sets, MIXED_TRAIN_SETS), max(test_cases, MIXED_TEST_CASES)
     rng = np.random.default_rng([SEED, zlib.crc32(key.encode())])
     out = {"null_by_construction": sc.null_by_construction}
     for label, n_train in (("", int(round(0.9 * sc.n_cases))), ("_half", sc.n_cases // 2)):
@@ -65,8 +71,12 @@ def measure(key, train_sets, test_cases):
         out[f"n_train{label}"] = n_train
         if not label:
             out["acc_a"], out["acc_b"] = float(acc[:, 0].mean()), float(acc[:, 1].mean())
-    out["truth"] = truth_label(sc.null_by_construction, out["gap"], out["gap_se"])
-    out["truth_half"] = truth_label(sc.null_by_construction, out["gap_half"], out["gap_half_se"])
+    out["truth"] = truth_label(sc.null_by_construction, out["gap"], out["gap_se"], measured_null=sc.measured_null)
+    out["truth_half"] = truth_label(
+        sc.null_by_construction, out["gap_half"], out["gap_half_se"], measured_null=sc.measured_null
+    )
+    if sc.measured_null:
+        out["measured_null"] = True
     out["train_sets"] = train_sets
     out["test"] = "exact (every attribute configuration)" if sc.family == "bouckaert" else f"{test_cases} fresh cases"
     return key, out
@@ -119,7 +129,9 @@ def main(argv=None):
             "description": "Truth of every scenario of the proving ground (simstudy.apps.proving.scenarios): "
             "gap = mean over training sets of accuracy(A) - accuracy(B) with n_train = 90% "
             "of the cases (gap_half: 50%), in accuracy units; truth = null by "
-            "construction, else A or B when |gap| > 3 gap_se, else unclear.",
+            "construction, or by measurement for a mixed null (measured_null) at a share where "
+            f"|gap| + 3 gap_se <= {MEASURED_NULL_TOLERANCE:g}, else A or B when |gap| > 3 gap_se, else unclear; a mixed scenario "
+            f"is measured on at least {MIXED_TRAIN_SETS} training sets of {MIXED_TEST_CASES} test cases.",
         },
         "scenarios": scenarios,
     }

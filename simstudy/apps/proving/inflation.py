@@ -243,10 +243,18 @@ def _calibrated(judged, rule) -> bool:
     return bool((judged["verdict"] == "controls size").all() and (judged["type1"] <= rule.alpha).all())
 
 
-def _scenarios_of(cls: dict, pools: dict) -> tuple[list, list]:
-    """A class's null scenarios and its alternatives, among those stored on the design."""
-    nulls = [c for c in cls["null_scenarios"] if c in pools]
-    return nulls, [c for c in cls["scenarios"] if c in pools and c not in nulls]
+def _is_null(truth: dict, c: str, keys) -> bool:
+    """Whether scenario ``c`` is a null at every training share of ``keys`` (``truth``, ``truth_half``): a null by
+    measurement is one only where its measured gap makes it one."""
+    t = truth.get(c, {})
+    return all(t.get(k, t.get("truth")) == "null" for k in keys)
+
+
+def _scenarios_of(cls: dict, pools: dict, truth: dict, key: str) -> tuple[list, list]:
+    """A class's null scenarios at the design's training share (truth column ``key``) and its alternatives,
+    among those stored on the design."""
+    nulls = [c for c in cls["null_scenarios"] if c in pools and _is_null(truth, c, (key,))]
+    return nulls, [c for c in cls["scenarios"] if c in pools and c not in cls["null_scenarios"]]
 
 
 def _row(design, repeats, name, held, plain_power) -> dict:
@@ -313,7 +321,7 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
                 single = pools  # the per-repeat tests are judged on these below
             procedures[design][str(repeats)] = {}
             for name, cls in classes.items():
-                nulls, alts = _scenarios_of(cls, pools)
+                nulls, alts = _scenarios_of(cls, pools, truth, key)
                 factor, parity = _factor(pools, nulls, m, rule) if nulls else (None, None)
                 if factor is None:
                     continue
@@ -327,7 +335,7 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
                     tests[test] = factor
         if design == PER_REPEAT_DESIGN:  # the registered per-repeat tests, judged on every class's held-out data sets
             for name, cls in classes.items():
-                nulls, alts = _scenarios_of(cls, single)
+                nulls, alts = _scenarios_of(cls, single, truth, key)
                 evidence[name] = [
                     _evidence(single, nulls, alts, truth, key, f, 1, m, design, t, rule)
                     for t, f in sorted(tests.items())
@@ -446,7 +454,7 @@ def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict,
         own = [1 if "held-out" in str(row.get("judged_on", "")) else None for row in (first, second)]
         parity = 1 if any(own) else None
         stages = {c: _paired_stages(every, c) for c in cls["scenarios"] if c in every[d1] and c in every[d2]}
-        nulls = [c for c in cls["null_scenarios"] if c in stages]
+        nulls = [c for c in cls["null_scenarios"] if c in stages and _is_null(truth, c, ("truth", "truth_half"))]
         if not nulls:
             continue
         seq_f, seq_parity = None, None

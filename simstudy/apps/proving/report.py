@@ -234,7 +234,7 @@ def _tables(run, plugins, tests, timeout, rule) -> _Tables:
     """The tables of the page (see :class:`_Tables`), the diagnostics one null scenario's scores at a time."""
     from simstudy.apps.proving.diagnostics import corrected_with_measured_factor, sample_factors, split_diagnostics
     from simstudy.apps.proving.inflation import calibrate_inflation
-    from simstudy.apps.proving.scenarios import BANK
+    from simstudy.apps.proving.scenarios import BANK, is_null
 
     outcomes = load_outcomes(run, tests)
     extra = None
@@ -249,7 +249,7 @@ def _tables(run, plugins, tests, timeout, rule) -> _Tables:
     sizes = size_table(pr, rule)
     board = leaderboard(pr, rule=rule, sizes=sizes)
     named = named_procedures(pr.info, extra_tests=[ref for ref, _ in plugins])
-    nulls = [k for k in pd.unique(pr.units["condition"]) if k in BANK and BANK[k].null_by_construction]
+    nulls = [k for k in pd.unique(pr.units["condition"]) if k in BANK and is_null(k)]
     diag, factors, measured = [], [], []
     for key in nulls:
         part = _null_scores(run, key)

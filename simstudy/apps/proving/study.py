@@ -95,6 +95,8 @@ QUICK_SCENARIOS = tuple(
         for e in (0.0, 0.25, 1.0)
     ]
     + [f"nadeau-bengio-v{v}-n200-{p}" for v in (2, 6) for p in ("null", "gap")]
+    + [f"mixed-{p}-n300-{e}" for p in ("lda-1nn", "nb-tree") for e in ("null", "e0.5")]
+    + ["mixed-lda-1nn-ab-n300-null", "mixed-lda-1nn-ab-n300-e1"]
 )
 
 
@@ -195,8 +197,11 @@ def replicate(cond: ProvingCondition, rng):
 
 
 def null_scenario_count() -> int:
-    """The null scenarios of the bank: the number the stopping rule's intervals are simultaneous over."""
-    return sum(1 for s in BANK.values() if s.null_by_construction)
+    """The null scenarios of the bank (by construction, or by measurement at a training share: :func:`is_null`):
+    the number the stopping rule's intervals are simultaneous over."""
+    from simstudy.apps.proving.scenarios import is_null
+
+    return sum(1 for k in BANK if is_null(k))
 
 
 def _page(run, out, results) -> dict:
@@ -207,15 +212,16 @@ def _page(run, out, results) -> dict:
 
 
 def _normal_quantile(p: float) -> float:
-    """The standard normal quantile: the standard library's (the same double as scipy's at the levels used here,
-    checked by a test), since ``simstudy list`` reads the rule for its estimates and should not import scipy;
-    scipy's where a module of the user's shadows the standard library's ``statistics``."""
+    """The standard normal quantile to 12 decimals: the standard library's, since ``simstudy list`` reads the rule
+    for its estimates and should not import scipy; scipy's where a module of the user's shadows the standard
+    library's ``statistics``.  The two can differ in the last bit of a double, and the value enters a run's
+    configuration, so it is rounded (a test checks that they agree at the level used)."""
     import statistics
 
     inverse = getattr(statistics, "NormalDist", None)
     if inverse is None:
-        return float(lazy_module("scipy.special").ndtri(p))
-    return inverse().inv_cdf(p)
+        return round(float(lazy_module("scipy.special").ndtri(p)), 12)
+    return round(inverse().inv_cdf(p), 12)
 
 
 def adaptive_rule(profile) -> dict | None:
@@ -258,8 +264,13 @@ def null_targets(rows: pd.DataFrame) -> pd.DataFrame:
     if not len(rows) or "condition" not in rows:
         return empty
     key = rows["condition"].iloc[0]
-    if key not in BANK or not BANK[key].null_by_construction:
+    if key not in BANK or not (BANK[key].null_by_construction or BANK[key].measured_null):
         return empty
+    if BANK[key].measured_null:  # only the designs that train on a share where the measured gap makes it a null
+        at = _null_designs(key, rows["design"].astype(str).unique())
+        rows = rows[rows["design"].astype(str).isin(at)]
+        if not len(rows):
+            return empty
     rule = SizeRule(alpha=ALPHA)
     level = rule.scenario_level(null_scenario_count())
     rows = rows.assign(scheme=rows["scheme"].fillna("").astype(str), _reject=(rows["decision"] != 0).astype(float))
@@ -280,6 +291,16 @@ def null_targets(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _null_designs(key: str, designs) -> list:
+    """Of ``designs``, those a null by measurement is a null for: the ones that train on 90% or 50% of the cases
+    where the stored truth at that share is ``null``."""
+    from simstudy.apps.proving.scenarios import truth
+
+    t = truth(key)
+    nulls = [share for share, col in ((0.9, "truth"), (0.5, "truth_half")) if t.get(col) == "null"]
+    return [d for d in designs if any(abs(parse_designs([d])[0].train_share - s) < 0.01 for s in nulls)]
+
+
 def _work(cond: ProvingCondition) -> dict:
     """One replication's work (:class:`simstudy.engine.Cost`): its splits, and in the Gaussian and
     Nadeau-Bengio worlds its learner pair's splits times the thousands of cases they are drawn from (a pair's
@@ -288,6 +309,10 @@ def _work(cond: ProvingCondition) -> dict:
     splits = sum(d.n_runs * d.n_folds for d in parse_designs(cond.designs)) * cond.n_experiments
     if sc.family in ("gaussian", "nadeau_bengio"):
         return {"replication": 1, "split": splits, f"split x 1000 cases:{sc.pair}": splits * sc.n_cases / 1000}
+    if sc.family == "mixed":  # a pair's cost is two learners of its kind; here one of each
+        a, b = sc.pair.split("-")
+        half = splits * sc.n_cases / 2000
+        return {"replication": 1, "split": splits, f"split x 1000 cases:{a}": half, f"split x 1000 cases:{b}": half}
     return {"replication": 1, f"split:{sc.family}": splits}
 
 

@@ -84,6 +84,7 @@ __all__ = [
 ALPHAS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2)
 P_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 3))
 HALF_SHARE = 0.7  # a design training on at most this share of the cases is judged by the truth at 50%
+MEASURED_SHARES = (0.9, 0.5)  # the training shares the stored truth is measured at
 ALPHA = 0.05
 
 
@@ -94,7 +95,8 @@ class Procedures:
     ----------
     units : DataFrame
         One row per data set: ``condition`` (the scenario), ``replication``, and
-        ``truth`` / ``truth_half`` (``null``, ``A``, ``B`` or ``unclear``) and ``gap``.
+        ``truth`` / ``truth_half`` (``null``, ``A``, ``B`` or ``unclear``), ``gap`` and ``measured_null``
+        (the condition's null holds by measurement at one training share, not by construction).
     info : DataFrame
         One row per procedure: ``procedure``, ``design``, ``scheme``, ``test``.
     p, sign : dict of procedure -> ndarray (units, repeats)
@@ -115,6 +117,7 @@ class Procedures:
         self.n_experiments = next(iter(p.values())).shape[1] if p else 0
         self._design = dict(zip(info["procedure"], info["design"])) if len(info) else {}
         self.half = {}
+        self.measured_share = {}
         self.unknown_sign = {}  # procedure -> (units, repeats) mask where the stored rows gave no direction
         self.own = {}
         self.decided_at = ALPHA
@@ -140,7 +143,7 @@ class Procedures:
         procs = [p for p in procs if p in self.p]
         info = self.info[self.info["procedure"].isin(procs)].reset_index(drop=True)
         out = Procedures(self.units, info, {p: self.p[p] for p in procs}, {p: self.sign[p] for p in procs})
-        out.half, out.decided_at = dict(self.half), self.decided_at
+        out.half, out.measured_share, out.decided_at = dict(self.half), dict(self.measured_share), self.decided_at
         for name in ("unknown_sign", "own", "absent"):
             setattr(out, name, {p: a for p, a in getattr(self, name).items() if p in procs})
         return out
@@ -160,17 +163,31 @@ class Procedures:
     def _design_truth(self, proc: str) -> np.ndarray:
         design = self._design[proc]
         col = "truth_half" if self.half.get(design, False) else "truth"
-        return self.units[col].map({"A": 1.0, "B": -1.0, "null": 0.0, "unclear": np.nan}).to_numpy(float)
+        t = self.units[col].map({"A": 1.0, "B": -1.0, "null": 0.0, "unclear": np.nan}).to_numpy(float)
+        if not self.measured_share.get(design, True) and "measured_null" in self.units:
+            # a null by measurement holds at the training share it was measured at, not at this design's
+            t = np.where(self.units["measured_null"].to_numpy(bool) & (t == 0), np.nan, t)
+        return t
 
 
-def _half_share(design: str) -> bool:
+def _train_share(design: str) -> float | None:
     from simstudy.pipeline.designs import parse_designs
 
     try:
-        d = parse_designs([design])[0]
+        return float(parse_designs([design])[0].train_share)
     except ValueError:
-        return False
-    return d.train_share <= HALF_SHARE
+        return None
+
+
+def _half_share(design: str) -> bool:
+    share = _train_share(design)
+    return share is not None and share <= HALF_SHARE
+
+
+def _at_measured_share(design: str) -> bool:
+    """Whether the design trains on a share the truth is measured at (90% or 50% of the cases)."""
+    share = _train_share(design)
+    return share is not None and any(abs(share - m) < 0.01 for m in MEASURED_SHARES)
 
 
 #: The outcome columns the summaries read.
@@ -299,9 +316,12 @@ def procedures(
         truth_half=units["condition"].map(lambda k: t[k].get("truth_half", t[k]["truth"])),
         gap=units["condition"].map(lambda k: t[k].get("gap", np.nan)),
         twin=units["condition"].map(lambda k: t[k].get("twin") or ""),
+        measured_null=units["condition"].map(lambda k: bool(t[k].get("measured_null"))).astype(bool),
     )
     out = Procedures(units, pd.DataFrame(info, columns=["procedure", "design", "scheme", "test"]), p, sign)
-    out.half = {d: _half_share(d) for d in out.info["design"].unique()} if len(out.info) else {}
+    designs = out.info["design"].unique() if len(out.info) else []
+    out.half = {d: _half_share(d) for d in designs}
+    out.measured_share = {d: _at_measured_share(d) for d in designs}
     out.unknown_sign = unknown
     out.own, out.decided_at, out.absent, out.declined = own, decided_at, absent, declined
     return out
