@@ -122,6 +122,7 @@ def _tree(root):
         (["--timeout", "-1"], ["--timeout"]),
         (["--tolerance", "0.01"], ["--tolerance", "[alpha, 1)"]),
         (["--designs", "holdout80"], ["--designs", "5 to 50 percent"]),
+        (["--scenarios", "gauss-nb-n100-rho0-e0", "mixd"], ["--scenarios", "'mixd'", "mixed"]),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch, capsys, args, expected):
@@ -709,3 +710,89 @@ def test_what_the_docs_say_of_the_sequential_design_is_the_published_table():
             else:
                 assert both["size"] == "unresolved"
             assert both["splits per learner"] > alone["splits per learner"].max()
+
+
+def test_a_null_by_measurement_counts_only_for_the_designs_training_on_a_share_it_was_measured_at():
+    rng = np.random.default_rng(3)
+    rows = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "condition": cond,
+                    "replication": np.arange(40),
+                    "experiment": 0,
+                    "design": design,
+                    "scheme": "",
+                    "test": "t",
+                    "pvalue": rng.uniform(size=40),
+                    "sign": np.int8(1),
+                }
+            )
+            for cond in ("exact", "measured")
+            for design in ("cv10x10", "5x2cv", "holdout33")
+        ],
+        ignore_index=True,
+    )
+    truths = {
+        "exact": {"truth": "null", "truth_half": "null"},
+        "measured": {"truth": "null", "truth_half": "null", "measured_null": True},
+    }
+    pr = procedures(rows, truths=truths)
+    exact = (pr.units["condition"] == "exact").to_numpy()
+    for design, judged in (("cv10x10", True), ("5x2cv", True), ("holdout33", False)):
+        t = pr.truth_of(f"t [{design}]")
+        assert (t[exact] == 0).all()  # a null by construction holds at every training share
+        # a null by measurement holds where it was measured (90% and 50% of the cases), not on a third held out
+        assert (t[~exact] == 0).all() if judged else np.isnan(t[~exact]).all()
+
+
+def test_a_mixed_null_grows_only_on_the_designs_it_is_a_null_for():
+    from simstudy.apps.proving.study import _null_designs, null_targets
+
+    key = "mixed-lda-1nn-n300-null"
+    assert sc.BANK[key].measured_null and sc.truth(key)["truth"] == sc.truth(key)["truth_half"] == "null"
+    assert _null_designs(key, ["cv10x10", "5x2cv", "holdout33", "resampled30-33"]) == ["cv10x10", "5x2cv"]
+    assert _null_designs("mixed-nb-tree-n100-null", ["cv10x10", "5x2cv"]) == []  # unclear at both shares
+    rows = pd.DataFrame(
+        {
+            "condition": key,
+            "replication": np.repeat(np.arange(20), 2),
+            "experiment": 0,
+            "design": np.tile(["cv10x10", "holdout33"], 20),
+            "scheme": "",
+            "test": "corrected_cv_t",
+            "decision": 0,
+        }
+    )
+    targets = null_targets(rows)
+    assert list(targets["quantity"]) == ["Type I error: corrected_cv_t [cv10x10]"]
+    assert null_targets(rows.assign(condition="mixed-lda-1nn-n300-e0.5")).empty  # an alternative has no target
+
+
+def test_a_mixed_alternative_is_the_null_with_its_effect():
+    for key, s in sc.BANK.items():
+        if s.family != "mixed" or s.measured_null:
+            continue
+        twin = sc.BANK[s.null_twin]
+        assert s.effect > 0 and sc.truth(key)["truth"] == "A", key
+        if s.b_views == "AB":  # B's own view less informative; view A as the null's
+            assert s.delta_a == twin.delta_a and s.delta_b == twin.delta_b - s.effect
+        else:
+            assert s.delta_b == twin.delta_b and s.delta_a == pytest.approx(twin.delta_a + s.effect)
+    a, b = sc.BANK["mixed-lda-1nn-ab-n300-null"].learners(4)
+    assert a().cols == (0, 1) and b().cols == (0, 1, 2, 3)  # 1-NN on both views: A's attributes among B's
+
+
+def test_a_run_of_some_scenarios_of_the_bank_is_its_own_run(tmp_path, monkeypatch):
+    from simstudy.cli.commands.proving_ground import _scenarios
+
+    assert _scenarios(None) is None
+    mixed = _scenarios(["mixed"])
+    assert mixed == tuple(sc.scenario_keys("mixed")) and len(mixed) == 27
+    # keys and families together, in the bank's order, each once
+    assert _scenarios(["mixed-lda-1nn-n300-null", "bouckaert1", "bouckaert1"]) == (
+        "bouckaert1",
+        "mixed-lda-1nn-n300-null",
+    )
+    study = proving_study(scenarios=["bouckaert1", NULL])
+    assert all(p.settings["scenarios"] == ("bouckaert1", NULL) for p in study.profiles.values())

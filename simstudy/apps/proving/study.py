@@ -367,8 +367,9 @@ def evidence(run):
     return Evidence(rows, truths, ALPHA_MAX, STUDY_NAME, command=command)
 
 
-def proving_study(designs=None):
-    """The proving ground's Study; ``designs`` (names) replace every profile's designs when given."""
+def proving_study(designs=None, scenarios=None):
+    """The proving ground's Study; ``designs`` (names) replace every profile's designs when given, and
+    ``scenarios`` (keys of the bank) every profile's scenarios."""
     from simstudy.apps.proving.summary import summarize
     from simstudy.engine import Cost, Profile, Provides, Publication, Study
 
@@ -395,6 +396,11 @@ def proving_study(designs=None):
         chosen = tuple(d.key for d in parse_designs(designs))
         profiles = {
             k: Profile(p.name, p.n_replications, {**p.settings, "designs": chosen}) for k, p in profiles.items()
+        }
+    if scenarios is not None:
+        keys = tuple(scenario(k).key for k in scenarios)
+        profiles = {
+            k: Profile(p.name, p.n_replications, {**p.settings, "scenarios": keys}) for k, p in profiles.items()
         }
     used = designs if designs is not None else DEFAULT_DESIGNS
     return Study(

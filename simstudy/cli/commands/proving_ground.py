@@ -46,6 +46,15 @@ def register(subparsers):
         f"(default {' '.join(DEFAULT_DESIGNS)}); other designs are another run, stored in its own "
         "directory",
     )
+    p.add_argument(
+        "--scenarios",
+        nargs="+",
+        default=None,
+        metavar="SCENARIO",
+        help="only these scenarios of the bank: keys (gauss-nb-n100-rho0-e0, ...) or whole families (gaussian, "
+        "mixed, nadeau_bengio, bouckaert, berrar) (default the profile's); another set is another run, stored in "
+        "its own directory",
+    )
     add_profile_option(p)
     p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; the numbers do not depend on it)")
     p.add_argument(
@@ -153,16 +162,40 @@ def _split_tests(tests, designs, workers: contextlib.ExitStack, timeout=None):
     return (None if everything or not names else names), loaded
 
 
+def _scenarios(given) -> tuple | None:
+    """The bank's keys named by ``--scenarios`` (keys or family names), in the bank's order; None: not given."""
+    from simstudy.apps.proving.scenarios import BANK, scenario_keys
+
+    if given is None:
+        return None
+    families = {s.family for s in BANK.values()}
+    chosen = set()
+    for name in given:
+        if name in families:
+            chosen.update(scenario_keys(name))
+        elif name in BANK:
+            chosen.add(name)
+        else:
+            raise InputError(
+                f"--scenarios: {name!r} is neither a scenario of the bank nor a family ({', '.join(sorted(families))}); "
+                f"scenarios look like {', '.join(list(BANK)[:3])}"
+            )
+    return tuple(k for k in BANK if k in chosen)
+
+
 def cmd_proving_ground(args) -> int:
     from simstudy.apps.proving.study import DEFAULT_DESIGNS, STUDY_NAME, parse_designs, proving_study
 
     designs = parse_designs(args.designs if args.designs is not None else DEFAULT_DESIGNS)
     keys = tuple(d.key for d in designs)
-    study = proving_study(None if keys == DEFAULT_DESIGNS else keys)
+    chosen = _scenarios(args.scenarios)
+    study = proving_study(None if keys == DEFAULT_DESIGNS else keys, chosen)
     study.profile(args.profile)
     if args.timeout is not None and not 0 < args.timeout < float("inf"):
         raise InputError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
     suffix = "" if keys == DEFAULT_DESIGNS else "-" + "-".join(keys)
+    if chosen is not None:
+        suffix += "-" + ("-".join(args.scenarios) if len(args.scenarios) <= 3 else f"{len(chosen)}-scenarios")
     out = Path(args.out) if args.out is not None else DEFAULT_ROOT / STUDY_NAME / f"{args.profile}{suffix}"
     if args.berrar_calibration:
         from simstudy.apps.proving.report import write_berrar_page
