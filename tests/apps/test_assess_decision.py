@@ -189,17 +189,27 @@ def test_a_comparison_is_matched_by_its_measured_stability_never_by_name():
         assert nearest_group({"pair": g["pair"], "folds": 10}, groups) == key or (
             groups[nearest_group({"pair": g["pair"], "folds": 10}, groups)]["pair"] == g["pair"]
         )
-        got = shipped_evidence({"pair": g["pair_2fold"], "a": 0.0, "b": 0.0, "design": "5x2cv", "folds": 2})
+        measured = {"pair": g["pair_2fold"], "a": g["a_2fold"], "b": g["b_2fold"], "design": "5x2cv", "folds": 2}
+        got = shipped_evidence(measured)
         assert got.name == g["class"] and "5x2cv" in got.provenance
     assert groups["gauss-lda-n1000-rho0-e0"]["class"] == "stable"
     assert groups["gauss-tree-n300-rho0-e0"]["class"] == "unstable"
     every = shipped_evidence(None)
     assert every.name == "all" and "could not be measured" in every.provenance
     stable = groups["gauss-lda-n1000-rho0-e0"]["pair"]
-    t = shipped_evidence({"pair": stable, "a": 0.0, "b": 0.0, "folds": 10}).table.set_index("procedure")
+    t = shipped_evidence({"pair": stable, "a": stable, "b": stable, "folds": 10}).table.set_index("procedure")
     assert t.loc["corrected_cv_t [cv10x10]", "size"] == "controls size"
     t = shipped_evidence({"pair": 0.5, "a": 0.5, "b": 0.1, "folds": 10}).table.set_index("procedure")
     assert t.loc["corrected_cv_t [cv10x10]", "size"] == "liberal"  # unpruned trees: the page's liberal scenarios
+
+
+def test_a_stable_learner_against_an_unstable_one_is_a_class_of_its_own():
+    from simstudy.apps.stability import STABLE_AGAINST_UNSTABLE, comparison_class
+
+    bands = {"moderately stable": [0.02, 0.1], "stable": [None, 0.02], "unstable": [0.1, None]}  # as stored
+    assert comparison_class(0.01, 0.015, bands) == "stable"
+    assert comparison_class(0.05, 0.2, bands) == "unstable"  # the less stable learner's band
+    assert comparison_class(0.01, 0.05, bands) == comparison_class(0.3, 0.01, bands) == STABLE_AGAINST_UNSTABLE
 
 
 def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_path, data):
@@ -209,7 +219,12 @@ def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_pat
     X, y = data
     learners = {"bayes": GaussianNB(), "tree": DecisionTreeClassifier()}
     a = assess(X, y, learners=learners, designs=("cv10x10",), n_repeats=2, evidence=tmp_path / "no-results")
-    assert a.shipped is not None and a.shipped.name in ("stable", "moderately stable", "unstable")
+    assert a.shipped is not None and a.shipped.name in (
+        "stable",
+        "moderately stable",
+        "unstable",
+        "stable against unstable",
+    )
     assert not (a.table["size"] == "no evidence").any()
     line = [n for n in a.evidence_notes if n.startswith("shipped with simstudy")]
     prov = load_shipped()["provenance"]
