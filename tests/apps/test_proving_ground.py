@@ -796,3 +796,16 @@ def test_a_run_of_some_scenarios_of_the_bank_is_its_own_run(tmp_path, monkeypatc
     )
     study = proving_study(scenarios=["bouckaert1", NULL])
     assert all(p.settings["scenarios"] == ("bouckaert1", NULL) for p in study.profiles.values())
+
+
+def test_a_berrar_run_stopped_before_its_first_chunk_is_a_note_not_a_crash(tmp_path):
+    from simstudy.apps.proving.berrar_calibration import berrar_calibration
+
+    assert main(["run", "berrar3", "--profile", "smoke", "--out", str(tmp_path / "berrar3" / "smoke"), "--quiet"]) == 0
+    run_dir = tmp_path / "berrar3" / "smoke"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest.update(chunks={}, status="running")  # as a run killed before it stored anything leaves it
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    shutil.rmtree(run_dir / "chunks")
+    cal = berrar_calibration(tmp_path, "smoke")
+    assert not len(cal["forecasts"]) and any("berrar3" in n and "no rows yet" in n for n in cal["notes"])

@@ -210,7 +210,14 @@ def berrar_calibration(results=DEFAULT_ROOT, profile: str = "quick") -> dict:
             continue
         if not run.complete:
             notes.append(f"{name}: {path} is incomplete; used as far as stored")
-        fc, more = get_study(name).provides.forecasts(run, name)
+        try:
+            fc, more = get_study(name).provides.forecasts(run, name)
+        except KeyError:  # a run stopped before its first chunk was stored: nothing to read yet
+            notes.append(
+                f"{name}: {path} holds no rows yet (resume it with `simstudy run {name} --profile {profile} --out "
+                f"{path}`)"
+            )
+            continue
         notes += more
         parts.append(fc)
     fc = (
