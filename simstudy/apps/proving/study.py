@@ -302,9 +302,9 @@ def _null_designs(key: str, designs) -> list:
 
 
 def _work(cond: ProvingCondition) -> dict:
-    """One replication's work (:class:`simstudy.engine.Cost`): its splits, and in the Gaussian and
+    """One replication's work (:class:`simstudy.engine.Cost`): its splits, and in the Gaussian, mixed and
     Nadeau-Bengio worlds its learner pair's splits times the thousands of cases they are drawn from (a pair's
-    cost grows about in proportion to the data set's size)."""
+    cost grows about in proportion to the data set's size; a mixed pair counts half a pair of each kind)."""
     sc = scenario(cond.scenario)
     splits = sum(d.n_runs * d.n_folds for d in parse_designs(cond.designs)) * cond.n_experiments
     if sc.family in ("gaussian", "nadeau_bengio"):

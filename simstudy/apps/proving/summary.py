@@ -96,7 +96,8 @@ class Procedures:
     units : DataFrame
         One row per data set: ``condition`` (the scenario), ``replication``, and
         ``truth`` / ``truth_half`` (``null``, ``A``, ``B`` or ``unclear``), ``gap`` and ``measured_null``
-        (the condition's null holds by measurement at one training share, not by construction).
+        (the condition's null holds by measurement, at the training shares where its truth says ``null``, not by
+        construction).
     info : DataFrame
         One row per procedure: ``procedure``, ``design``, ``scheme``, ``test``.
     p, sign : dict of procedure -> ndarray (units, repeats)
