@@ -809,3 +809,18 @@ def test_a_berrar_run_stopped_before_its_first_chunk_is_a_note_not_a_crash(tmp_p
     shutil.rmtree(run_dir / "chunks")
     cal = berrar_calibration(tmp_path, "smoke")
     assert not len(cal["forecasts"]) and any("berrar3" in n and "no rows yet" in n for n in cal["notes"])
+
+
+def test_a_run_of_scenarios_in_no_shipped_class_says_why_nothing_is_calibrated(tmp_path):
+    from simstudy.apps.proving.report import build_proving_report
+
+    designs = ("5x2cv",)
+    st = proving_study(designs, ["mixed-lda-1nn-n100-null", "mixed-lda-1nn-n100-e0.5"])
+    prof = Profile("tiny", n_replications=3, settings={**st.profiles["smoke"].settings, "designs": designs})
+    st = dataclasses.replace(st, profiles={**st.profiles, "tiny": prof})
+    run_study(st, "tiny", out=tmp_path / "run", progress=False)
+    rep = build_proving_report(load_run(st, profile="tiny", out=tmp_path / "run"), results=None, figures=False)
+    text = rep["markdown"].read_text()
+    assert rep["tables"]["inflation"].empty
+    assert "none of this run's scenarios is a null scenario of a stability class" in text
+    assert "no factor of the grid" not in text  # it is not for want of data sets

@@ -99,6 +99,9 @@ class Inflation:
         The designs of :data:`DESIGNS` the run holds.
     sequential : DataFrame
         :func:`sequential_design` on the same rows (empty without both stages).
+    stored_nulls : int
+        How many of the classes' null scenarios the run holds (0: none of its scenarios is in a class, so
+        nothing could be calibrated, whatever the data sets).
     """
 
     table: pd.DataFrame
@@ -109,6 +112,7 @@ class Inflation:
     null_scenarios: int
     designs: tuple = ()
     sequential: pd.DataFrame | None = None
+    stored_nulls: int = 0
 
     def shown(self) -> pd.DataFrame:
         """The rows of :data:`SHOWN_REPEATS` repeats pooled, in the columns a page prints."""
@@ -306,7 +310,8 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
     classes = classes if classes is not None else load_shipped()["classes"]
     truth = truth if truth is not None else _truth_file(str(TRUTH_FILE))
     stored = list(dict.fromkeys(str(c["condition"]) for c in run.manifest["plan"]))
-    m = max(1, len([c for c in classes["all"]["null_scenarios"] if c in stored]))
+    stored_nulls = len([c for c in classes["all"]["null_scenarios"] if c in stored])
+    m = max(1, stored_nulls)
     procedures, tests, evidence, rows = {}, {}, {}, []
     every = fold_differences(run, tuple(DESIGNS), [c for c in stored if c in truth])
     for design, key in DESIGNS.items():
@@ -350,6 +355,7 @@ def calibrate_inflation(run, *, classes: dict | None = None, truth: dict | None 
         null_scenarios=m,
         designs=tuple(procedures),
         sequential=sequential_design(every, procedures, classes, truth, m=m, rule=rule),
+        stored_nulls=stored_nulls,
     )
 
 

@@ -556,13 +556,22 @@ def _inflation_section(t: _Tables):
     infl = t.inflation
     title = "The corrected t pooled over repeats, and inflated per stability class"
     if infl.table.empty:
-        why = (
-            f"On the stored data sets of {' and '.join(infl.designs)}, no factor of the grid (up to "
-            f"{GRID[-1]:g}) controls size on every null scenario of any class; more data sets per null scenario "
-            "narrow the intervals that decide it."
-            if infl.designs
-            else "Not computed: the run holds neither the 10x10 cv nor the 5x2 cv."
-        )
+        if not infl.designs:
+            why = "Not computed: the run holds neither the 10x10 cv nor the 5x2 cv."
+        elif not infl.stored_nulls:
+            why = (
+                "Not computed: none of this run's scenarios is a null scenario of a stability class of the shipped "
+                "evidence, whose classes are those of the published run's scenarios "
+                "(`scripts/make_shipped_evidence.py`); a run of scenarios the published one does not hold has no "
+                "class to calibrate (`benchmarks/mixed_class_evidence.py` measures the classes of the mixed family "
+                "and calibrates on them)."
+            )
+        else:
+            why = (
+                f"On the stored data sets of {' and '.join(infl.designs)}, no factor of the grid (up to "
+                f"{GRID[-1]:g}) controls size on every null scenario of any class; more data sets per null "
+                "scenario narrow the intervals that decide it."
+            )
         return (title, [("md", why)])
     return (
         title,
