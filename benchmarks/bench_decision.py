@@ -137,12 +137,11 @@ def _learners(case: str, n_attributes: int):
     if case in _SEEDED_NULLS:  # the same randomised learner twice: each gets its own seeds, the truth is null
         return ("A", _SEEDED_NULLS[case]()), ("B", _SEEDED_NULLS[case]())
     from sklearn.compose import ColumnTransformer
+    from sklearn.naive_bayes import GaussianNB
     from sklearn.pipeline import make_pipeline
     from sklearn.tree import DecisionTreeClassifier
 
     from simstudy.apps.proving.scenarios import scenario
-
-    from sklearn.naive_bayes import GaussianNB
 
     # the scenario's learner on each view, as scikit-learn estimators (unpruned CART for the tree)
     make = {
