@@ -247,7 +247,7 @@ def _calibrated(judged, rule) -> bool:
     return bool((judged["verdict"] == "controls size").all() and (judged["type1"] <= rule.alpha).all())
 
 
-def _is_null(truth: dict, c: str, keys) -> bool:
+def _null_at(truth: dict, c: str, keys) -> bool:
     """Whether scenario ``c`` is a null at every training share of ``keys`` (``truth``, ``truth_half``): a null by
     measurement is one only where its measured gap makes it one."""
     t = truth.get(c, {})
@@ -257,7 +257,7 @@ def _is_null(truth: dict, c: str, keys) -> bool:
 def _scenarios_of(cls: dict, pools: dict, truth: dict, key: str) -> tuple[list, list]:
     """A class's null scenarios at the design's training share (truth column ``key``) and its alternatives,
     among those stored on the design."""
-    nulls = [c for c in cls["null_scenarios"] if c in pools and _is_null(truth, c, (key,))]
+    nulls = [c for c in cls["null_scenarios"] if c in pools and _null_at(truth, c, (key,))]
     return nulls, [c for c in cls["scenarios"] if c in pools and c not in cls["null_scenarios"]]
 
 
@@ -460,7 +460,7 @@ def sequential_design(every: dict, procedures: dict, classes: dict, truth: dict,
         own = [1 if "held-out" in str(row.get("judged_on", "")) else None for row in (first, second)]
         parity = 1 if any(own) else None
         stages = {c: _paired_stages(every, c) for c in cls["scenarios"] if c in every[d1] and c in every[d2]}
-        nulls = [c for c in cls["null_scenarios"] if c in stages and _is_null(truth, c, ("truth", "truth_half"))]
+        nulls = [c for c in cls["null_scenarios"] if c in stages and _null_at(truth, c, ("truth", "truth_half"))]
         if not nulls:
             continue
         seq_f, seq_parity = None, None
