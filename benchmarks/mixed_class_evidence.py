@@ -37,7 +37,7 @@ def classes_of(keys, jobs: int) -> dict:
 
     import make_shipped_evidence as make
 
-    from simstudy.apps.proving.scenarios import BANK, is_null
+    from simstudy.apps.proving.scenarios import BANK
     from simstudy.apps.shipped_evidence import load_shipped
     from simstudy.apps.stability import comparison_class
 
@@ -45,14 +45,8 @@ def classes_of(keys, jobs: int) -> dict:
     with ProcessPoolExecutor(jobs) as pool:
         measured = dict(zip(groups, pool.map(make._one_group, groups, [20] * len(groups))))
     bands = load_shipped()["stability"]["bands"]
-    cls = {k: comparison_class(measured[BANK[k].null_twin or k]["a"], measured[BANK[k].null_twin or k]["b"], bands)
-           for k in keys}  # fmt: skip
-    out = {}
-    for name in sorted(set(cls.values())):
-        members = sorted(k for k, c in cls.items() if c == name)
-        out[name] = {"scenarios": members, "null_scenarios": [k for k in members if is_null(k)]}
-    out["all"] = {"scenarios": sorted(keys), "null_scenarios": sorted(k for k in keys if is_null(k))}
-    return out, measured
+    group = {k: measured[BANK[k].null_twin or k] for k in keys}
+    return make.class_members({k: comparison_class(g["a"], g["b"], bands) for k, g in group.items()}), measured
 
 
 def main(argv=None) -> int:

@@ -211,6 +211,23 @@ def class_rows(keys: set, size, power, repl) -> list[dict]:
     return rows
 
 
+def class_members(cls: dict) -> dict:
+    """``{class: {"scenarios": [...], "null_scenarios": [...]}}`` from each scenario's class (``{key: class}``), the
+    classes in the order of :data:`CLASSES` and the stable-against-unstable one, then ``all`` (every scenario); a
+    class without a scenario is left out.  A null scenario is one by construction or by measurement
+    (:func:`simstudy.apps.proving.scenarios.is_null`)."""
+    from simstudy.apps.proving.scenarios import is_null
+    from simstudy.apps.stability import STABLE_AGAINST_UNSTABLE
+
+    out = {}
+    for name in (*CLASSES, STABLE_AGAINST_UNSTABLE):
+        keys = sorted(k for k, c in cls.items() if c == name)
+        if keys:
+            out[name] = {"scenarios": keys, "null_scenarios": [k for k in keys if is_null(k)]}
+    out["all"] = {"scenarios": sorted(cls), "null_scenarios": sorted(k for k in cls if is_null(k))}
+    return out
+
+
 def build(stability: dict) -> dict:
     import pandas as pd
 
@@ -219,7 +236,7 @@ def build(stability: dict) -> dict:
     size = pd.read_csv(PAGE / "size.csv")
     power = pd.read_csv(PAGE / "power.csv")
     repl = pd.read_csv(PAGE / "replicability.csv")
-    from simstudy.apps.stability import STABLE_AGAINST_UNSTABLE, comparison_class
+    from simstudy.apps.stability import comparison_class
 
     # the scenarios of the published run (the bank may have grown since it was written)
     published = set(size["scenario"]) | set(power["scenario"]) | set(repl["scenario"])
@@ -229,22 +246,9 @@ def build(stability: dict) -> dict:
     edges = [None, *cuts, None]
     bands = {name: [edges[i], edges[i + 1]] for i, name in enumerate(CLASSES)}
     stability = {k: {**v, "class": comparison_class(v["a"], v["b"], bands)} for k, v in stability.items()}
-    cls = {k: stability[BANK[k].null_twin or k]["class"] for k in bank}
-    classes = {}
-    for name in (*CLASSES, STABLE_AGAINST_UNSTABLE):
-        keys = {k for k, c in cls.items() if c == name}
-        if not keys:
-            continue
-        classes[name] = {
-            "scenarios": sorted(keys),
-            "null_scenarios": sorted(k for k in keys if k in stability and _is_null(k)),
-            "procedures": class_rows(keys, size, power, repl),
-        }
-    classes["all"] = {
-        "scenarios": sorted(bank),
-        "null_scenarios": sorted(k for k in bank if _is_null(k)),
-        "procedures": class_rows(set(bank), size, power, repl),
-    }
+    classes = class_members({k: stability[BANK[k].null_twin or k]["class"] for k in bank})
+    for members in classes.values():
+        members["procedures"] = class_rows(set(members["scenarios"]), size, power, repl)
     return {
         "provenance": provenance(),
         "stability": {
@@ -261,12 +265,6 @@ def build(stability: dict) -> dict:
         },
         "classes": classes,
     }
-
-
-def _is_null(key: str) -> bool:
-    from simstudy.apps.proving.scenarios import is_null
-
-    return is_null(key)
 
 
 def _stored_stability() -> dict:
