@@ -224,29 +224,43 @@ def stop_resource_trackers(timeout: float = 2.0) -> None:
 
     A stopped tracker is not started again: a finalizer that still runs
     before the process ends (a semaphore collected while the command's last
-    line is written) would otherwise launch a new one, which outlives the
-    process and prints a traceback for a name it was never told about.  So
-    this is only for a process about to end.
+    line is written, in any thread) would otherwise launch a new one, which
+    outlives the process and prints a traceback for a name it was never told
+    about.  Replacing the tracker's methods covers a call that comes later; a
+    call already under way in another thread (waiting for the tracker's lock
+    inside ``ensure_running``) finds the tracker's descriptor pointing at the
+    null device rather than unset, so it writes there instead of launching a
+    tracker.  So this is only for a process about to end.
     """
     for name in ("joblib.externals.loky.backend.resource_tracker", "multiprocessing.resource_tracker"):
         tracker = getattr(sys.modules.get(name), "_resource_tracker", None)
         fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
-        if tracker is None or fd is None or pid is None:  # no tracker: fd and pid are None too
-            continue
-        for method in ("ensure_running", "_ensure_running_and_write", "_send"):  # the module's functions call these
-            setattr(tracker, method, _ignore)
+        if tracker is None or fd is None or pid is None or getattr(tracker, "_send", None) is _ignore:
+            continue  # no tracker (fd and pid are None too), or one stopped already
+        lock = getattr(tracker, "_lock", None)
+        held = lock is not None and lock.acquire(timeout=timeout)  # a start or a probe under way ends first
         try:
-            tracker._fd = None
+            if tracker._fd is not None and tracker._pid is not None:  # as the start under way left them
+                fd, pid = tracker._fd, tracker._pid
+            for method in ("ensure_running", "_ensure_running_and_write", "_send", "_stop"):
+                setattr(tracker, method, _ignore)  # the module's functions call these
+            tracker._fd = os.open(os.devnull, os.O_WRONLY)  # left open: the process ends
             os.close(fd)  # the tracker reads until this end closes, then ends
+        except (OSError, AttributeError):  # already gone
+            continue
+        finally:
+            if held:
+                lock.release()
+        try:
             deadline = time.monotonic() + timeout
             while os.waitpid(pid, os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
                 time.sleep(0.005)
-        except (OSError, ChildProcessError, AttributeError):  # already gone
+        except (OSError, ChildProcessError):  # already reaped
             pass
 
 
 def _ignore(*args, **kwargs) -> None:
-    """What a stopped resource tracker does when it is asked to start, register or release: nothing."""
+    """What a stopped resource tracker does when it is asked to start, register, release or stop: nothing."""
 
 
 def _reap(worker, kill: bool, timeout: float = 10.0) -> None:

@@ -243,10 +243,11 @@ def test_a_finalizer_after_the_trackers_stopped_starts_no_new_one(tmp_path):
 
             loky_tracker.ensure_running()
             python_tracker.ensure_running()
+            started = loky_tracker._resource_tracker._pid, python_tracker._resource_tracker._pid
             runner.stop_resource_trackers()
             loky_tracker.unregister("/loky-0-released-late", "semlock")
             python_tracker.unregister("/mp-0-released-late", "semaphore")
-            print(loky_tracker._resource_tracker._fd, python_tracker._resource_tracker._fd)
+            print((loky_tracker._resource_tracker._pid, python_tracker._resource_tracker._pid) == started)
             """
         )
     )
@@ -254,7 +255,43 @@ def test_a_finalizer_after_the_trackers_stopped_starts_no_new_one(tmp_path):
         [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     rc, out, err = finish(proc)
-    assert (rc, out.strip(), err) == (0, "None None", "")
+    assert (rc, out.strip(), err) == (0, "True", "")
+    assert wait_for_session_end(proc.pid) == []
+
+
+def test_a_release_under_way_in_another_thread_as_the_trackers_stop_starts_no_new_one(tmp_path):
+    # the same moment when the release has begun, in another thread, before the trackers are stopped: that
+    # thread is inside the tracker's ensure_running, waiting for its lock (held here by the script, so that
+    # the moment comes every time); it must find a tracker it can write to, not launch a new one
+    script = tmp_path / "release_under_way.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import threading
+            import time
+
+            from joblib.externals.loky.backend import resource_tracker as loky_tracker
+            from simstudy.engine import runner
+
+            tracker = loky_tracker._resource_tracker
+            loky_tracker.ensure_running()
+            started = tracker._pid
+            tracker._lock.acquire()
+            release = threading.Thread(target=loky_tracker.unregister, args=("/loky-0-under-way", "semlock"))
+            release.start()
+            time.sleep(0.2)
+            runner.stop_resource_trackers()
+            tracker._lock.release()
+            release.join()
+            print(tracker._pid == started)
+            """
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    rc, out, err = finish(proc)
+    assert (rc, out.strip(), err) == (0, "True", "")
     assert wait_for_session_end(proc.pid) == []
 
 
