@@ -226,9 +226,10 @@ class _Stop:
         modules are imported) Python can only print the exception as
         "Exception ignored in ..." and drop it, so the command would go on.
         Such a KeyboardInterrupt is not printed; the signal is sent to the
-        main thread once more a moment later (from a helper thread, so that
-        it is not handled inside this hook, and wakes the main thread from a
-        blocking call).  Anything else goes to the previous hook.
+        main thread once more a moment later, once it has left this hook
+        (from a helper thread, so that it is not handled inside this hook,
+        and wakes the main thread from a blocking call).  Anything else goes
+        to the previous hook.
         """
         if (
             issubclass(unraisable.exc_type, KeyboardInterrupt)
@@ -237,11 +238,25 @@ class _Stop:
             and self.last is not None
         ):
             import threading
+            import time
 
             self.signals = 0
             main_thread = threading.main_thread().ident
+            hook = type(self)._unraisable_interrupt.__code__
+
+            def in_hook() -> bool:
+                frame = sys._current_frames().get(main_thread)
+                while frame is not None and frame.f_code is not hook:
+                    frame = frame.f_back
+                return frame is not None
 
             def again():
+                # not while the main thread is still in this hook (starting this thread waits for it to start,
+                # which on a busy machine can outlast a fixed delay): raised there, the interrupt would be
+                # dropped once more, for good
+                time.sleep(0.01)
+                while in_hook():
+                    time.sleep(0.001)
                 if self.phase == "run" and self.signals == 0:
                     if hasattr(signal, "pthread_kill"):
                         signal.pthread_kill(main_thread, self.last)
@@ -250,9 +265,7 @@ class _Stop:
 
                         _thread.interrupt_main(self.last)
 
-            timer = threading.Timer(0.01, again)
-            timer.daemon = True
-            timer.start()
+            threading.Thread(target=again, name="simstudy-interrupt-again", daemon=True).start()
             return
         self._unraisable(unraisable)
 

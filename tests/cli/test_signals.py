@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -346,9 +347,20 @@ def test_main_called_from_python_restores_the_handlers_and_hooks(capsys):
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT), sys.unraisablehook) == before
 
 
-def test_an_interrupt_python_can_only_print_is_delivered_again(capsys):
+@pytest.mark.parametrize("slow_start", [False, True])
+def test_an_interrupt_python_can_only_print_is_delivered_again(capsys, monkeypatch, slow_start):
     # a signal handled inside a weakref callback (or __del__, or an import's clean-up) raises where Python
-    # can only print "Exception ignored" and drop the exception; the command must stop all the same
+    # can only print "Exception ignored" and drop the exception; the command must stop all the same; also
+    # when, on a busy machine, the main thread is still in the hook (starting the thread that delivers the
+    # signal again) when that thread is ready: delivered there, the signal would be dropped for good
+    if slow_start:
+        start = threading.Thread.start
+
+        def start_then_linger(thread):
+            start(thread)
+            time.sleep(0.1)
+
+        monkeypatch.setattr(threading.Thread, "start", start_then_linger)
     stop = cli._Stop(program=False)
     try:
 
