@@ -249,7 +249,7 @@ def stop_resource_trackers(timeout: float = 2.0) -> None:
         except (OSError, AttributeError):  # already gone
             continue
         finally:
-            if held:
+            if held and lock is not None:
                 lock.release()
         try:
             deadline = time.monotonic() + timeout
