@@ -18,17 +18,16 @@ proving ground, never the learners' names:
     the larger of its two learners' (a comparison is as unstable as its less
     stable learner).
 
-:func:`nearest_group` then finds the proving-ground scenario whose instability,
-measured with the same number of folds, lies nearest to the comparison's, and
-the comparison takes that scenario's class of the shipped evidence
+:func:`nearest_group` then finds the proving-ground scenario whose two
+learners' instabilities, measured with the same number of folds, lie nearest to
+the comparison's (the less stable learner's and the more stable one's), and the
+comparison takes that scenario's class of the shipped evidence
 (:mod:`simstudy.apps.shipped_evidence`).  :func:`comparison_class` names a
 scenario's class: the band of its less stable learner, except that a stable
 learner against one that is not makes a class of its own
 (:data:`STABLE_AGAINST_UNSTABLE`), since the correlation of its splits'
-differences need not be the one two unstable learners give.  The shipped
-evidence holds no scenario of that class yet (the proving ground's ``mixed``
-family is not in the published run), so a comparison is still placed by its
-less stable learner alone.
+differences need not be the one two unstable learners give; placing by both
+learners is what lets a comparison reach that class.
 """
 
 from __future__ import annotations
@@ -134,16 +133,34 @@ def comparison_class(a: float, b: float, bands) -> str:
     return STABLE_AGAINST_UNSTABLE if low == stable and high != stable else high
 
 
-def nearest_group(measured: dict, groups: dict) -> str:
-    """The scenario group whose instability lies nearest to ``measured["pair"]`` on a log scale.
+def _log(value) -> float:
+    return float(np.log(max(float(value), 1e-6)))
 
-    The groups' instability is taken as measured with the same kind of
-    training part: ``pair`` (10-fold runs, which train on 90%) for a design
-    that trains on at least three quarters of the cases (k-fold with k >= 4,
-    resampled 90/10 splits: ``folds`` 1), ``pair_2fold`` (2-fold runs, as the
-    5x2 cv) otherwise.
+
+def nearest_group(measured: dict, groups: dict) -> str:
+    """The scenario group whose learners' instabilities lie nearest to the measured ones, on a log scale.
+
+    The distance is Euclidean over the logarithms of the less stable
+    learner's instability (``pair``) and the more stable learner's (the
+    smaller of ``a`` and ``b``); ``measured`` without both learners' values
+    is placed by ``pair`` alone.  The groups' values are taken as measured
+    with the same kind of training part: ``a``, ``b``, ``pair`` (10-fold runs,
+    which train on 90%) for a design that trains on at least three quarters
+    of the cases (k-fold with k >= 4, resampled 90/10 splits: ``folds`` 1),
+    ``a_2fold``, ``b_2fold``, ``pair_2fold`` (2-fold runs, as the 5x2 cv)
+    otherwise.  Ties go to the first key in sorted order.
     """
     folds = int(measured.get("folds", 10))
-    column = "pair" if folds == 1 or folds >= 4 else "pair_2fold"
-    value = max(float(measured["pair"]), 1e-6)
-    return min(groups, key=lambda k: (abs(np.log(max(groups[k][column], 1e-6)) - np.log(value)), k))
+    tail = "" if folds == 1 or folds >= 4 else "_2fold"
+    high = _log(measured["pair"])
+    both = [measured.get(k) for k in ("a", "b")]
+    low = _log(min(both)) if all(v is not None and np.isfinite(v) for v in both) else None
+
+    def distance(key):
+        group = groups[key]
+        d = (_log(group["pair" + tail]) - high) ** 2
+        if low is not None:
+            d += (_log(min(group["a" + tail], group["b" + tail])) - low) ** 2
+        return (d, key)
+
+    return min(groups, key=distance)

@@ -175,7 +175,7 @@ def test_the_shipped_file_is_what_the_published_files_give():
     prov = stored["provenance"]
     # the run is the one the published page states, never a value typed here
     assert prov == make.provenance() and prov["profile"] == "paper"
-    assert prov["null_scenarios"] == 30 and prov["data_sets"] == 44200
+    assert prov["null_scenarios"] == 38 and prov["data_sets"] == 56400
 
 
 def test_a_comparison_is_matched_by_its_measured_stability_never_by_name():
@@ -210,6 +210,21 @@ def test_a_stable_learner_against_an_unstable_one_is_a_class_of_its_own():
     assert comparison_class(0.01, 0.015, bands) == "stable"
     assert comparison_class(0.05, 0.2, bands) == "unstable"  # the less stable learner's band
     assert comparison_class(0.01, 0.05, bands) == comparison_class(0.3, 0.01, bands) == STABLE_AGAINST_UNSTABLE
+
+
+def test_a_comparison_is_placed_by_both_its_learners():
+    from simstudy.apps.stability import nearest_group
+
+    groups = {
+        "two unstable": {"a": 0.2, "b": 0.2, "pair": 0.2},
+        "stable against unstable": {"a": 0.01, "b": 0.2, "pair": 0.2},
+    }
+    # the same less stable learner: the more stable one tells the two apart
+    assert nearest_group({"pair": 0.2, "a": 0.012, "b": 0.2}, groups) == "stable against unstable"
+    assert nearest_group({"pair": 0.2, "a": 0.2, "b": 0.15}, groups) == "two unstable"
+    # without both learners' values, the less stable one alone (a tie: the first key)
+    assert nearest_group({"pair": 0.2, "a": float("nan"), "b": 0.2}, groups) == "stable against unstable"
+    assert nearest_group({"pair": 0.2}, groups) == "stable against unstable"
 
 
 def test_a_fresh_install_fills_the_size_column_from_the_shipped_evidence(tmp_path, data):
@@ -296,6 +311,14 @@ def test_the_fewest_data_sets_a_several_data_set_verdict_can_rest_on():
     assert least_data_sets(4, 0.001) > least_data_sets(4, 0.05)
 
 
+def shipped_evidence_row(name: str, procedure: str) -> dict:
+    """The row of ``procedure`` in the shipped evidence's class ``name``."""
+    from simstudy.apps.shipped_evidence import load_shipped
+
+    rows = load_shipped()["classes"][name]["procedures"]
+    return next(r for r in rows if r["procedure"] == procedure)
+
+
 def test_the_numbers_the_practitioners_page_gives_for_the_decision_come_from_the_calibration():
     from pathlib import Path
 
@@ -308,14 +331,26 @@ def test_the_numbers_the_practitioners_page_gives_for_the_decision_come_from_the
     one = pooled_evidence("5x2cv", 1, "moderately stable")
     assert pooled["repeats"] == 5 and float(pooled["factor"]) == 1.0
     assert f"pooling gives {pooled['power']:.1f}% power where one repeat gives {one['power']:.1f}%" in page
+    count = {9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}[pooled["null_scenarios"]]
     assert (
         f"Type I error of {pooled['deciding_type1']:.1f}% [{pooled['deciding_low']:.1f}, "
-        f"{pooled['deciding_high']:.1f}] on the deciding one of its nine null scenarios" in page
+        f"{pooled['deciding_high']:.1f}] on the deciding one of its {count} null scenarios" in page
     )
-    assert pooled["null_scenarios"] == 9
     unstable = pooled_evidence("cv10x10", 1, "unstable")
     assert unstable["size"] == "controls size" and f"inflated x{float(unstable['factor']):g}" in page
     assert unstable["power"] > pooled_evidence("5x2cv", 5, "unstable")["power"]
+    # a stable learner against an unstable one: the shipped class's own numbers
+    mixed = "stable against unstable"
+    plain = shipped_evidence_row(mixed, "corrected_cv_t [cv10x10]")
+    inflated, default = pooled_evidence("cv10x10", 1, mixed), class_procedure("5x2cv", 5, mixed)
+    assert plain["size"] == "liberal" and (
+        f"liberal ({plain['deciding_type1']:.1f}% [{plain['deciding_low']:.1f}, {plain['deciding_high']:.1f}] on its "
+        f"deciding null) and keeps size only with its term inflated x{float(inflated['factor']):g}, as for unstable "
+        f"learners, and then has {inflated['power']:.1f}% power where the default five 5x2 cvs, which keep size "
+        f"there uninflated, have {default['power']:.1f}%" in page
+    )
+    assert inflated["size"] == default["size"] == "controls size" and float(default["factor"]) == 1.0
+    assert float(inflated["factor"]) == float(unstable["factor"]) and inflated["power"] < default["power"]
     assert f"(two models: {least_data_sets(2, 0.05)}; four: {least_data_sets(4, 0.05)})" in page
 
 

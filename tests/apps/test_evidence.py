@@ -348,11 +348,25 @@ def _assess(evidence, tmp_path, design="5x2cv"):
     return assess(X, y, "NB", "C4.5", designs=(design,), n_repeats=2, evidence=evidence, out=tmp_path / "run")
 
 
-SHIPPED_NAMED = "Evidence: the shipped proving ground (paper profile, 44,200 data sets), class '"
+def _shipped_named() -> str:
+    """How the Conclusion names the shipped evidence, with the data sets its provenance states."""
+    from simstudy.apps.shipped_evidence import load_shipped
+
+    data_sets = load_shipped()["provenance"]["data_sets"]
+    return f"Evidence: the shipped proving ground (paper profile, {data_sets:,} data sets), class '"
+
+
+SHIPPED_NAMED = _shipped_named()
+
+
+def _shipped_nulls() -> str:
+    from simstudy.apps.shipped_evidence import load_shipped
+
+    return f"{load_shipped()['provenance']['null_data_sets']:,}"
 
 
 def test_a_smoke_proving_ground_under_results_does_not_replace_the_shipped_evidence(proving_runs, tmp_path):
-    # a smoke run (3 replications of 3 scenarios) under results/ replaced the shipped 44,200-data-set evidence, and
+    # a smoke run (3 replications of 3 scenarios) under results/ replaced the shipped paper-profile evidence, and
     # the Conclusion became 'no design can decide'
     root = proving_runs / "all"
     a = _assess(root, tmp_path)
@@ -360,7 +374,7 @@ def test_a_smoke_proving_ground_under_results_does_not_replace_the_shipped_evide
     assert a.shipped is not None and SHIPPED_NAMED in text
     assert "No design can decide" not in text and "which controls size on the nearest evidence" in text
     passed = (
-        "a smaller local run passed over (5x2cv: 6 null data sets against the shipped 22,800): the local run at "
+        f"a smaller local run passed over (5x2cv: 6 null data sets against the shipped {_shipped_nulls()}): the local run at "
         f"{root / 'proving_ground' / 'smoke'} (proving_ground, profile smoke, 9 data sets); evidence=LocalEvidence(root) uses it"
     )
     assert text.endswith(f"; {passed}.")
@@ -373,7 +387,7 @@ def test_a_smaller_local_run_of_another_study_does_not_replace_it_either(results
     # bouckaert1's smoke run holds cv2x5 only: for 5x2cv it is no evidence at all
     a = _assess(results, tmp_path)
     assert a.shipped is not None and SHIPPED_NAMED in a.conclusion.text
-    assert "(5x2cv: 0 null data sets against the shipped 22,800)" in a.conclusion.text
+    assert f"(5x2cv: 0 null data sets against the shipped {_shipped_nulls()})" in a.conclusion.text
 
 
 def test_a_local_run_larger_on_the_design_used_is_used_and_named(proving_runs, tmp_path):
