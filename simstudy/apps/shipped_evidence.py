@@ -135,12 +135,13 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
         group = nearest_group(measured, stab["groups"])
         name = stab["groups"][group]["class"]
         folds = int(measured.get("folds", 10))
-        column = "pair" if folds == 1 or folds >= 4 else "pair_2fold"
+        tail = "" if folds == 1 or folds >= 4 else "_2fold"
+        g = stab["groups"][group]
         why = (
-            f"your learners' measured instability {_fmt(value)} (A {_fmt(measured.get('a'))}, B "
-            f"{_fmt(measured.get('b'))}: the share of cases whose predicted class changes between two runs of "
-            f"{measured.get('design', 'the cv')}, the larger of the two) lies nearest to scenario {group}'s "
-            f"({_fmt(stab['groups'][group][column])}, measured the same way), which puts them in its '{name}' class"
+            f"your learners' measured instabilities (A {_fmt(measured.get('a'))}, B {_fmt(measured.get('b'))}: the "
+            f"share of cases whose predicted class changes between two runs of {measured.get('design', 'the cv')}) "
+            f"lie nearest to scenario {group}'s (A {_fmt(g['a' + tail])}, B {_fmt(g['b' + tail])}, measured the same "
+            f"way; both learners count), which puts them in its '{name}' class"
         )
     cls = data["classes"][name]
     rows = pd.concat([pd.DataFrame(cls["procedures"]), _held_out(name)], ignore_index=True)
