@@ -30,6 +30,7 @@ def test_every_test_carries_what_the_applications_judge_it_by():
         "corrected_cv_t",
         "corrected_resampled_t",
         "inflated_cv_t_moderately_stable",  # the corrected 10x10 cv t calibrated per stability class
+        "inflated_cv_t_stable_against_unstable",
         "inflated_cv_t_unstable",
     ]
     assert get_test("calibrated_t_average_over_sorted_runs").correction == "calibrated"
