@@ -120,7 +120,7 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
         Whether runs stored under ``--results`` were passed over for it
         (:func:`choose_evidence`); the provenance line says why it is used.
     """
-    from simstudy.apps.stability import nearest_group
+    from simstudy.apps.stability import measured_suffix, nearest_group
 
     data = load_shipped()
     prov, stab = data["provenance"], data["stability"]
@@ -134,8 +134,7 @@ def shipped_evidence(measured: dict | None = None, *, passed_over: bool = False)
     else:
         group = nearest_group(measured, stab["groups"])
         name = stab["groups"][group]["class"]
-        folds = int(measured.get("folds", 10))
-        tail = "" if folds == 1 or folds >= 4 else "_2fold"
+        tail = measured_suffix(int(measured.get("folds", 10)))
         g = stab["groups"][group]
         why = (
             f"your learners' measured instabilities (A {_fmt(measured.get('a'))}, B {_fmt(measured.get('b'))}: the "

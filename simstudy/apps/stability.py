@@ -133,6 +133,13 @@ def comparison_class(a: float, b: float, bands) -> str:
     return STABLE_AGAINST_UNSTABLE if low == stable and high != stable else high
 
 
+def measured_suffix(folds: int) -> str:
+    """The suffix of a group's values measured as a design of ``folds`` folds per run trains: ``""`` (10-fold
+    runs) for a design training on at least three quarters of the cases (``folds`` >= 4, or 1 for resampled
+    90/10 splits), ``"_2fold"`` (2-fold runs, as the 5x2 cv) otherwise."""
+    return "" if folds == 1 or folds >= 4 else "_2fold"
+
+
 def _log(value) -> float:
     return float(np.log(max(float(value), 1e-6)))
 
@@ -150,8 +157,7 @@ def nearest_group(measured: dict, groups: dict) -> str:
     ``a_2fold``, ``b_2fold``, ``pair_2fold`` (2-fold runs, as the 5x2 cv)
     otherwise.  Ties go to the first key in sorted order.
     """
-    folds = int(measured.get("folds", 10))
-    tail = "" if folds == 1 or folds >= 4 else "_2fold"
+    tail = measured_suffix(int(measured.get("folds", 10)))
     high = _log(measured["pair"])
     both = [measured.get(k) for k in ("a", "b")]
     low = _log(min(both)) if all(v is not None and np.isfinite(v) for v in both) else None
